@@ -1,0 +1,94 @@
+// Package llm is the model client: streaming chat completions with tools on
+// any OpenAI-compatible endpoint through github.com/sashabaranov/go-openai,
+// with tool-call assembly that survives provider quirks, retries with
+// backoff, and per-request timeouts.
+//
+// CONTRACT (implemented by the llm owner; agent codes against these names):
+//
+//	func New(cfg Config) (*Client, error)
+//	func (c *Client) Stream(ctx context.Context, req Request, onDelta func(Delta)) (Response, error)
+//
+// Stream returns a *Error (see errors.go) for failures the run should report
+// to the user by cause (auth, not found, bad request, retries exhausted,
+// truncated stream).
+package llm
+
+import (
+	"encoding/json"
+	"time"
+
+	openai "github.com/sashabaranov/go-openai"
+)
+
+// Config is everything needed to reach one model endpoint.
+type Config struct {
+	BaseURL         string        // e.g. https://api.openai.com/v1, http://localhost:11434/v1
+	Model           string        // model name sent in requests
+	APIKey          string        // empty sends no Authorization header
+	MaxOutputTokens int           // 0: provider default
+	Temperature     *float32      // nil: provider default
+	RequestTimeout  time.Duration // per attempt, whole stream; 0: 5 min
+	MaxAttempts     int           // retries on 429/5xx/resets; 0: 4
+	BackoffBase     time.Duration // first backoff; 0: 500ms (tests set it small)
+	BackoffMax      time.Duration // cap; 0: 30s
+}
+
+// Message is one chat message; we reuse go-openai's type so that requests
+// go out exactly as the library sends them.
+type Message = openai.ChatCompletionMessage
+
+// ToolDef is a function the model may call.
+type ToolDef struct {
+	Name        string
+	Description string
+	Parameters  json.RawMessage // JSON schema object
+}
+
+// Request is one model call.
+type Request struct {
+	Messages []Message
+	Tools    []ToolDef
+}
+
+// DeltaKind tells what a Delta carries.
+type DeltaKind int
+
+// Streamed delta kinds.
+const (
+	DeltaText     DeltaKind = iota // Text holds streamed assistant text
+	DeltaToolCall                  // a tool call started: ToolName set
+	DeltaRetry                     // a retry is about to happen: Text says why
+)
+
+// Delta is streamed to the caller while a response arrives.
+type Delta struct {
+	Kind     DeltaKind
+	Text     string
+	ToolName string
+}
+
+// ToolCall is one assembled call. ArgsErr is set when the arguments were
+// not valid JSON: the loop returns it to the model as a tool error.
+type ToolCall struct {
+	ID      string
+	Name    string
+	Args    string // raw JSON text as assembled
+	ArgsErr error
+}
+
+// Usage is token accounting as reported by the provider (zero when the
+// server does not report it).
+type Usage struct {
+	PromptTokens     int `json:"promptTokens"`
+	CompletionTokens int `json:"completionTokens"`
+	TotalTokens      int `json:"totalTokens"`
+}
+
+// Response is an assembled assistant turn.
+type Response struct {
+	Text         string
+	ToolCalls    []ToolCall
+	FinishReason string
+	Usage        Usage
+	UsageKnown   bool // false when the server ignored include_usage
+}

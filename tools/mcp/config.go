@@ -1,0 +1,18 @@
+// Package mcp connects agentls to users' MCP tool servers (stdio, SSE and
+// streamable HTTP) through github.com/mark3labs/mcp-go and exposes their
+// tools in the registry as mcp__<server>__<tool>.
+package mcp
+
+// ServerConfig is one entry of "mcpServers", in the shape other MCP clients
+// use: Command/Args/Env for stdio; Type ("sse" or "http") + URL + Headers for
+// remote servers. ${VAR} in Env and Headers values is expanded from the
+// environment when the server is started.
+type ServerConfig struct {
+	Command  string            `json:"command,omitempty"`
+	Args     []string          `json:"args,omitempty"`
+	Env      map[string]string `json:"env,omitempty"`
+	Type     string            `json:"type,omitempty"` // "", "stdio", "sse", "http" (alias "streamable-http")
+	URL      string            `json:"url,omitempty"`
+	Headers  map[string]string `json:"headers,omitempty"`
+	Disabled bool              `json:"disabled,omitempty"`
+}
