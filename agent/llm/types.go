@@ -11,10 +11,16 @@
 // Stream returns a *Error (see errors.go) for failures the run should report
 // to the user by cause (auth, not found, bad request, retries exhausted,
 // truncated stream).
+//
+// Retries happen only while nothing of the failed attempt was streamed to
+// the caller, so streamed text is never repeated (see Client.Stream). Tests
+// run the client against the scripted server in agent/llm/llmtest.
 package llm
 
 import (
 	"encoding/json"
+	"log/slog"
+	"net/http"
 	"time"
 
 	openai "github.com/sashabaranov/go-openai"
@@ -31,6 +37,16 @@ type Config struct {
 	MaxAttempts     int           // retries on 429/5xx/resets; 0: 4
 	BackoffBase     time.Duration // first backoff; 0: 500ms (tests set it small)
 	BackoffMax      time.Duration // cap; 0: 30s
+
+	// MaxRetryAfter caps how long a server's Retry-After may make us wait;
+	// a longer demand ends the retries at once. 0: 60s.
+	MaxRetryAfter time.Duration
+	// HTTPClient carries the requests; nil: a client of its own (a clone of
+	// http.DefaultTransport, no Timeout: RequestTimeout bounds each attempt
+	// through its context). Tests and benchmarks may pass an in-memory one.
+	HTTPClient *http.Client
+	// Logger receives retries and failures (never the API key); nil: discard.
+	Logger *slog.Logger
 }
 
 // Message is one chat message; we reuse go-openai's type so that requests
@@ -61,10 +77,19 @@ const (
 )
 
 // Delta is streamed to the caller while a response arrives.
+//
+// After a DeltaRetry no text of the failed attempt will be repeated: Stream
+// retries only when nothing had been streamed in that attempt.
 type Delta struct {
 	Kind     DeltaKind
 	Text     string
 	ToolName string
+
+	// For DeltaRetry: the failure being retried, the wait before the next
+	// attempt, and that attempt's number (2 for the first retry).
+	Err     error
+	Wait    time.Duration
+	Attempt int
 }
 
 // ToolCall is one assembled call. ArgsErr is set when the arguments were

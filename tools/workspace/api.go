@@ -10,7 +10,7 @@
 //	func (v *View) SetFolders(folders []string)          // absolute dirs; symlinks resolved inside
 //	func (v *View) Folders() []string
 //	func (v *View) Resolve(path string) (string, error)  // confinement, see ErrOutside
-//	func (v *View) Read(path string) (Snapshot, error)   // overlay, else disk (cache validated by size/mtime/inode)
+//	func (v *View) Read(path string) (Snapshot, error)   // overlay, else disk (cache validated by size/mtime/ctime/inode)
 //	func (v *View) Open(key string, version int32, text string)
 //	func (v *View) Change(key string, version int32, changes []text.Change, enc text.Encoding) error
 //	func (v *View) Close(key string)
@@ -19,6 +19,18 @@
 //	func (v *View) Subscribe(fn func(Event)) (cancel func())
 //	func (v *View) Walk(ctx context.Context, root string, fn WalkFunc) error  // gitignore-aware
 //	func (v *View) Ignored(path string, isDir bool) bool
+//
+// Additions by the workspace owner (same package, documented where defined):
+//
+//	func (v *View) WalkFiles(ctx context.Context, root string, workers int, fn WalkFunc) error // files only, fn called from `workers` goroutines
+//	func (v *View) InvalidateTree(dir string)            // re-validate every cache entry under dir (watcher overflow)
+//	func (v *View) SetValidateAlways(on bool)            // watcher degraded (inotify limits)
+//	func (v *View) ValidateAlways() bool
+//	func (v *View) CacheStats() (entries int, bytes int64)
+//	func (v *View) OpenPaths() []string
+//	type WalkFunc func(path string, d fs.DirEntry) error
+//	var ErrNotOpen                                       // Change on a key that is not open
+//	Snapshot.Key                                         // the key the buffer was opened with
 //
 // Keys of overlays are absolute cleaned paths for file: URIs; non-file URIs
 // (untitled:) use the URI string itself and are never reachable by Resolve.
@@ -40,10 +52,15 @@ var ErrBinary = errors.New("binary file")
 // ErrTooLarge is wrapped by Read for files over Options.MaxFileBytes.
 var ErrTooLarge = errors.New("file too large")
 
+// ErrNotOpen is wrapped by Change when the key has no open buffer (a
+// didChange without didOpen); the server should log it and resync.
+var ErrNotOpen = errors.New("document is not open")
+
 // Snapshot is one consistent version of a file: a tool call reads one
 // Snapshot and records its Hash, never half of one state and half of another.
 type Snapshot struct {
 	Path    string    // absolute path (or URI string for non-file overlays)
+	Key     string    // overlays: the key given to Open (may be a symlink to Path); else Path
 	Text    string    // whole content, valid UTF-8
 	Hash    string    // hex SHA-256 of Text
 	Version *int32    // editor version when Open, else nil

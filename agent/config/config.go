@@ -1,0 +1,233 @@
+// Package config is agentls's one configuration schema and the loading of
+// it from several sources. Later sources override earlier ones, key by key:
+//
+//  1. Defaults()
+//  2. the user file: $XDG_CONFIG_HOME/agentls/config.json, else
+//     ~/.config/agentls/config.json (LoadOptions.UserFile overrides)
+//  3. each workspace folder's .agentls/config.json; when folders disagree
+//     the first folder wins. For safety a workspace file may not set
+//     model.apiKey or model.apiKeyEnv (a cloned repository could otherwise
+//     send another secret to a server it names); those keys are ignored
+//     with a warning.
+//  4. initializationOptions or workspace/didChangeConfiguration settings:
+//     the object itself, or wrapped as {"settings": {"agentls": {...}}},
+//     {"settings": {...}} or {"agentls": {...}}
+//  5. the environment, which only fills what no other source set (as the
+//     protocol contract says): OPENAI_BASE_URL → model.baseURL,
+//     AGENTLS_MODEL → model.name, and the API key is read from the
+//     variable named by model.apiKeyEnv (default OPENAI_API_KEY). There is
+//     no AGENTLS_API_KEY: set model.apiKeyEnv to use another variable.
+//
+// A source only overrides the keys it sets; objects merge recursively,
+// arrays and scalars replace, null is ignored, and mcpServers merge by
+// server name (a later entry for a name replaces the whole entry).
+// Unknown keys and values of the wrong type are warnings (the key is
+// ignored); a file that is not valid JSON is an error naming the file.
+// Keys match case-insensitively ("baseUrl" works), as Go's JSON does.
+//
+// There is deliberately no default base URL: agentls never sends code to a
+// cloud endpoint the user did not name. ModelError says what to set.
+package config
+
+import (
+	"strings"
+	"time"
+
+	"github.com/agentls/agentls/agent/llm"
+	"github.com/agentls/agentls/tools/mcp"
+)
+
+// Config is the whole agentls configuration. JSON names are the keys users
+// write in config files and editor settings.
+type Config struct {
+	// Model is the model endpoint.
+	Model ModelConfig `json:"model"`
+	// Mode is "preview" (stage proposals for review, the default) or
+	// "apply" (send every change to the editor as it is made).
+	Mode string `json:"mode"`
+	// MaxTurns bounds model calls per run (default 25).
+	MaxTurns int `json:"maxTurns"`
+	// MaxWallClockSeconds bounds a run's duration (default 600).
+	MaxWallClockSeconds int `json:"maxWallClockSeconds"`
+	// TokenBudget bounds total tokens (prompt + completion, summed over
+	// the run's model calls); 0 means unlimited. Default 2,000,000: about
+	// 25 turns of a full 80k-token context.
+	TokenBudget int `json:"tokenBudget"`
+	// MaxConsecutiveToolErrors stops a run after this many tool failures
+	// in a row (default 3).
+	MaxConsecutiveToolErrors int `json:"maxConsecutiveToolErrors"`
+	// MaxRepeatedCalls stops a run that repeats an identical tool call this
+	// many times (default 5; the model is warned first).
+	MaxRepeatedCalls int `json:"maxRepeatedCalls"`
+	// MaxConcurrentRuns bounds agent runs at once per server (default 4).
+	MaxConcurrentRuns int `json:"maxConcurrentRuns"`
+	// MCPServers are the user's MCP tool servers, by name, in the common
+	// "mcpServers" shape.
+	MCPServers map[string]mcp.ServerConfig `json:"mcpServers,omitempty"`
+	// Tools configures the built-in tools.
+	Tools ToolsConfig `json:"tools"`
+	// MCP configures how MCP tools are offered to the model.
+	MCP MCPConfig `json:"mcp"`
+
+	envKey string // the API key read from the environment by Load
+}
+
+// ModelConfig is the model endpoint and how to call it.
+type ModelConfig struct {
+	// BaseURL of an OpenAI-compatible API, ending in /v1
+	// (https://api.openai.com/v1, http://localhost:11434/v1 for Ollama).
+	BaseURL string `json:"baseURL"`
+	// Name is the model name sent in requests.
+	Name string `json:"name"`
+	// APIKeyEnv names the environment variable holding the API key
+	// (default OPENAI_API_KEY).
+	APIKeyEnv string `json:"apiKeyEnv"`
+	// APIKey is a literal key. Discouraged (it ends up in settings files);
+	// ignored in workspace files.
+	APIKey string `json:"apiKey,omitempty"`
+	// ContextWindow is the model's context size in tokens (default 128000).
+	ContextWindow int `json:"contextWindow"`
+	// MaxOutputTokens caps each answer; 0 leaves it to the provider.
+	MaxOutputTokens int `json:"maxOutputTokens"`
+	// Temperature in [0, 2]; unset leaves it to the provider.
+	Temperature *float32 `json:"temperature,omitempty"`
+	// RequestTimeoutSeconds bounds one model call attempt, streaming
+	// included (default 300).
+	RequestTimeoutSeconds int `json:"requestTimeoutSeconds"`
+	// MaxAttempts bounds tries of one model call on rate limits, server
+	// and network errors (default 4).
+	MaxAttempts int `json:"maxAttempts"`
+}
+
+// ToolsConfig configures the built-in tools.
+type ToolsConfig struct {
+	// RunCommand is "off" (default: no command tool) or "ask" (the tool
+	// exists and every command needs the user's approval).
+	RunCommand string `json:"runCommand"`
+	// AllowSecrets lets tools read secret-looking files (.env*, keys).
+	AllowSecrets bool `json:"allowSecrets"`
+	// SecretPatterns are extra doublestar globs (workspace-relative) of
+	// files treated as secrets, added to the built-in ones.
+	SecretPatterns []string `json:"secretPatterns,omitempty"`
+	// CommandTimeoutSeconds bounds one command run (default 120).
+	CommandTimeoutSeconds int `json:"commandTimeoutSeconds"`
+}
+
+// MCPConfig configures how MCP tools reach the model.
+type MCPConfig struct {
+	// DeferredToolShare: when MCP tool definitions would take more than
+	// this share of the context window, they are offered through
+	// tool_search instead of up front (default 0.1).
+	DeferredToolShare float64 `json:"deferredToolShare"`
+}
+
+// DefaultAPIKeyEnv is the variable the API key is read from by default.
+const DefaultAPIKeyEnv = "OPENAI_API_KEY"
+
+// Defaults returns the configuration before any source is applied.
+func Defaults() Config {
+	return Config{
+		Model: ModelConfig{
+			APIKeyEnv:             DefaultAPIKeyEnv,
+			ContextWindow:         128000,
+			RequestTimeoutSeconds: 300,
+			MaxAttempts:           4,
+		},
+		Mode:                     ModePreview,
+		MaxTurns:                 25,
+		MaxWallClockSeconds:      600,
+		TokenBudget:              2_000_000,
+		MaxConsecutiveToolErrors: 3,
+		MaxRepeatedCalls:         5,
+		MaxConcurrentRuns:        4,
+		Tools:                    ToolsConfig{RunCommand: RunCommandOff, CommandTimeoutSeconds: 120},
+		MCP:                      MCPConfig{DeferredToolShare: 0.1},
+	}
+}
+
+// Values of Mode and Tools.RunCommand.
+const (
+	ModePreview   = "preview"
+	ModeApply     = "apply"
+	RunCommandOff = "off"
+	RunCommandAsk = "ask"
+)
+
+// APIKey returns the key to send: model.apiKey when set, else the value of
+// the variable named by model.apiKeyEnv as Load read it ("" for none).
+func (c Config) APIKey() string {
+	if c.Model.APIKey != "" {
+		return c.Model.APIKey
+	}
+	return c.envKey
+}
+
+// WithEnvAPIKey returns c with the environment API key set, for callers
+// that build a Config without Load (tests, the headless CLI).
+func (c Config) WithEnvAPIKey(key string) Config { c.envKey = key; return c }
+
+// LLM returns the model client configuration.
+func (c Config) LLM() llm.Config {
+	return llm.Config{
+		BaseURL:         c.Model.BaseURL,
+		Model:           c.Model.Name,
+		APIKey:          c.APIKey(),
+		MaxOutputTokens: c.Model.MaxOutputTokens,
+		Temperature:     c.Model.Temperature,
+		RequestTimeout:  time.Duration(c.Model.RequestTimeoutSeconds) * time.Second,
+		MaxAttempts:     c.Model.MaxAttempts,
+	}
+}
+
+// WallClock is MaxWallClockSeconds as a duration.
+func (c Config) WallClock() time.Duration {
+	return time.Duration(c.MaxWallClockSeconds) * time.Second
+}
+
+// CommandTimeout is Tools.CommandTimeoutSeconds as a duration.
+func (c Config) CommandTimeout() time.Duration {
+	return time.Duration(c.Tools.CommandTimeoutSeconds) * time.Second
+}
+
+// Redacted returns a copy safe to log or show: the literal API key and the
+// values of MCP env variables and headers are masked (${VAR} references,
+// which hold no secret, are kept).
+func (c Config) Redacted() Config {
+	out := c
+	out.envKey = ""
+	if out.Model.APIKey != "" {
+		out.Model.APIKey = masked
+	}
+	if c.MCPServers != nil {
+		out.MCPServers = make(map[string]mcp.ServerConfig, len(c.MCPServers))
+		for name, s := range c.MCPServers {
+			s.Env = maskValues(s.Env)
+			s.Headers = maskValues(s.Headers)
+			s.Args = append([]string(nil), s.Args...)
+			out.MCPServers[name] = s
+		}
+	}
+	out.Tools.SecretPatterns = append([]string(nil), c.Tools.SecretPatterns...)
+	return out
+}
+
+const masked = "[REDACTED]"
+
+func maskValues(m map[string]string) map[string]string {
+	if m == nil {
+		return nil
+	}
+	out := make(map[string]string, len(m))
+	for k, v := range m {
+		if isEnvRef(v) {
+			out[k] = v
+		} else {
+			out[k] = masked
+		}
+	}
+	return out
+}
+
+// isEnvRef reports whether v is a template using ${VAR} references (such
+// as "Bearer ${TOKEN}"), which hold no secret themselves.
+func isEnvRef(v string) bool { return strings.Contains(v, "${") }

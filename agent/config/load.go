@@ -1,0 +1,261 @@
+package config
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"net/url"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+)
+
+// LoadOptions says where Load looks.
+type LoadOptions struct {
+	// UserFile overrides the user config path; when set, the file must
+	// exist. Empty: $XDG_CONFIG_HOME/agentls/config.json, else
+	// $HOME/.config/agentls/config.json, skipped when missing.
+	UserFile string
+	// Folders are the workspace folders (paths or file:// URIs), first
+	// folder first; each may hold .agentls/config.json.
+	Folders []string
+	// Init is initializationOptions or the settings of
+	// workspace/didChangeConfiguration (see package doc for the shapes).
+	Init json.RawMessage
+	// Env reads environment variables; nil: os.Getenv.
+	Env func(string) string
+}
+
+// UserFilePath is the default user config path for env (nil: os.Getenv),
+// or "" when neither XDG_CONFIG_HOME nor a home directory is known.
+func UserFilePath(env func(string) string) string {
+	if env == nil {
+		env = os.Getenv
+	}
+	if x := env("XDG_CONFIG_HOME"); x != "" {
+		return filepath.Join(x, "agentls", "config.json")
+	}
+	home := env("HOME")
+	if home == "" {
+		home = env("USERPROFILE")
+	}
+	if home == "" {
+		return ""
+	}
+	return filepath.Join(home, ".config", "agentls", "config.json")
+}
+
+// WorkspaceFile is where a folder's config lives.
+func WorkspaceFile(folder string) string {
+	return filepath.Join(folderPath(folder), ".agentls", "config.json")
+}
+
+// Load reads every source and returns the merged configuration, warnings
+// for the user (unknown keys, ignored values, risky workspace settings),
+// and an error for files that cannot be read or parsed and for invalid
+// values. Even with an error the Config is usable: a broken source is
+// skipped and an invalid value is left at its default, so a server can
+// report the error and carry on.
+func Load(opts LoadOptions) (Config, []string, error) {
+	env := opts.Env
+	if env == nil {
+		env = os.Getenv
+	}
+	l := &loader{merged: map[string]any{}, origin: map[string]string{}}
+
+	userFile, explicit := opts.UserFile, opts.UserFile != ""
+	if !explicit {
+		userFile = UserFilePath(env)
+	}
+	if userFile != "" {
+		l.file(userFile, explicit, false)
+	}
+	// Apply folders last to first so that the first folder wins.
+	for _, f := range slices.Backward(opts.Folders) {
+		l.file(WorkspaceFile(f), false, true)
+	}
+	if len(bytes.TrimSpace(opts.Init)) > 0 {
+		section, err := Section(opts.Init)
+		if err != nil {
+			l.errs = append(l.errs, fmt.Errorf("editor settings (initializationOptions/didChangeConfiguration): %w", err))
+		} else if section != nil {
+			l.source("editor settings", section, false)
+		}
+	}
+	l.envFill(env)
+
+	cfg := Defaults()
+	raw, _ := json.Marshal(l.merged) // merged holds decoded JSON: always marshals
+	if err := json.Unmarshal(raw, &cfg); err != nil {
+		// clean() checked every value's type, so this is a broken invariant.
+		l.errs = append(l.errs, fmt.Errorf("config: merging sources: %w", err))
+	}
+	if strings.TrimSpace(cfg.Model.APIKeyEnv) == "" {
+		cfg.Model.APIKeyEnv = DefaultAPIKeyEnv
+	}
+	cfg.envKey = strings.TrimSpace(env(cfg.Model.APIKeyEnv))
+	cfg, verrs, vwarn := validate(cfg, l.origin)
+	l.warnings = append(l.warnings, vwarn...)
+	l.errs = append(l.errs, verrs...)
+	return cfg, l.warnings, errors.Join(l.errs...)
+}
+
+// Section extracts the agentls settings object from initializationOptions
+// or didChangeConfiguration settings: {"settings": {"agentls": X}},
+// {"settings": X}, {"agentls": X} or X itself. null gives nil.
+func Section(raw json.RawMessage) (map[string]any, error) {
+	var v any
+	if err := json.Unmarshal(raw, &v); err != nil {
+		return nil, fmt.Errorf("not valid JSON: %w", err)
+	}
+	if v == nil {
+		return nil, nil
+	}
+	obj, ok := v.(map[string]any)
+	if !ok {
+		return nil, fmt.Errorf("expected an object, got %s", jsonKind(v))
+	}
+	if inner, ok := obj["settings"].(map[string]any); ok {
+		obj = inner
+	}
+	if inner, ok := obj["agentls"].(map[string]any); ok {
+		obj = inner
+	}
+	return obj, nil
+}
+
+// loader accumulates sources.
+type loader struct {
+	merged   map[string]any
+	origin   map[string]string // dotted key path → source label that set it
+	warnings []string
+	errs     []error
+}
+
+// file reads one config file. A missing file is skipped unless required.
+func (l *loader) file(path string, required, workspace bool) {
+	data, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) && !required {
+		return
+	}
+	if err != nil {
+		l.errs = append(l.errs, fmt.Errorf("config file %s: %w", path, err))
+		return
+	}
+	var v any
+	if err := json.Unmarshal(data, &v); err != nil {
+		l.errs = append(l.errs, fmt.Errorf("config file %s is not valid JSON: %s", path, describeJSONError(data, err)))
+		return
+	}
+	if v == nil {
+		return
+	}
+	obj, ok := v.(map[string]any)
+	if !ok {
+		l.errs = append(l.errs, fmt.Errorf("config file %s: expected a JSON object, got %s", path, jsonKind(v)))
+		return
+	}
+	l.source(path, obj, workspace)
+}
+
+// source checks one source against the schema and merges it.
+func (l *loader) source(label string, obj map[string]any, workspace bool) {
+	warn := func(msg string) { l.warnings = append(l.warnings, label+": "+msg) }
+	cleaned, _ := clean(obj, configType, "", warn)
+	m, _ := cleaned.(map[string]any)
+	if m == nil {
+		return
+	}
+	if workspace {
+		if model, ok := m["model"].(map[string]any); ok {
+			for _, k := range []string{"apiKey", "apiKeyEnv"} {
+				if _, set := model[k]; set {
+					delete(model, k)
+					warn("model." + k + " is ignored in workspace config files (a repository must not choose which secret is sent); set it in your user config or editor settings")
+				}
+			}
+		}
+		if servers, ok := m["mcpServers"].(map[string]any); ok && len(servers) > 0 {
+			warn(fmt.Sprintf("defines MCP server(s) %s, which run commands or contact servers named by this workspace; remove them if you do not trust it",
+				strings.Join(sortedKeys(servers), ", ")))
+		}
+	}
+	l.merge(l.merged, m, "", label)
+}
+
+// merge folds src into dst. Objects merge recursively except mcpServers
+// entries, which replace by name; anything else replaces.
+func (l *loader) merge(dst, src map[string]any, path, label string) {
+	for k, v := range src {
+		p := join(path, k)
+		if v == nil {
+			continue
+		}
+		sub, isObj := v.(map[string]any)
+		if isObj && path != "mcpServers" {
+			d, ok := dst[k].(map[string]any)
+			if !ok {
+				d = map[string]any{}
+				dst[k] = d
+			}
+			l.merge(d, sub, p, label)
+			continue
+		}
+		dst[k] = v
+		l.origin[p] = label
+	}
+}
+
+// envFill applies environment variables to keys no source set.
+func (l *loader) envFill(env func(string) string) {
+	model, _ := l.merged["model"].(map[string]any)
+	if model == nil {
+		model = map[string]any{}
+	}
+	for _, e := range []struct{ name, key string }{{"OPENAI_BASE_URL", "baseURL"}, {"AGENTLS_MODEL", "name"}} {
+		if s, _ := model[e.key].(string); s != "" {
+			continue
+		}
+		if v := strings.TrimSpace(env(e.name)); v != "" {
+			model[e.key] = v
+			l.origin["model."+e.key] = "environment variable " + e.name
+		}
+	}
+	if len(model) > 0 {
+		l.merged["model"] = model
+	}
+}
+
+// describeJSONError adds a line and column to a JSON syntax error.
+func describeJSONError(data []byte, err error) string {
+	var syn *json.SyntaxError
+	if !errors.As(err, &syn) {
+		return err.Error()
+	}
+	line, col := 1, 1
+	for _, b := range data[:min(int(syn.Offset), len(data))] {
+		if b == '\n' {
+			line, col = line+1, 1
+		} else {
+			col++
+		}
+	}
+	return fmt.Sprintf("line %d, column %d: %v", line, col, err)
+}
+
+// folderPath accepts a path or a file:// URI.
+func folderPath(folder string) string {
+	if strings.HasPrefix(folder, "file://") {
+		if u, err := url.Parse(folder); err == nil {
+			p := u.Path
+			if len(p) >= 3 && p[0] == '/' && p[2] == ':' { // file:///C:/x on Windows
+				p = p[1:]
+			}
+			return filepath.FromSlash(p)
+		}
+	}
+	return folder
+}

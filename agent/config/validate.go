@@ -1,0 +1,209 @@
+package config
+
+import (
+	"errors"
+	"fmt"
+	"net/url"
+	"strings"
+
+	"github.com/bmatcuk/doublestar/v4"
+
+	"github.com/agentls/agentls/tools/mcp"
+)
+
+// ErrNoModel is wrapped by ModelError's errors, so callers can tell "not
+// configured yet" from other failures.
+var ErrNoModel = errors.New("no model configured")
+
+// validate checks values after merging. An invalid value is reset to its
+// default and reported as an error naming the key, where it was set, and
+// what is allowed. Invalid MCP server entries are dropped with a warning so
+// the rest of agentls keeps working.
+func validate(c Config, origin map[string]string) (Config, []error, []string) {
+	d := Defaults()
+	var errs []error
+	var warns []string
+	bad := func(key string, got any, want string) {
+		where := ""
+		if o := origin[key]; o != "" {
+			where = " (set in " + o + ")"
+		}
+		errs = append(errs, fmt.Errorf("%s: %v is not valid%s; %s", key, fmtValue(got), where, want))
+	}
+	if c.Mode != ModePreview && c.Mode != ModeApply {
+		bad("mode", c.Mode, `use "preview" or "apply"`)
+		c.Mode = d.Mode
+	}
+	if c.Tools.RunCommand != RunCommandOff && c.Tools.RunCommand != RunCommandAsk {
+		bad("tools.runCommand", c.Tools.RunCommand, `use "off" or "ask"`)
+		c.Tools.RunCommand = d.Tools.RunCommand
+	}
+	positive := []struct {
+		key      string
+		v, def   *int
+		min      int
+		zeroNote string
+	}{
+		{"maxTurns", &c.MaxTurns, &d.MaxTurns, 1, ""},
+		{"maxWallClockSeconds", &c.MaxWallClockSeconds, &d.MaxWallClockSeconds, 1, ""},
+		{"tokenBudget", &c.TokenBudget, &d.TokenBudget, 0, " (0 means unlimited)"},
+		{"maxConsecutiveToolErrors", &c.MaxConsecutiveToolErrors, &d.MaxConsecutiveToolErrors, 1, ""},
+		{"maxRepeatedCalls", &c.MaxRepeatedCalls, &d.MaxRepeatedCalls, 1, ""},
+		{"maxConcurrentRuns", &c.MaxConcurrentRuns, &d.MaxConcurrentRuns, 1, ""},
+		{"model.contextWindow", &c.Model.ContextWindow, &d.Model.ContextWindow, 1024, ""},
+		{"model.maxOutputTokens", &c.Model.MaxOutputTokens, &d.Model.MaxOutputTokens, 0, " (0 leaves it to the provider)"},
+		{"model.requestTimeoutSeconds", &c.Model.RequestTimeoutSeconds, &d.Model.RequestTimeoutSeconds, 1, ""},
+		{"model.maxAttempts", &c.Model.MaxAttempts, &d.Model.MaxAttempts, 1, ""},
+		{"tools.commandTimeoutSeconds", &c.Tools.CommandTimeoutSeconds, &d.Tools.CommandTimeoutSeconds, 1, ""},
+	}
+	for _, p := range positive {
+		if *p.v < p.min {
+			bad(p.key, *p.v, fmt.Sprintf("use a whole number of at least %d%s", p.min, p.zeroNote))
+			*p.v = *p.def
+		}
+	}
+	if t := c.Model.Temperature; t != nil && (*t < 0 || *t > 2) {
+		bad("model.temperature", *t, "use a number from 0 to 2, or leave it unset")
+		c.Model.Temperature = nil
+	}
+	if s := c.MCP.DeferredToolShare; s < 0 || s > 1 {
+		bad("mcp.deferredToolShare", s, "use a number from 0 to 1")
+		c.MCP.DeferredToolShare = d.MCP.DeferredToolShare
+	}
+	c.Model.BaseURL = strings.TrimSpace(c.Model.BaseURL)
+	c.Model.Name = strings.TrimSpace(c.Model.Name)
+	if b := c.Model.BaseURL; b != "" {
+		if u, err := url.Parse(b); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			bad("model.baseURL", b, "use an http(s) URL such as https://api.openai.com/v1 or http://localhost:11434/v1")
+			c.Model.BaseURL = ""
+		}
+	}
+	if c.Model.APIKeyEnv == "" {
+		c.Model.APIKeyEnv = DefaultAPIKeyEnv
+	}
+	var patterns []string
+	for _, p := range c.Tools.SecretPatterns {
+		if !doublestar.ValidatePattern(p) {
+			bad("tools.secretPatterns", p, "use a glob such as **/*.pem or config/secrets/**")
+			continue
+		}
+		patterns = append(patterns, p)
+	}
+	c.Tools.SecretPatterns = patterns
+	for _, name := range sortedKeys(anyMap(c.MCPServers)) {
+		if msg := checkServer(c.MCPServers[name]); msg != "" {
+			where := ""
+			if o := origin["mcpServers."+name]; o != "" {
+				where = " (set in " + o + ")"
+			}
+			warns = append(warns, fmt.Sprintf("mcpServers.%s%s: %s; this server is skipped", name, where, msg))
+			delete(c.MCPServers, name)
+		}
+	}
+	return c, errs, warns
+}
+
+// checkServer explains what is wrong with an MCP server entry, or "".
+func checkServer(s mcp.ServerConfig) string {
+	if s.Disabled {
+		return ""
+	}
+	switch s.Type {
+	case "", "stdio":
+		if s.Command == "" {
+			if s.URL != "" {
+				return `it has a "url" but no "type"; add "type": "http" or "sse"`
+			}
+			return `it needs a "command" (stdio) or "type" and "url" (remote)`
+		}
+	case "sse", "http", "streamable-http":
+		u, err := url.Parse(s.URL)
+		if s.URL == "" || err != nil || (u.Scheme != "http" && u.Scheme != "https") {
+			return fmt.Sprintf("type %q needs an http(s) \"url\"", s.Type)
+		}
+	default:
+		return fmt.Sprintf(`unknown "type" %q; use "stdio", "sse" or "http"`, s.Type)
+	}
+	return ""
+}
+
+// ModelError returns nil when a model endpoint is configured, else an error
+// (wrapping ErrNoModel) telling the user exactly what to set.
+func (c Config) ModelError() error {
+	var missing []string
+	if c.Model.BaseURL == "" {
+		missing = append(missing, "base URL")
+	}
+	if c.Model.Name == "" {
+		missing = append(missing, "name")
+	}
+	if len(missing) > 0 {
+		return fmt.Errorf("%w: the model %s is not set. Set %s in your editor's agentls settings "+
+			`(agentls.model.baseURL, agentls.model.name) or in %s as {"model": {"baseURL": "…", "name": "…"}}, `+
+			"or with the environment variables %s. Any OpenAI-compatible server works: "+
+			"https://api.openai.com/v1 with OPENAI_API_KEY, or a local one such as Ollama at http://localhost:11434/v1 (no key needed)",
+			ErrNoModel, strings.Join(missing, " and "), strings.Join(settingKeys(missing), " and "),
+			userFileHint(), strings.Join(envNames(missing), " and "))
+	}
+	if c.APIKey() == "" && needsKey(c.Model.BaseURL) {
+		return fmt.Errorf("%w: %s needs an API key; set the environment variable %s (or model.apiKeyEnv to the variable that holds it)",
+			ErrNoModel, c.Model.BaseURL, c.Model.APIKeyEnv)
+	}
+	return nil
+}
+
+func settingKeys(missing []string) []string {
+	var out []string
+	for _, m := range missing {
+		if m == "base URL" {
+			out = append(out, "model.baseURL")
+		} else {
+			out = append(out, "model.name")
+		}
+	}
+	return out
+}
+
+func envNames(missing []string) []string {
+	var out []string
+	for _, m := range missing {
+		if m == "base URL" {
+			out = append(out, "OPENAI_BASE_URL")
+		} else {
+			out = append(out, "AGENTLS_MODEL")
+		}
+	}
+	return out
+}
+
+func userFileHint() string {
+	return "~/.config/agentls/config.json"
+}
+
+// needsKey reports hosted APIs that always require a key.
+func needsKey(base string) bool {
+	u, err := url.Parse(base)
+	if err != nil {
+		return false
+	}
+	switch strings.ToLower(u.Hostname()) {
+	case "api.openai.com", "openrouter.ai", "api.groq.com", "api.mistral.ai", "api.deepseek.com":
+		return true
+	}
+	return false
+}
+
+func fmtValue(v any) string {
+	if s, ok := v.(string); ok {
+		return fmt.Sprintf("%q", s)
+	}
+	return fmt.Sprint(v)
+}
+
+func anyMap[V any](m map[string]V) map[string]any {
+	out := make(map[string]any, len(m))
+	for k := range m {
+		out[k] = nil
+	}
+	return out
+}

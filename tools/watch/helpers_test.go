@@ -1,0 +1,168 @@
+package watch
+
+import (
+	"bytes"
+	"context"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/agentls/agentls/tools/workspace"
+	"go.uber.org/goleak"
+)
+
+func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+
+// eventWait bounds how long a test waits for an event the watcher must
+// deliver; it guards against hangs and is not a timing assertion.
+const eventWait = 20 * time.Second
+
+type fixture struct {
+	t    *testing.T
+	root string
+	view *workspace.View
+	w    *Watcher
+	evs  chan workspace.Event
+	logs *syncBuffer
+}
+
+// syncBuffer collects log output written from the watcher's goroutines.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// start builds files under a fresh folder, then starts a watcher on it.
+func start(t *testing.T, files map[string]string, opts ...Option) *fixture {
+	t.Helper()
+	root, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for p, c := range files {
+		write(t, filepath.Join(root, p), c)
+	}
+	f := &fixture{t: t, root: root, evs: make(chan workspace.Event, 4096), logs: &syncBuffer{}}
+	f.view = workspace.New(workspace.Options{Folders: []string{root}})
+	cancel := f.view.Subscribe(func(ev workspace.Event) {
+		select {
+		case f.evs <- ev:
+		default:
+			t.Error("event buffer full")
+		}
+	})
+	t.Cleanup(cancel)
+	log := slog.New(slog.NewTextHandler(f.logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	opts = append([]Option{WithDebounce(10 * time.Millisecond)}, opts...)
+	f.w, err = New(f.view, log, opts...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := f.w.Start(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { f.w.Close() })
+	return f
+}
+
+func (f *fixture) path(rel string) string { return filepath.Join(f.root, rel) }
+
+// waitFor returns the first event for rel of the given kind, skipping
+// others; it fails the test if none comes.
+func (f *fixture) waitFor(rel string, kind workspace.EventKind) workspace.Event {
+	f.t.Helper()
+	return f.waitForAbs(f.path(rel), kind)
+}
+
+// waitForAbs is waitFor with an absolute path.
+func (f *fixture) waitForAbs(want string, kind workspace.EventKind) workspace.Event {
+	f.t.Helper()
+	timeout := time.After(eventWait)
+	for {
+		select {
+		case ev := <-f.evs:
+			if ev.Path == want && ev.Kind == kind {
+				return ev
+			}
+		case <-timeout:
+			f.t.Fatalf("no %v event for %s", kind, want)
+		}
+	}
+}
+
+// drain returns the events received so far without waiting.
+func (f *fixture) drain() []workspace.Event {
+	var out []workspace.Event
+	for {
+		select {
+		case ev := <-f.evs:
+			out = append(out, ev)
+		default:
+			return out
+		}
+	}
+}
+
+// sync writes a sentinel file and waits for its event: every event caused
+// before it has then been delivered (same inotify queue, earlier deadline).
+func (f *fixture) sync(name string) []workspace.Event {
+	f.t.Helper()
+	write(f.t, f.path(name), "sentinel")
+	var seen []workspace.Event
+	want := f.path(name)
+	timeout := time.After(eventWait)
+	for {
+		select {
+		case ev := <-f.evs:
+			if ev.Path == want {
+				return seen
+			}
+			seen = append(seen, ev)
+		case <-timeout:
+			f.t.Fatalf("sentinel %s never reported", name)
+		}
+	}
+}
+
+func (f *fixture) read(rel string) string {
+	f.t.Helper()
+	s, err := f.view.Read(rel)
+	if err != nil {
+		f.t.Fatalf("read %s: %v", rel, err)
+	}
+	return s.Text
+}
+
+func write(t *testing.T, path, content string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func kinds(evs []workspace.Event, root string) []string {
+	var out []string
+	for _, e := range evs {
+		out = append(out, []string{"changed", "created", "removed"}[e.Kind]+" "+strings.TrimPrefix(e.Path, root+"/"))
+	}
+	return out
+}
