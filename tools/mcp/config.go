@@ -5,8 +5,15 @@ package mcp
 
 // ServerConfig is one entry of "mcpServers", in the shape other MCP clients
 // use: Command/Args/Env for stdio; Type ("sse" or "http") + URL + Headers for
-// remote servers. ${VAR} in Env and Headers values is expanded from the
-// environment when the server is started.
+// remote servers. ${VAR} and ${VAR:-default} in Command, Args, Env, URL and
+// Headers values are expanded from the environment when the server is
+// started (a bare $VAR is left alone).
+//
+// A stdio server does not inherit agentls's whole environment (which holds
+// the model's API key), only a short allowlist (PATH, HOME, USER, locale,
+// proxy and CA settings; see inheritedEnv) plus Env: pass anything else
+// explicitly, e.g. "env": {"GITHUB_TOKEN": "${GITHUB_TOKEN}"}. This is what
+// the reference MCP SDK does.
 type ServerConfig struct {
 	Command  string            `json:"command,omitempty"`
 	Args     []string          `json:"args,omitempty"`

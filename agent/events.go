@@ -1,0 +1,82 @@
+package agent
+
+import (
+	"encoding/json"
+	"sync"
+
+	"github.com/agentls/agentls/agent/llm"
+)
+
+// EventKind says what an Event reports. lspserver maps the kinds to the
+// "kind" strings of the agentls/runEvent notification (String gives them).
+type EventKind int
+
+// Event kinds, in the order a run usually produces them.
+const (
+	EventStarted    EventKind = iota // the run began; Text holds the user's prompt
+	EventText                        // streamed model text; Text holds the fragment
+	EventToolCall                    // the model called a tool; Tool, Args, CallID set
+	EventToolResult                  // a tool finished; Tool, CallID, IsError, Summary set
+	EventFinished                    // the run ended with an answer; Text and Usage set
+	EventFailed                      // the run ended without an answer; Err and Summary set
+	EventCancelled                   // the run's context was cancelled
+)
+
+// String returns the agentls/runEvent kind name.
+func (k EventKind) String() string {
+	switch k {
+	case EventStarted:
+		return "started"
+	case EventText:
+		return "text"
+	case EventToolCall:
+		return "toolCall"
+	case EventToolResult:
+		return "toolResult"
+	case EventFinished:
+		return "finished"
+	case EventFailed:
+		return "failed"
+	case EventCancelled:
+		return "cancelled"
+	}
+	return "unknown"
+}
+
+// Event is one observable step of a run, delivered to Options.OnEvent so
+// that lspserver (runEvent notifications, progress) and the CLI (stderr)
+// can show what the agent does without polling. Seq increases strictly
+// within a run, starting at 1.
+type Event struct {
+	RunID   string
+	Seq     int
+	Kind    EventKind
+	Text    string          // EventStarted: prompt; EventText: fragment; EventFinished: answer
+	Tool    string          // EventToolCall, EventToolResult
+	Args    json.RawMessage // EventToolCall: arguments as sent by the model (valid JSON or a JSON string holding the invalid text)
+	CallID  string          // EventToolCall, EventToolResult
+	IsError bool            // EventToolResult: the tool reported a failure
+	Summary string          // EventToolResult: one line for humans; EventFailed: the reason
+	Usage   llm.Usage       // EventFinished, EventFailed, EventCancelled: tokens used by the whole run
+	Err     error           // EventFailed: the cause (an *llm.Error for model failures)
+}
+
+// emitter numbers events and delivers them one at a time, so that events
+// from parallel tool calls reach OnEvent in Seq order.
+type emitter struct {
+	mu    sync.Mutex
+	runID string
+	seq   int
+	fn    func(Event)
+}
+
+func (e *emitter) emit(ev Event) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.seq++
+	ev.RunID = e.runID
+	ev.Seq = e.seq
+	if e.fn != nil {
+		e.fn(ev)
+	}
+}

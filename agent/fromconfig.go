@@ -1,0 +1,25 @@
+package agent
+
+import "github.com/agentls/agentls/agent/config"
+
+// LimitsFromConfig maps the user's configuration onto run limits, so that
+// lspserver and the CLI apply the same settings the same way. Fields the
+// configuration does not cover keep their defaults.
+func LimitsFromConfig(c config.Config) Limits {
+	l := Limits{
+		MaxTurns:                 c.MaxTurns,
+		WallClock:                c.WallClock(),
+		TokenBudget:              c.TokenBudget,
+		MaxConsecutiveToolErrors: c.MaxConsecutiveToolErrors,
+		RepeatStopAt:             c.MaxRepeatedCalls,
+		ContextWindow:            c.Model.ContextWindow,
+	}
+	if c.TokenBudget == 0 { // the config's "unlimited"
+		l.TokenBudget = -1
+	}
+	if l.RepeatStopAt > 0 {
+		// Warn two calls before stopping (3 then 5 by default), at least once.
+		l.RepeatWarnAt = max(1, l.RepeatStopAt-2)
+	}
+	return l
+}

@@ -1,0 +1,301 @@
+package agent
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"time"
+
+	"github.com/agentls/agentls/agent/llm"
+	"github.com/agentls/agentls/tools"
+	openai "github.com/sashabaranov/go-openai"
+)
+
+// runner is the state of one run; it lives only inside Run.
+type runner struct {
+	opts       Options
+	limits     Limits
+	env        *tools.Env
+	model      Model
+	counter    *Counter
+	events     *emitter
+	transcript *Transcript
+	log        *slog.Logger
+	conv       *conversation
+	repeats    *repeatTracker
+	usage      llm.Usage
+	turns      int
+	toolCalls  int
+	errTurns   int // consecutive turns in which every call failed
+
+	toolTokCache map[string]int // tool definition text → tokens
+}
+
+// Run executes one agent task and returns how it ended. It blocks until the
+// model answers without tool calls, a limit is hit, or ctx is cancelled;
+// every event is delivered to opts.OnEvent before Run returns, the last one
+// being EventFinished, EventFailed or EventCancelled.
+//
+// Limits, all in opts.Limits (zero means the default):
+//   - MaxTurns model calls; the run fails with ErrMaxTurns if the model
+//     still wants tools after the last one.
+//   - WallClock for the whole run (a context deadline: it interrupts the
+//     model stream and running tools); ErrWallClock.
+//   - TokenBudget over all model calls, from reported usage or counted
+//     tokens when the server reports none; checked after every model call,
+//     and ErrTokenBudget ends the run unless that call was the final answer.
+//   - MaxConsecutiveToolErrors: a turn counts as failed when every tool
+//     call in it returned an error; a turn with at least one success resets
+//     the count. That many failed turns in a row end the run
+//     (ErrToolErrors), so a batch of parallel lookups that all miss counts
+//     once, not per call.
+//   - RepeatWarnAt/RepeatStopAt: identical calls (name + canonical JSON
+//     arguments) are counted over the run; the RepeatWarnAt-th gets a
+//     warning appended to its result, the RepeatStopAt-th is not executed
+//     and ends the run (ErrRepeatedCall). A successful mutating call resets
+//     the counts from the next turn on, since re-reading after an edit is
+//     progress.
+func Run(ctx context.Context, opts Options) Outcome {
+	r, err := newRunner(opts)
+	if err != nil {
+		return Outcome{Status: StatusFailed, Err: err}
+	}
+	return r.run(ctx)
+}
+
+func newRunner(opts Options) (*runner, error) {
+	if opts.Model == nil {
+		return nil, fmt.Errorf("%w: no model", ErrOptions)
+	}
+	if opts.Env == nil {
+		return nil, fmt.Errorf("%w: no tool environment", ErrOptions)
+	}
+	if opts.Registry == nil && opts.ToolsForTurn == nil {
+		opts.Registry = tools.NewRegistry()
+	}
+	r := &runner{
+		opts:       opts,
+		limits:     opts.Limits.withDefaults(),
+		env:        opts.Env,
+		model:      opts.Model,
+		counter:    opts.Tokens,
+		transcript: opts.Transcript,
+		log:        opts.Logger,
+		repeats:    newRepeatTracker(),
+
+		toolTokCache: map[string]int{},
+	}
+	if r.env.RunID == "" {
+		r.env.RunID = NewRunID()
+	}
+	if r.counter == nil {
+		r.counter = NewCounter()
+	}
+	if r.log == nil {
+		r.log = slog.New(slog.NewTextHandler(io.Discard, nil))
+	}
+	r.events = &emitter{runID: r.env.RunID, fn: opts.OnEvent}
+	r.conv = newConversation(r.counter)
+	return r, nil
+}
+
+func (r *runner) tools() []tools.Tool {
+	if r.opts.ToolsForTurn != nil {
+		return r.opts.ToolsForTurn()
+	}
+	return r.opts.Registry.List()
+}
+
+func toolDefs(ts []tools.Tool) []llm.ToolDef {
+	defs := make([]llm.ToolDef, len(ts))
+	for i, t := range ts {
+		defs[i] = llm.ToolDef{Name: t.Name(), Description: t.Description(), Parameters: t.Schema()}
+	}
+	return defs
+}
+
+func (r *runner) run(parent context.Context) Outcome {
+	ctx, cancel := parent, context.CancelFunc(func() {})
+	if r.limits.WallClock > 0 {
+		ctx, cancel = context.WithTimeoutCause(parent, r.limits.WallClock, ErrWallClock)
+	}
+	defer cancel()
+
+	now := time.Now
+	if r.opts.Now != nil {
+		now = r.opts.Now
+	}
+	var view workspaceReader
+	var folders []string
+	if r.env.View != nil {
+		view = r.env.View
+		folders = view.Folders()
+	}
+	system := buildSystemPrompt(view, now())
+	task := buildTaskMessage(r.opts.Prompt, r.opts.Editor, folders)
+	r.conv.add(llm.Message{Role: openai.ChatMessageRoleSystem, Content: system}, kindSystem, "")
+	r.conv.add(llm.Message{Role: openai.ChatMessageRoleUser, Content: task}, kindTask, "")
+	r.events.emit(Event{Kind: EventStarted, Text: r.opts.Prompt})
+	r.transcript.record("start", map[string]any{"runId": r.env.RunID, "limits": r.limits, "system": system, "task": task})
+
+	for {
+		if err := ctx.Err(); err != nil {
+			return r.stopped(ctx, err)
+		}
+		if r.turns >= r.limits.MaxTurns {
+			return r.fail(fmt.Errorf("%w: the model still wanted tools after %d turns", ErrMaxTurns, r.turns))
+		}
+		available := r.tools()
+		defs := toolDefs(available)
+		if err := r.compact(ctx, defs); err != nil {
+			return r.stopped(ctx, err)
+		}
+		r.turns++
+		resp, err := r.callModel(ctx, llm.Request{Messages: r.conv.snapshot(), Tools: defs}, len(available))
+		if err != nil {
+			return r.stopped(ctx, err)
+		}
+		calls := normaliseCalls(r.turns, resp.ToolCalls)
+		r.conv.add(assistantMessage(resp, calls), kindNormal, "")
+		if len(calls) == 0 {
+			return r.finish(resp.Text)
+		}
+		if r.limits.TokenBudget > 0 && r.usage.TotalTokens >= r.limits.TokenBudget {
+			return r.fail(fmt.Errorf("%w: %d of %d tokens used after %d turns", ErrTokenBudget, r.usage.TotalTokens, r.limits.TokenBudget, r.turns))
+		}
+		planned := r.plan(calls, available)
+		for i := range planned {
+			planned[i].repeat = r.repeats.see(calls[i].Name, calls[i].Args)
+			if r.limits.RepeatStopAt > 0 && planned[i].repeat >= r.limits.RepeatStopAt {
+				return r.fail(fmt.Errorf("%w: %s was called %d times with the same arguments %s", ErrRepeatedCall, calls[i].Name, planned[i].repeat, quoteCut(calls[i].Args, 200)))
+			}
+		}
+		results := r.execTurn(ctx, planned)
+		r.toolCalls += len(results)
+		if err := ctx.Err(); err != nil {
+			return r.stopped(ctx, err)
+		}
+		if err := r.afterTools(results); err != nil {
+			return r.fail(err)
+		}
+	}
+}
+
+// afterTools appends the results in call order and applies the error and
+// repeat bookkeeping.
+func (r *runner) afterTools(results []callResult) error {
+	allFailed, mutated := true, false
+	var lastErr string
+	for _, res := range results {
+		r.conv.add(llm.Message{Role: openai.ChatMessageRoleTool, Content: res.text, ToolCallID: res.call.ID}, kindNormal, res.call.Name)
+		if res.isError {
+			lastErr = res.call.Name + ": " + firstLine(res.text, 200)
+		} else {
+			allFailed = false
+		}
+		mutated = mutated || res.mutated
+	}
+	if mutated {
+		r.repeats.reset()
+	}
+	if !allFailed {
+		r.errTurns = 0
+		return nil
+	}
+	r.errTurns++
+	if max := r.limits.MaxConsecutiveToolErrors; max > 0 && r.errTurns >= max {
+		return fmt.Errorf("%w: every tool call failed in %d turns in a row (last: %s)", ErrToolErrors, r.errTurns, lastErr)
+	}
+	return nil
+}
+
+// callModel makes one streaming call, forwards text deltas as events and
+// accounts usage.
+func (r *runner) callModel(ctx context.Context, req llm.Request, nTools int) (llm.Response, error) {
+	r.transcript.record("request", map[string]any{"turn": r.turns, "messages": len(req.Messages), "tools": nTools, "maxTokens": r.conv.upperBound() + toolBytes(req.Tools)})
+	resp, err := r.model.Stream(ctx, req, func(d llm.Delta) {
+		switch d.Kind {
+		case llm.DeltaText:
+			if d.Text != "" {
+				r.events.emit(Event{Kind: EventText, Text: d.Text})
+			}
+		case llm.DeltaRetry:
+			r.log.Info("model retry", "reason", d.Text)
+			r.transcript.record("retry", map[string]any{"turn": r.turns, "reason": d.Text})
+		}
+	})
+	if err != nil {
+		r.transcript.record("error", map[string]any{"where": "model", "turn": r.turns, "error": err.Error()})
+		return resp, err
+	}
+	u := r.account(resp, func() int { return r.conv.tokens() + r.toolTokens(req.Tools) })
+	calls := make([]map[string]any, len(resp.ToolCalls))
+	for i, tc := range resp.ToolCalls {
+		calls[i] = map[string]any{"id": tc.ID, "name": tc.Name, "args": tc.Args, "argsError": errString(tc.ArgsErr)}
+	}
+	r.transcript.record("response", map[string]any{"turn": r.turns, "text": resp.Text, "toolCalls": calls, "finishReason": resp.FinishReason, "usage": u, "usageReported": resp.UsageKnown})
+	return resp, nil
+}
+
+// account adds a response's usage to the run total, counting tokens
+// ourselves (promptTokens) when the server reported none.
+func (r *runner) account(resp llm.Response, promptTokens func() int) llm.Usage {
+	u := resp.Usage
+	if !resp.UsageKnown {
+		u.PromptTokens = promptTokens()
+		u.CompletionTokens = r.counter.Count(resp.Text)
+		for _, tc := range resp.ToolCalls {
+			u.CompletionTokens += perMessage + r.counter.Count(tc.Name) + r.counter.Count(tc.Args)
+		}
+		u.TotalTokens = 0
+	}
+	if u.TotalTokens == 0 {
+		u.TotalTokens = u.PromptTokens + u.CompletionTokens
+	}
+	r.usage.PromptTokens += u.PromptTokens
+	r.usage.CompletionTokens += u.CompletionTokens
+	r.usage.TotalTokens += u.TotalTokens
+	return u
+}
+
+func (r *runner) outcome(s Status) Outcome {
+	return Outcome{RunID: r.env.RunID, Status: s, Turns: r.turns, ToolCalls: r.toolCalls, Usage: r.usage}
+}
+
+func (r *runner) finish(answer string) Outcome {
+	o := r.outcome(StatusFinished)
+	o.Answer = answer
+	r.transcript.record("finish", map[string]any{"status": "finished", "answer": answer, "turns": r.turns, "toolCalls": r.toolCalls, "usage": r.usage})
+	r.events.emit(Event{Kind: EventFinished, Text: answer, Usage: r.usage})
+	return o
+}
+
+func (r *runner) fail(err error) Outcome {
+	o := r.outcome(StatusFailed)
+	o.Err = err
+	r.transcript.record("finish", map[string]any{"status": "failed", "error": err.Error(), "turns": r.turns, "toolCalls": r.toolCalls, "usage": r.usage})
+	r.events.emit(Event{Kind: EventFailed, Err: err, Summary: err.Error(), Usage: r.usage})
+	return o
+}
+
+// stopped ends the run after err from the model, compaction or the
+// context: our wall-clock deadline fails the run, a cancelled parent
+// cancels it, anything else is a model failure.
+func (r *runner) stopped(ctx context.Context, err error) Outcome {
+	if ctx.Err() != nil {
+		if errors.Is(context.Cause(ctx), ErrWallClock) {
+			return r.fail(fmt.Errorf("%w: stopped after %s (%d turns)", ErrWallClock, r.limits.WallClock, r.turns))
+		}
+		if errors.Is(ctx.Err(), context.Canceled) {
+			o := r.outcome(StatusCancelled)
+			o.Err = context.Cause(ctx)
+			r.transcript.record("finish", map[string]any{"status": "cancelled", "turns": r.turns, "toolCalls": r.toolCalls, "usage": r.usage})
+			r.events.emit(Event{Kind: EventCancelled, Usage: r.usage})
+			return o
+		}
+		return r.fail(fmt.Errorf("run stopped: %w", context.Cause(ctx)))
+	}
+	return r.fail(fmt.Errorf("%w: %w", ErrModel, err))
+}

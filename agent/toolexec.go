@@ -1,0 +1,190 @@
+package agent
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"runtime/debug"
+	"strings"
+	"sync"
+
+	"github.com/agentls/agentls/agent/llm"
+	"github.com/agentls/agentls/tools"
+)
+
+// callResult is the outcome of one tool call, in call order.
+type callResult struct {
+	call    llm.ToolCall
+	text    string
+	isError bool
+	summary string
+	mutated bool // a mutating tool succeeded
+}
+
+// plannedCall is a call with the tool resolved, or a result decided before
+// running anything (bad arguments, unknown tool).
+type plannedCall struct {
+	call     llm.ToolCall
+	tool     tools.Tool
+	readOnly bool
+	early    *callResult
+	repeat   int // how many identical calls so far, this one included
+}
+
+// execTurn runs one turn's calls: consecutive read-only calls run in
+// parallel (bounded), each mutating call runs alone, in call order, so a
+// read that follows an edit in the same turn sees the edit. Results come
+// back in call order.
+func (r *runner) execTurn(ctx context.Context, planned []plannedCall) []callResult {
+	results := make([]callResult, len(planned))
+	for i := 0; i < len(planned); {
+		if !planned[i].readOnly {
+			r.emitCall(planned[i].call)
+			results[i] = r.execOne(ctx, planned[i])
+			i++
+			continue
+		}
+		j := i
+		for j < len(planned) && planned[j].readOnly {
+			j++
+		}
+		for k := i; k < j; k++ {
+			r.emitCall(planned[k].call)
+		}
+		r.execParallel(ctx, planned[i:j], results[i:j])
+		i = j
+	}
+	return results
+}
+
+func (r *runner) execParallel(ctx context.Context, batch []plannedCall, out []callResult) {
+	if len(batch) == 1 {
+		out[0] = r.execOne(ctx, batch[0])
+		return
+	}
+	sem := make(chan struct{}, r.limits.MaxParallelTools)
+	var wg sync.WaitGroup
+	for k := range batch {
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer wg.Done()
+			defer func() { <-sem }()
+			out[k] = r.execOne(ctx, batch[k])
+		}()
+	}
+	wg.Wait()
+}
+
+func (r *runner) emitCall(tc llm.ToolCall) {
+	args := json.RawMessage(tc.Args)
+	if tc.ArgsErr != nil || !json.Valid(args) {
+		args, _ = json.Marshal(tc.Args) // keep the invalid text visible, as a JSON string
+	}
+	r.events.emit(Event{Kind: EventToolCall, Tool: tc.Name, Args: args, CallID: tc.ID})
+	r.transcript.record("tool_call", map[string]any{"id": tc.ID, "name": tc.Name, "args": tc.Args, "argsError": errString(tc.ArgsErr)})
+}
+
+// execOne runs one call and turns every failure into a result the model can
+// read: tool errors, Go errors and panics.
+func (r *runner) execOne(ctx context.Context, pc plannedCall) callResult {
+	var res callResult
+	if pc.early != nil {
+		res = *pc.early
+	} else {
+		res = r.invoke(ctx, pc)
+	}
+	res.call = pc.call
+	res.text = truncateOutput(res.text, r.limits.MaxOutputLines, r.limits.MaxOutputBytes)
+	if res.text == "" {
+		res.text = "(no output)"
+	}
+	if pc.repeat >= r.limits.RepeatWarnAt && r.limits.RepeatWarnAt > 0 {
+		res.text += repeatWarning(pc.call.Name, pc.repeat, r.limits.RepeatStopAt)
+	}
+	if res.summary == "" {
+		res.summary = firstLine(res.text, 120)
+	}
+	r.events.emit(Event{Kind: EventToolResult, Tool: pc.call.Name, CallID: pc.call.ID, IsError: res.isError, Summary: res.summary})
+	r.transcript.record("tool_result", map[string]any{"id": pc.call.ID, "name": pc.call.Name, "isError": res.isError, "summary": res.summary, "text": res.text})
+	return res
+}
+
+func (r *runner) invoke(ctx context.Context, pc plannedCall) (res callResult) {
+	defer func() {
+		if p := recover(); p != nil {
+			r.log.Error("tool panicked", "tool", pc.call.Name, "panic", p, "stack", string(debug.Stack()))
+			r.transcript.record("error", map[string]any{"where": "tool " + pc.call.Name, "panic": fmt.Sprint(p), "stack": string(debug.Stack())})
+			res = callResult{text: fmt.Sprintf("Error: tool %s crashed (%v). This is a bug in the tool, not in your call; try another way.", pc.call.Name, p), isError: true}
+		}
+	}()
+	out, err := pc.tool.Call(ctx, r.env, json.RawMessage(pc.call.Args))
+	if err != nil {
+		if ctx.Err() != nil {
+			return callResult{text: fmt.Sprintf("Error: tool %s was cancelled.", pc.call.Name), isError: true}
+		}
+		return callResult{text: fmt.Sprintf("Error: tool %s failed: %v", pc.call.Name, err), isError: true}
+	}
+	return callResult{text: out.Text, isError: out.IsError, summary: out.Summary, mutated: !pc.readOnly && !out.IsError}
+}
+
+// plan resolves each call's tool and decides the results that need no run.
+func (r *runner) plan(calls []llm.ToolCall, available []tools.Tool) []plannedCall {
+	byName := make(map[string]tools.Tool, len(available))
+	for _, t := range available {
+		byName[t.Name()] = t
+	}
+	out := make([]plannedCall, len(calls))
+	for i, tc := range calls {
+		pc := plannedCall{call: tc, readOnly: true}
+		t, ok := byName[tc.Name]
+		switch {
+		case !ok:
+			pc.early = &callResult{isError: true, text: fmt.Sprintf("Error: there is no tool named %q. Available tools: %s.", tc.Name, toolNames(available))}
+		case tc.ArgsErr != nil:
+			pc.early = &callResult{isError: true, text: fmt.Sprintf(
+				"Error: the arguments for %s were not valid JSON (%v). You sent: %s\nCall the tool again with one JSON object that matches its schema.",
+				tc.Name, tc.ArgsErr, quoteCut(tc.Args, 300))}
+		default:
+			pc.tool, pc.readOnly = t, t.ReadOnly()
+		}
+		out[i] = pc
+	}
+	return out
+}
+
+func toolNames(ts []tools.Tool) string {
+	if len(ts) == 0 {
+		return "none"
+	}
+	names := make([]string, len(ts))
+	for i, t := range ts {
+		names[i] = t.Name()
+	}
+	return strings.Join(names, ", ")
+}
+
+func firstLine(s string, max int) string {
+	s = strings.TrimSpace(s)
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		s = s[:i]
+	}
+	if len(s) > max {
+		s = cutUTF8(s, max) + "…"
+	}
+	return s
+}
+
+func quoteCut(s string, max int) string {
+	if len(s) > max {
+		return fmt.Sprintf("%q… (%d bytes)", cutUTF8(s, max), len(s))
+	}
+	return fmt.Sprintf("%q", s)
+}
+
+func errString(err error) string {
+	if err == nil {
+		return ""
+	}
+	return err.Error()
+}

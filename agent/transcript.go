@@ -1,0 +1,113 @@
+package agent
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+)
+
+// Transcript is a run's JSONL trace: one object per line with "time",
+// "kind" and kind-specific fields (start, request, response, retry,
+// tool_call, tool_result, compaction, summary_response, error, finish).
+// Secrets are redacted value by value before writing. A nil *Transcript
+// records nothing, so the loop needs no checks.
+type Transcript struct {
+	mu     sync.Mutex
+	f      *os.File
+	path   string
+	redact *Redactor
+	now    func() time.Time
+	err    error // first write error; later records are dropped
+}
+
+// DefaultTranscriptDir is $XDG_STATE_HOME/agentls/runs, falling back to
+// ~/.local/state/agentls/runs.
+func DefaultTranscriptDir() (string, error) {
+	if d := os.Getenv("XDG_STATE_HOME"); d != "" && filepath.IsAbs(d) {
+		return filepath.Join(d, "agentls", "runs"), nil
+	}
+	home, err := os.UserHomeDir()
+	if err != nil {
+		return "", fmt.Errorf("transcript dir: %w", err)
+	}
+	return filepath.Join(home, ".local", "state", "agentls", "runs"), nil
+}
+
+// OpenTranscript creates <dir>/<date>-<runID>.jsonl (dir "" means
+// DefaultTranscriptDir), readable by the user only since it holds code.
+func OpenTranscript(dir, runID string, redact *Redactor) (*Transcript, error) {
+	if dir == "" {
+		d, err := DefaultTranscriptDir()
+		if err != nil {
+			return nil, err
+		}
+		dir = d
+	}
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return nil, fmt.Errorf("create transcript dir: %w", err)
+	}
+	path := filepath.Join(dir, time.Now().Format("2006-01-02")+"-"+runID+".jsonl")
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
+	if err != nil {
+		return nil, fmt.Errorf("open transcript: %w", err)
+	}
+	if redact == nil {
+		redact = NewRedactor()
+	}
+	return &Transcript{f: f, path: path, redact: redact, now: time.Now}, nil
+}
+
+// Path is the transcript file.
+func (t *Transcript) Path() string {
+	if t == nil {
+		return ""
+	}
+	return t.path
+}
+
+// record appends one line. Failures are kept for Close, never fatal to the
+// run: a full disk must not lose the user's task.
+func (t *Transcript) record(kind string, fields map[string]any) {
+	if t == nil {
+		return
+	}
+	rec := make(map[string]any, len(fields)+2)
+	for k, v := range fields {
+		rec[k] = v
+	}
+	rec["kind"] = kind
+	rec["time"] = t.now().UTC().Format(time.RFC3339Nano)
+	line, err := t.redact.JSON(rec)
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.err != nil || t.f == nil {
+		return
+	}
+	if err != nil {
+		t.err = fmt.Errorf("encode transcript record %s: %w", kind, err)
+		return
+	}
+	if _, err := t.f.Write(append(line, '\n')); err != nil {
+		t.err = fmt.Errorf("write transcript: %w", err)
+	}
+}
+
+// Close flushes and closes the file and reports the first write error.
+func (t *Transcript) Close() error {
+	if t == nil {
+		return nil
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.f == nil {
+		return t.err
+	}
+	err := t.f.Close()
+	t.f = nil
+	if t.err != nil {
+		return t.err
+	}
+	return err
+}

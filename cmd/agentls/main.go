@@ -1,0 +1,133 @@
+// Command agentls is the agent language server. `agentls` or `agentls serve`
+// speaks LSP on stdin/stdout; `agentls run` runs one agent task headless;
+// `agentls mcp` inspects the configured MCP servers; `agentls version`
+// prints the version. Logs go to stderr or --log-file, never stdout (stdout
+// is the LSP wire).
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"os/signal"
+	"runtime/debug"
+	"strings"
+	"syscall"
+
+	"github.com/agentls/agentls/lspserver"
+)
+
+// version is the release version, set at build time with
+// -ldflags "-X main.version=v1.2.3"; see currentVersion for the fallback.
+var version = ""
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+}
+
+// usage is printed for -h and for unknown subcommands.
+const usage = `usage: agentls [flags] [serve]      serve LSP on stdin/stdout (default)
+       agentls run [flags] ...        run one agent task headless
+       agentls mcp [flags] ...        inspect configured MCP servers
+       agentls version                print the version
+
+flags for serve:
+  --log-file FILE     append logs to FILE instead of stderr
+  --log-level LEVEL   debug, info, warn or error (default info)
+`
+
+// run dispatches the subcommand and returns the process exit code.
+func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	cmd := "serve"
+	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
+		cmd, args = args[0], args[1:]
+	}
+	switch cmd {
+	case "serve":
+		return serveMain(args, stdin, stdout, stderr)
+	case "run":
+		return runMain(args, stdin, stdout, stderr)
+	case "mcp":
+		return mcpMain(args, stdout, stderr)
+	case "version":
+		fmt.Fprintf(stdout, "agentls %s\n", currentVersion())
+		return 0
+	case "help":
+		fmt.Fprint(stdout, usage)
+		return 0
+	default:
+		fmt.Fprintf(stderr, "agentls: unknown command %q\n\n%s", cmd, usage)
+		return 2
+	}
+}
+
+// serveMain serves LSP on stdin/stdout and returns the exit code LSP
+// prescribes: 0 after shutdown+exit, 1 otherwise, 2 for unreadable input.
+func serveMain(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("agentls serve", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() { fmt.Fprint(stderr, usage) }
+	logFile := fs.String("log-file", "", "append logs to `file` instead of stderr")
+	logLevel := fs.String("log-level", "info", "log `level`: debug, info, warn or error")
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return 0
+		}
+		return 2
+	}
+	if fs.NArg() > 0 && fs.Arg(0) == "serve" { // flags before the subcommand
+		if err := fs.Parse(fs.Args()[1:]); err != nil {
+			return 2
+		}
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(stderr, "agentls serve: unexpected arguments %q\n", fs.Args())
+		return 2
+	}
+	logger, closeLog, err := newLogger(*logFile, *logLevel, stderr)
+	if err != nil {
+		fmt.Fprintf(stderr, "agentls: %v\n", err)
+		return 2
+	}
+	defer closeLog()
+
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	logger.Info("agentls starting", "version", currentVersion(), "pid", os.Getpid())
+	code := lspserver.Serve(ctx, stdin, stdout, lspserver.Options{Version: currentVersion(), Logger: logger})
+	logger.Info("agentls exiting", "code", code)
+	return code
+}
+
+// newLogger builds the slog logger for --log-file/--log-level.
+func newLogger(file, level string, stderr io.Writer) (*slog.Logger, func(), error) {
+	var lvl slog.Level
+	if err := lvl.UnmarshalText([]byte(level)); err != nil {
+		return nil, nil, fmt.Errorf("bad --log-level %q: want debug, info, warn or error", level)
+	}
+	out, closeFn := stderr, func() {}
+	if file != "" {
+		f, err := os.OpenFile(file, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
+		if err != nil {
+			return nil, nil, fmt.Errorf("open --log-file: %w", err)
+		}
+		out, closeFn = f, func() { _ = f.Close() }
+	}
+	return slog.New(slog.NewTextHandler(out, &slog.HandlerOptions{Level: lvl})), closeFn, nil
+}
+
+// currentVersion is the ldflags version, else the module version recorded
+// by `go install module@version`, else a development marker.
+func currentVersion() string {
+	if version != "" {
+		return version
+	}
+	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
+		return bi.Main.Version
+	}
+	return "0.0.0-dev"
+}

@@ -1,0 +1,237 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"sort"
+	"strings"
+	"syscall"
+	"text/tabwriter"
+	"time"
+
+	"github.com/agentls/agentls/agent/config"
+	"github.com/agentls/agentls/tools"
+	"github.com/agentls/agentls/tools/mcp"
+)
+
+const mcpUsage = `usage: agentls mcp [flags] list
+       agentls mcp [flags] call SERVER TOOL [JSON]
+
+list   connects to every configured MCP server and prints its state and
+       tools (the names the model sees, with their descriptions).
+call   calls one tool (by the server's name for it, or mcp__SERVER__TOOL)
+       with JSON arguments (default {}) and prints the result text.
+
+Servers come from "mcpServers" in the user config file and in
+DIR/.agentls/config.json; DIR is also advertised to servers as the root.
+
+Exit status: 0 success; 1 a server failed (list), or the call failed or
+the tool reported an error (call); 2 bad usage or configuration.
+
+flags:
+`
+
+// mcpFlags are the parsed arguments of `agentls mcp`.
+type mcpFlags struct {
+	dir     string
+	timeout time.Duration
+	verbose bool
+	args    []string // subcommand and its arguments
+}
+
+// parseMCPFlags accepts flags before and after the subcommand. It returns
+// an exit code >= 0 when the command should stop.
+func parseMCPFlags(args []string, stderr io.Writer) (mcpFlags, int) {
+	var f mcpFlags
+	fs := flag.NewFlagSet("agentls mcp", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() { fmt.Fprint(stderr, mcpUsage); fs.PrintDefaults() }
+	fs.StringVar(&f.dir, "dir", ".", "workspace `directory` (config and MCP root)")
+	fs.DurationVar(&f.timeout, "timeout", 30*time.Second, "how long to wait for servers to connect")
+	fs.BoolVar(&f.verbose, "v", false, "log connection details (and servers' stderr) to stderr")
+	for {
+		if err := fs.Parse(args); err != nil {
+			if errors.Is(err, flag.ErrHelp) {
+				return f, 0
+			}
+			return f, 2
+		}
+		if fs.NArg() == 0 {
+			break
+		}
+		f.args = append(f.args, fs.Arg(0))
+		args = fs.Args()[1:]
+	}
+	if len(f.args) == 0 {
+		fs.Usage()
+		return f, 2
+	}
+	return f, -1
+}
+
+// mcpMain implements `agentls mcp`.
+func mcpMain(args []string, stdout, stderr io.Writer) int {
+	f, code := parseMCPFlags(args, stderr)
+	if code >= 0 {
+		return code
+	}
+	level := slog.LevelWarn
+	if f.verbose {
+		level = slog.LevelDebug
+	}
+	logger := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level}))
+	dir, err := filepath.Abs(f.dir)
+	if err != nil {
+		fmt.Fprintf(stderr, "agentls mcp: --dir: %v\n", err)
+		return 2
+	}
+	cfg, warnings, err := config.Load(config.LoadOptions{Folders: []string{dir}})
+	for _, w := range warnings {
+		fmt.Fprintf(stderr, "agentls mcp: warning: %s\n", w)
+	}
+	if err != nil {
+		// The Config stays usable: broken sources and entries are skipped.
+		fmt.Fprintf(stderr, "agentls mcp: %v\n", err)
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+
+	switch sub := f.args[0]; sub {
+	case "list":
+		if len(f.args) != 1 {
+			fmt.Fprintf(stderr, "agentls mcp list: unexpected arguments %q\n", f.args[1:])
+			return 2
+		}
+		return mcpList(ctx, cfg.MCPServers, dir, f.timeout, logger, stdout, stderr)
+	case "call":
+		if len(f.args) < 3 || len(f.args) > 4 {
+			fmt.Fprintln(stderr, "usage: agentls mcp call SERVER TOOL [JSON]")
+			return 2
+		}
+		argJSON := "{}"
+		if len(f.args) == 4 {
+			argJSON = f.args[3]
+		}
+		return mcpCall(ctx, cfg.MCPServers, dir, f.timeout, logger, f.args[1], f.args[2], argJSON, stdout, stderr)
+	default:
+		fmt.Fprintf(stderr, "agentls mcp: unknown subcommand %q (want list or call)\n", sub)
+		return 2
+	}
+}
+
+// mcpStartServers connects servers and waits until each is ready or failed.
+func mcpStartServers(ctx context.Context, servers map[string]mcp.ServerConfig, dir string, timeout time.Duration, logger *slog.Logger) *mcp.Manager {
+	m := mcp.NewManager(mcp.Options{
+		Servers: servers, Roots: []string{dir}, Registry: tools.NewRegistry(), Logger: logger,
+		ConnectTimeout: timeout, ReconnectAttempts: 1, ClientVersion: currentVersion(),
+	})
+	m.Start(ctx)
+	wctx, cancel := context.WithTimeout(ctx, timeout+time.Second)
+	defer cancel()
+	_ = m.WaitReady(wctx) // servers still connecting are reported as such
+	return m
+}
+
+func mcpList(ctx context.Context, servers map[string]mcp.ServerConfig, dir string, timeout time.Duration, logger *slog.Logger, stdout, stderr io.Writer) int {
+	if len(servers) == 0 {
+		fmt.Fprintf(stdout, "no MCP servers configured: add \"mcpServers\" to %s or %s\n",
+			mcpOrDefault(config.UserFilePath(nil), "the user config file"), config.WorkspaceFile(dir))
+		return 0
+	}
+	m := mcpStartServers(ctx, servers, dir, timeout, logger)
+	defer m.Close()
+	code := 0
+	for _, st := range m.Status() {
+		switch st.State {
+		case mcp.StateReady:
+			fmt.Fprintf(stdout, "%s: ready (%d tools)\n", st.Name, len(st.Tools))
+			tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
+			for _, name := range st.Tools {
+				desc := ""
+				if t, ok := m.Registry().Get(name); ok {
+					desc = mcpFirstLine(t.Description(), 100)
+				}
+				fmt.Fprintf(tw, "  %s\t%s\n", name, desc)
+			}
+			_ = tw.Flush()
+		case mcp.StateDisabled:
+			fmt.Fprintf(stdout, "%s: disabled\n", st.Name)
+		default:
+			code = 1
+			fmt.Fprintf(stdout, "%s: %s: %s\n", st.Name, st.State, st.Err)
+		}
+	}
+	return code
+}
+
+func mcpCall(ctx context.Context, servers map[string]mcp.ServerConfig, dir string, timeout time.Duration, logger *slog.Logger, server, tool, argJSON string, stdout, stderr io.Writer) int {
+	cfg, ok := servers[server]
+	if !ok {
+		names := make([]string, 0, len(servers))
+		for n := range servers {
+			names = append(names, n)
+		}
+		sort.Strings(names)
+		fmt.Fprintf(stderr, "agentls mcp call: no server %q configured (configured: %s)\n", server, mcpOrDefault(strings.Join(names, ", "), "none"))
+		return 2
+	}
+	if cfg.Disabled {
+		fmt.Fprintf(stderr, "agentls mcp call: server %q is disabled in the configuration\n", server)
+		return 1
+	}
+	var obj map[string]any
+	if err := json.Unmarshal([]byte(argJSON), &obj); err != nil {
+		fmt.Fprintf(stderr, "agentls mcp call: arguments must be a JSON object: %v\n", err)
+		return 2
+	}
+	m := mcpStartServers(ctx, map[string]mcp.ServerConfig{server: cfg}, dir, timeout, logger)
+	defer m.Close()
+	if st := m.Status()[0]; st.State != mcp.StateReady {
+		fmt.Fprintf(stderr, "agentls mcp call: server %q is %s: %s\n", server, st.State, st.Err)
+		return 1
+	}
+	t, ok := m.Tool(server, tool)
+	if !ok {
+		fmt.Fprintf(stderr, "agentls mcp call: server %q has no tool %q (tools: %s)\n", server, tool, strings.Join(m.Status()[0].Tools, ", "))
+		return 1
+	}
+	res, err := t.Call(ctx, nil, json.RawMessage(argJSON))
+	if err != nil {
+		fmt.Fprintf(stderr, "agentls mcp call: %v\n", err)
+		return 1
+	}
+	if res.IsError {
+		fmt.Fprintf(stderr, "%s\n", res.Text)
+		return 1
+	}
+	fmt.Fprintln(stdout, res.Text)
+	return 0
+}
+
+// mcpFirstLine is the first line of s, cut to max bytes.
+func mcpFirstLine(s string, max int) string {
+	s, _, _ = strings.Cut(strings.TrimSpace(s), "\n")
+	if len(s) > max {
+		cut := max
+		for cut > 0 && s[cut]&0xC0 == 0x80 {
+			cut--
+		}
+		s = s[:cut] + "…"
+	}
+	return s
+}
+
+func mcpOrDefault(s, def string) string {
+	if s == "" {
+		return def
+	}
+	return s
+}

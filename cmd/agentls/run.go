@@ -1,0 +1,246 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strings"
+	"syscall"
+
+	"github.com/agentls/agentls/agent"
+	"github.com/agentls/agentls/agent/config"
+	"github.com/agentls/agentls/agent/llm"
+	"github.com/agentls/agentls/tools"
+	"github.com/agentls/agentls/tools/workspace"
+)
+
+const runUsage = `usage: agentls run [--dir DIR] [--apply] [--model NAME] [--allow-commands] PROMPT
+
+Runs one agent task on the files in DIR (default: the current directory).
+Model text and tool activity stream to stderr; the final answer and a
+unified diff of the proposed changes go to stdout. Nothing is written
+unless --apply is given.
+
+Exit status: 0 the run finished, 1 it failed or was cancelled (or --apply
+could not write everything), 2 bad usage or configuration.
+
+flags:
+`
+
+// runFlags are the parsed arguments of `agentls run`.
+type runFlags struct {
+	dir, model, prompt   string
+	apply, allowCommands bool
+}
+
+// parseRunFlags accepts flags before and after the prompt words. It
+// returns an exit code >= 0 when the command should stop.
+func parseRunFlags(args []string, stderr io.Writer) (runFlags, int) {
+	var f runFlags
+	fs := flag.NewFlagSet("agentls run", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() { fmt.Fprint(stderr, runUsage); fs.PrintDefaults() }
+	fs.StringVar(&f.dir, "dir", ".", "workspace `directory` the agent works in")
+	fs.BoolVar(&f.apply, "apply", false, "write the proposed changes to disk")
+	fs.StringVar(&f.model, "model", "", "model `name`, overriding the configuration")
+	fs.BoolVar(&f.allowCommands, "allow-commands", false, "offer run_command; without a terminal to ask on, allow every command")
+	var words []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			if errors.Is(err, flag.ErrHelp) {
+				return f, 0
+			}
+			return f, 2
+		}
+		if fs.NArg() == 0 {
+			break
+		}
+		words = append(words, fs.Arg(0))
+		args = fs.Args()[1:]
+	}
+	f.prompt = strings.TrimSpace(strings.Join(words, " "))
+	if f.prompt == "" {
+		fmt.Fprintln(stderr, "agentls run: missing PROMPT")
+		fs.Usage()
+		return f, 2
+	}
+	return f, -1
+}
+
+// runMain runs one agent task headless (`agentls run`) and returns the exit
+// status.
+func runMain(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	f, code := parseRunFlags(args, stderr)
+	if code >= 0 {
+		return code
+	}
+	dir, err := filepath.Abs(f.dir)
+	if err == nil {
+		var st os.FileInfo
+		if st, err = os.Stat(dir); err == nil && !st.IsDir() {
+			err = fmt.Errorf("%s is not a directory", dir)
+		}
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "agentls run: --dir: %v\n", err)
+		return 2
+	}
+	cfg, warnings, err := config.Load(config.LoadOptions{Folders: []string{dir}})
+	for _, w := range warnings {
+		fmt.Fprintf(stderr, "agentls: config warning: %s\n", w)
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "agentls run: configuration: %v\n", err)
+		return 2
+	}
+	if f.model != "" {
+		cfg.Model.Name = f.model
+	}
+	if err := cfg.ModelError(); err != nil {
+		fmt.Fprintf(stderr, "agentls run: %v\n", err)
+		return 2
+	}
+	logger := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	lc := cfg.LLM()
+	lc.Logger = logger
+	client, err := llm.New(lc)
+	if err != nil {
+		fmt.Fprintf(stderr, "agentls run: %v\n", err)
+		return 2
+	}
+	defer client.Close()
+
+	policy := tools.Policy{RunCommand: cfg.Tools.RunCommand, AllowSecrets: cfg.Tools.AllowSecrets, SecretPatterns: cfg.Tools.SecretPatterns}
+	if f.allowCommands {
+		policy.RunCommand = config.RunCommandAsk
+	}
+	view := workspace.New(workspace.Options{Folders: []string{dir}, Logger: logger})
+	runID := agent.NewRunID()
+	env := tools.NewEnv(runID, view, newTermApprover(stdin, stderr, f.allowCommands), policy)
+	tr, err := agent.OpenTranscript("", runID, agent.NewRedactor(cfg.APIKey()))
+	if err != nil {
+		fmt.Fprintf(stderr, "agentls: warning: no transcript: %v\n", err)
+	}
+	defer func() {
+		if err := tr.Close(); err != nil {
+			fmt.Fprintf(stderr, "agentls: warning: transcript incomplete: %v\n", err)
+		}
+	}()
+
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	p := &progress{w: stderr}
+	out := agent.Run(ctx, agent.Options{
+		Model:      client,
+		Registry:   tools.NewRegistry(tools.Builtins(policy)...),
+		Env:        env,
+		Limits:     agent.LimitsFromConfig(cfg),
+		Prompt:     f.prompt,
+		OnEvent:    p.event,
+		Transcript: tr,
+		Logger:     logger,
+	})
+	p.endLine()
+	if tr != nil {
+		fmt.Fprintf(stderr, "agentls: transcript %s\n", tr.Path())
+	}
+	return finishRun(out, env.Changes, view, f.apply, stdout, stderr)
+}
+
+// finishRun prints the answer and the diff, applies the changes when asked
+// (only after a finished run) and returns the exit status.
+func finishRun(out agent.Outcome, cs *tools.Changeset, view *workspace.View, apply bool, stdout, stderr io.Writer) int {
+	if out.Status == agent.StatusFinished && strings.TrimSpace(out.Answer) != "" {
+		fmt.Fprintln(stdout, strings.TrimRight(out.Answer, "\n"))
+	}
+	diff := cs.UnifiedDiff()
+	if diff != "" {
+		if out.Status == agent.StatusFinished && out.Answer != "" {
+			fmt.Fprintln(stdout)
+		}
+		fmt.Fprint(stdout, diff)
+	}
+	switch out.Status {
+	case agent.StatusFailed:
+		fmt.Fprintf(stderr, "agentls run: failed: %v\n", out.Err)
+	case agent.StatusCancelled:
+		fmt.Fprintln(stderr, "agentls run: cancelled")
+	}
+	if out.Status != agent.StatusFinished {
+		if apply && diff != "" {
+			fmt.Fprintln(stderr, "agentls run: nothing applied because the run did not finish")
+		}
+		return 1
+	}
+	if !apply {
+		return 0
+	}
+	if diff == "" {
+		fmt.Fprintln(stderr, "agentls run: no changes to apply")
+		return 0
+	}
+	applied, errs := applyChanges(cs, view)
+	for _, err := range errs {
+		fmt.Fprintf(stderr, "agentls run: %v\n", err)
+	}
+	fmt.Fprintf(stderr, "agentls run: applied changes to %d of %d file(s)\n", applied, len(cs.Files()))
+	if len(errs) > 0 {
+		return 1
+	}
+	return 0
+}
+
+// progress shows a run on stderr: streamed text as it comes, one line per
+// tool call and result.
+type progress struct {
+	w       io.Writer
+	midLine bool
+}
+
+func (p *progress) event(ev agent.Event) {
+	switch ev.Kind {
+	case agent.EventText:
+		fmt.Fprint(p.w, ev.Text)
+		p.midLine = !strings.HasSuffix(ev.Text, "\n")
+	case agent.EventToolCall:
+		p.endLine()
+		fmt.Fprintf(p.w, "→ %s %s\n", ev.Tool, clip(compactJSON(ev.Args), 160))
+	case agent.EventToolResult:
+		mark := "✓"
+		if ev.IsError {
+			mark = "✗"
+		}
+		fmt.Fprintf(p.w, "  %s %s\n", mark, clip(ev.Summary, 160))
+	}
+}
+
+func (p *progress) endLine() {
+	if p.midLine {
+		fmt.Fprintln(p.w)
+		p.midLine = false
+	}
+}
+
+func compactJSON(raw json.RawMessage) string {
+	var b bytes.Buffer
+	if err := json.Compact(&b, raw); err != nil {
+		return string(raw)
+	}
+	return b.String()
+}
+
+func clip(s string, n int) string {
+	s = strings.ReplaceAll(s, "\n", " ")
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + "…"
+}

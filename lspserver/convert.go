@@ -1,0 +1,88 @@
+package lspserver
+
+import (
+	"fmt"
+	"path/filepath"
+
+	"go.lsp.dev/protocol"
+	"go.lsp.dev/uri"
+
+	"github.com/agentls/agentls/tools/text"
+)
+
+// This file is the one conversion layer between LSP types and agentls's own.
+// Positions map field for field: the character unit is the negotiated
+// encoding on both sides, and all offset arithmetic lives in tools/text.
+
+// negotiateEncoding picks the session's position encoding from the client's
+// general.positionEncodings (tools/text decides the preference order).
+func negotiateEncoding(c protocol.ClientCapabilities) text.Encoding {
+	var offered []string
+	if c.General != nil {
+		for _, k := range c.General.PositionEncodings {
+			offered = append(offered, string(k))
+		}
+	}
+	return text.Negotiate(offered)
+}
+
+// toTextPosition converts an LSP position to tools/text's (same units).
+func toTextPosition(p protocol.Position) text.Position {
+	return text.Position{Line: p.Line, Character: p.Character}
+}
+
+// toProtocolPosition converts a tools/text position to LSP's (same units).
+func toProtocolPosition(p text.Position) protocol.Position {
+	return protocol.Position{Line: p.Line, Character: p.Character}
+}
+
+// toTextRange converts an LSP range to tools/text's.
+func toTextRange(r protocol.Range) text.Range {
+	return text.Range{Start: toTextPosition(r.Start), End: toTextPosition(r.End)}
+}
+
+// toProtocolRange converts a tools/text range to LSP's.
+func toProtocolRange(r text.Range) protocol.Range {
+	return protocol.Range{Start: toProtocolPosition(r.Start), End: toProtocolPosition(r.End)}
+}
+
+// toTextChanges converts didChange content changes; a whole-document change
+// has a nil Range.
+func toTextChanges(events []protocol.TextDocumentContentChangeEvent) ([]text.Change, error) {
+	out := make([]text.Change, 0, len(events))
+	for i, ev := range events {
+		switch c := ev.(type) {
+		case *protocol.TextDocumentContentChangePartial:
+			r := toTextRange(c.Range)
+			out = append(out, text.Change{Range: &r, Text: c.Text})
+		case *protocol.TextDocumentContentChangeWholeDocument:
+			out = append(out, text.Change{Text: c.Text})
+		default:
+			return nil, fmt.Errorf("content change %d: unsupported type %T", i, ev)
+		}
+	}
+	return out, nil
+}
+
+// docKey is the workspace view's key for a document URI: the absolute
+// cleaned path for file: URIs, the (canonical) URI string otherwise
+// (tools/workspace/api.go). URIs arrive canonicalised by go.lsp.dev, so two
+// spellings of one file meet here as one path.
+func docKey(u uri.URI) string {
+	if u.IsFile() {
+		return filepath.Clean(u.FsPath())
+	}
+	return string(u)
+}
+
+// filePath returns the file-system path of a file: URI, or ok=false.
+func filePath(u uri.URI) (string, bool) {
+	if !u.IsFile() {
+		return "", false
+	}
+	p := u.FsPath()
+	if p == "" {
+		return "", false
+	}
+	return filepath.Clean(p), true
+}

@@ -1,0 +1,201 @@
+package lspserver
+
+import (
+	"context"
+	"errors"
+	"runtime/debug"
+	"strings"
+
+	"go.lsp.dev/jsonrpc2"
+	"go.lsp.dev/protocol"
+)
+
+// route is one entry of the method table (methods.go): how a method is
+// decoded and run. Build routes with request and notification, never by hand.
+type route struct {
+	notification bool // a notification, not a request
+	// ordered requests run to completion on the read loop before the next
+	// message is read (initialize, shutdown: later messages must see their
+	// effect); all other requests are released with jsonrpc2.Async first so
+	// a slow one never holds up reading.
+	ordered bool
+	// optionalParams accepts absent or null params (decoded as the zero
+	// value); otherwise they are InvalidParams.
+	optionalParams bool
+	run            func(ctx context.Context, params jsonrpc2.RawMessage) (any, error)
+}
+
+// routeOption adjusts a route.
+type routeOption func(*route)
+
+// ordered marks a request that must finish before the next message is read.
+func ordered(r *route) { r.ordered = true }
+
+// optionalParams lets a method be sent without params.
+func optionalParams(r *route) { r.optionalParams = true }
+
+// request makes a route for an LSP request whose params decode into P.
+func request[P, R any](fn func(context.Context, *P) (R, error), opts ...routeOption) route {
+	r := route{run: func(ctx context.Context, raw jsonrpc2.RawMessage) (any, error) {
+		var p P
+		if err := decodeParams(raw, &p); err != nil {
+			return nil, err
+		}
+		return fn(ctx, &p)
+	}}
+	for _, o := range opts {
+		o(&r)
+	}
+	return r
+}
+
+// notification makes a route for an LSP notification whose params decode
+// into P. Its handler runs on the read loop, in wire order: it must be quick,
+// must not keep ctx (use s.ctx), and must not make server→client requests.
+func notification[P any](fn func(context.Context, *P) error, opts ...routeOption) route {
+	r := request(func(ctx context.Context, p *P) (any, error) { return nil, fn(ctx, p) }, opts...)
+	r.notification = true
+	return r
+}
+
+// noParams is the params type of methods that take none (shutdown, exit).
+type noParams struct{}
+
+// decodeParams decodes request params; a failure is InvalidParams (-32602),
+// not the ParseError protocol.ServerHandler would answer.
+func decodeParams(raw jsonrpc2.RawMessage, p any) error {
+	if _, none := p.(*noParams); none {
+		return nil
+	}
+	if err := protocol.Unmarshal(raw, p); err != nil {
+		return jsonrpc2.Errorf(jsonrpc2.InvalidParams, "invalid params: %v", err)
+	}
+	return nil
+}
+
+// handler is the connection's whole handler chain. $/cancelRequest is served
+// here, before the per-call cancellation wrapper, so a malformed one is
+// logged instead of killing the connection (notes/lsp.md §5).
+func (s *Server) handler() jsonrpc2.Handler {
+	dispatch, cancel := jsonrpc2.CancelHandler(s.dispatch)
+	return func(ctx context.Context, req *jsonrpc2.Request) (any, error) {
+		if req.Method() == protocol.MethodCancelRequest && !req.IsCall() {
+			s.cancelRequest(req.Params(), cancel)
+			return nil, nil
+		}
+		return dispatch(ctx, req)
+	}
+}
+
+func (s *Server) cancelRequest(raw jsonrpc2.RawMessage, cancel func(jsonrpc2.ID)) {
+	var p protocol.CancelParams
+	if err := protocol.Unmarshal(raw, &p); err != nil {
+		s.log.Warn("ignoring malformed $/cancelRequest", "err", err)
+		return
+	}
+	switch id := p.ID.(type) {
+	case protocol.Integer:
+		cancel(jsonrpc2.NewNumberID(int64(id)))
+	case protocol.String:
+		cancel(jsonrpc2.NewStringID(string(id)))
+	default:
+		s.log.Warn("ignoring $/cancelRequest without a usable id")
+	}
+}
+
+// dispatch routes one message through the lifecycle gate and the method
+// table. Every request is released with jsonrpc2.Async before it returns
+// (the §2 context bug makes a synchronous request that derived a context
+// unsafe); errors of notifications are logged, never returned (returning one
+// kills the connection); panics become InternalError for requests.
+func (s *Server) dispatch(ctx context.Context, req *jsonrpc2.Request) (result any, err error) {
+	method, isCall := req.Method(), req.IsCall()
+	r, known := s.routes[method]
+	if isCall {
+		if known && r.ordered {
+			defer jsonrpc2.Async(ctx) // after the work, before returning
+		} else {
+			jsonrpc2.Async(ctx)
+		}
+	}
+	if !s.inflight.enter() {
+		if isCall {
+			return nil, jsonrpc2.NewError(jsonrpc2.InvalidRequest, "server is exiting")
+		}
+		return nil, nil
+	}
+	defer s.inflight.leave()
+	defer func() {
+		if p := recover(); p != nil {
+			s.log.Error("handler panicked", "method", method, "panic", p, "stack", string(debug.Stack()))
+			result, err = nil, nil
+			if isCall {
+				err = jsonrpc2.Errorf(jsonrpc2.InternalError, "internal error in %s: %v", method, p)
+			}
+		}
+	}()
+
+	if gateErr := s.gate(method, isCall); gateErr != nil {
+		if isCall {
+			return nil, gateErr
+		}
+		s.log.Debug("dropping notification", "method", method, "reason", gateErr.Message)
+		return nil, nil
+	}
+	switch {
+	case !known && isCall:
+		return nil, jsonrpc2.Errorf(jsonrpc2.MethodNotFound, "method not found: %s", method)
+	case !known:
+		if strings.HasPrefix(method, "$/") {
+			s.log.Debug("ignoring optional notification", "method", method)
+		} else {
+			s.log.Info("ignoring unknown notification", "method", method)
+		}
+		return nil, nil
+	case r.notification && isCall:
+		return nil, jsonrpc2.Errorf(jsonrpc2.InvalidRequest, "%s is a notification; send it without an id", method)
+	case !r.notification && !isCall:
+		s.log.Warn("ignoring request sent as a notification (no id)", "method", method)
+		return nil, nil
+	}
+
+	params := req.Params()
+	if params == nil && !r.optionalParams {
+		err = jsonrpc2.Errorf(jsonrpc2.InvalidParams, "invalid params: %s needs params, got none or null", method)
+	} else {
+		if params == nil {
+			params = jsonrpc2.RawMessage("{}")
+		}
+		result, err = r.run(ctx, params)
+	}
+	if err != nil && !isCall {
+		s.log.Warn("notification failed", "method", method, "err", err)
+		return nil, nil
+	}
+	return result, codedError(method, err)
+}
+
+// codedError makes sure an error goes on the wire with a JSON-RPC code: a
+// plain Go error would be sent as code 0 (notes/lsp.md §6), so it becomes
+// InternalError with its message, unless it already wraps a *jsonrpc2.Error.
+func codedError(method string, err error) error {
+	if err == nil {
+		return nil
+	}
+	var coded *jsonrpc2.Error
+	if errors.As(err, &coded) {
+		return err
+	}
+	return jsonrpc2.Errorf(jsonrpc2.InternalError, "%s: %v", method, err)
+}
+
+// requestFailed is the LSP RequestFailed error (-32803): the request was
+// valid but could not be carried out.
+func requestFailed(format string, args ...any) error {
+	return jsonrpc2.Errorf(jsonrpc2.Code(protocol.LSPErrorCodesRequestFailed), format, args...)
+}
+
+// invalidParams is the InvalidParams error (-32602).
+func invalidParams(format string, args ...any) error {
+	return jsonrpc2.Errorf(jsonrpc2.InvalidParams, format, args...)
+}

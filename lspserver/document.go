@@ -1,0 +1,52 @@
+package lspserver
+
+import (
+	"context"
+	"errors"
+	"io/fs"
+
+	"go.lsp.dev/uri"
+
+	"github.com/agentls/agentls/tools/workspace"
+)
+
+// MethodDocument is the agentls/document request (protocol.md "Custom
+// requests"): the server's view of a document, for plugin authors checking
+// their text synchronisation.
+const MethodDocument = "agentls/document"
+
+// DocumentParams are the params of agentls/document.
+type DocumentParams struct {
+	URI uri.URI `json:"uri"`
+}
+
+// DocumentResult is the result of agentls/document: the open buffer's
+// version and text, or a null version and the file's text on disk.
+type DocumentResult struct {
+	Version *int32 `json:"version"`
+	Text    string `json:"text"`
+}
+
+func (s *Server) document(_ context.Context, p *DocumentParams) (*DocumentResult, error) {
+	if p.URI == "" {
+		return nil, invalidParams("invalid params: %s needs a \"uri\"", MethodDocument)
+	}
+	if snap, ok := s.view.Overlay(docKey(p.URI)); ok {
+		return &DocumentResult{Version: snap.Version, Text: snap.Text}, nil
+	}
+	path, ok := filePath(p.URI)
+	if !ok {
+		return nil, invalidParams("%s is not open, and only file: URIs can be read from disk", p.URI)
+	}
+	snap, err := s.view.Read(path)
+	switch {
+	case err == nil:
+		return &DocumentResult{Version: snap.Version, Text: snap.Text}, nil
+	case errors.Is(err, workspace.ErrOutside):
+		return nil, invalidParams("%s is not open and is outside the workspace folders, so agentls will not read it: %v", p.URI, err)
+	case errors.Is(err, fs.ErrNotExist):
+		return nil, requestFailed("%s is not open and does not exist on disk", p.URI)
+	default:
+		return nil, requestFailed("read %s: %v", p.URI, err)
+	}
+}

@@ -1,0 +1,36 @@
+package lspserver
+
+import "go.lsp.dev/protocol"
+
+// methodTable is the one place every method agentls answers is listed, with
+// its typed params. A method not listed gets MethodNotFound (-32601) if it
+// is a request and is ignored if it is a notification. To add one, write a
+// handler `func (s *Server) x(ctx context.Context, p *P) (R, error)` in the
+// file for its area and list it here with request(...) or notification(...).
+//
+// Requests run released from the read loop (concurrently with later
+// messages) unless marked ordered; notifications run in wire order.
+func (s *Server) methodTable() map[string]route {
+	return map[string]route{
+		// Lifecycle (lifecycle.go).
+		protocol.MethodInitialize:  request(s.initialize, ordered),
+		protocol.MethodInitialized: notification(s.initialized, optionalParams),
+		protocol.MethodShutdown:    request(s.shutdown, ordered, optionalParams),
+		protocol.MethodExit:        notification(s.exit, optionalParams),
+		protocol.MethodSetTrace:    notification(s.setTrace),
+
+		// Text synchronisation (textsync.go).
+		protocol.MethodTextDocumentDidOpen:   notification(s.didOpen),
+		protocol.MethodTextDocumentDidChange: notification(s.didChange),
+		protocol.MethodTextDocumentDidSave:   notification(s.didSave),
+		protocol.MethodTextDocumentDidClose:  notification(s.didClose),
+
+		// Workspace (workspace.go, settings.go).
+		protocol.MethodWorkspaceDidChangeWorkspaceFolders: notification(s.didChangeWorkspaceFolders),
+		protocol.MethodWorkspaceDidChangeConfiguration:    notification(s.didChangeConfiguration),
+		protocol.MethodWorkspaceDidChangeWatchedFiles:     notification(s.didChangeWatchedFiles),
+
+		// agentls/* custom requests (protocol.md).
+		MethodDocument: request(s.document),
+	}
+}

@@ -1,0 +1,29 @@
+package lspserver
+
+import (
+	"context"
+	"time"
+)
+
+// watchParent polls the editor process named by initialize's processId and
+// ends the session when it is gone, as LSP asks ("If the parent process is
+// not alive then the server should exit"), so an editor that crashed never
+// leaves agentls running with its agent runs.
+func (s *Server) watchParent(pid int) {
+	s.goBackground("watch editor process", func(ctx context.Context) {
+		t := time.NewTicker(s.opts.ParentPollInterval)
+		defer t.Stop()
+		for {
+			if !processAlive(pid) {
+				s.log.Info("editor process exited", "pid", pid)
+				s.life.parentOnce.Do(func() { close(s.life.parentGone) })
+				return
+			}
+			select {
+			case <-ctx.Done():
+				return
+			case <-t.C:
+			}
+		}
+	})
+}

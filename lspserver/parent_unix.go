@@ -1,0 +1,16 @@
+//go:build unix
+
+package lspserver
+
+import (
+	"errors"
+	"syscall"
+)
+
+// processAlive reports whether pid exists: signal 0 checks without
+// signalling. EPERM means it exists but belongs to someone else. A zombie
+// still counts as alive until its parent reaps it.
+func processAlive(pid int) bool {
+	err := syscall.Kill(pid, 0)
+	return err == nil || errors.Is(err, syscall.EPERM)
+}

@@ -1,0 +1,279 @@
+package proposal
+
+import (
+	"fmt"
+	"sort"
+
+	"github.com/agentls/agentls/tools/text"
+	"github.com/aymanbagabas/go-udiff"
+)
+
+// plan is the store's own copy of an in-flight AcceptPlan.
+type plan struct {
+	id    uint64
+	files map[string]*planFile
+}
+
+type planFile struct {
+	path     string
+	hunkIDs  []string
+	edits    []udiff.Edit
+	before   string
+	expected string
+	landed   bool // the document already became expected
+}
+
+// Accept builds the plan that applies the selected pending hunks, with
+// TextEdits in enc, and marks those hunks as applying until Applied or
+// Failed is called with the plan. Selected hunks that cannot be included
+// are reported in Conflicts: conflicted hunks, hunks already in an
+// in-flight plan, hunks of a file with an earlier plan still in flight,
+// and a hunk overlapping one already taken from another run. A filter
+// naming an unknown hunk id is an error wrapping ErrNotFound; a filter that
+// selects nothing gives an empty plan.
+func (s *Store) Accept(f Filter, enc text.Encoding) (AcceptPlan, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if f.HunkID != "" && s.byID[f.HunkID] == nil {
+		return AcceptPlan{}, fmt.Errorf("accept %s: %w", f.HunkID, ErrNotFound)
+	}
+	s.planSeq++
+	out := AcceptPlan{ID: s.planSeq, Encoding: enc}
+	pl := &plan{id: out.ID, files: map[string]*planFile{}}
+	for _, fs := range s.sortedFiles() {
+		if f.Path != "" && f.Path != fs.path {
+			continue
+		}
+		busy := s.busy(fs.path)
+		var sel []*hunk
+		for _, p := range fs.props {
+			for _, h := range p.hunks {
+				if !f.matches(p.runID, fs.path, h.id) {
+					continue
+				}
+				switch {
+				case h.plan != 0:
+					out.Conflicts = append(out.Conflicts, Conflict{fs.path, h.id, "an earlier accept of this change is still being applied"})
+				case h.status == StatusConflicted:
+					out.Conflicts = append(out.Conflicts, Conflict{fs.path, h.id, h.reason})
+				case busy:
+					out.Conflicts = append(out.Conflicts, Conflict{fs.path, h.id, "an earlier accept of this file is still being applied"})
+				default:
+					sel = append(sel, h)
+				}
+			}
+		}
+		if len(sel) == 0 {
+			continue
+		}
+		fe, conflicts, err := buildFileEdit(fs, sel, enc)
+		out.Conflicts = append(out.Conflicts, conflicts...)
+		if err != nil {
+			return AcceptPlan{}, err
+		}
+		for _, id := range fe.HunkIDs {
+			s.byID[id].plan = out.ID
+		}
+		out.Files = append(out.Files, fe)
+		pl.files[fs.path] = &planFile{path: fs.path, hunkIDs: fe.HunkIDs, edits: fe.Edits, before: fe.Before, expected: fe.Expected}
+	}
+	if len(pl.files) > 0 {
+		s.plans[pl.id] = pl
+	}
+	return out, nil
+}
+
+// buildFileEdit turns the selected hunks of one file into its FileEdit;
+// a hunk overlapping one taken earlier (in document order) is left out as
+// a conflict.
+func buildFileEdit(fs *fileState, sel []*hunk, enc text.Encoding) (FileEdit, []Conflict, error) {
+	sortHunks(sel)
+	fe := FileEdit{Path: fs.path, Version: cloneVersion(fs.version), Before: fs.text}
+	var conflicts []Conflict
+	var last *hunk
+	for _, h := range sel {
+		if last != nil && h.start < last.end {
+			conflicts = append(conflicts, Conflict{fs.path, h.id,
+				fmt.Sprintf("overlaps change %s of run %s, accepted at the same time", last.id, last.prop.runID)})
+			continue
+		}
+		last = h
+		fe.HunkIDs = append(fe.HunkIDs, h.id)
+		fe.Edits = append(fe.Edits, udiff.Edit{Start: h.start, End: h.end, New: h.newText})
+		fe.Created = fe.Created || h.prop.created && fs.text == ""
+	}
+	expected, err := udiff.Apply(fs.text, fe.Edits)
+	if err != nil {
+		return FileEdit{}, nil, fmt.Errorf("accept in %s: %w", fs.path, err)
+	}
+	fe.Expected = expected
+	ix := fs.idx()
+	for _, e := range fe.Edits {
+		for _, r := range refine(fs.text[e.Start:e.End], e.New) {
+			fe.TextEdits = append(fe.TextEdits, text.Edit{
+				Range:   ix.Range(e.Start+r.Start, e.Start+r.End, enc),
+				NewText: r.New,
+			})
+		}
+	}
+	return fe, conflicts, nil
+}
+
+// busy reports whether an in-flight plan has edits for path that have not
+// landed yet: a second plan computed on the same text would be misplaced
+// by the first.
+func (s *Store) busy(path string) bool {
+	for _, pl := range s.plans {
+		if pf := pl.files[path]; pf != nil && !pf.landed {
+			return true
+		}
+	}
+	return false
+}
+
+// landPlans lands the in-flight plan (if any) whose edits take fs from its
+// current text to newText: its hunks are removed as applied and the other
+// hunks are rebased through its exact edits.
+func (s *Store) landPlans(fs *fileState, newText string) bool {
+	for _, pl := range s.plans {
+		pf := pl.files[fs.path]
+		if pf == nil || pf.landed || pf.before != fs.text || pf.expected != newText {
+			continue
+		}
+		s.land(fs, pf)
+		return true
+	}
+	return false
+}
+
+// land applies pf to fs: fs.text must be pf.before. The plan's hunks are
+// removed as applied and the others rebased through its exact edits; a
+// pure-insertion hunk sharing its point with an accepted one keeps its
+// order relative to it.
+func (s *Store) land(fs *fileState, pf *planFile) {
+	pf.landed = true
+	order := map[*hunk]int{}
+	for _, p := range fs.props {
+		for i, h := range p.hunks {
+			order[h] = i
+		}
+	}
+	accepted := make([]*hunk, len(pf.hunkIDs))
+	for i, id := range pf.hunkIDs {
+		if h := s.byID[id]; h != nil {
+			accepted[i] = h
+			s.decide(h)
+			s.removeHunk(h)
+		}
+	}
+	s.rebaseFile(fs, pf.expected, pf.edits, &origin{hunks: accepted, order: order})
+}
+
+// Applied records that the client applied plan: its hunks are removed as
+// accepted and, where the store has not yet seen the resulting text, the
+// remaining hunks are rebased onto it exactly (the document version is
+// left as it was until the client's didChange reports the new one, so an
+// edit computed meanwhile is refused by the client rather than misplaced).
+// Calling it twice, or for a plan the store does not know, does nothing.
+func (s *Store) Applied(p AcceptPlan) {
+	s.mu.Lock()
+	pl := s.plans[p.ID]
+	if pl == nil {
+		s.mu.Unlock()
+		return
+	}
+	delete(s.plans, p.ID)
+	var paths []string
+	for _, pf := range sortedPlanFiles(pl) {
+		paths = append(paths, pf.path)
+		if pf.landed {
+			continue
+		}
+		fs := s.files[pf.path]
+		if fs != nil && fs.text == pf.before {
+			s.land(fs, pf)
+			continue
+		}
+		// The document moved on (its changes were rebased already): the
+		// plan's hunks are in it now.
+		for _, id := range pf.hunkIDs {
+			if h := s.byID[id]; h != nil && h.plan == pl.id {
+				s.decide(h)
+				s.removeHunk(h)
+			}
+		}
+	}
+	s.unlockAndNotify(paths)
+}
+
+// Failed records that the client refused or failed to apply plan, with its
+// reason: the plan's hunks stay (pending, or conflicted if the document
+// changed under them) and carry reason as LastError. Files whose change the
+// store already saw land stay applied.
+func (s *Store) Failed(p AcceptPlan, reason string) {
+	s.mu.Lock()
+	pl := s.plans[p.ID]
+	if pl == nil {
+		s.mu.Unlock()
+		return
+	}
+	delete(s.plans, p.ID)
+	var paths []string
+	for _, pf := range sortedPlanFiles(pl) {
+		if pf.landed {
+			continue
+		}
+		paths = append(paths, pf.path)
+		for _, id := range pf.hunkIDs {
+			if h := s.byID[id]; h != nil && h.plan == pl.id {
+				h.plan, h.lastError = 0, reason
+			}
+		}
+	}
+	s.unlockAndNotify(paths)
+}
+
+// Reject drops the selected hunks (pending or conflicted) and returns how
+// many. Hunks in an in-flight accept plan are kept: their edit is already
+// on its way to the client. A rejected change is not proposed again by a
+// later Put of the same run.
+func (s *Store) Reject(f Filter) int {
+	s.mu.Lock()
+	var drop []*hunk
+	for _, fs := range s.sortedFiles() {
+		for _, p := range fs.props {
+			for _, h := range p.hunks {
+				if h.plan == 0 && f.matches(p.runID, fs.path, h.id) {
+					drop = append(drop, h)
+				}
+			}
+		}
+	}
+	var paths []string
+	for _, h := range drop {
+		paths = append(paths, h.prop.file.path)
+		s.decide(h)
+		s.removeHunk(h)
+	}
+	s.unlockAndNotify(paths)
+	return len(drop)
+}
+
+func sortedPlanFiles(pl *plan) []*planFile {
+	out := make([]*planFile, 0, len(pl.files))
+	for _, pf := range pl.files {
+		out = append(out, pf)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].path < out[j].path })
+	return out
+}
+
+// sortHunks orders hunks by range (start, then end), stably.
+func sortHunks(hs []*hunk) {
+	sort.SliceStable(hs, func(i, j int) bool {
+		if hs[i].start != hs[j].start {
+			return hs[i].start < hs[j].start
+		}
+		return hs[i].end < hs[j].end
+	})
+}

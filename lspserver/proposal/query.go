@@ -1,0 +1,171 @@
+package proposal
+
+import (
+	"github.com/agentls/agentls/tools/text"
+)
+
+// List returns snapshots of the proposals for path ("" = every path),
+// ordered by path, then by when the run first proposed a change to it.
+// Hunk ranges are byte offsets (Range is left zero; see ListLSP).
+func (s *Store) List(path string) []Proposal {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.list(path, nil)
+}
+
+// ListLSP is List with each hunk's Range filled in enc, for
+// agentls/proposals.
+func (s *Store) ListLSP(path string, enc text.Encoding) []Proposal {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.list(path, &enc)
+}
+
+func (s *Store) list(path string, enc *text.Encoding) []Proposal {
+	var files []*fileState
+	if path != "" {
+		if fs := s.files[path]; fs != nil {
+			files = []*fileState{fs}
+		}
+	} else {
+		files = s.sortedFiles()
+	}
+	var out []Proposal
+	for _, fs := range files {
+		for _, p := range fs.props {
+			snap := Proposal{
+				Path: fs.path, RunID: p.runID, Base: p.base, BaseVersion: cloneVersion(p.baseVersion),
+				Proposed: p.proposed, Created: p.created, Text: fs.text, Version: cloneVersion(fs.version),
+				Hunks: make([]Hunk, len(p.hunks)),
+			}
+			for i, h := range p.hunks {
+				snap.Hunks[i] = h.snapshot()
+				if enc != nil {
+					snap.Hunks[i].Range = fs.idx().Range(h.start, h.end, *enc)
+				}
+			}
+			out = append(out, snap)
+		}
+	}
+	return out
+}
+
+func (h *hunk) snapshot() Hunk {
+	return Hunk{
+		ID: h.id, RunID: h.prop.runID, Path: h.prop.file.path,
+		Start: h.start, End: h.end, OldText: h.oldText, NewText: h.newText,
+		Status: h.status, Reason: h.reason, LastError: h.lastError, Applying: h.plan != 0,
+	}
+}
+
+// Hunk returns a snapshot of the hunk with that id.
+func (s *Store) Hunk(id string) (Hunk, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	h := s.byID[id]
+	if h == nil {
+		return Hunk{}, false
+	}
+	return h.snapshot(), true
+}
+
+// Select returns snapshots of the hunks f matches, pending and conflicted
+// alike (check Status), ordered by path, proposal, then position. The zero
+// Filter selects everything the store holds.
+func (s *Store) Select(f Filter) []Hunk {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if f.HunkID != "" {
+		h := s.byID[f.HunkID]
+		if h == nil || !f.matches(h.prop.runID, h.prop.file.path, h.id) {
+			return nil
+		}
+		return []Hunk{h.snapshot()}
+	}
+	var files []*fileState
+	if f.Path != "" {
+		if fs := s.files[f.Path]; fs != nil {
+			files = []*fileState{fs}
+		}
+	} else {
+		files = s.sortedFiles()
+	}
+	var out []Hunk
+	for _, fs := range files {
+		for _, p := range fs.props {
+			if f.RunID != "" && f.RunID != p.runID {
+				continue
+			}
+			for _, h := range p.hunks {
+				out = append(out, h.snapshot())
+			}
+		}
+	}
+	return out
+}
+
+// HunksAt returns the hunks of path that touch the byte span [start, end)
+// of the current text, for code actions and lenses: a hunk overlaps a
+// non-empty span when they share a byte; an empty span (a cursor) selects
+// the hunk whose lines contain it; a pure-insertion hunk is selected by a
+// span that contains or touches its point. Ordered by position.
+func (s *Store) HunksAt(path string, start, end int) []Hunk {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.hunksAt(path, start, end, nil)
+}
+
+// HunksAtLSP is HunksAt for an LSP range in enc; results carry Range.
+func (s *Store) HunksAtLSP(path string, r text.Range, enc text.Encoding) []Hunk {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	fs := s.files[path]
+	if fs == nil {
+		return nil
+	}
+	start, end := fs.idx().RangeOffsets(r, enc)
+	return s.hunksAt(path, start, end, &enc)
+}
+
+func (s *Store) hunksAt(path string, start, end int, enc *text.Encoding) []Hunk {
+	fs := s.files[path]
+	if fs == nil {
+		return nil
+	}
+	var out []*hunk
+	for _, p := range fs.props {
+		for _, h := range p.hunks {
+			if h.start > end {
+				break // hunks are sorted by start
+			}
+			lastLineOpen := h.end > h.start && fs.text[h.end-1] != '\n'
+			if touches(h.start, h.end, start, end, lastLineOpen) {
+				out = append(out, h)
+			}
+		}
+	}
+	if len(fs.props) > 1 {
+		sortHunks(out)
+	}
+	res := make([]Hunk, len(out))
+	for i, h := range out {
+		res[i] = h.snapshot()
+		if enc != nil {
+			res[i].Range = fs.idx().Range(h.start, h.end, *enc)
+		}
+	}
+	return res
+}
+
+// touches is the selection rule of HunksAt. lastLineOpen: the hunk's last
+// line has no newline (it ends the text), so a cursor at its end is on it.
+func touches(hs, he, start, end int, lastLineOpen bool) bool {
+	switch {
+	case hs == he:
+		return start <= hs && hs <= end
+	case start == end:
+		return hs <= start && (start < he || start == he && lastLineOpen)
+	default:
+		return start < he && hs < end
+	}
+}

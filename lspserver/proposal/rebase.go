@@ -1,0 +1,219 @@
+package proposal
+
+import (
+	"fmt"
+
+	"github.com/aymanbagabas/go-udiff"
+)
+
+// rebaseProposal maps p's hunks from old to new through edits (sorted, not
+// overlapping, relative to old, producing new). Hunks the user resolved
+// (their text now equals the hunk's result) are removed from p.hunks and
+// returned; changed reports whether any status changed. org is nil for
+// the user's edits, and says where each edit came from when the store lands
+// an accept plan.
+func rebaseProposal(p *proposal, old, new string, edits []udiff.Edit, org *origin) (resolved []*hunk, changed bool) {
+	if p.created && new != "" {
+		// The file exists now: a proposal to create it cannot apply, unless
+		// the file already holds exactly the proposed content.
+		if new == p.proposed {
+			resolved = p.hunks
+			p.hunks = nil
+			return resolved, true
+		}
+		for _, h := range p.hunks {
+			changed = h.status != StatusConflicted || changed
+			h.status, h.start, h.end = StatusConflicted, 0, len(new)
+			h.reason = "the file was created since the proposal"
+		}
+		return nil, changed
+	}
+	kept := p.hunks[:0]
+	for _, h := range p.hunks {
+		before := h.status
+		var done bool
+		if h.status == StatusPending {
+			done = h.rebasePending(old, new, edits, org)
+		} else {
+			h.rebaseConflicted(new, edits)
+		}
+		if done {
+			resolved = append(resolved, h)
+			changed = true
+			continue
+		}
+		changed = changed || h.status != before
+		kept = append(kept, h)
+	}
+	p.hunks = kept
+	sortHunks(p.hunks)
+	return resolved, changed
+}
+
+// origin describes the edits of a landing accept plan: the accepted hunk
+// behind each edit (nil if it is gone) and every hunk's position in its
+// proposal before the plan's hunks were removed.
+type origin struct {
+	hunks []*hunk
+	order map[*hunk]int
+}
+
+// rebasePending maps a pending hunk through edits. It reports true when the
+// edits produced exactly the hunk's change (the hunk is resolved);
+// otherwise the hunk is shifted, or conflicted when an edit touched its
+// lines.
+//
+// Text inserted at the point of a pure-insertion hunk goes after the hunk,
+// except when it is a landing plan's: lines of the same proposal keep their
+// order, another run's accepted lines go first. An insertion of exactly the
+// hunk's lines there (by the user or by another run's accepted hunk)
+// resolves the hunk.
+func (h *hunk) rebasePending(old, new string, edits []udiff.Edit, org *origin) (resolved bool) {
+	hs, he := h.start, h.end
+	empty := hs == he
+	delta, lo, hi := 0, -1, -1
+scan:
+	for i, e := range edits {
+		var before, after bool
+		switch {
+		case empty && e.Start == hs && e.End == hs: // insertion at the point
+			var a *hunk
+			if org != nil {
+				a = org.hunks[i]
+			}
+			switch {
+			case a != nil && a.prop == h.prop:
+				before = org.order[a] < org.order[h]
+			case lo < 0 && e.New == h.newText:
+				return true
+			default:
+				before = org != nil
+			}
+			after = !before
+		case empty:
+			// A pure insertion follows a deletion that ends at its point.
+			before = e.End <= hs && e.Start < hs
+			after = e.Start >= hs
+		default:
+			before = e.End <= hs
+			after = e.Start >= he
+		}
+		switch {
+		case before:
+			delta += len(e.New) - (e.End - e.Start)
+		case after:
+			break scan
+		default:
+			if lo < 0 {
+				lo = i
+			}
+			hi = i + 1
+		}
+	}
+	if lo < 0 {
+		ns, ne := hs+delta, he+delta
+		if aligned(new, ns, ne) {
+			h.start, h.end = ns, ne
+			return false
+		}
+		// Only a neighbouring line changed, but it joined the hunk's lines
+		// (typing at column 0, deleting the newline before them).
+		h.conflict(new, edits)
+		return false
+	}
+	// The edits lo..hi touch the hunk: compare what the user has there now
+	// with what the hunk would have made of the same region.
+	cs, ce := min(hs, edits[lo].Start), max(he, edits[hi-1].End)
+	cluster := 0
+	for _, e := range edits[lo:hi] {
+		cluster += len(e.New) - (e.End - e.Start)
+	}
+	ncs, nce := cs+delta, ce+delta+cluster
+	if new[ncs:nce] == old[cs:hs]+h.newText+old[he:ce] {
+		return true
+	}
+	h.conflict(new, edits)
+	return false
+}
+
+// rebaseConflicted maps a conflicted hunk's region through edits and turns
+// the hunk pending again when the region holds its old lines once more
+// (the user undid the edit).
+func (h *hunk) rebaseConflicted(new string, edits []udiff.Edit) {
+	if h.prop.created && new != "" {
+		h.start, h.end = 0, len(new)
+		return
+	}
+	for _, grow := range []bool{false, true} {
+		if rs, re := mapRegion(h.start, h.end, edits, grow); new[rs:re] == h.oldText && aligned(new, rs, re) {
+			h.status, h.reason, h.start, h.end = StatusPending, "", rs, re
+			return
+		}
+	}
+	h.start, h.end = mapRegion(h.start, h.end, edits, true)
+}
+
+// conflict marks h conflicted, covering the region its lines became in new.
+func (h *hunk) conflict(new string, edits []udiff.Edit) {
+	rs, re := mapRegion(h.start, h.end, edits, true)
+	h.status, h.start, h.end = StatusConflicted, rs, re
+	h.reason = fmt.Sprintf("the lines were edited since the proposal; they now read %s", snippet(new[rs:re]))
+}
+
+// mapRegion maps [rs, re) through edits: an edit strictly containing an end
+// moves that end to the edit's edge (so the region grows to cover it). Text
+// inserted exactly at re stays outside the region; text inserted exactly at
+// rs is inside when grow is set (so typing at the start of a hunk's first
+// line is shown as part of the conflict) and outside otherwise.
+func mapRegion(rs, re int, edits []udiff.Edit, grow bool) (int, int) {
+	ns, d := rs, 0
+	for _, e := range edits {
+		if e.Start > rs || e.Start == rs && (grow || e.End > e.Start) {
+			break
+		}
+		if e.End > rs { // strictly contains rs
+			ns = e.Start + d
+			break
+		}
+		d += len(e.New) - (e.End - e.Start)
+		ns = rs + d
+	}
+	ne, d := re, 0
+	for _, e := range edits {
+		if e.Start >= re {
+			break
+		}
+		if e.End > re { // strictly contains re
+			ne = e.Start + d + len(e.New)
+			return ns, max(ns, ne)
+		}
+		d += len(e.New) - (e.End - e.Start)
+		ne = re + d
+	}
+	return ns, max(ns, ne)
+}
+
+// aligned reports whether [start, end) covers whole lines of s: it starts at
+// a line start and ends at a line start or at the end of s.
+func aligned(s string, start, end int) bool {
+	if start < 0 || end > len(s) || start > end {
+		return false
+	}
+	if start > 0 && s[start-1] != '\n' {
+		return false
+	}
+	return end == start || end == len(s) || s[end-1] == '\n'
+}
+
+// snippet quotes s for a message, shortened to about 80 bytes.
+func snippet(s string) string {
+	const limit = 80
+	if len(s) <= limit {
+		return fmt.Sprintf("%q", s)
+	}
+	cut := limit
+	for cut > 0 && !onRune(s, cut) {
+		cut--
+	}
+	return fmt.Sprintf("%q…", s[:cut])
+}

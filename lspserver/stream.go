@@ -1,0 +1,277 @@
+package lspserver
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"strconv"
+	"sync"
+
+	"go.lsp.dev/jsonrpc2"
+)
+
+// Limits of the LSP base protocol framing accepted by the wire.
+const (
+	// maxFrameBytes bounds one message body. An editor never sends anything
+	// near this; a larger Content-Length is treated as a corrupt header rather
+	// than an instruction to allocate gigabytes.
+	maxFrameBytes = 256 << 20
+	// maxHeaderLine bounds one header line ("Content-Length: 123\r\n" is 21
+	// bytes), so garbage without a newline cannot grow a buffer unbounded.
+	maxHeaderLine = 4096
+)
+
+// ErrBadHeader is wrapped by the error that ends serving when the input holds
+// a header block the server cannot frame (no colon, a Content-Length that is
+// missing, not a number, zero or too large, a line too long, or EOF inside a
+// header or body). There is no way to find the next frame after that, so the
+// process exits with a non-zero code instead of guessing.
+var ErrBadHeader = errors.New("unreadable LSP header")
+
+// wire is the byte transport between the editor and jsonrpc2 (see notes/lsp.md
+// §6: one malformed frame kills a jsonrpc2 connection). It reads LSP frames
+// itself, answers every frame whose body is not a single valid JSON-RPC
+// message with an error response (id null unless the id could be read) and
+// skips it, and hands only valid frames, re-framed, to jsonrpc2's header
+// stream. Writes from jsonrpc2 (one Write per message) and the wire's own
+// error responses share one mutex, so frames never interleave.
+type wire struct {
+	in  *bufio.Reader
+	log *slog.Logger
+
+	buf     []byte // current valid frame: canonical header + body
+	pending []byte // unread part of buf
+
+	wmu sync.Mutex // serialises every frame written to out
+	out io.Writer
+
+	ended chan struct{} // closed when input ended (clean EOF or fatal)
+	once  sync.Once
+	err   error // why input ended; set before ended is closed
+}
+
+func newWire(in io.Reader, out io.Writer, log *slog.Logger) *wire {
+	return &wire{
+		in:    bufio.NewReaderSize(in, 64<<10),
+		out:   out,
+		log:   log,
+		ended: make(chan struct{}),
+	}
+}
+
+// Read implements io.Reader for jsonrpc2's header stream: it yields only
+// frames that passed validation.
+func (w *wire) Read(p []byte) (int, error) {
+	for len(w.pending) == 0 {
+		if err := w.nextFrame(); err != nil {
+			w.end(err)
+			return 0, err
+		}
+	}
+	n := copy(p, w.pending)
+	w.pending = w.pending[n:]
+	return n, nil
+}
+
+// Write implements io.Writer. jsonrpc2 writes each message with one call.
+func (w *wire) Write(p []byte) (int, error) {
+	w.wmu.Lock()
+	defer w.wmu.Unlock()
+	return w.out.Write(p)
+}
+
+// Close implements io.Closer. Closing stdin does not unblock a pending Read
+// (notes/lsp.md §1), so there is nothing useful to close: the process exits.
+func (w *wire) Close() error { return nil }
+
+// end records why input ended, once, and wakes Serve.
+func (w *wire) end(err error) {
+	w.once.Do(func() {
+		w.err = err
+		close(w.ended)
+	})
+}
+
+// inputErr reports why input ended: nil for a clean EOF at a frame boundary.
+// Only valid after ended is closed.
+func (w *wire) inputErr() error {
+	if errors.Is(w.err, io.EOF) {
+		return nil
+	}
+	return w.err
+}
+
+// nextFrame reads one frame. A valid one is left in w.pending; an invalid body
+// is answered and leaves w.pending empty. A non-nil error ends the input.
+func (w *wire) nextFrame() error {
+	n, err := w.readHeader()
+	if err != nil {
+		return err
+	}
+	w.buf = append(w.buf[:0], "Content-Length: "...)
+	w.buf = strconv.AppendInt(w.buf, int64(n), 10)
+	w.buf = append(w.buf, "\r\n\r\n"...)
+	h := len(w.buf)
+	w.buf = grow(w.buf, n)
+	body := w.buf[h : h+n]
+	if m, err := io.ReadFull(w.in, body); err != nil {
+		return fmt.Errorf("%w: input ended inside a body, after %d of %d bytes: %w", ErrBadHeader, m, n, io.ErrUnexpectedEOF)
+	}
+	if reply := validateFrame(body); reply != nil {
+		w.log.Warn("rejected malformed JSON-RPC frame", "bytes", n, "code", reply.Error.Code, "reason", reply.Error.Message)
+		if err := w.writeJSON(reply); err != nil {
+			return fmt.Errorf("write error response: %w", err)
+		}
+		return nil
+	}
+	w.pending = w.buf
+	return nil
+}
+
+func grow(b []byte, n int) []byte {
+	if cap(b)-len(b) < n {
+		nb := make([]byte, len(b), len(b)+n)
+		copy(nb, b)
+		b = nb
+	}
+	return b[:len(b)+n]
+}
+
+// readHeader reads one header block and returns its Content-Length. Blank
+// lines before the first field are skipped (some clients pad between frames);
+// EOF before any byte of a header is a clean io.EOF.
+func (w *wire) readHeader() (int, error) {
+	length := -1
+	fields := 0
+	for {
+		line, err := w.in.ReadSlice('\n')
+		if err != nil {
+			switch {
+			case errors.Is(err, io.EOF) && len(line) == 0 && fields == 0:
+				return 0, io.EOF
+			case errors.Is(err, bufio.ErrBufferFull):
+				return 0, fmt.Errorf("%w: header line longer than %d bytes", ErrBadHeader, w.in.Size())
+			case errors.Is(err, io.EOF):
+				return 0, fmt.Errorf("%w: input ended inside a header: %w", ErrBadHeader, io.ErrUnexpectedEOF)
+			default:
+				return 0, fmt.Errorf("read header: %w", err)
+			}
+		}
+		if len(line) > maxHeaderLine {
+			return 0, fmt.Errorf("%w: header line longer than %d bytes", ErrBadHeader, maxHeaderLine)
+		}
+		line = bytes.TrimRight(line, "\r\n")
+		if len(line) == 0 {
+			if fields == 0 {
+				continue
+			}
+			break
+		}
+		fields++
+		name, value, ok := bytes.Cut(line, []byte(":"))
+		if !ok {
+			return 0, fmt.Errorf("%w: header field %q has no colon", ErrBadHeader, truncate(line))
+		}
+		if !bytes.EqualFold(bytes.TrimSpace(name), []byte("Content-Length")) {
+			continue // Content-Type and unknown fields are ignored
+		}
+		n, err := strconv.Atoi(string(bytes.TrimSpace(value)))
+		if err != nil || n <= 0 || n > maxFrameBytes {
+			return 0, fmt.Errorf("%w: bad Content-Length %q (want 1..%d)", ErrBadHeader, truncate(value), maxFrameBytes)
+		}
+		length = n
+	}
+	if length < 0 {
+		return 0, fmt.Errorf("%w: header has no Content-Length", ErrBadHeader)
+	}
+	return length, nil
+}
+
+func truncate(b []byte) string {
+	if len(b) > 64 {
+		return string(b[:64]) + "…"
+	}
+	return string(b)
+}
+
+// errorReply is a JSON-RPC error response written by the wire itself.
+type errorReply struct {
+	JSONRPC string          `json:"jsonrpc"`
+	ID      json.RawMessage `json:"id"`
+	Error   wireError       `json:"error"`
+}
+
+// wireError is the error object of an errorReply.
+type wireError struct {
+	Code    jsonrpc2.Code `json:"code"`
+	Message string        `json:"message"`
+}
+
+// validateFrame returns nil when body is one JSON-RPC 2.0 message jsonrpc2
+// will accept, else the error response to send: -32700 (Parse error) when
+// body is not JSON, -32600 (Invalid Request) when it is JSON but not a valid
+// message (batches included: LSP has
+// none, and jsonrpc2 would run their members concurrently, out of order).
+func validateFrame(body []byte) *errorReply {
+	if !json.Valid(body) {
+		return newErrorReply(nil, jsonrpc2.ParseError, "parse error: message body is not valid JSON")
+	}
+	trimmed := bytes.TrimLeft(body, " \t\r\n")
+	if len(trimmed) > 0 && trimmed[0] == '[' {
+		return newErrorReply(nil, jsonrpc2.InvalidRequest, "invalid request: batches are not supported")
+	}
+	if _, err := jsonrpc2.DecodeMessage(body); err != nil {
+		// The body is JSON (checked above), so whatever jsonrpc2 objects to
+		// is the shape of the message: Invalid Request, per JSON-RPC 2.0.
+		return newErrorReply(requestID(body), jsonrpc2.InvalidRequest,
+			"invalid request: not a JSON-RPC 2.0 request, notification or response (need \"jsonrpc\":\"2.0\", a string \"method\", and a number or string \"id\")")
+	}
+	return nil
+}
+
+func newErrorReply(id json.RawMessage, code jsonrpc2.Code, msg string) *errorReply {
+	if id == nil {
+		id = json.RawMessage("null")
+	}
+	return &errorReply{JSONRPC: "2.0", ID: id, Error: wireError{Code: code, Message: msg}}
+}
+
+// requestID returns the "id" of an invalid request when it is a usable id (a
+// string or an integer), so a client waiting on it gets its answer; nil
+// otherwise.
+func requestID(body []byte) json.RawMessage {
+	var env struct {
+		ID json.RawMessage `json:"id"`
+	}
+	if json.Unmarshal(body, &env) != nil || len(env.ID) == 0 {
+		return nil
+	}
+	var s string
+	if json.Unmarshal(env.ID, &s) == nil {
+		return env.ID
+	}
+	var n int64
+	if json.Unmarshal(env.ID, &n) == nil {
+		return env.ID
+	}
+	return nil
+}
+
+// writeJSON frames v and writes it under the write mutex.
+func (w *wire) writeJSON(v any) error {
+	body, err := json.Marshal(v)
+	if err != nil {
+		return fmt.Errorf("marshal: %w", err)
+	}
+	frame := make([]byte, 0, len(body)+32)
+	frame = append(frame, "Content-Length: "...)
+	frame = strconv.AppendInt(frame, int64(len(body)), 10)
+	frame = append(frame, "\r\n\r\n"...)
+	frame = append(frame, body...)
+	_, err = w.Write(frame)
+	return err
+}

@@ -1,0 +1,129 @@
+package lspserver
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"errors"
+	"io"
+	"log/slog"
+	"strings"
+	"testing"
+)
+
+func TestReadHeader(t *testing.T) {
+	for _, tc := range []struct {
+		in      string
+		want    int
+		wantErr error
+	}{
+		{in: "Content-Length: 12\r\n\r\n", want: 12},
+		{in: "content-length:7\n\n", want: 7},
+		{in: "CONTENT-LENGTH:   3  \r\nContent-Type: application/vscode-jsonrpc; charset=utf-8\r\nX-Other: y\r\n\r\n", want: 3},
+		{in: "\r\n\r\nContent-Length: 5\r\n\r\n", want: 5}, // padding before a frame
+		{in: "", wantErr: io.EOF},
+		{in: "Content-Length: 5\r\n", wantErr: ErrBadHeader},
+		{in: "Content-Length: 5", wantErr: ErrBadHeader},
+		{in: "Content-Length 5\r\n\r\n", wantErr: ErrBadHeader},
+		{in: "Content-Length: 0\r\n\r\n", wantErr: ErrBadHeader},
+		{in: "Content-Length: -1\r\n\r\n", wantErr: ErrBadHeader},
+		{in: "Content-Length: 0x10\r\n\r\n", wantErr: ErrBadHeader},
+		{in: "Content-Length: 268435457\r\n\r\n", wantErr: ErrBadHeader},
+		{in: "Content-Type: x\r\n\r\n", wantErr: ErrBadHeader},
+		{in: "X: " + strings.Repeat("a", maxHeaderLine) + "\r\n\r\n", wantErr: ErrBadHeader},
+	} {
+		w := newWire(strings.NewReader(tc.in), io.Discard, slog.New(slog.DiscardHandler))
+		got, err := w.readHeader()
+		if tc.wantErr != nil {
+			if !errors.Is(err, tc.wantErr) {
+				t.Errorf("%q: err %v, want %v", tc.in, err, tc.wantErr)
+			}
+			continue
+		}
+		if err != nil || got != tc.want {
+			t.Errorf("%q: got %d, %v; want %d", tc.in, got, err, tc.want)
+		}
+	}
+}
+
+func TestValidateFrame(t *testing.T) {
+	for _, tc := range []struct {
+		body string
+		code int // 0: valid
+		id   string
+	}{
+		{body: `{"jsonrpc":"2.0","id":1,"method":"x"}`},
+		{body: `{"jsonrpc":"2.0","id":"a","method":"x","params":{"k":[1,2]}}`},
+		{body: `{"jsonrpc":"2.0","method":"x"}`},
+		{body: ` {"jsonrpc":"2.0","id":3,"result":null} `},
+		{body: `{"jsonrpc":"2.0","id":3,"error":{"code":-1,"message":"m"}}`},
+		{body: `{"jsonrpc":"2.0","id":1,"method":"x"`, code: -32700, id: "null"},
+		{body: `{"jsonrpc":"2.0","id":1,"method":"x"} {}`, code: -32700, id: "null"},
+		{body: `nope`, code: -32700, id: "null"},
+		{body: `{"jsonrpc":"2.0","id":4,"method":"x","result":1}`, code: -32600, id: "4"},
+		{body: `{"jsonrpc":"2.0","id":"s","method":7}`, code: -32600, id: `"s"`},
+		{body: `{"jsonrpc":"2.0","id":1.5,"method":"x"}`, code: -32600, id: "null"},
+		{body: `{"jsonrpc":"2.0","id":true,"method":"x"}`, code: -32600, id: "null"},
+		{body: `[{"jsonrpc":"2.0","method":"x"}]`, code: -32600, id: "null"},
+		{body: `42`, code: -32600, id: "null"},
+	} {
+		r := validateFrame([]byte(tc.body))
+		switch {
+		case tc.code == 0 && r != nil:
+			t.Errorf("%s: rejected with %+v", tc.body, r)
+		case tc.code != 0 && r == nil:
+			t.Errorf("%s: accepted, want %d", tc.body, tc.code)
+		case tc.code != 0 && (int(r.Error.Code) != tc.code || string(r.ID) != tc.id):
+			t.Errorf("%s: got %d id %s, want %d id %s", tc.body, r.Error.Code, r.ID, tc.code, tc.id)
+		}
+	}
+}
+
+// TestWireReframes: what the wire passes on to jsonrpc2 is exactly the valid
+// frames, re-framed canonically, with invalid ones answered on the output.
+func TestWireReframes(t *testing.T) {
+	in := "content-length: 30\n\n" + `{"jsonrpc":"2.0","method":"a"}` +
+		"Content-Length: 3\r\n\r\nbad" +
+		"Content-Length: 30\r\n\r\n" + `{"jsonrpc":"2.0","method":"b"}`
+	var out bytes.Buffer
+	w := newWire(strings.NewReader(in), &out, slog.New(slog.DiscardHandler))
+	got, err := io.ReadAll(w)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "Content-Length: 30\r\n\r\n" + `{"jsonrpc":"2.0","method":"a"}` + "Content-Length: 30\r\n\r\n" + `{"jsonrpc":"2.0","method":"b"}`
+	if string(got) != want {
+		t.Errorf("passed on %q\nwant %q", got, want)
+	}
+	r := bufio.NewReader(&out)
+	if line, _ := r.ReadString('\n'); !strings.HasPrefix(line, "Content-Length: ") {
+		t.Fatalf("bad error frame header %q", line)
+	}
+	if rest, _ := io.ReadAll(r); !bytes.Contains(rest, []byte(`"id":null,"error":{"code":-32700`)) {
+		t.Errorf("error response = %q", rest)
+	}
+	<-w.ended
+	if w.inputErr() != nil {
+		t.Errorf("clean EOF reported as %v", w.inputErr())
+	}
+}
+
+// FuzzServe: any input ends the session without a panic or a hang: Serve
+// returns once the input is exhausted.
+func FuzzServe(f *testing.F) {
+	for _, seed := range []string{
+		"",
+		"Content-Length: 2\r\n\r\n{}",
+		"Content-Length: 58\r\n\r\n" + `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{}}`,
+		"Content-Length: 31\r\n\r\n" + `{"jsonrpc":"2.0","method":"exit"}`,
+		"Content-Length: 4\r\n\r\nnull",
+		"Content-Length: x\r\n\r\n",
+		"Content-Length: 100\r\n\r\n{",
+	} {
+		f.Add([]byte(seed))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		s := New(Options{NoWatcher: true})
+		s.Serve(context.Background(), bytes.NewReader(data), io.Discard)
+	})
+}

@@ -1,0 +1,48 @@
+package lspserver
+
+import (
+	"context"
+	"fmt"
+
+	"go.lsp.dev/protocol"
+)
+
+// Text synchronisation: the editor's buffers become overlays in the
+// workspace view, so everything agentls reads of an open file is what the
+// user sees. These are notifications: they run on the read loop in wire
+// order, so a request read after a didChange sees it applied.
+
+func (s *Server) didOpen(_ context.Context, p *protocol.DidOpenTextDocumentParams) error {
+	td := p.TextDocument
+	s.view.Open(docKey(td.URI), td.Version, td.Text)
+	return nil
+}
+
+func (s *Server) didChange(_ context.Context, p *protocol.DidChangeTextDocumentParams) error {
+	changes, err := toTextChanges(p.ContentChanges)
+	if err != nil {
+		return fmt.Errorf("didChange %s: %w", p.TextDocument.URI, err)
+	}
+	key := docKey(p.TextDocument.URI)
+	if err := s.view.Change(key, p.TextDocument.Version, changes, s.Session().Encoding); err != nil {
+		// The view kept the previous text; LSP has no way to ask the editor
+		// for the whole buffer, so the next didOpen (or a whole-document
+		// change) resynchronises it.
+		return fmt.Errorf("didChange %s: %w", p.TextDocument.URI, err)
+	}
+	return nil
+}
+
+func (s *Server) didSave(_ context.Context, p *protocol.DidSaveTextDocumentParams) error {
+	// The buffer stays the overlay; the disk copy changed, so the read cache
+	// must not serve the old content once the buffer is closed.
+	if path, ok := filePath(p.TextDocument.URI); ok {
+		s.view.Invalidate(path)
+	}
+	return nil
+}
+
+func (s *Server) didClose(_ context.Context, p *protocol.DidCloseTextDocumentParams) error {
+	s.view.Close(docKey(p.TextDocument.URI))
+	return nil
+}

@@ -1,0 +1,143 @@
+package lspserver
+
+import (
+	"context"
+	"log/slog"
+	"slices"
+	"sync"
+
+	"go.lsp.dev/protocol"
+)
+
+// workspaceState is the ordered list of workspace folders (absolute paths).
+type workspaceState struct {
+	mu      sync.Mutex
+	folders []string
+}
+
+// Folders returns the workspace folders as the editor gave them (absolute
+// paths, first one first).
+func (s *Server) Folders() []string {
+	s.ws.mu.Lock()
+	defer s.ws.mu.Unlock()
+	return slices.Clone(s.ws.folders)
+}
+
+// setFolders replaces the folder list: the view's confinement changes at
+// once, the watcher catches up in the background.
+func (s *Server) setFolders(folders []string) {
+	s.ws.mu.Lock()
+	old := s.ws.folders
+	s.ws.folders = slices.Clone(folders)
+	s.view.SetFolders(folders)
+	s.ws.mu.Unlock()
+
+	for _, f := range old {
+		if !slices.Contains(folders, f) {
+			s.watch.remove(f)
+		}
+	}
+	for _, f := range folders {
+		if !slices.Contains(old, f) {
+			s.watch.add(f)
+		}
+	}
+}
+
+// initialFolders takes initialize's workspaceFolders, else rootUri, else
+// rootPath. Non-file URIs are skipped with a log line.
+func initialFolders(p *protocol.InitializeParams, log *slog.Logger) []string {
+	var out []string
+	if wf, ok := p.WorkspaceFolders.Get(); ok && len(wf) > 0 {
+		for _, f := range wf {
+			if path, ok := filePath(f.URI); ok {
+				out = appendUnique(out, path)
+			} else {
+				log.Warn("ignoring non-file workspace folder", "uri", string(f.URI))
+			}
+		}
+		return out
+	}
+	//lint:ignore SA1019 rootUri/rootPath are the fallback for clients without workspaceFolders
+	rootURI, rootPath := p.RootURI, p.RootPath
+	if rootURI != nil && *rootURI != "" {
+		if path, ok := filePath(*rootURI); ok {
+			return []string{path}
+		}
+		log.Warn("ignoring non-file rootUri", "uri", string(*rootURI))
+	}
+	if rp, ok := rootPath.Get(); ok && rp != "" {
+		return []string{cleanAbs(rp)}
+	}
+	return nil
+}
+
+func (s *Server) didChangeWorkspaceFolders(_ context.Context, p *protocol.DidChangeWorkspaceFoldersParams) error {
+	folders := s.Folders()
+	for _, f := range p.Event.Removed {
+		if path, ok := filePath(f.URI); ok {
+			folders = slices.DeleteFunc(folders, func(x string) bool { return x == path })
+		}
+	}
+	for _, f := range p.Event.Added {
+		if path, ok := filePath(f.URI); ok {
+			folders = appendUnique(folders, path)
+		} else {
+			s.log.Warn("ignoring non-file workspace folder", "uri", string(f.URI))
+		}
+	}
+	s.setFolders(folders)
+	s.log.Info("workspace folders changed", "folders", folders)
+	return nil
+}
+
+func (s *Server) didChangeConfiguration(_ context.Context, p *protocol.DidChangeConfigurationParams) error {
+	s.config.setSettings(p.Settings)
+	return nil
+}
+
+// watchedFilesRegistrationID identifies agentls's dynamic registration of
+// workspace/didChangeWatchedFiles.
+const watchedFilesRegistrationID = "agentls/watchedFiles"
+
+// registerWatchedFiles asks the editor to send workspace/didChangeWatchedFiles
+// for every file. It runs on a server-owned goroutine after initialized:
+// a server→client request cannot be made from the read loop.
+func (s *Server) registerWatchedFiles(ctx context.Context) {
+	opts, err := protocol.Marshal(&protocol.DidChangeWatchedFilesRegistrationOptions{
+		Watchers: []protocol.FileSystemWatcher{{GlobPattern: protocol.Pattern("**/*")}},
+	})
+	if err != nil {
+		s.log.Error("marshal watcher registration", "err", err)
+		return
+	}
+	err = s.client.RegisterCapability(ctx, &protocol.RegistrationParams{Registrations: []protocol.Registration{{
+		ID:              watchedFilesRegistrationID,
+		Method:          protocol.MethodWorkspaceDidChangeWatchedFiles,
+		RegisterOptions: opts,
+	}}})
+	if err != nil {
+		s.log.Warn("editor refused didChangeWatchedFiles registration", "err", err)
+		return
+	}
+	s.log.Debug("registered didChangeWatchedFiles")
+}
+
+func (s *Server) didChangeWatchedFiles(_ context.Context, p *protocol.DidChangeWatchedFilesParams) error {
+	for _, ch := range p.Changes {
+		path, ok := filePath(ch.URI)
+		if !ok {
+			continue
+		}
+		s.view.Invalidate(path)
+		s.log.Debug("watched file changed", "path", path, "type", ch.Type)
+	}
+	return nil
+}
+
+func appendUnique(list []string, v string) []string {
+	if slices.Contains(list, v) {
+		return list
+	}
+	return append(list, v)
+}

@@ -1,0 +1,154 @@
+// Package mcptest provides a real MCP server (mcp-go's server package) with
+// tools that exercise the agentls MCP client: echo, errors, cancellation,
+// run-time tool registration (tools/list_changed), large and mixed content,
+// names that need sanitising, and generated tools of typical size. Tests in
+// other packages serve it over streamable HTTP with StartHTTP; the
+// tools/mcp tests also serve it over stdio from a re-executed test binary.
+package mcptest
+
+import (
+	"context"
+	"encoding/base64"
+	"fmt"
+	"io"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/mark3labs/mcp-go/server"
+)
+
+// Options shape the server.
+type Options struct {
+	// GeneratedTools adds that many tools shaped like typical real MCP tools
+	// (two-sentence description, four documented parameters).
+	GeneratedTools int
+	// Log receives one line per notable event ("helper: wait started",
+	// "helper: wait cancelled"); nil discards them.
+	Log io.Writer
+	// Exit, when set, adds the "die" tool, which logs and calls Exit(3) in
+	// the middle of the call (for servers running in their own process).
+	Exit func(code int)
+}
+
+// Tool names and texts tests can rely on.
+const (
+	LongToolName  = "a_really_long_tool_name_xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"
+	WeirdToolName = "weird.name/with spaces"
+)
+
+// NewServer builds the server. Its tools:
+//
+//	echo {text}       → "helper: <text>" (readOnlyHint)
+//	fail              → isError "the widget is broken"
+//	wait              → blocks until cancelled (logs "helper: wait started"/"helper: wait cancelled")
+//	add_tool {name}   → registers tool <name> answering "I am <name>" (sends tools/list_changed)
+//	big               → 200 KB of text
+//	mixed             → text, image, audio, resource link, embedded text and blob resources
+//	die               → only with Options.Exit: exits the process mid-call
+//	plus WeirdToolName, LongToolName and the generated tools.
+func NewServer(o Options) *server.MCPServer {
+	log := o.Log
+	if log == nil {
+		log = io.Discard
+	}
+	s := server.NewMCPServer("agentls-helper", "1.0", server.WithToolCapabilities(true), server.WithPaginationLimit(7))
+	s.AddTool(mcp.NewTool("echo", mcp.WithDescription("Echo the text back."), mcp.WithReadOnlyHintAnnotation(true),
+		mcp.WithString("text", mcp.Required(), mcp.Description("text to echo"))),
+		func(ctx context.Context, r mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			return mcp.NewToolResultText("helper: " + r.GetString("text", "")), nil
+		})
+	if o.Exit != nil {
+		s.AddTool(mcp.NewTool("die", mcp.WithDescription("Exit the server in the middle of the call.")),
+			func(ctx context.Context, r mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+				fmt.Fprintln(log, "helper: dying on purpose")
+				o.Exit(3)
+				return nil, nil
+			})
+	}
+	s.AddTool(mcp.NewTool("wait", mcp.WithDescription("Wait until cancelled.")),
+		func(ctx context.Context, r mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			fmt.Fprintln(log, "helper: wait started")
+			select {
+			case <-ctx.Done():
+				fmt.Fprintln(log, "helper: wait cancelled")
+				return nil, ctx.Err()
+			case <-time.After(time.Minute):
+				return mcp.NewToolResultText("waited a minute"), nil
+			}
+		})
+	s.AddTool(mcp.NewTool("add_tool", mcp.WithDescription("Register another tool."),
+		mcp.WithString("name", mcp.Required())),
+		func(ctx context.Context, r mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			name := r.GetString("name", "")
+			s.AddTool(mcp.NewTool(name, mcp.WithDescription("Added at run time.")),
+				func(context.Context, mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+					return mcp.NewToolResultText("I am " + name), nil
+				})
+			return mcp.NewToolResultText("added " + name), nil
+		})
+	s.AddTool(mcp.NewTool("big", mcp.WithDescription("Return 200 KB of text.")),
+		func(ctx context.Context, r mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			return mcp.NewToolResultText(strings.Repeat("0123456789abcdé\n", 200*1024/17)), nil
+		})
+	s.AddTool(mcp.NewTool("fail", mcp.WithDescription("Report a tool error.")),
+		func(ctx context.Context, r mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			return mcp.NewToolResultError("the widget is broken"), nil
+		})
+	s.AddTool(mcp.NewTool("mixed", mcp.WithDescription("Return every kind of content.")),
+		func(ctx context.Context, r mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			img := base64.StdEncoding.EncodeToString(make([]byte, 1234))
+			return &mcp.CallToolResult{Content: []mcp.Content{
+				mcp.NewTextContent("intro"),
+				mcp.NewImageContent(img, "image/png"),
+				mcp.NewAudioContent(base64.StdEncoding.EncodeToString(make([]byte, 10)), "audio/wav"),
+				mcp.NewResourceLink("file:///tmp/report.txt", "report", "the report", "text/plain"),
+				mcp.NewEmbeddedResource(mcp.TextResourceContents{URI: "mem://note", Text: "note body"}),
+				mcp.NewEmbeddedResource(mcp.BlobResourceContents{URI: "mem://blob", MIMEType: "application/gzip", Blob: base64.StdEncoding.EncodeToString(make([]byte, 99))}),
+			}}, nil
+		})
+	s.AddTool(mcp.NewTool(WeirdToolName, mcp.WithDescription("A name that needs sanitising.")),
+		func(ctx context.Context, r mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			return mcp.NewToolResultText("weird ok"), nil
+		})
+	s.AddTool(mcp.NewTool(LongToolName, mcp.WithDescription("A name that needs shortening.")),
+		func(ctx context.Context, r mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			return mcp.NewToolResultText("long ok"), nil
+		})
+	for i := range o.GeneratedTools {
+		addGeneratedTool(s, i)
+	}
+	return s
+}
+
+// addGeneratedTool adds a tool shaped like a typical real MCP tool.
+func addGeneratedTool(s *server.MCPServer, i int) {
+	nouns := []string{"issue", "ticket", "invoice", "customer", "deployment", "alert", "dashboard", "document"}
+	verbs := []string{"create", "update", "list", "archive", "search", "export"}
+	noun, verb := nouns[i%len(nouns)], verbs[(i/len(nouns))%len(verbs)]
+	name := fmt.Sprintf("%s_%s_%d", verb, noun, i)
+	s.AddTool(mcp.NewTool(name,
+		mcp.WithDescription(fmt.Sprintf("%s a %s in the project tracker. Returns the %s as JSON with its id, title, status, owner and timestamps; fails when the caller lacks permission.", strings.ToUpper(verb[:1])+verb[1:], noun, noun)),
+		mcp.WithString("project", mcp.Required(), mcp.Description("Project key, for example ENG or OPS.")),
+		mcp.WithString("title", mcp.Description("Human-readable title of the "+noun+".")),
+		mcp.WithString("status", mcp.Description("One of open, in_progress, blocked, done.")),
+		mcp.WithNumber("limit", mcp.Description("Maximum number of results to return (1-100).")),
+	), func(ctx context.Context, r mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		return mcp.NewToolResultText(name + " ok"), nil
+	})
+}
+
+// StartHTTP serves s over streamable HTTP on 127.0.0.1 until the test ends
+// and returns the endpoint URL (for a "type": "http" server entry).
+func StartHTTP(t testing.TB, s *server.MCPServer) string {
+	h := server.NewStreamableHTTPServer(s)
+	ts := httptest.NewServer(h)
+	t.Cleanup(func() {
+		_ = h.Shutdown(context.Background())
+		ts.CloseClientConnections()
+		ts.Close()
+	})
+	return ts.URL + "/mcp"
+}

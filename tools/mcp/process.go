@@ -1,0 +1,230 @@
+package mcp
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"os/exec"
+	"sort"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+)
+
+// Shutdown timings for a stdio server: after stdin is closed the server gets
+// stopGrace to exit on its own, then its process group gets SIGTERM and
+// another stopGrace, then SIGKILL.
+const stopGrace = time.Second
+
+// process is one stdio MCP server child. It is started in its own process
+// group so that stopping it also stops whatever it spawned (npx, uvx and
+// shell launchers run the real server as a grandchild), and with a parent
+// death signal so that the child dies with agentls even when agentls is
+// killed. We create the pipes ourselves (instead of letting mcp-go spawn the
+// command) to own the child: we learn at once when it exits, and can kill
+// the whole group.
+type process struct {
+	cmd    *exec.Cmd
+	pgid   int
+	stdin  *os.File // our write end of the child's stdin
+	stdout *os.File // our read end of the child's stdout
+	stderr *os.File // our read end of the child's stderr
+
+	exited  chan struct{} // closed once the child is reaped and its group killed
+	exitErr error         // valid after exited
+
+	tail    *tailBuffer
+	drained chan struct{} // closed when stderr reaches EOF
+}
+
+// inheritedEnv are the variables a stdio server gets from agentls's
+// environment; everything else must be configured in its "env".
+var inheritedEnv = []string{
+	"HOME", "LOGNAME", "PATH", "SHELL", "TERM", "USER", "TMPDIR", "TZ", "LANG", "LANGUAGE",
+	"XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_CACHE_HOME", "XDG_STATE_HOME", "XDG_RUNTIME_DIR",
+	"HTTP_PROXY", "HTTPS_PROXY", "NO_PROXY", "http_proxy", "https_proxy", "no_proxy", "ALL_PROXY", "all_proxy",
+	"SSL_CERT_FILE", "SSL_CERT_DIR", "NODE_EXTRA_CA_CERTS",
+}
+
+// childEnv is the inherited allowlist (plus LC_* locale settings) from
+// environ, then env, sorted by name so the child's environment is stable.
+func childEnv(environ []string, env map[string]string) []string {
+	keep := map[string]bool{}
+	for _, k := range inheritedEnv {
+		keep[k] = true
+	}
+	out := make([]string, 0, len(inheritedEnv)+len(env))
+	for _, kv := range environ {
+		k, _, _ := strings.Cut(kv, "=")
+		if _, set := env[k]; !set && (keep[k] || strings.HasPrefix(k, "LC_")) {
+			out = append(out, kv)
+		}
+	}
+	keys := make([]string, 0, len(env))
+	for k := range env {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		out = append(out, k+"="+env[k])
+	}
+	return out
+}
+
+// startProcess starts command with args in dir, with the inherited
+// allowlist of the environment plus env.
+func startProcess(command string, args []string, env map[string]string, dir string, log *slog.Logger) (*process, error) {
+	if command == "" {
+		return nil, errors.New("no command configured")
+	}
+	cmd := exec.Command(command, args...)
+	cmd.Env = childEnv(os.Environ(), env)
+	cmd.Dir = dir
+	cmd.SysProcAttr = sysProcAttr()
+
+	inR, inW, err := os.Pipe()
+	if err != nil {
+		return nil, fmt.Errorf("stdin pipe: %w", err)
+	}
+	outR, outW, err := os.Pipe()
+	if err != nil {
+		closeAll(inR, inW)
+		return nil, fmt.Errorf("stdout pipe: %w", err)
+	}
+	errR, errW, err := os.Pipe()
+	if err != nil {
+		closeAll(inR, inW, outR, outW)
+		return nil, fmt.Errorf("stderr pipe: %w", err)
+	}
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = inR, outW, errW
+	if err := cmd.Start(); err != nil {
+		closeAll(inR, inW, outR, outW, errR, errW)
+		return nil, fmt.Errorf("start %s: %w", command, err)
+	}
+	// The child holds its ends now; keeping ours open would hide its EOF.
+	closeAll(inR, outW, errW)
+
+	p := &process{
+		cmd: cmd, pgid: cmd.Process.Pid,
+		stdin: inW, stdout: outR, stderr: errR,
+		exited: make(chan struct{}), drained: make(chan struct{}),
+		tail: &tailBuffer{max: 4096},
+	}
+	go p.drainStderr(log)
+	go p.wait()
+	return p, nil
+}
+
+// wait reaps the child and kills the rest of its process group: a server
+// whose main process is gone is dead, and its helpers must not linger.
+func (p *process) wait() {
+	p.exitErr = waitAndKillGroup(p.cmd, p.pgid)
+	close(p.exited)
+}
+
+// drainStderr keeps the child's stderr pipe empty (a full pipe would block
+// the child), logs each line at debug level and keeps the tail for error
+// messages.
+func (p *process) drainStderr(log *slog.Logger) {
+	defer close(p.drained)
+	sc := bufio.NewScanner(p.stderr)
+	sc.Buffer(make([]byte, 0, 4096), 1<<20)
+	for sc.Scan() {
+		line := sc.Text()
+		log.Debug("mcp server stderr", "line", line)
+		p.tail.add(line)
+	}
+}
+
+// stop ends the child and everything in its group: stdin is closed (most
+// servers exit on EOF), then SIGTERM, then SIGKILL. It returns once the child
+// is reaped and our pipe ends are closed.
+func (p *process) stop() {
+	_ = p.stdin.Close()
+	steps := []syscall.Signal{syscall.SIGTERM, syscall.SIGKILL}
+	for i := 0; ; i++ {
+		timer := time.NewTimer(stopGrace)
+		select {
+		case <-p.exited:
+			timer.Stop()
+			p.closePipes()
+			return
+		case <-timer.C:
+		}
+		if i < len(steps) {
+			_ = syscall.Kill(-p.pgid, steps[i])
+		}
+	}
+}
+
+// closePipes closes our read ends. A descendant that left the process group
+// could still hold the write ends; closing ours unblocks the readers anyway.
+func (p *process) closePipes() {
+	select {
+	case <-p.drained:
+	case <-time.After(100 * time.Millisecond):
+	}
+	closeAll(p.stdout, p.stderr)
+}
+
+// exitError describes how the child ended, with the end of its stderr,
+// which is where servers explain why they quit. Call after exited.
+func (p *process) exitError() error {
+	select {
+	case <-p.drained:
+	case <-time.After(200 * time.Millisecond):
+	}
+	msg := "process exited"
+	if p.exitErr != nil {
+		msg = "process exited: " + p.exitErr.Error()
+	}
+	if t := p.tail.String(); t != "" {
+		msg += "; stderr: " + t
+	}
+	return errors.New(msg)
+}
+
+// stderrTail is the last lines the child wrote to stderr.
+func (p *process) stderrTail() string { return p.tail.String() }
+
+func closeAll(fs ...*os.File) {
+	for _, f := range fs {
+		_ = f.Close()
+	}
+}
+
+// tailBuffer keeps the last max bytes of lines written to it.
+type tailBuffer struct {
+	mu    sync.Mutex
+	max   int
+	lines []string
+	size  int
+}
+
+func (t *tailBuffer) add(line string) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if len(line) > t.max {
+		line = line[len(line)-t.max:]
+	}
+	t.lines = append(t.lines, line)
+	t.size += len(line) + 1
+	for t.size > t.max && len(t.lines) > 1 {
+		t.size -= len(t.lines[0]) + 1
+		t.lines = t.lines[1:]
+	}
+}
+
+func (t *tailBuffer) String() string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	// The last few lines are what explains a failure; keep messages short.
+	lines := t.lines
+	if len(lines) > 5 {
+		lines = lines[len(lines)-5:]
+	}
+	return strings.TrimSpace(strings.Join(lines, " | "))
+}

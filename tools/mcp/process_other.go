@@ -1,0 +1,22 @@
+//go:build unix && !linux
+
+package mcp
+
+import (
+	"os/exec"
+	"syscall"
+)
+
+// sysProcAttr puts the child in its own process group so the group can be
+// killed as one. There is no parent death signal outside Linux; descendants
+// see EOF on stdin when agentls is gone, which ends stdio servers.
+func sysProcAttr() *syscall.SysProcAttr {
+	return &syscall.SysProcAttr{Setpgid: true}
+}
+
+// waitAndKillGroup reaps the child and then kills the rest of its group.
+func waitAndKillGroup(cmd *exec.Cmd, pgid int) error {
+	err := cmd.Wait()
+	_ = syscall.Kill(-pgid, syscall.SIGKILL)
+	return err
+}

@@ -1,0 +1,139 @@
+package mcp
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/agentls/agentls/tools"
+	"github.com/mark3labs/mcp-go/client/transport"
+	"github.com/mark3labs/mcp-go/mcp"
+)
+
+// mcpTool is one server tool as the model sees it.
+type mcpTool struct {
+	srv      *server
+	name     string // registry name, mcp__<server>__<tool>
+	remote   string // the server's own name for it
+	desc     string
+	schema   json.RawMessage
+	readOnly bool
+}
+
+var _ tools.Tool = (*mcpTool)(nil)
+
+func newTool(s *server, name string, t mcp.Tool) *mcpTool {
+	desc := t.Description
+	if desc == "" {
+		desc = t.Title
+	}
+	if desc == "" {
+		desc = t.Annotations.Title
+	}
+	if desc == "" {
+		desc = fmt.Sprintf("Tool %q of MCP server %q.", t.Name, s.name)
+	}
+	return &mcpTool{
+		srv: s, name: name, remote: t.Name, desc: desc,
+		schema:   inputSchema(t),
+		readOnly: t.Annotations.ReadOnlyHint != nil && *t.Annotations.ReadOnlyHint,
+	}
+}
+
+// inputSchema passes the server's schema through, made acceptable as a
+// function schema: the top level is an object with properties.
+func inputSchema(t mcp.Tool) json.RawMessage {
+	sc := mcp.ToolArgumentsSchema(t.InputSchema)
+	if sc.Type == "" {
+		sc.Type = "object"
+	}
+	if sc.Properties == nil {
+		sc.Properties = map[string]any{}
+	}
+	b, err := json.Marshal(sc)
+	if err != nil {
+		return json.RawMessage(`{"type":"object","properties":{}}`)
+	}
+	return b
+}
+
+// Name implements tools.Tool.
+func (t *mcpTool) Name() string { return t.name }
+
+// Description implements tools.Tool.
+func (t *mcpTool) Description() string { return t.desc }
+
+// Schema implements tools.Tool.
+func (t *mcpTool) Schema() json.RawMessage { return t.schema }
+
+// ReadOnly is the server's readOnlyHint; without it the tool is assumed to
+// change things and runs in call order.
+func (t *mcpTool) ReadOnly() bool { return t.readOnly }
+
+// Strict reports that the schema is the server's own, not rewritten for
+// OpenAI strict mode (all properties required, no additionalProperties):
+// the agent must send MCP tools with "strict": false.
+func (t *mcpTool) Strict() bool { return false }
+
+// Call runs the tool on the server's current connection. Problems the model
+// can act on (bad arguments, the tool failing, a timeout, the server being
+// down) come back as error results; only cancellation of ctx is an error.
+func (t *mcpTool) Call(ctx context.Context, _ *tools.Env, args json.RawMessage) (tools.Result, error) {
+	s := t.srv
+	c, err := s.current()
+	if err != nil {
+		return t.unavailable(err), nil
+	}
+	args = bytes.TrimSpace(args)
+	if len(args) == 0 || string(args) == "null" {
+		args = json.RawMessage(`{}`)
+	}
+	var obj map[string]json.RawMessage
+	if err := json.Unmarshal(args, &obj); err != nil {
+		return tools.Errorf("invalid arguments for %s: want a JSON object: %v", t.name, err), nil
+	}
+
+	timeout := s.m.opts.CallTimeout
+	cctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	token := fmt.Sprintf("agentls-%d", s.m.tokens.Add(1))
+	defer s.trackCall(token, t.name)()
+	req := mcp.CallToolRequest{}
+	req.Params.Name = t.remote
+	req.Params.Arguments = args
+	req.Params.Meta = &mcp.Meta{ProgressToken: token}
+
+	res, err := c.client.CallTool(cctx, req)
+	switch {
+	case err == nil:
+	case ctx.Err() != nil:
+		return tools.Result{}, fmt.Errorf("%s: %w", t.name, context.Cause(ctx))
+	case errors.Is(cctx.Err(), context.DeadlineExceeded):
+		return tools.Errorf("%s timed out after %s; try a smaller request or different arguments", t.name, timeout), nil
+	case isConnError(err):
+		if c.proc != nil && errors.Is(err, transport.ErrTransportClosed) {
+			// The child closed stdout; its exit status is the better reason.
+			select {
+			case <-c.proc.exited:
+				err = c.proc.exitError()
+			case <-time.After(time.Second):
+			}
+		}
+		c.markLost(err)
+		return t.unavailable(err), nil
+	default:
+		return tools.Errorf("%s failed: %v", t.name, err), nil
+	}
+	text := renderResult(res)
+	if res.IsError && text == "" {
+		text = t.name + " reported an error without a message"
+	}
+	return tools.Result{Text: text, IsError: res.IsError}, nil
+}
+
+func (t *mcpTool) unavailable(err error) tools.Result {
+	return tools.Errorf("MCP server %q is unavailable: %v", t.srv.name, err)
+}
