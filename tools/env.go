@@ -1,6 +1,10 @@
 package tools
 
-import "github.com/agentls/agentls/tools/workspace"
+import (
+	"sync"
+
+	"github.com/agentls/agentls/tools/workspace"
+)
 
 // Env is what a tool call can reach: one per agent run. The loop builds it
 // with NewEnv; lspserver and the CLI supply the Approver and react to staged
@@ -12,16 +16,49 @@ type Env struct {
 	Changes  *Changeset      // what this run has staged
 	Approver Approver        // nil denies everything
 	Policy   Policy          // user settings that gate tools
+
+	approvals approvalMemory // "allow always" answers, per tool
 }
 
 // Policy holds the user's settings that change tool behaviour.
 type Policy struct {
-	RunCommand     string   // "off" (default), "ask"; anything else is "off"
-	AllowSecrets   bool     // send secret-looking files to the model
-	SecretPatterns []string // extra doublestar patterns treated as secrets
+	RunCommand string // "off" (default), "ask"; anything else is "off"
+	// AllowSecrets sends secret-looking files to the model. Without it,
+	// read_file refuses them and grep skips them: .env*, *.pem, *.key,
+	// id_rsa*, id_ed25519*, id_ecdsa*, id_dsa*, plus SecretPatterns.
+	AllowSecrets bool
+	// SecretPatterns are extra doublestar patterns treated as secrets;
+	// one without "/" matches the base name, one with "/" the path
+	// relative to its workspace folder.
+	SecretPatterns []string
 }
 
 // NewEnv returns the environment for run id over view.
 func NewEnv(runID string, view *workspace.View, approver Approver, policy Policy) *Env {
-	return &Env{RunID: runID, View: view, Ledger: NewLedger(), Changes: NewChangeset(view), Approver: approver, Policy: policy}
+	ledger := NewLedger()
+	changes := NewChangeset(view)
+	changes.ledger = ledger
+	return &Env{RunID: runID, View: view, Ledger: ledger, Changes: changes, Approver: approver, Policy: policy}
+}
+
+// approvalMemory remembers AllowAlways decisions for the life of an Env.
+// Its zero value is ready to use.
+type approvalMemory struct {
+	mu     sync.Mutex
+	always map[string]bool
+}
+
+func (m *approvalMemory) allowed(tool string) bool {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.always[tool]
+}
+
+func (m *approvalMemory) remember(tool string) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.always == nil {
+		m.always = map[string]bool{}
+	}
+	m.always[tool] = true
 }

@@ -2,6 +2,23 @@
 // built-in tools, the workspace view they read through, the read ledger and
 // optimistic locks, the staged changeset, the file watcher and the MCP
 // client. It never imports agent or lspserver.
+//
+// The edit pipeline, in this package:
+//
+//   - Every tool is a params struct plus a handler (New, typed.go); its
+//     strict JSON schema is derived from the struct (schema.go) and its
+//     model-facing text lives in descriptions/*.md. Builtins is the one
+//     registration list.
+//   - Reads go through the workspace view (editor buffers first) and the
+//     run's own staged text first; read_file records the whole file's hash
+//     in the run's Ledger (ledger.go).
+//   - Mutating tools check the optimistic lock (lock.go): the current text
+//     must be what the run read or staged, else CONFLICT with a diff of
+//     what changed. They match old_string with the equivalence ladder
+//     (match.go, match_lines.go) and stage the result in the run's
+//     Changeset (changeset.go); nothing is written to disk here.
+//   - lspserver turns staged files into TextEdits (Changeset.Edits,
+//     text.Diff) and proposals or workspace/applyEdit.
 package tools
 
 import (

@@ -2,6 +2,7 @@ package text
 
 import (
 	"strings"
+	"unicode/utf8"
 
 	"github.com/aymanbagabas/go-udiff"
 	"github.com/aymanbagabas/go-udiff/lcs"
@@ -14,7 +15,8 @@ const refineMaxBytes = 64 << 10
 
 // Diff returns a minimal list of edits turning before into after, as LSP
 // TextEdits: ranges refer to before, in enc, sorted and non-overlapping, so
-// they can go into one TextDocumentEdit. It never splits a CRLF or a rune.
+// they can go into one TextDocumentEdit. It never splits a CRLF or a rune,
+// and never panics (invalid UTF-8 only loses the character refinement).
 //
 // It diffs lines first (go-udiff's lcs package), then refines each
 // changed block to characters when that makes the edits much smaller, so a
@@ -115,7 +117,10 @@ func splitLines(s string) ([]string, []int) {
 // (offsets relative to old) when they change at most half as many bytes.
 func refine(old, new string) []byteEdit {
 	coarse := []byteEdit{{start: 0, end: len(old), text: new}}
-	if len(old) > refineMaxBytes || len(new) > refineMaxBytes || old == "" || new == "" {
+	if len(old) > refineMaxBytes || len(new) > refineMaxBytes || old == "" || new == "" ||
+		!utf8.ValidString(old) || !utf8.ValidString(new) {
+		// udiff.Strings counts offsets in decoded runes: invalid UTF-8
+		// would shift them.
 		return coarse
 	}
 	fine := udiff.Strings(old, new)

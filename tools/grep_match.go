@@ -1,0 +1,163 @@
+package tools
+
+import (
+	"bytes"
+	"regexp"
+	"regexp/syntax"
+)
+
+// lineMatcher finds the lines of a buffer that match an RE2 pattern, the way
+// grep and ripgrep define it: a line matches when the pattern matches
+// somewhere inside it (line terminators excluded).
+//
+// Go's regexp runs at tens of MB/s, so the matcher avoids running it over
+// text that cannot match. Most patterns contain literals one of which every
+// match must include ("Reader" in `\w+Reader\(`, "errors.New" or
+// "fmt.Errorf" in `errors\.New|fmt\.Errorf`): the buffer is scanned for
+// them with SIMD byte searches and only the lines containing one are given
+// to the regexp; a pattern that is nothing but literals needs no regexp.
+// A case-insensitive literal is found by scanning for both cases of its
+// rarest byte and comparing the rest, when every letter's case folding
+// stays within ASCII (so not "k", which folds to the Kelvin sign).
+type lineMatcher struct {
+	re      *regexp.Regexp
+	multi   *regexp.Regexp // re in (?m) mode, for chunks of lines; nil: per line only
+	needles []needle       // every match contains one of these; nil: none known
+	pure    bool           // the pattern is just the literal(s): no regexp needed
+	chunk   int            // no needles: bytes of lines pre-checked per re.Match
+}
+
+// maxPrefilterLits bounds the alternatives the prefilter scans for: past
+// it, the scans cost more than the regexp they would save.
+const maxPrefilterLits = 8
+
+func newLineMatcher(pattern string, ignoreCase bool) (*lineMatcher, error) {
+	if ignoreCase {
+		pattern = "(?i)" + pattern
+	}
+	re, err := regexp.Compile(pattern)
+	if err != nil {
+		return nil, err
+	}
+	m := &lineMatcher{re: re, chunk: 4 << 10}
+	// A chunk of lines may contain a match only if the (?m) form of the
+	// pattern matches the chunk: ^ and $ then match at every line break.
+	// \A and \z keep their meaning in (?m), so they rule chunks out.
+	if mp, err := syntax.Parse("(?m)"+pattern, syntax.Perl); err == nil && !hasTextAnchor(mp) {
+		m.multi, _ = regexp.Compile("(?m)" + pattern)
+	}
+	parsed, err := syntax.Parse(pattern, syntax.Perl)
+	if err != nil {
+		return m, nil // compiled fine, so this cannot happen; no prefilter
+	}
+	parsed = parsed.Simplify()
+	if prog, err := syntax.Compile(parsed); err == nil && len(prog.Inst) > 0 {
+		// Keep chunks within the size Go's fast backtracker accepts
+		// (256 Ki bits of visited state), not its slow NFA.
+		m.chunk = max(256, min(32<<10, 256*1024/len(prog.Inst)/2))
+	}
+	lits, fold := requiredLiterals(parsed)
+	if len(lits) == 0 || len(lits) > maxPrefilterLits {
+		return m, nil
+	}
+	for _, l := range lits {
+		n, ok := newNeedle(l, fold)
+		if !ok {
+			return m, nil
+		}
+		m.needles = append(m.needles, n)
+	}
+	m.pure = !fold && isPlainLiterals(parsed)
+	if len(m.needles) == 1 && !m.pure {
+		m.needles[0].before, m.needles[0].after = literalContext(parsed, lits[0])
+	}
+	return m, nil
+}
+
+// scratch holds per-worker buffers reused across files.
+type scratch struct {
+	data    []byte   // file contents
+	next    []int    // next occurrence of each needle
+	cursors []cursor // each needle's scan state
+}
+
+// eachMatch calls fn for every matching line of buf, in order, with its
+// 1-based number and content (without "\n"). fn returns false to stop.
+func (m *lineMatcher) eachMatch(buf []byte, sc *scratch, fn func(n int, line []byte) bool) {
+	lineNo, counted := 1, 0 // lineNo is the number of the line starting at counted
+	emit := func(ls int, line []byte) bool {
+		lineNo += bytes.Count(buf[counted:ls], newline)
+		counted = ls
+		return fn(lineNo, line)
+	}
+	if m.needles == nil {
+		m.scanChunks(buf, emit)
+		return
+	}
+	sc.next, sc.cursors = sc.next[:0], sc.cursors[:0]
+	for range m.needles {
+		sc.next = append(sc.next, -2) // not searched yet
+		sc.cursors = append(sc.cursors, cursor{-2, -2})
+	}
+	next := sc.next
+	for pos := 0; pos < len(buf); { // pos is always a line start
+		start := -1 // earliest needle occurrence at or after pos
+		for i := range m.needles {
+			if next[i] != -1 && next[i] < pos {
+				next[i] = m.needles[i].find(buf, pos, &sc.cursors[i])
+			}
+			if next[i] >= 0 && (start < 0 || next[i] < start) {
+				start = next[i]
+			}
+		}
+		if start < 0 {
+			return
+		}
+		ls := pos + bytes.LastIndexByte(buf[pos:start], '\n') + 1
+		le := lineEnd(buf, start)
+		if (m.pure || m.re.Match(buf[ls:le])) && !emit(ls, buf[ls:le]) {
+			return
+		}
+		pos = le + 1
+	}
+}
+
+var newline = []byte{'\n'}
+
+// lineEnd returns the offset of the "\n" ending the line that contains i,
+// or len(buf).
+func lineEnd(buf []byte, i int) int {
+	if j := bytes.IndexByte(buf[i:], '\n'); j >= 0 {
+		return i + j
+	}
+	return len(buf)
+}
+
+// scanChunks is the search without a literal: whole lines are grouped into
+// chunks small enough for Go's backtracking matcher, a chunk in which the
+// (?m) form of the pattern does not match is skipped with one Match, and
+// only the lines of a matching chunk are matched one by one. (One
+// FindIndex over a whole file would run Go's much slower NFA.)
+func (m *lineMatcher) scanChunks(buf []byte, emit func(ls int, line []byte) bool) {
+	for pos := 0; pos < len(buf); {
+		end := lineEnd(buf, min(len(buf)-1, pos+m.chunk))
+		if m.multi == nil || m.multi.Match(buf[pos:end]) {
+			for ls := pos; ls <= end; {
+				le := lineEnd(buf, ls)
+				if ls == len(buf) {
+					break
+				}
+				if m.re.Match(buf[ls:le]) && !emit(ls, buf[ls:le]) {
+					return
+				}
+				ls = le + 1
+			}
+		}
+		pos = end + 1
+	}
+}
+
+// regexpHint explains an RE2 syntax error to the model.
+func regexpHint(pattern string, err error) Result {
+	return Errorf("invalid RE2 regex %q: %v (escape special characters such as ( [ . * with a backslash; RE2 has no lookaround or backreferences)", pattern, err)
+}

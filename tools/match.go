@@ -1,0 +1,252 @@
+package tools
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Equivalence names the rung of the matching ladder an edit's old_string
+// matched on. Rungs are cumulative: each also ignores what the ones before
+// it ignore.
+type Equivalence int
+
+// The ladder, in the order it is tried. Nothing fuzzier is ever accepted:
+// an edit that lands in the wrong place is worse than one that fails.
+const (
+	// MatchExact is a byte-for-byte match.
+	MatchExact Equivalence = iota
+	// MatchLineEndings ignores CRLF versus LF.
+	MatchLineEndings
+	// MatchTrailingSpace also ignores spaces and tabs at the end of lines.
+	MatchTrailingSpace
+	// MatchIndentShift also accepts old_string indented by a different but
+	// uniform amount: one literal whitespace string D added to (or removed
+	// from) the start of every non-blank line. The same D is then applied to
+	// new_string. Tabs are never converted to spaces or back: that needs a
+	// tab width, which is a guess, and a wrong guess mis-indents new_string.
+	MatchIndentShift
+)
+
+// String is the phrase used in tool results ("matched after ignoring ...").
+func (e Equivalence) String() string {
+	switch e {
+	case MatchExact:
+		return "exact"
+	case MatchLineEndings:
+		return "line endings (CRLF/LF)"
+	case MatchTrailingSpace:
+		return "trailing whitespace"
+	case MatchIndentShift:
+		return "uniform indentation shift"
+	}
+	return fmt.Sprintf("Equivalence(%d)", int(e))
+}
+
+// editSpec is one old_string → new_string replacement.
+type editSpec struct {
+	Old, New   string
+	ReplaceAll bool
+}
+
+// editOutcome describes a successful replacement.
+type editOutcome struct {
+	Text  string      // the whole new text
+	Count int         // replacements made
+	Eq    Equivalence // rung that matched
+	Line  int         // 1-based line of the first replacement in the old text
+	Shift string      // MatchIndentShift: human description of the shift
+}
+
+// matchError is a refusal the model can act on (not found, ambiguous...).
+type matchError struct{ msg string }
+
+func (e *matchError) Error() string { return e.msg }
+
+func matchErrorf(format string, args ...any) error {
+	return &matchError{msg: fmt.Sprintf(format, args...)}
+}
+
+// maxListedLines bounds the candidate line numbers listed in a refusal.
+const maxListedLines = 10
+
+// applyEdit performs one edit on text with the matching ladder. It returns a
+// *matchError for anything the model should fix; text is never touched on
+// failure.
+func applyEdit(text string, e editSpec) (editOutcome, error) {
+	if e.Old == e.New {
+		return editOutcome{}, matchErrorf("old_string and new_string are identical; nothing to change")
+	}
+	if e.Old == "" {
+		return editOutcome{}, matchErrorf("old_string is empty; copy the exact text to replace (an empty old_string only creates a file that does not exist yet)")
+	}
+	if out, ok, err := exactEdit(text, e); ok || err != nil {
+		return out, err
+	}
+	lines := splitFileLines(text)
+	oldLines := splitOldLines(e.Old)
+	for eq := MatchLineEndings; eq <= MatchIndentShift; eq++ {
+		if eq == MatchLineEndings && len(oldLines) == 1 {
+			continue // no line ending in old_string: this rung adds nothing
+		}
+		limit := maxListedLines
+		if e.ReplaceAll {
+			limit = -1
+		}
+		cands, err := findWindows(lines, oldLines, eq, limit)
+		if err != nil {
+			return editOutcome{}, err
+		}
+		if len(cands) == 0 {
+			continue
+		}
+		if e.ReplaceAll && eq > MatchLineEndings {
+			return editOutcome{}, matchErrorf("old_string was found only after ignoring %s, and replace_all needs an exact match (or one differing only in line endings); copy the text exactly", eq)
+		}
+		if len(cands) > 1 && !e.ReplaceAll {
+			return editOutcome{}, ambiguous(cands, eq)
+		}
+		return replaceWindows(text, lines, cands, e.New, eq)
+	}
+	return editOutcome{}, notFound(lines, oldLines)
+}
+
+// exactEdit is rung 0. ok is false when old_string does not occur at all.
+func exactEdit(text string, e editSpec) (editOutcome, bool, error) {
+	var starts []int
+	for from := 0; from <= len(text); {
+		i := strings.Index(text[from:], e.Old)
+		if i < 0 {
+			break
+		}
+		if s := from + i; splitsCRLF(text, s) || splitsCRLF(text, s+len(e.Old)) {
+			// "\nfoo" inside "\r\nfoo" is no match: replacing it would
+			// leave a lone "\r". The line-ending rung handles it.
+			from = s + 1
+			continue
+		}
+		starts = append(starts, from+i)
+		if e.ReplaceAll {
+			from += i + len(e.Old) // non-overlapping
+		} else {
+			from += i + 1 // overlapping occurrences are ambiguous too
+		}
+		if !e.ReplaceAll && len(starts) > maxListedLines {
+			break
+		}
+	}
+	if len(starts) == 0 {
+		return editOutcome{}, false, nil
+	}
+	if len(starts) > 1 && !e.ReplaceAll {
+		lines := make([]int, 0, len(starts))
+		for _, s := range starts {
+			lines = append(lines, 1+strings.Count(text[:s], "\n"))
+		}
+		n := fmt.Sprint(len(starts))
+		if len(starts) > maxListedLines {
+			n = fmt.Sprintf("more than %d", maxListedLines)
+		}
+		return editOutcome{}, true, matchErrorf("old_string matches %s places (lines %s); include more surrounding lines to make it unique, or set replace_all to change every one", n, joinInts(lines, maxListedLines))
+	}
+	var b strings.Builder
+	prev := 0
+	for _, s := range starts {
+		b.WriteString(text[prev:s])
+		b.WriteString(adaptEOL(e.New, eolOf(text, s, s+len(e.Old))))
+		prev = s + len(e.Old)
+	}
+	b.WriteString(text[prev:])
+	return editOutcome{Text: b.String(), Count: len(starts), Eq: MatchExact, Line: 1 + strings.Count(text[:starts[0]], "\n")}, true, nil
+}
+
+func ambiguous(cands []window, eq Equivalence) error {
+	n := fmt.Sprint(len(cands))
+	if len(cands) > maxListedLines {
+		n = fmt.Sprintf("more than %d", maxListedLines)
+	}
+	return matchErrorf("old_string matches %s places after ignoring %s (lines %s); include more surrounding lines to make it unique", n, eq, joinInts(candidateLines(cands), maxListedLines))
+}
+
+// notFound explains a miss and, when the first line of old_string appears
+// (ignoring whitespace), says where, so the model re-reads the right spot.
+func notFound(lines []fileLine, oldLines []string) error {
+	msg := "old_string not found (also tried ignoring line endings, trailing whitespace and a uniform indentation shift). Re-read the file and copy the text exactly, including whitespace"
+	first := ""
+	for _, l := range oldLines {
+		if t := strings.TrimSpace(l); t != "" {
+			first = t
+			break
+		}
+	}
+	if first == "" {
+		return matchErrorf("%s.", msg)
+	}
+	var at []int
+	for i, l := range lines {
+		if strings.TrimSpace(l.content) == first {
+			at = append(at, i+1)
+		}
+	}
+	if len(at) == 0 {
+		return matchErrorf("%s.", msg)
+	}
+	return matchErrorf("%s. Its first non-blank line appears at line(s) %s; the difference is further down (or in tabs versus spaces).", msg, joinInts(at, maxListedLines))
+}
+
+func joinInts(xs []int, max int) string {
+	var b strings.Builder
+	for i, x := range xs {
+		if i == max {
+			b.WriteString(", …")
+			break
+		}
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		fmt.Fprint(&b, x)
+	}
+	return b.String()
+}
+
+// splitsCRLF reports whether offset i falls between the "\r" and "\n" of
+// a CRLF line ending.
+func splitsCRLF(text string, i int) bool {
+	return i > 0 && i < len(text) && text[i-1] == '\r' && text[i] == '\n'
+}
+
+// eolOf returns the line ending used in text[start:end], else the file's
+// dominant one; "" when the text has no line break at all.
+func eolOf(text string, start, end int) string {
+	region := text[start:end]
+	if strings.Contains(region, "\r\n") {
+		return "\r\n"
+	}
+	if strings.Contains(region, "\n") {
+		return "\n"
+	}
+	return dominantEOL(text)
+}
+
+// dominantEOL is "\r\n" when most line breaks of text are CRLF, "\n" when
+// most are LF, and "" when there are none.
+func dominantEOL(text string) string {
+	lf := strings.Count(text, "\n")
+	if lf == 0 {
+		return ""
+	}
+	if crlf := strings.Count(text, "\r\n"); crlf*2 > lf {
+		return "\r\n"
+	}
+	return "\n"
+}
+
+// adaptEOL rewrites the line breaks of s to eol (no change when eol is "").
+func adaptEOL(s, eol string) string {
+	switch eol {
+	case "\r\n":
+		return strings.ReplaceAll(strings.ReplaceAll(s, "\r\n", "\n"), "\n", "\r\n")
+	case "\n":
+		return strings.ReplaceAll(s, "\r\n", "\n")
+	}
+	return s
+}

@@ -1,0 +1,109 @@
+package tools
+
+import (
+	"errors"
+	"io/fs"
+	"path/filepath"
+	"strings"
+
+	"github.com/bmatcuk/doublestar/v4"
+
+	"github.com/agentls/agentls/tools/workspace"
+)
+
+// defaultSecretPatterns are the file names whose contents are never sent
+// to the model unless Policy.AllowSecrets: environment files and private
+// keys. They match the base name; Policy.SecretPatterns adds more (a
+// pattern with a "/" matches the workspace-relative path instead).
+var defaultSecretPatterns = [...]string{".env*", "*.pem", "*.key", "id_rsa*", "id_ed25519*", "id_ecdsa*", "id_dsa*"}
+
+// resolve confines a model-supplied path. The error text (from the view)
+// names the workspace folders and says how to fix the path.
+func (env *Env) resolve(path string) (string, error) {
+	if strings.TrimSpace(path) == "" {
+		return "", errors.New("path is empty; give a path relative to the workspace folder")
+	}
+	return env.View.Resolve(path)
+}
+
+// display is how a path is shown to the model: relative to the first
+// workspace folder (the base for relative paths) when inside it, else
+// absolute, so every path the model sees can be passed back as is.
+func (env *Env) display(abs string) string {
+	folders := env.View.Folders()
+	if len(folders) > 0 {
+		if rel, ok := relTo(folders[0], abs); ok {
+			return rel
+		}
+	}
+	return abs
+}
+
+// relTo returns abs relative to dir when abs is dir or below it.
+func relTo(dir, abs string) (string, bool) {
+	if abs == dir {
+		return ".", true
+	}
+	prefix := strings.TrimSuffix(dir, "/") + "/"
+	if strings.HasPrefix(abs, prefix) {
+		return abs[len(prefix):], true
+	}
+	return "", false
+}
+
+// folderRel returns abs relative to the workspace folder containing it.
+func (env *Env) folderRel(abs string) string {
+	for _, f := range env.View.Folders() {
+		if rel, ok := relTo(f, abs); ok {
+			return rel
+		}
+	}
+	return abs
+}
+
+// isSecret reports whether abs looks like a secret file that the policy
+// keeps away from the model.
+func (env *Env) isSecret(abs string) bool {
+	if env.Policy.AllowSecrets {
+		return false
+	}
+	base := filepath.Base(abs)
+	for _, p := range defaultSecretPatterns {
+		if ok, _ := doublestar.Match(p, base); ok {
+			return true
+		}
+	}
+	rel := env.folderRel(abs)
+	for _, p := range env.Policy.SecretPatterns {
+		target := base
+		if strings.Contains(p, "/") {
+			target = rel
+		}
+		if ok, _ := doublestar.Match(p, target); ok {
+			return true
+		}
+	}
+	return false
+}
+
+// inGitDir reports whether abs is a .git directory or inside one: never
+// written, whatever the model asks.
+func inGitDir(abs string) bool {
+	return strings.Contains(abs+"/", "/.git/")
+}
+
+// readError turns a View.Read failure into a tool error for the model.
+func (env *Env) readError(path string, err error) Result {
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return Errorf("file not found: %s (use list_dir or glob to find the right path)", path)
+	case errors.Is(err, workspace.ErrBinary):
+		return Errorf("%s is a binary file (NUL bytes or invalid UTF-8); it cannot be read or edited as text", path)
+	}
+	return Errorf("%v", err)
+}
+
+// secretRefusal is the answer for a secret-looking file.
+func secretRefusal(path string) Result {
+	return Errorf("%s looks like a secret (environment file or private key); its contents are not shown to the model. The user can allow it with the allowSecrets setting.", path)
+}

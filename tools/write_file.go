@@ -1,0 +1,65 @@
+package tools
+
+import (
+	"context"
+	_ "embed"
+	"fmt"
+)
+
+//go:embed descriptions/write_file.md
+var writeFileDescription string
+
+type writeFileParams struct {
+	Path    string `json:"path" jsonschema:"file path"`
+	Content string `json:"content" jsonschema:"the whole file content"`
+}
+
+// WriteFile is the write_file tool: create a file, or replace one the run
+// has read (the lock check applies as for edits).
+func WriteFile() Tool {
+	return New("write_file", writeFileDescription, false, writeFile)
+}
+
+func writeFile(_ context.Context, env *Env, p writeFileParams) (Result, error) {
+	abs, err := env.resolve(p.Path)
+	if err != nil {
+		return Errorf("%v", err), nil
+	}
+	t, res, ok := env.lockTarget(abs)
+	if !ok {
+		return res, nil
+	}
+	present := t.exists || t.staged
+	if present && !t.read {
+		return Errorf("%s already exists and you have not read it in this run; read it first (read_file), or change parts of it with edit_file", t.path), nil
+	}
+	content := p.Content
+	var notes []string
+	if eol := dominantEOL(t.text); present && eol == "\r\n" && dominantEOL(content) == "\n" {
+		content = adaptEOL(content, eol)
+		notes = append(notes, "kept the file's CRLF line endings")
+	}
+	if present && content == t.text {
+		return Errorf("%s already has exactly this content; nothing to change", t.path), nil
+	}
+	env.stageText(t, content)
+	if !present {
+		return Result{Text: fmt.Sprintf("Created %s (%d lines)", t.path, countLines(content)), Summary: "created " + t.path}, nil
+	}
+	return changeResult("Replaced", t, content, notes), nil
+}
+
+// countLines counts lines the way editors show them (a final line break
+// does not start another line).
+func countLines(s string) int {
+	if s == "" {
+		return 0
+	}
+	n := 1
+	for i := 0; i < len(s)-1; i++ {
+		if s[i] == '\n' {
+			n++
+		}
+	}
+	return n
+}
