@@ -1,0 +1,308 @@
+-- Agent runs: :AgentRun starts one with workspace/executeCommand agentls.run,
+-- the server's agentls/runEvent notifications feed a run log buffer and the
+-- run states shown by status(), :AgentCancel stops a run.
+local client_mod = require("agentls.client")
+local log = require("agentls.log")
+local position = require("agentls.position")
+
+local M = {}
+
+-- Runs by key "<client id>:<run id>": { client_id, id, prompt, status,
+-- seq (last event's), tools (calls so far), text (unflushed fragments),
+-- streamed (text flushed just before the current event), result, error }.
+-- Status is "running", "finished", "failed" or "cancelled".
+local runs = {}
+local order = {} -- run keys, oldest first
+local log_buf = nil
+
+local function key(client_id, run_id)
+  return tostring(client_id) .. ":" .. tostring(run_id)
+end
+
+local function get_run(client_id, run_id)
+  local k = key(client_id, run_id)
+  local r = runs[k]
+  if not r then
+    r = { client_id = client_id, id = run_id, status = "running", seq = 0, tools = 0, text = {} }
+    runs[k] = r
+    table.insert(order, k)
+  end
+  return r
+end
+
+--- The run log buffer (created on first use; a scratch buffer, never a file).
+function M.log_buffer()
+  if log_buf and vim.api.nvim_buf_is_valid(log_buf) then
+    return log_buf
+  end
+  log_buf = vim.api.nvim_create_buf(false, true)
+  vim.api.nvim_buf_set_name(log_buf, "agentls://runs")
+  vim.bo[log_buf].filetype = "agentls-log"
+  vim.bo[log_buf].modifiable = false
+  return log_buf
+end
+
+local function append(lines)
+  local buf = M.log_buffer()
+  vim.bo[buf].modifiable = true
+  local count = vim.api.nvim_buf_line_count(buf)
+  local first = vim.api.nvim_buf_get_lines(buf, 0, 1, false)[1]
+  if count == 1 and first == "" then
+    vim.api.nvim_buf_set_lines(buf, 0, 1, false, lines)
+  else
+    vim.api.nvim_buf_set_lines(buf, count, count, false, lines)
+  end
+  vim.bo[buf].modifiable = false
+  for _, win in ipairs(vim.api.nvim_list_wins()) do
+    if vim.api.nvim_win_get_buf(win) == buf then
+      vim.api.nvim_win_set_cursor(win, { vim.api.nvim_buf_line_count(buf), 0 })
+    end
+  end
+end
+
+-- Streamed text arrives in fragments; it is written out line by line.
+local function flush_text(r)
+  if #r.text == 0 then
+    return
+  end
+  local text = table.concat(r.text)
+  r.text = {}
+  r.streamed = text
+  local lines = {}
+  for line in (text .. "\n"):gmatch("(.-)\n") do
+    table.insert(lines, "  │ " .. line)
+  end
+  if lines[#lines] == "  │ " then
+    table.remove(lines)
+  end
+  append(lines)
+end
+
+local function one_line(v, max)
+  local s = type(v) == "string" and v or vim.json.encode(v)
+  s = s:gsub("%s+", " ")
+  if #s > max then
+    s = s:sub(1, max) .. "…"
+  end
+  return s
+end
+
+local function format_event(r, ev)
+  local kind = ev.kind
+  local tag = "[" .. tostring(r.id) .. "]"
+  if kind == "started" then
+    return { tag .. " started" .. (ev.text and (": " .. one_line(ev.text, 200)) or "") }
+  elseif kind == "toolCall" then
+    return { string.format("  → %s %s", ev.tool or "?", ev.args and one_line(ev.args, 160) or "") }
+  elseif kind == "toolResult" then
+    return { string.format("  %s %s %s", ev.isError and "✗" or "✓", ev.tool or "",
+      one_line(ev.summary or ev.error or "", 160)) }
+  elseif kind == "proposal" then
+    local name = ev.uri and vim.fn.fnamemodify(vim.uri_to_fname(ev.uri), ":~:.") or "?"
+    return { "  ✎ proposal for " .. name }
+  elseif kind == "finished" then
+    local lines = { tag .. " finished" }
+    if vim.trim(ev.text or "") == vim.trim(r.streamed or "") then
+      return lines -- the answer was streamed just before: do not repeat it
+    end
+    for line in ((ev.text or "") .. "\n"):gmatch("(.-)\n") do
+      if line ~= "" then
+        table.insert(lines, "  " .. line)
+      end
+    end
+    return lines
+  elseif kind == "failed" then
+    return { tag .. " failed: " .. one_line(ev.error or ev.summary or "unknown error", 400) }
+  elseif kind == "cancelled" then
+    return { tag .. " cancelled" }
+  end
+  return { string.format("  (%s) %s", tostring(kind), one_line(ev, 160)) }
+end
+
+--- Handles an agentls/runEvent notification from client `client_id`.
+function M.on_event(client_id, ev)
+  if type(ev) ~= "table" or ev.runId == nil then
+    return
+  end
+  local r = get_run(client_id, ev.runId)
+  if type(ev.seq) == "number" then
+    if ev.seq <= r.seq then
+      return -- duplicate or out of date
+    end
+    r.seq = ev.seq
+  end
+  if ev.kind == "text" then
+    table.insert(r.text, ev.text or "")
+    return
+  end
+  r.streamed = nil
+  flush_text(r)
+  if ev.kind == "toolCall" then
+    r.tools = r.tools + 1
+  elseif ev.kind == "finished" or ev.kind == "failed" or ev.kind == "cancelled" then
+    r.status = ev.kind
+    r.result = ev.text
+    r.error = ev.error
+  end
+  append(format_event(r, ev))
+  log.debug("runEvent %s", ev)
+end
+
+--- Marks the runs of an exited client as failed.
+function M.on_exit(client_id, code, signal)
+  for _, k in ipairs(order) do
+    local r = runs[k]
+    if r.client_id == client_id and r.status == "running" then
+      r.status = "failed"
+      r.error = string.format("server exited (code %s, signal %s)", tostring(code), tostring(signal))
+      append({ "[" .. tostring(r.id) .. "] " .. r.error })
+    end
+  end
+end
+
+--- Starts a run. `opts`: prompt (required), bufnr (0/nil: current), range
+--- (LSP Range, optional), mode ("preview"|"apply", optional: the configured
+--- default), on_started(run_id) / on_error(message) callbacks.
+function M.run(opts)
+  local bufnr = (opts.bufnr == nil or opts.bufnr == 0) and vim.api.nvim_get_current_buf() or opts.bufnr
+  local client = client_mod.get(bufnr)
+  if not client then
+    log.notify(vim.log.levels.ERROR, "no agentls server is attached to this buffer (see :checkhealth agentls)")
+    return false
+  end
+  if type(opts.prompt) ~= "string" or opts.prompt:match("^%s*$") then
+    log.notify(vim.log.levels.ERROR, "a prompt is required: :AgentRun {prompt}")
+    return false
+  end
+  local arg = { prompt = opts.prompt, uri = vim.uri_from_bufnr(bufnr), range = opts.range, mode = opts.mode }
+  return client_mod.execute(client, "agentls.run", arg, function(err, result)
+    if err or type(result) ~= "table" or not result.runId then
+      local msg = err and (err.message or vim.inspect(err)) or ("unexpected result " .. vim.inspect(result))
+      log.notify(vim.log.levels.ERROR, "agentls.run failed: %s", msg)
+      if opts.on_error then
+        opts.on_error(msg)
+      end
+      return
+    end
+    local r = get_run(client.id, result.runId)
+    r.prompt = opts.prompt
+    if r.seq == 0 then
+      append({ string.format("[%s] %s%s", result.runId, opts.mode and ("(" .. opts.mode .. ") ") or "",
+        one_line(opts.prompt, 200)) })
+    end
+    if opts.on_started then
+      opts.on_started(result.runId)
+    end
+  end, bufnr)
+end
+
+--- :AgentRun [prompt] with an optional line range; with ! the run uses
+--- apply mode. Without a prompt, asks for one.
+function M.command(args)
+  local bufnr = vim.api.nvim_get_current_buf()
+  local client = client_mod.get(bufnr)
+  local range
+  if args.range and args.range > 0 then
+    range = position.line_range(bufnr, args.line1, args.line2, client and client.offset_encoding or "utf-16")
+  end
+  local mode = args.bang and "apply" or nil
+  local start = function(prompt)
+    if prompt and prompt ~= "" then
+      M.run({ prompt = prompt, bufnr = bufnr, range = range, mode = mode })
+    end
+  end
+  if args.args and args.args ~= "" then
+    start(args.args)
+  else
+    vim.ui.input({ prompt = "Agent: " }, start)
+  end
+end
+
+--- The runs this session has seen, oldest first (copies).
+function M.list()
+  local out = {}
+  for _, k in ipairs(order) do
+    table.insert(out, vim.deepcopy(runs[k]))
+  end
+  return out
+end
+
+local function latest_running(bufnr)
+  local client = client_mod.get(bufnr)
+  for i = #order, 1, -1 do
+    local r = runs[order[i]]
+    if r.status == "running" and (not client or r.client_id == client.id) then
+      return r
+    end
+  end
+  return nil
+end
+
+--- Cancels run `run_id` (default: the latest running run).
+function M.cancel(run_id)
+  local bufnr = vim.api.nvim_get_current_buf()
+  local client_id
+  if run_id == nil or run_id == "" then
+    local r = latest_running(bufnr)
+    if not r then
+      log.notify(vim.log.levels.WARN, "no agent run is running")
+      return
+    end
+    run_id, client_id = r.id, r.client_id
+  else
+    for _, k in ipairs(order) do
+      if tostring(runs[k].id) == run_id then
+        client_id = runs[k].client_id
+      end
+    end
+  end
+  local client = client_id and vim.lsp.get_client_by_id(client_id) or client_mod.get(bufnr)
+  if not client then
+    log.notify(vim.log.levels.ERROR, "no agentls server for run %s", run_id)
+    return
+  end
+  client_mod.execute(client, "agentls.cancel", { runId = run_id }, function(err, result)
+    if err then
+      log.notify(vim.log.levels.ERROR, "cancel %s: %s", run_id, err.message or vim.inspect(err))
+    elseif not (result and result.cancelled) then
+      log.notify(vim.log.levels.INFO, "run %s was not running", run_id)
+    end
+  end)
+end
+
+--- :AgentCancel [runId]
+function M.cancel_command(args)
+  M.cancel(args.args)
+end
+
+--- Opens the run log in a split below, keeping the cursor where it is.
+function M.open_log()
+  local buf = M.log_buffer()
+  for _, win in ipairs(vim.api.nvim_list_wins()) do
+    if vim.api.nvim_win_get_buf(win) == buf then
+      return
+    end
+  end
+  local cur = vim.api.nvim_get_current_win()
+  vim.cmd("botright split")
+  vim.api.nvim_win_set_buf(0, buf)
+  vim.api.nvim_win_set_height(0, math.max(5, math.floor(vim.o.lines / 4)))
+  vim.api.nvim_win_set_cursor(0, { vim.api.nvim_buf_line_count(buf), 0 })
+  vim.api.nvim_set_current_win(cur)
+end
+
+--- A short string for the statusline: "agent: N running" or "".
+function M.status()
+  local running = 0
+  for _, k in ipairs(order) do
+    if runs[k].status == "running" then
+      running = running + 1
+    end
+  end
+  if running == 0 then
+    return ""
+  end
+  return string.format("agent: %d running", running)
+end
+
+return M

@@ -1,0 +1,24 @@
+-- agentls: user commands only. Every command loads its module on first use,
+-- so startup costs nothing until the plugin is set up or a command runs.
+if vim.g.loaded_agentls == 1 or vim.fn.has("nvim-0.7") == 0 then
+  return
+end
+vim.g.loaded_agentls = 1
+
+local function define(name, module, fn, opts)
+  vim.api.nvim_create_user_command(name, function(args)
+    require("agentls." .. module)[fn](args)
+  end, opts)
+end
+
+local scopes = function()
+  return { "file", "all" }
+end
+
+define("AgentRun", "run", "command", { nargs = "*", range = true, bang = true, desc = "agentls: run the agent (! = apply mode)" })
+define("AgentCancel", "run", "cancel_command", { nargs = "?", desc = "agentls: cancel a run (default: the latest)" })
+define("AgentLog", "run", "open_log", { nargs = 0, desc = "agentls: show the run log" })
+define("AgentAccept", "review", "accept_command", { nargs = "?", complete = scopes, desc = "agentls: accept the hunk under the cursor, the file's or all proposals" })
+define("AgentReject", "review", "reject_command", { nargs = "?", complete = scopes, desc = "agentls: reject the hunk under the cursor, the file's or all proposals" })
+define("AgentNextHunk", "review", "next_hunk", { nargs = 0, desc = "agentls: jump to the next proposed hunk" })
+define("AgentPrevHunk", "review", "prev_hunk", { nargs = 0, desc = "agentls: jump to the previous proposed hunk" })

@@ -1,0 +1,237 @@
+package nvim_test
+
+import (
+	"encoding/json"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/agentls/agentls/agent/llm/llmtest"
+)
+
+// These tests drive whole agent runs from Neovim: the plugin's commands,
+// the real agentls binary, and a scripted model server (llmtest) standing
+// in for the model. Nothing else is faked.
+
+const greetGo = "package main\n\nfunc greet() string {\n\treturn \"hello\"\n}\n"
+
+// twoFuncs has two edit sites far enough apart to be separate hunks.
+var twoFuncs = "package main\n\nfunc greet() string {\n\treturn \"hello\"\n}\n" +
+	strings.Repeat("\n// padding\n", 6) +
+	"\nfunc bye() string {\n\treturn \"bye\"\n}\n"
+
+// readThenEdit is a model that reads path, makes each edit (old → new) with
+// edit_file in turn, and then answers text.
+func readThenEdit(path, text string, edits ...[2]string) llmtest.Script {
+	return func(req *llmtest.ChatRequest) llmtest.Reply {
+		if !req.HasToolResult("read") {
+			args, _ := json.Marshal(map[string]string{"path": path})
+			return llmtest.ToolCalls(llmtest.Call{ID: "read", Name: "read_file", Args: string(args)})
+		}
+		for i, e := range edits {
+			id := "edit" + string(rune('1'+i))
+			if !req.HasToolResult(id) {
+				args, _ := json.Marshal(map[string]string{"path": path, "old_string": e[0], "new_string": e[1]})
+				return llmtest.ToolCalls(llmtest.Call{ID: id, Name: "edit_file", Args: string(args)})
+			}
+		}
+		return llmtest.Text(text)
+	}
+}
+
+func modelEnv(srv *llmtest.Server) map[string]string {
+	return map[string]string{"AGENTLS_TEST_MODEL": srv.URL()}
+}
+
+func lastUserPrompts(srv *llmtest.Server) string {
+	var b strings.Builder
+	for _, r := range srv.Requests() {
+		b.WriteString(r.LastUser())
+		b.WriteByte('\n')
+	}
+	return b.String()
+}
+
+// TestRunApply: :AgentRun! runs in apply mode; the edit lands in the buffer
+// (unsaved) through Neovim's workspace/applyEdit handler.
+func TestRunApply(t *testing.T) {
+	t.Parallel()
+	srv := llmtest.New(t, readThenEdit("greet.go", "Changed the greeting.", [2]string{`"hello"`, `"hello, world"`}))
+	r := runScript(t, "run_apply.lua", options{env: modelEnv(srv), files: map[string]string{"greet.go": greetGo}})
+	if got := r.str(t, "status"); got != "finished" {
+		t.Errorf("run status %q, want finished", got)
+	}
+	want := strings.Replace(strings.TrimSuffix(greetGo, "\n"), `"hello"`, `"hello, world"`, 1)
+	if got := r.str(t, "buffer"); got != want {
+		t.Errorf("buffer:\n%s\nwant:\n%s", got, want)
+	}
+	if !r.boolean(t, "modified") {
+		t.Error("the buffer is not marked modified after the agent's edit")
+	}
+	if got := r.str(t, "disk"); got != greetGo {
+		t.Errorf("the file on disk changed:\n%s", got)
+	}
+	var marks int
+	r.fact(t, "marks", &marks)
+	if marks != 0 {
+		t.Errorf("%d preview extmarks in apply mode, want 0", marks)
+	}
+	var log []string
+	r.fact(t, "log", &log)
+	joined := strings.Join(log, "\n")
+	for _, want := range []string{"change the greeting", "→ read_file", "→ edit_file", "finished", "Changed the greeting."} {
+		if !strings.Contains(joined, want) {
+			t.Errorf("run log lacks %q:\n%s", want, joined)
+		}
+	}
+	if got := r.str(t, "status_line"); got != "" {
+		t.Errorf("status() after the run = %q, want empty", got)
+	}
+	if !strings.Contains(lastUserPrompts(srv), "change the greeting") {
+		t.Errorf("the model never saw the prompt; user messages:\n%s", lastUserPrompts(srv))
+	}
+}
+
+// TestRunPreviewAccept: a ranged :AgentRun in preview mode shows the
+// proposal inline without touching the buffer; :AgentAccept on the hunk
+// applies it and clears the preview.
+func TestRunPreviewAccept(t *testing.T) {
+	t.Parallel()
+	srv := llmtest.New(t, readThenEdit("greet.go", "Made it loud.", [2]string{`"hello"`, `"HELLO"`}))
+	r := runScript(t, "run_preview.lua", options{env: modelEnv(srv), files: map[string]string{"greet.go": greetGo}})
+
+	var marks []mark
+	r.fact(t, "marks", &marks)
+	var deleted, added bool
+	for _, m := range marks {
+		if m.HL == "AgentlsDelete" && m.Row == 3 {
+			deleted = true
+		}
+		for _, v := range m.Virt {
+			if strings.Contains(v.Text, `return "HELLO"`) && v.HL == "AgentlsAdd" {
+				added = true
+			}
+		}
+	}
+	if !deleted || !added {
+		t.Errorf("preview extmarks %+v: want line 4 highlighted as deleted and the new line as a virtual line", marks)
+	}
+	if !r.boolean(t, "unchanged_while_pending") {
+		t.Error("the buffer changed before the proposal was accepted")
+	}
+	if got := r.str(t, "status"); got != "finished" {
+		t.Errorf("run status %q, want finished", got)
+	}
+	want := strings.Replace(strings.TrimSuffix(greetGo, "\n"), `"hello"`, `"HELLO"`, 1)
+	if got := r.str(t, "buffer"); got != want {
+		t.Errorf("buffer after accept:\n%s\nwant:\n%s", got, want)
+	}
+	if got := r.str(t, "disk"); got != greetGo {
+		t.Errorf("the file on disk changed:\n%s", got)
+	}
+	var pending int
+	r.fact(t, "pending_after", &pending)
+	if pending != 0 {
+		t.Errorf("%d proposals still pending after accept", pending)
+	}
+
+	// The run request carried the prompt, the buffer's URI and the lines.
+	runs := byMethod(readWire(t, r.str(t, "wire")), "workspace/executeCommand")
+	if len(runs) < 2 {
+		t.Fatalf("%d executeCommand requests, want agentls.run and agentls.accept", len(runs))
+	}
+	uri := "file://" + filepath.Join(r.dir, "ws", "greet.go")
+	wantRun := `{"command":"agentls.run","arguments":[{"prompt":"make it loud","uri":"` + uri + `",
+	  "range":{"start":{"line":2,"character":0},"end":{"line":4,"character":1}}}]}`
+	if !jsonEqual(t, runs[0].Params, []byte(wantRun)) {
+		t.Errorf("agentls.run params = %s\nwant %s", runs[0].Params, wantRun)
+	}
+	var accept struct {
+		Command   string `json:"command"`
+		Arguments []struct {
+			RunID  string `json:"runId"`
+			URI    string `json:"uri"`
+			HunkID string `json:"hunkId"`
+		} `json:"arguments"`
+	}
+	if err := json.Unmarshal(runs[1].Params, &accept); err != nil {
+		t.Fatal(err)
+	}
+	if accept.Command != "agentls.accept" || len(accept.Arguments) != 1 || accept.Arguments[0].HunkID == "" ||
+		accept.Arguments[0].RunID == "" {
+		t.Errorf("accept params = %s, want agentls.accept with runId and hunkId", runs[1].Params)
+	}
+}
+
+// TestRunReview: two hunks; the second rejected (buffer untouched, its
+// preview gone, the first still shown), the first accepted.
+func TestRunReview(t *testing.T) {
+	t.Parallel()
+	srv := llmtest.New(t, readThenEdit("greet.go", "Both louder.",
+		[2]string{`"hello"`, `"HELLO"`}, [2]string{`"bye"`, `"BYE"`}))
+	r := runScript(t, "run_review.lua", options{env: modelEnv(srv), files: map[string]string{"greet.go": twoFuncs}})
+	var rows, visited []int
+	r.fact(t, "hunk_rows", &rows)
+	r.fact(t, "visited", &visited)
+	if len(rows) != 2 || rows[0] != 3 || rows[1] != strings.Count(twoFuncs[:strings.Index(twoFuncs, `"bye"`)], "\n") {
+		t.Errorf("hunk rows = %v", rows)
+	}
+	if len(visited) != 2 || visited[0] != rows[0] || visited[1] != rows[1] {
+		t.Errorf(":AgentNextHunk visited rows %v, want %v", visited, rows)
+	}
+	if got := r.str(t, "after_reject_buffer"); got != strings.TrimSuffix(twoFuncs, "\n") {
+		t.Errorf("reject changed the buffer:\n%s", got)
+	}
+	var left int
+	r.fact(t, "left_hunk_row", &left)
+	if left != rows[0] {
+		t.Errorf("after rejecting the second hunk, the one left is at row %d, want %d", left, rows[0])
+	}
+	want := strings.Replace(strings.TrimSuffix(twoFuncs, "\n"), `"hello"`, `"HELLO"`, 1)
+	if got := r.str(t, "buffer"); got != want {
+		t.Errorf("buffer after review:\n%s\nwant:\n%s", got, want)
+	}
+	var pending int
+	r.fact(t, "pending_after", &pending)
+	if pending != 0 {
+		t.Errorf("%d proposals pending after review", pending)
+	}
+}
+
+// TestRunCancel: :AgentCancel ends a run whose model stream hangs.
+func TestRunCancel(t *testing.T) {
+	t.Parallel()
+	hang := llmtest.NewHang()
+	srv := llmtest.New(t, llmtest.Always(llmtest.Text("thinking about it for a long while").ChunkSize(4).HangAfter(2, hang)))
+	r := runScript(t, "run_cancel.lua", options{env: modelEnv(srv), files: map[string]string{"greet.go": greetGo}})
+	if got := r.str(t, "status_while_running"); got != "agent: 1 running" {
+		t.Errorf("status() while running = %q", got)
+	}
+	if got := r.str(t, "status"); got != "cancelled" {
+		t.Errorf("run status after :AgentCancel = %q, want cancelled", got)
+	}
+	var log []string
+	r.fact(t, "log", &log)
+	if !strings.Contains(strings.Join(log, "\n"), "cancelled") {
+		t.Errorf("run log does not say cancelled:\n%s", strings.Join(log, "\n"))
+	}
+	select {
+	case <-hang.Disconnected():
+	default:
+		t.Error("the model stream was not disconnected by the cancel")
+	}
+}
+
+// TestRunWithoutModel: no model configured anywhere → the run fails with a
+// message naming what to set; the server keeps serving.
+func TestRunWithoutModel(t *testing.T) {
+	t.Parallel()
+	r := runScript(t, "run_nomodel.lua", options{files: map[string]string{"greet.go": greetGo}})
+	msg := r.str(t, "message")
+	if !strings.Contains(strings.ToLower(msg), "model") {
+		t.Errorf("failure message %q does not mention the model settings", msg)
+	}
+	if got := r.str(t, "document"); !strings.HasPrefix(got, "package still\n") {
+		t.Errorf("server text after the failed run = %q", got)
+	}
+}

@@ -1,0 +1,129 @@
+// Drives the agentls extension in a real VS Code (code-server) through
+// headless Chromium, the way a user would: opens a file, runs the agent from
+// the command palette, looks at the inline preview, accepts a hunk, runs
+// again and rejects everything. It records what it saw in E2E_OUT (JSON);
+// editors/vscode/e2e_test.go starts code-server, the scripted model and
+// this script, and asserts on the JSON.
+//
+// Environment: E2E_URL (code-server), E2E_FOLDER (the workspace),
+// E2E_OUT (result file), E2E_SHOTS (screenshot directory), CHROMIUM.
+const fs = require("fs");
+const path = require("path");
+const { chromium } = require("playwright-core");
+
+const out = { steps: [] };
+let page;
+
+// The ::after contents of the editor's inline decorations (where the
+// extension shows a hunk's new text).
+const afterTexts = () =>
+  page.$$eval(".view-lines span", (spans) =>
+    spans.map((s) => getComputedStyle(s, "::after").content).filter((c) => c && c !== "none" && c !== "normal"),
+  );
+const editorText = () => page.$eval(".view-lines", (e) => e.innerText.replace(/\u00a0/g, " "));
+const hasAfter = (needle) =>
+  page.waitForFunction(
+    (n) => [...document.querySelectorAll(".view-lines span")].some((s) => getComputedStyle(s, "::after").content.includes(n)),
+    needle,
+    { timeout: 30000 },
+  );
+const noAfter = () =>
+  page.waitForFunction(
+    () => ![...document.querySelectorAll(".view-lines span")].some((s) => /[⟶⤒⤓]/.test(getComputedStyle(s, "::after").content)),
+    null,
+    { timeout: 30000 },
+  );
+
+async function palette(title) {
+  await page.keyboard.press("F1");
+  await page.waitForSelector(".quick-input-widget input", { state: "visible", timeout: 10000 });
+  await page.keyboard.type(title);
+  await page.waitForSelector(`.quick-input-list .monaco-list-row[aria-label^="${title}"]`, { timeout: 10000 });
+  await page.keyboard.press("Enter");
+}
+
+async function runAgent(prompt) {
+  await palette("agentls: Run Agent");
+  // The extension's prompt box (not the palette that is closing).
+  await page.waitForSelector('.quick-input-widget input[placeholder^="e.g."]', { state: "visible", timeout: 10000 });
+  await page.keyboard.type(prompt);
+  await page.keyboard.press("Enter");
+}
+
+async function shot(name) {
+  const file = path.join(process.env.E2E_SHOTS, name + ".png");
+  await page.screenshot({ path: file });
+  return file;
+}
+
+async function main() {
+  const browser = await chromium.launch({
+    executablePath: process.env.CHROMIUM || "/usr/bin/chromium",
+    args: ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run"],
+  });
+  try {
+    page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
+    await page.goto(`${process.env.E2E_URL}/?folder=${encodeURIComponent(process.env.E2E_FOLDER)}`);
+    await page.waitForSelector(".explorer-folders-view .monaco-list-row", { timeout: 60000 });
+    await page.click('.explorer-folders-view .monaco-list-row:has-text("greet.go")');
+    await page.waitForSelector('.view-lines:has-text("hello")', { timeout: 30000 });
+    out.steps.push("opened");
+
+    // The palette lists the extension's commands once it is active.
+    await page.keyboard.press("F1");
+    await page.waitForSelector(".quick-input-widget input", { state: "visible", timeout: 10000 });
+    await page.keyboard.type("agentls: ");
+    await page.waitForFunction(() => document.querySelectorAll(".quick-input-list .monaco-list-row").length >= 10, null, { timeout: 30000 });
+    out.palette = await page.$$eval(".quick-input-list .monaco-list-row", (rows) => rows.map((r) => r.getAttribute("aria-label")));
+    await page.keyboard.press("Escape");
+    out.steps.push("palette");
+
+    // Run 1 (preview mode): the proposal shows inline, the text is unchanged.
+    await runAgent("make greet loud");
+    await hasAfter("HELLO");
+    out.pendingAfter = await afterTexts();
+    out.pendingText = await editorText();
+    out.pendingShot = await shot("pending");
+    out.steps.push("previewed");
+
+    // Accept the hunk under the cursor: the text changes, the preview goes.
+    await page.click('.view-line:has-text("return \\"hello\\"")');
+    await palette("agentls: Accept Change Under Cursor");
+    await page.waitForSelector('.view-lines:has-text("HELLO")', { timeout: 30000 });
+    await noAfter();
+    out.acceptedText = await editorText();
+    out.acceptedAfter = await afterTexts();
+    out.steps.push("accepted");
+
+    // Run 2, then reject everything: the text stays, the preview goes.
+    await runAgent("make bye loud");
+    await hasAfter("BYE");
+    out.secondAfter = await afterTexts();
+    await palette("agentls: Reject All Proposed Changes");
+    await noAfter();
+    out.rejectedText = await editorText();
+    out.rejectedShot = await shot("rejected");
+    out.steps.push("rejected");
+  } catch (err) {
+    try {
+      out.failShot = await shot("failure");
+    } catch {
+      // the page may be gone
+    }
+    throw err;
+  } finally {
+    await browser.close();
+  }
+}
+
+main()
+  .then(() => {
+    out.ok = true;
+  })
+  .catch((err) => {
+    out.ok = false;
+    out.error = String(err && err.stack ? err.stack : err);
+  })
+  .finally(() => {
+    fs.writeFileSync(process.env.E2E_OUT, JSON.stringify(out, null, 2));
+  });

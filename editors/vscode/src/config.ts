@@ -1,0 +1,104 @@
+// The agentls settings object (protocol.md "Configuration") built from the
+// extension's `agentls.*` settings. The same object goes out as
+// initializationOptions, in workspace/didChangeConfiguration
+// ({settings: {agentls: …}}) and as the answer to workspace/configuration.
+// No "vscode" import: unit-tested under plain node.
+import * as fs from "fs";
+import * as os from "os";
+import * as path from "path";
+
+/** The protocol's configuration object; every field optional. */
+export interface AgentlsSettings {
+  model?: {
+    baseURL?: string;
+    name?: string;
+    apiKeyEnv?: string;
+    contextWindow?: number;
+  };
+  mode?: "preview" | "apply";
+  maxTurns?: number;
+  mcpServers?: Record<string, unknown>;
+  tools?: { runCommand?: string };
+}
+
+/** Reads one setting below "agentls." (undefined or null when unset). */
+export type Getter = (key: string) => unknown;
+
+function present(v: unknown): boolean {
+  return v !== undefined && v !== null && v !== "";
+}
+
+function str(get: Getter, key: string): string | undefined {
+  const v = get(key);
+  return typeof v === "string" && v !== "" ? v : undefined;
+}
+
+function int(get: Getter, key: string): number | undefined {
+  const v = get(key);
+  return typeof v === "number" && Number.isFinite(v) ? Math.trunc(v) : undefined;
+}
+
+/**
+ * Builds the settings object from `get`. Unset values are left out rather
+ * than sent as null or "", so the server's other sources (config files,
+ * OPENAI_BASE_URL, AGENTLS_MODEL) still apply; `agentls.path` is the
+ * extension's own and is never sent.
+ */
+export function buildSettings(get: Getter): AgentlsSettings {
+  const out: AgentlsSettings = {};
+  const model: NonNullable<AgentlsSettings["model"]> = {};
+  const baseURL = str(get, "model.baseURL");
+  const name = str(get, "model.name");
+  const apiKeyEnv = str(get, "model.apiKeyEnv");
+  const contextWindow = int(get, "model.contextWindow");
+  if (baseURL) model.baseURL = baseURL;
+  if (name) model.name = name;
+  if (apiKeyEnv) model.apiKeyEnv = apiKeyEnv;
+  if (contextWindow !== undefined) model.contextWindow = contextWindow;
+  if (Object.keys(model).length > 0) out.model = model;
+
+  const mode = str(get, "mode");
+  if (mode === "preview" || mode === "apply") out.mode = mode;
+  const maxTurns = int(get, "maxTurns");
+  if (maxTurns !== undefined) out.maxTurns = maxTurns;
+
+  const mcp = get("mcpServers");
+  if (mcp && typeof mcp === "object" && !Array.isArray(mcp) && Object.keys(mcp).length > 0) {
+    out.mcpServers = JSON.parse(JSON.stringify(mcp)) as Record<string, unknown>;
+  }
+  const runCommand = get("tools.runCommand");
+  if (present(runCommand) && typeof runCommand === "string") out.tools = { runCommand };
+  return out;
+}
+
+/**
+ * Finds the executable `name` on PATH, or checks an explicit path (a leading
+ * "~/" is the home directory); undefined when there is none.
+ */
+export function findExecutable(name: string, envPath = process.env.PATH ?? ""): string | undefined {
+  const expanded = name.startsWith("~/") ? path.join(os.homedir(), name.slice(2)) : name;
+  const exts = process.platform === "win32" ? ["", ".exe"] : [""];
+  const isExecutable = (p: string) => {
+    try {
+      if (!fs.statSync(p).isFile()) {
+        return false;
+      }
+      fs.accessSync(p, process.platform === "win32" ? fs.constants.F_OK : fs.constants.X_OK);
+      return true;
+    } catch {
+      return false;
+    }
+  };
+  if (expanded.includes("/") || expanded.includes("\\")) {
+    return exts.map((e) => expanded + e).find(isExecutable);
+  }
+  for (const dir of envPath.split(path.delimiter)) {
+    for (const e of exts) {
+      const p = path.join(dir, expanded + e);
+      if (dir && isExecutable(p)) {
+        return p;
+      }
+    }
+  }
+  return undefined;
+}

@@ -1,0 +1,207 @@
+// The language client's lifecycle: find the server, start it with the
+// settings, route the agentls notifications, keep the settings in sync, and
+// restart when agentls.path changes.
+//
+// The server lists agentls.run / cancel / accept / reject as
+// executeCommandProvider commands, so vscode-languageclient registers VS Code
+// commands with those ids itself. The executeCommand middleware below is
+// where the extension adds its UI to them: agentls.run invoked without
+// arguments (command palette, keybinding) asks for a prompt, agentls.cancel
+// without arguments asks which run, and every result is reported back (run
+// ids for the run log, accept failures, preview refreshes).
+import * as vscode from "vscode";
+import * as lc from "vscode-languageclient/node";
+import { AgentlsSettings, buildSettings, findExecutable } from "./config";
+import * as ext from "./lsp_ext";
+
+/** What the rest of the extension plugs into the client. */
+export interface CtxHooks {
+  onRunEvent(ev: ext.RunEvent): void;
+  onProposalsChanged(p: ext.ProposalsChangedParams): void;
+  /** Called after every agentls.* command with its arguments and result. */
+  onCommandResult(command: string, args: unknown[], result: unknown): void;
+  /** Asks the user for agentls.run arguments; undefined when dismissed. */
+  promptRun(): Promise<ext.RunArgs | undefined>;
+  /** Asks which run to cancel; undefined when dismissed or none runs. */
+  pickRun(): Promise<string | undefined>;
+  onStarted(): void;
+  onStopped(reason: string): void;
+}
+
+type Next = (command: string, args: unknown[]) => vscode.ProviderResult<unknown>;
+
+/** Owns the LanguageClient. */
+export class Ctx implements vscode.Disposable {
+  readonly output = vscode.window.createOutputChannel("agentls");
+  private lc: lc.LanguageClient | undefined;
+  private fallbacks: vscode.Disposable[] = [];
+  private readonly disposables: vscode.Disposable[] = [];
+
+  constructor(private readonly hooks: CtxHooks) {
+    this.disposables.push(
+      this.output,
+      vscode.workspace.onDidChangeConfiguration((e) => {
+        if (e.affectsConfiguration("agentls.path")) {
+          void this.restart();
+        } else if (e.affectsConfiguration("agentls")) {
+          void this.sendSettings();
+        }
+      }),
+    );
+  }
+
+  /** The running client, or undefined. */
+  get client(): lc.LanguageClient | undefined {
+    return this.lc?.isRunning() ? this.lc : undefined;
+  }
+
+  /** The settings object sent to the server. */
+  settings(): AgentlsSettings {
+    const cfg = vscode.workspace.getConfiguration("agentls");
+    return buildSettings((key) => cfg.get(key));
+  }
+
+  /** Starts the server; reports a missing binary with a way to fix it. */
+  async start(): Promise<void> {
+    if (this.lc) {
+      return;
+    }
+    const configured = vscode.workspace.getConfiguration("agentls").get<string>("path") || "agentls";
+    const command = findExecutable(configured);
+    if (!command) {
+      const choice = await vscode.window.showErrorMessage(
+        `agentls: cannot find the server binary "${configured}". Install it (go install github.com/agentls/agentls/cmd/agentls@latest) or set agentls.path.`,
+        "Open Settings",
+      );
+      if (choice === "Open Settings") {
+        await vscode.commands.executeCommand("workbench.action.openSettings", "agentls.path");
+      }
+      return;
+    }
+    // No `transport`: with TransportKind.stdio the client appends "--stdio"
+    // to the arguments, which agentls does not take; stdio is the default.
+    const serverOptions: lc.ServerOptions = { command, args: ["serve"] };
+    const clientOptions: lc.LanguageClientOptions = {
+      documentSelector: [{ scheme: "file" }, { scheme: "untitled" }],
+      initializationOptions: this.settings(),
+      outputChannel: this.output,
+      middleware: {
+        executeCommand: (command, args, next) => this.executeMiddleware(command, args, next),
+        workspace: {
+          configuration: async (params, token, next) => {
+            const res = await next(params, token);
+            if (!Array.isArray(res)) {
+              return res;
+            }
+            return params.items.map((item, i) => (item.section === "agentls" ? this.settings() : res[i]));
+          },
+        },
+      },
+    };
+    const client = new lc.LanguageClient("agentls", "agentls", serverOptions, clientOptions);
+    client.onNotification(ext.runEvent, (ev) => this.hooks.onRunEvent(ev));
+    client.onNotification(ext.proposalsChanged, (p) => this.hooks.onProposalsChanged(p));
+    client.onDidChangeState((e) => {
+      if (e.newState === lc.State.Stopped) {
+        this.hooks.onStopped("server stopped");
+      }
+    });
+    this.lc = client;
+    try {
+      await client.start();
+    } catch (err) {
+      this.lc = undefined;
+      await client.dispose().catch(() => undefined); // stops its restart attempts
+      void vscode.window.showErrorMessage(`agentls: the server did not start: ${String(err)}`);
+      return;
+    }
+    this.registerFallbacks(client);
+    this.hooks.onStarted();
+  }
+
+  /** Stops the server (waits for shutdown). */
+  async stop(): Promise<void> {
+    const client = this.lc;
+    this.lc = undefined;
+    this.fallbacks.forEach((d) => d.dispose());
+    this.fallbacks = [];
+    if (client) {
+      // stop() throws when the client is not running (it failed to start or
+      // is between restarts): there is nothing left to stop then.
+      await client.stop().catch((err: unknown) => this.output.appendLine(`stop: ${String(err)}`));
+    }
+  }
+
+  /** Restarts the server (after agentls.path changed, or on request). */
+  async restart(): Promise<void> {
+    await this.stop();
+    await this.start();
+  }
+
+  /** Sends the current settings (workspace/didChangeConfiguration). */
+  async sendSettings(): Promise<void> {
+    await this.client?.sendNotification(lc.DidChangeConfigurationNotification.type, {
+      settings: { agentls: this.settings() },
+    });
+  }
+
+  /** Sends a request to the running server; rejects when none runs. */
+  async request<P, R>(type: lc.RequestType<P, R, void>, params: P): Promise<R> {
+    const client = this.client;
+    if (!client) {
+      throw new Error("the agentls server is not running");
+    }
+    return client.sendRequest(type, params);
+  }
+
+  /**
+   * Runs an agentls.* command with `arg` through the same path as a command
+   * invoked from a code action or lens (so results are reported the same).
+   */
+  async execute<R>(command: string, arg: unknown): Promise<R | undefined> {
+    return (await this.executeMiddleware(command, [arg], (c, a) => this.sendExecute(c, a))) as R | undefined;
+  }
+
+  private sendExecute(command: string, args: unknown[]): Promise<unknown> {
+    return this.request(lc.ExecuteCommandRequest.type, { command, arguments: args });
+  }
+
+  private async executeMiddleware(command: string, args: unknown[], next: Next): Promise<unknown> {
+    if (command === ext.Commands.run && (args.length === 0 || args[0] == null)) {
+      const runArgs = await this.hooks.promptRun();
+      if (!runArgs) {
+        return undefined;
+      }
+      args = [runArgs];
+    } else if (command === ext.Commands.cancel && (args.length === 0 || args[0] == null)) {
+      const runId = await this.hooks.pickRun();
+      if (!runId) {
+        return undefined;
+      }
+      args = [{ runId } satisfies ext.CancelArgs];
+    }
+    const result = await next(command, args);
+    this.hooks.onCommandResult(command, args, result);
+    return result;
+  }
+
+  // Registers the agentls.* commands the server did not list, so the
+  // contributed palette entries always work while the client runs.
+  private registerFallbacks(client: lc.LanguageClient): void {
+    const listed = client.initializeResult?.capabilities.executeCommandProvider?.commands ?? [];
+    for (const command of Object.values(ext.Commands)) {
+      if (!listed.includes(command)) {
+        this.fallbacks.push(
+          vscode.commands.registerCommand(command, (...args: unknown[]) =>
+            this.executeMiddleware(command, args, (c, a) => this.sendExecute(c, a)),
+          ),
+        );
+      }
+    }
+  }
+
+  dispose(): void {
+    void this.stop();
+    this.disposables.forEach((d) => d.dispose());
+  }
+}

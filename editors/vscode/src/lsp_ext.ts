@@ -1,0 +1,170 @@
+// The agentls protocol extensions (docs: protocol.md in the repository),
+// typed once here: the agentls.* commands with their argument and result
+// shapes, the agentls/* requests and notifications. Nothing else in the
+// extension spells a method name.
+//
+// Imports only vscode-languageserver-protocol (no "vscode"), so the pure
+// modules and their unit tests can use these types under plain node.
+import * as lc from "vscode-languageserver-protocol";
+
+/** An LSP position; `character` counts UTF-16 code units (VS Code's encoding). */
+export interface Position {
+  line: number;
+  character: number;
+}
+
+/** An LSP range, end exclusive. */
+export interface Range {
+  start: Position;
+  end: Position;
+}
+
+/** The workspace/executeCommand command names agentls offers. */
+export const Commands = {
+  run: "agentls.run",
+  cancel: "agentls.cancel",
+  accept: "agentls.accept",
+  reject: "agentls.reject",
+} as const;
+
+/** How an agent run delivers its changes. */
+export type Mode = "preview" | "apply";
+
+/** agentls.run arguments[0]. */
+export interface RunArgs {
+  prompt: string;
+  uri?: string;
+  range?: Range;
+  mode?: Mode;
+}
+
+/** agentls.run result: answered at once, the run continues in the background. */
+export interface RunResult {
+  runId: string;
+}
+
+/** agentls.cancel arguments[0]. */
+export interface CancelArgs {
+  runId: string;
+}
+
+/** agentls.cancel result. */
+export interface CancelResult {
+  cancelled: boolean;
+}
+
+/** agentls.accept / agentls.reject arguments[0]; no field means everything pending. */
+export interface ReviewArgs {
+  runId?: string;
+  uri?: string;
+  hunkId?: string;
+}
+
+/** A hunk that could not be applied. */
+export interface Conflict {
+  uri: string;
+  hunkId: string;
+  reason: string;
+}
+
+/** agentls.accept result. */
+export interface AcceptResult {
+  applied: boolean;
+  failureReason?: string;
+  conflicts?: Conflict[];
+}
+
+/** agentls.reject result. */
+export interface RejectResult {
+  rejected: number;
+}
+
+/** One change inside a proposal; `range` is in the document as it is now. */
+export interface Hunk {
+  id: string;
+  range: Range;
+  oldText: string;
+  newText: string;
+  /** The hunk's own state when the server sends it (else the proposal's). */
+  status?: "pending" | "conflicted";
+  /** Why the hunk is conflicted, for the user. */
+  reason?: string;
+  /** The editor's reason when the last accept of this hunk failed. */
+  lastError?: string;
+}
+
+/** A file's pending (or conflicted) proposal from one run. */
+export interface Proposal {
+  uri: string;
+  runId: string;
+  status: "pending" | "conflicted";
+  proposedText: string;
+  hunks: Hunk[];
+}
+
+/** agentls/proposals params. */
+export interface ProposalsParams {
+  uri?: string;
+}
+
+/** agentls/proposals result. */
+export interface ProposalsResult {
+  proposals: Proposal[];
+}
+
+/** agentls/proposals: the pending proposals, of one document or all. */
+export const proposals = new lc.RequestType<ProposalsParams, ProposalsResult, void>("agentls/proposals");
+
+/** agentls/document params. */
+export interface DocumentParams {
+  uri: string;
+}
+
+/** agentls/document result: the server's view of a document. */
+export interface DocumentResult {
+  version: number | null;
+  text: string;
+}
+
+/** agentls/document: what the server holds for a document (a debugging aid). */
+export const document = new lc.RequestType<DocumentParams, DocumentResult, void>("agentls/document");
+
+/** The kinds of agentls/runEvent. */
+export type RunEventKind =
+  | "started"
+  | "text"
+  | "toolCall"
+  | "toolResult"
+  | "proposal"
+  | "finished"
+  | "failed"
+  | "cancelled";
+
+/**
+ * agentls/runEvent params. Fields beyond runId/seq/kind depend on the kind
+ * (protocol.md); they are all optional here and read defensively.
+ */
+export interface RunEvent {
+  runId: string;
+  seq: number;
+  kind: RunEventKind;
+  text?: string;
+  tool?: string;
+  args?: unknown;
+  summary?: string;
+  isError?: boolean;
+  uri?: string;
+  error?: string;
+  usage?: Record<string, number>;
+}
+
+/** agentls/runEvent: one step of a run (streamed text, tool activity, the end). */
+export const runEvent = new lc.NotificationType<RunEvent>("agentls/runEvent");
+
+/** agentls/proposalsChanged params. */
+export interface ProposalsChangedParams {
+  uri: string;
+}
+
+/** agentls/proposalsChanged: a document's proposals changed; re-request them. */
+export const proposalsChanged = new lc.NotificationType<ProposalsChangedParams>("agentls/proposalsChanged");

@@ -1,0 +1,109 @@
+// Extension entry point: wires the client (ctx.ts), the run log (runs.ts)
+// and the previews (preview.ts) together and registers the command table.
+// agentls.run / agentls.cancel / agentls.accept / agentls.reject themselves
+// are registered by vscode-languageclient from the server's
+// executeCommandProvider (see ctx.ts); the commands below are the
+// extension's own.
+import * as vscode from "vscode";
+import { Ctx } from "./ctx";
+import * as hunks from "./hunks";
+import * as ext from "./lsp_ext";
+import { Preview } from "./preview";
+import { Runs } from "./runs";
+
+let ctx: Ctx | undefined;
+
+function conflictText(conflicts: ext.Conflict[] | undefined): string {
+  return (conflicts ?? []).map((c) => `${c.hunkId}: ${c.reason}`).join("; ");
+}
+
+export async function activate(context: vscode.ExtensionContext): Promise<void> {
+  const runs = new Runs();
+  let preview: Preview;
+  const c = new Ctx({
+    onRunEvent: (ev) => runs.onEvent(ev),
+    onProposalsChanged: (p) => preview.onProposalsChanged(p.uri),
+    onCommandResult: (command, args, result) => {
+      if (command === ext.Commands.run && result && typeof (result as ext.RunResult).runId === "string") {
+        runs.started((result as ext.RunResult).runId, args[0] as ext.RunArgs | undefined);
+      } else if (command === ext.Commands.accept || command === ext.Commands.reject) {
+        const r = result as ext.AcceptResult | undefined;
+        if (command === ext.Commands.accept && r && r.applied === false) {
+          const why = r.failureReason ?? conflictText(r.conflicts);
+          void vscode.window.showWarningMessage(`agentls: the change was not applied: ${why || "no reason given"}`);
+        }
+        // The server also sends agentls/proposalsChanged; this keeps the
+        // preview right even if that notification is lost.
+        preview.refreshVisible();
+      }
+    },
+    promptRun: () => runs.promptRun(),
+    pickRun: () => runs.pickRun(),
+    onStarted: () => preview.refreshVisible(),
+    onStopped: (reason) => {
+      runs.serverStopped(reason);
+      preview.clearAll();
+    },
+  });
+  preview = new Preview(c);
+  ctx = c;
+  context.subscriptions.push(c, runs, preview);
+
+  const editorHunk = (): { editor: vscode.TextEditor; view: hunks.HunkView } | undefined => {
+    const editor = vscode.window.activeTextEditor;
+    if (!editor) {
+      return undefined;
+    }
+    const view = hunks.hunkAt(preview.views(editor.document), editor.selection.active.line);
+    if (!view) {
+      void vscode.window.showInformationMessage("agentls: no proposed change under the cursor.");
+      return undefined;
+    }
+    return { editor, view };
+  };
+  const reviewHunk = async (command: string) => {
+    const h = editorHunk();
+    if (h) {
+      await c.execute(command, { runId: h.view.runId, uri: h.view.uri, hunkId: h.view.hunkId } satisfies ext.ReviewArgs);
+    }
+  };
+  const jump = (forward: boolean) => {
+    const editor = vscode.window.activeTextEditor;
+    if (!editor) {
+      return;
+    }
+    const v = hunks.step(preview.views(editor.document), editor.selection.active.line, forward);
+    if (!v) {
+      void vscode.window.showInformationMessage("agentls: no proposed changes in this file.");
+      return;
+    }
+    const pos = new vscode.Position(hunks.span(v).first, 0);
+    editor.selection = new vscode.Selection(pos, pos);
+    editor.revealRange(new vscode.Range(pos, pos), vscode.TextEditorRevealType.InCenterIfOutsideViewport);
+  };
+
+  const commands: Record<string, (...args: unknown[]) => unknown> = {
+    "agentls.acceptHunk": () => reviewHunk(ext.Commands.accept),
+    "agentls.rejectHunk": () => reviewHunk(ext.Commands.reject),
+    "agentls.acceptAll": () => c.execute(ext.Commands.accept, {} satisfies ext.ReviewArgs),
+    "agentls.rejectAll": () => c.execute(ext.Commands.reject, {} satisfies ext.ReviewArgs),
+    "agentls.nextHunk": () => jump(true),
+    "agentls.prevHunk": () => jump(false),
+    "agentls.showDiff": () => {
+      const doc = vscode.window.activeTextEditor?.document;
+      return doc ? preview.showDiff(doc) : undefined;
+    },
+    "agentls.showRuns": () => runs.show(),
+    "agentls.restartServer": () => c.restart(),
+  };
+  for (const [name, fn] of Object.entries(commands)) {
+    context.subscriptions.push(vscode.commands.registerCommand(name, fn));
+  }
+
+  await c.start();
+}
+
+export async function deactivate(): Promise<void> {
+  await ctx?.stop();
+  ctx = undefined;
+}

@@ -1,0 +1,224 @@
+// Inline diff previews of pending proposals in visible editors: the lines a
+// hunk replaces get the diff editor's "removed" background, the new text is
+// summarised after the hunk's last line and shown in full (as a diff, with
+// Accept / Reject links) on hover. "agentls: Show Proposed Changes as Diff"
+// opens VS Code's diff editor against an agentls-proposal: document that
+// holds the proposed text. Proposals are fetched with agentls/proposals and
+// refetched on agentls/proposalsChanged, when editors become visible and
+// after edits to a document that has hunks. Layout logic lives in hunks.ts.
+import * as vscode from "vscode";
+import type { Ctx } from "./ctx";
+import * as hunks from "./hunks";
+import * as ext from "./lsp_ext";
+
+/** The URI scheme of the proposed-text documents the diff editor shows. */
+export const proposalScheme = "agentls-proposal";
+
+interface DocState {
+  gen: number;
+  proposals: ext.Proposal[];
+  views: hunks.HunkView[];
+}
+
+function documentLines(doc: vscode.TextDocument): string[] {
+  const lines: string[] = [];
+  for (let i = 0; i < doc.lineCount; i++) {
+    lines.push(doc.lineAt(i).text);
+  }
+  return lines;
+}
+
+function commandLink(command: string, arg: ext.ReviewArgs): string {
+  return `command:${command}?${encodeURIComponent(JSON.stringify([arg]))}`;
+}
+
+/** Owns the decorations and the proposal document provider. */
+export class Preview implements vscode.Disposable, vscode.TextDocumentContentProvider {
+  private readonly deleted = vscode.window.createTextEditorDecorationType({
+    isWholeLine: true,
+    backgroundColor: new vscode.ThemeColor("diffEditor.removedLineBackground"),
+    overviewRulerColor: new vscode.ThemeColor("editorOverviewRuler.deletedForeground"),
+    overviewRulerLane: vscode.OverviewRulerLane.Left,
+  });
+  private readonly conflicted = vscode.window.createTextEditorDecorationType({
+    isWholeLine: true,
+    backgroundColor: new vscode.ThemeColor("merge.incomingContentBackground"),
+    overviewRulerColor: new vscode.ThemeColor("editorOverviewRuler.warningForeground"),
+    overviewRulerLane: vscode.OverviewRulerLane.Left,
+  });
+  private readonly added = vscode.window.createTextEditorDecorationType({
+    after: { margin: "0 0 0 2em", fontStyle: "italic" },
+    overviewRulerColor: new vscode.ThemeColor("editorOverviewRuler.addedForeground"),
+    overviewRulerLane: vscode.OverviewRulerLane.Left,
+  });
+  private readonly docs = new Map<string, DocState>();
+  private readonly changed = new vscode.EventEmitter<vscode.Uri>();
+  private readonly timers = new Map<string, NodeJS.Timeout>();
+  private readonly disposables: vscode.Disposable[] = [];
+
+  /** Fires when a proposal document's content changed. */
+  readonly onDidChange = this.changed.event;
+
+  constructor(private readonly ctx: Ctx) {
+    this.disposables.push(
+      this.deleted,
+      this.conflicted,
+      this.added,
+      this.changed,
+      vscode.workspace.registerTextDocumentContentProvider(proposalScheme, this),
+      vscode.window.onDidChangeVisibleTextEditors(() => this.refreshVisible()),
+      vscode.window.onDidChangeActiveTextEditor(() => this.updateContext()),
+      vscode.workspace.onDidChangeTextDocument((e) => this.scheduleRefresh(e.document)),
+      vscode.workspace.onDidCloseTextDocument((d) => this.docs.delete(d.uri.toString())),
+    );
+  }
+
+  /** Refetches and redraws the proposals of every visible editor. */
+  refreshVisible(): void {
+    const seen = new Set<string>();
+    for (const editor of vscode.window.visibleTextEditors) {
+      const key = editor.document.uri.toString();
+      if (editor.document.uri.scheme !== proposalScheme && !seen.has(key)) {
+        seen.add(key);
+        void this.refresh(key);
+      }
+    }
+  }
+
+  /** Handles agentls/proposalsChanged: refetches that document if it is open. */
+  onProposalsChanged(uri: string): void {
+    for (const doc of vscode.workspace.textDocuments) {
+      if (hunks.sameUri(uri, doc.uri.toString())) {
+        void this.refresh(doc.uri.toString());
+      }
+    }
+  }
+
+  /** Fetches a document's proposals and redraws its editors. */
+  async refresh(docUri: string): Promise<void> {
+    const state = this.docs.get(docUri) ?? { gen: 0, proposals: [], views: [] };
+    this.docs.set(docUri, state);
+    const gen = ++state.gen;
+    let result: ext.ProposalsResult;
+    try {
+      result = await this.ctx.request(ext.proposals, { uri: docUri });
+    } catch {
+      return; // server not running or not implementing proposals yet
+    }
+    if (state.gen !== gen) {
+      return; // a newer refresh is under way
+    }
+    state.proposals = result?.proposals ?? [];
+    const doc = vscode.workspace.textDocuments.find((d) => d.uri.toString() === docUri);
+    state.views = doc ? hunks.hunkViews(state.proposals, docUri, documentLines(doc)) : [];
+    this.redraw(docUri);
+    this.changed.fire(this.proposalUri(vscode.Uri.parse(docUri)));
+  }
+
+  private scheduleRefresh(doc: vscode.TextDocument): void {
+    const key = doc.uri.toString();
+    if (!this.docs.get(key)?.views.length) {
+      return;
+    }
+    clearTimeout(this.timers.get(key));
+    this.timers.set(
+      key,
+      setTimeout(() => {
+        this.timers.delete(key);
+        void this.refresh(key);
+      }, 300),
+    );
+  }
+
+  private redraw(docUri: string): void {
+    const views = this.docs.get(docUri)?.views ?? [];
+    for (const editor of vscode.window.visibleTextEditors) {
+      if (editor.document.uri.toString() !== docUri) {
+        continue;
+      }
+      const lines = documentLines(editor.document);
+      const deleted: vscode.DecorationOptions[] = [];
+      const conflicted: vscode.DecorationOptions[] = [];
+      const added: vscode.DecorationOptions[] = [];
+      for (const v of views) {
+        const hover = new vscode.MarkdownString(
+          `**agentls proposal** (run ${v.runId}${v.conflicted ? `, conflicted${v.reason ? ": " + v.reason : ""}` : ""})\n\n` +
+            (v.lastError ? `Last accept failed: ${v.lastError}\n\n` : "") +
+            hunks.diffMarkdown(v, lines) +
+            `\n\n[Accept](${commandLink(ext.Commands.accept, { runId: v.runId, uri: v.uri, hunkId: v.hunkId })})` +
+            ` · [Reject](${commandLink(ext.Commands.reject, { runId: v.runId, uri: v.uri, hunkId: v.hunkId })})`,
+        );
+        hover.isTrusted = { enabledCommands: [ext.Commands.accept, ext.Commands.reject] };
+        if (v.first !== undefined) {
+          const range = new vscode.Range(v.first, 0, v.last ?? v.first, 0);
+          (v.conflicted ? conflicted : deleted).push({ range, hoverMessage: hover });
+        }
+        const anchorEnd = editor.document.lineAt(Math.min(v.anchor, editor.document.lineCount - 1)).range.end;
+        const prefix = v.above ? "⤒ inserts above: " : v.first === undefined ? "⤓ inserts below: " : "⟶ ";
+        added.push({
+          range: new vscode.Range(anchorEnd, anchorEnd),
+          hoverMessage: hover,
+          renderOptions: {
+            after: {
+              contentText: prefix + hunks.summary(v),
+              backgroundColor: new vscode.ThemeColor(
+                v.conflicted ? "merge.incomingHeaderBackground" : "diffEditor.insertedTextBackground",
+              ),
+            },
+          },
+        });
+      }
+      editor.setDecorations(this.deleted, deleted);
+      editor.setDecorations(this.conflicted, conflicted);
+      editor.setDecorations(this.added, added);
+    }
+    this.updateContext();
+  }
+
+  private updateContext(): void {
+    const editor = vscode.window.activeTextEditor;
+    const has = !!editor && (this.docs.get(editor.document.uri.toString())?.views.length ?? 0) > 0;
+    void vscode.commands.executeCommand("setContext", "agentls.hasProposals", has);
+  }
+
+  /** The hunks shown in a document. */
+  views(doc: vscode.TextDocument): hunks.HunkView[] {
+    return this.docs.get(doc.uri.toString())?.views ?? [];
+  }
+
+  /** Removes every preview (the server stopped). */
+  clearAll(): void {
+    for (const key of [...this.docs.keys()]) {
+      this.docs.set(key, { gen: (this.docs.get(key)?.gen ?? 0) + 1, proposals: [], views: [] });
+      this.redraw(key);
+    }
+  }
+
+  /** The agentls-proposal: URI holding the proposed text of document `uri`. */
+  proposalUri(uri: vscode.Uri): vscode.Uri {
+    return vscode.Uri.from({ scheme: proposalScheme, path: uri.path, query: uri.toString() });
+  }
+
+  /** TextDocumentContentProvider: the proposed text for the document named in the query. */
+  provideTextDocumentContent(uri: vscode.Uri): string {
+    const state = this.docs.get(uri.query);
+    const proposal = state?.proposals.find((p) => hunks.sameUri(p.uri, uri.query));
+    return proposal?.proposedText ?? "";
+  }
+
+  /** Opens the diff editor: the document against its proposed text. */
+  async showDiff(doc: vscode.TextDocument): Promise<void> {
+    await this.refresh(doc.uri.toString());
+    if (this.views(doc).length === 0) {
+      void vscode.window.showInformationMessage("agentls: no proposed changes for this file.");
+      return;
+    }
+    const name = doc.uri.path.split("/").pop() ?? doc.uri.path;
+    await vscode.commands.executeCommand("vscode.diff", doc.uri, this.proposalUri(doc.uri), `${name} ↔ agent proposal`);
+  }
+
+  dispose(): void {
+    this.timers.forEach((t) => clearTimeout(t));
+    this.disposables.forEach((d) => d.dispose());
+  }
+}

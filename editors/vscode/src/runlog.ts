@@ -1,0 +1,169 @@
+// Run tracking fed by agentls/runEvent: each run's state, and the lines the
+// "agentls runs" output channel shows (the same format as the Neovim
+// plugin's run log). No "vscode" import: unit-tested under plain node.
+import type { RunEvent } from "./lsp_ext";
+
+/** What the extension knows about one run. */
+export interface RunState {
+  id: string;
+  prompt?: string;
+  status: "running" | "finished" | "failed" | "cancelled";
+  seq: number;
+  tools: number;
+  answer?: string;
+  error?: string;
+}
+
+function oneLine(v: unknown, max: number): string {
+  let s = typeof v === "string" ? v : JSON.stringify(v) ?? "";
+  s = s.replace(/\s+/g, " ");
+  return s.length > max ? s.slice(0, max) + "…" : s;
+}
+
+function basename(uri: string): string {
+  const i = uri.lastIndexOf("/");
+  try {
+    return decodeURIComponent(i >= 0 ? uri.slice(i + 1) : uri);
+  } catch {
+    return uri;
+  }
+}
+
+/** Tracks runs and turns their events into log lines. */
+export class RunTracker {
+  private runs = new Map<string, RunState>();
+  private order: string[] = [];
+  private pendingText = new Map<string, string>();
+  private streamed = new Map<string, string>(); // text flushed just before the current event
+
+  private get(id: string): RunState {
+    let r = this.runs.get(id);
+    if (!r) {
+      r = { id, status: "running", seq: 0, tools: 0 };
+      this.runs.set(id, r);
+      this.order.push(id);
+    }
+    return r;
+  }
+
+  /** Records that run `id` was started with `prompt`; returns the line to log. */
+  started(id: string, prompt: string, mode?: string): string[] {
+    const r = this.get(id);
+    r.prompt = prompt;
+    if (r.seq > 0) {
+      return []; // its "started" event came first and was logged
+    }
+    return [`[${id}] ${mode ? `(${mode}) ` : ""}${oneLine(prompt, 200)}`];
+  }
+
+  /**
+   * Applies an event and returns the lines to append to the log (possibly
+   * none: text is buffered until a line ends or another event arrives, and
+   * duplicate or stale events are dropped).
+   */
+  onEvent(ev: RunEvent): string[] {
+    if (!ev || typeof ev.runId !== "string") {
+      return [];
+    }
+    const r = this.get(ev.runId);
+    if (typeof ev.seq === "number") {
+      if (ev.seq <= r.seq) {
+        return [];
+      }
+      r.seq = ev.seq;
+    }
+    if (ev.kind === "text") {
+      this.pendingText.set(r.id, (this.pendingText.get(r.id) ?? "") + (ev.text ?? ""));
+      return [];
+    }
+    this.streamed.delete(r.id);
+    const out = this.flush(r.id);
+    const tag = `[${r.id}]`;
+    switch (ev.kind) {
+      case "started":
+        out.push(`${tag} started${ev.text ? ": " + oneLine(ev.text, 200) : ""}`);
+        break;
+      case "toolCall":
+        r.tools++;
+        out.push(`  → ${ev.tool ?? "?"} ${ev.args !== undefined ? oneLine(ev.args, 160) : ""}`);
+        break;
+      case "toolResult":
+        out.push(`  ${ev.isError ? "✗" : "✓"} ${ev.tool ?? ""} ${oneLine(ev.summary ?? ev.error ?? "", 160)}`);
+        break;
+      case "proposal":
+        out.push(`  ✎ proposal for ${ev.uri ? basename(ev.uri) : "?"}`);
+        break;
+      case "finished":
+        r.status = "finished";
+        r.answer = ev.text;
+        out.push(`${tag} finished`);
+        if ((ev.text ?? "").trim() === (this.streamed.get(r.id) ?? "").trim()) {
+          break; // the answer was streamed just before: do not repeat it
+        }
+        for (const line of (ev.text ?? "").split("\n")) {
+          if (line !== "") out.push("  " + line);
+        }
+        break;
+      case "failed":
+        r.status = "failed";
+        r.error = ev.error ?? ev.summary ?? "unknown error";
+        out.push(`${tag} failed: ${oneLine(r.error, 400)}`);
+        break;
+      case "cancelled":
+        r.status = "cancelled";
+        out.push(`${tag} cancelled`);
+        break;
+      default:
+        out.push(`  (${String(ev.kind)}) ${oneLine(ev, 160)}`);
+    }
+    return out;
+  }
+
+  private flush(id: string): string[] {
+    const text = this.pendingText.get(id);
+    if (!text) {
+      return [];
+    }
+    this.pendingText.delete(id);
+    this.streamed.set(id, text);
+    const lines = text.split("\n").map((l) => "  │ " + l);
+    if (lines[lines.length - 1] === "  │ ") {
+      lines.pop();
+    }
+    return lines;
+  }
+
+  /** Marks every running run failed (the server went away); returns the log lines. */
+  serverStopped(reason: string): string[] {
+    const out: string[] = [];
+    for (const id of this.order) {
+      const r = this.runs.get(id)!;
+      if (r.status === "running") {
+        r.status = "failed";
+        r.error = reason;
+        out.push(`[${id}] ${reason}`);
+      }
+    }
+    return out;
+  }
+
+  /** The running runs, newest first. */
+  running(): RunState[] {
+    return this.order
+      .map((id) => this.runs.get(id)!)
+      .filter((r) => r.status === "running")
+      .reverse();
+  }
+
+  /** A run by id (a copy), or undefined. */
+  run(id: string): RunState | undefined {
+    const r = this.runs.get(id);
+    return r ? { ...r } : undefined;
+  }
+
+  /** The status bar text: "" when nothing runs. */
+  statusText(): string {
+    const n = this.running().length;
+    return n === 0 ? "" : `agent: ${n} running`;
+  }
+}

@@ -1,0 +1,75 @@
+import assert from "node:assert/strict";
+import * as fs from "node:fs";
+import * as os from "node:os";
+import * as path from "node:path";
+import { describe, it } from "node:test";
+import { buildSettings, findExecutable } from "../config";
+
+const getter = (values: Record<string, unknown>) => (key: string) => values[key];
+
+describe("buildSettings", () => {
+  it("builds the protocol's configuration object", () => {
+    const s = buildSettings(
+      getter({
+        path: "/opt/agentls",
+        "model.baseURL": "http://localhost:11434/v1",
+        "model.name": "qwen",
+        "model.apiKeyEnv": "MY_KEY",
+        "model.contextWindow": 32768,
+        mode: "apply",
+        maxTurns: 10,
+        mcpServers: { fs: { command: "node", args: ["fs.js"], env: { A: "1" } } },
+        "tools.runCommand": "off",
+      }),
+    );
+    assert.deepEqual(s, {
+      model: { baseURL: "http://localhost:11434/v1", name: "qwen", apiKeyEnv: "MY_KEY", contextWindow: 32768 },
+      mode: "apply",
+      maxTurns: 10,
+      mcpServers: { fs: { command: "node", args: ["fs.js"], env: { A: "1" } } },
+      tools: { runCommand: "off" },
+    });
+  });
+
+  it("leaves unset, null and empty values out so other sources apply", () => {
+    assert.deepEqual(buildSettings(getter({ "model.baseURL": null, "model.name": "", mode: null, mcpServers: {} })), {});
+    assert.deepEqual(buildSettings(getter({ "model.name": "gpt-4.1" })), { model: { name: "gpt-4.1" } });
+  });
+
+  it("drops values of the wrong type", () => {
+    assert.deepEqual(buildSettings(getter({ mode: "yolo", maxTurns: "many", mcpServers: ["x"], "model.contextWindow": "big" })), {});
+    assert.deepEqual(buildSettings(getter({ maxTurns: 7.9 })), { maxTurns: 7 });
+  });
+
+  it("returns a copy of mcpServers", () => {
+    const servers = { a: { command: "x" } };
+    const s = buildSettings(getter({ mcpServers: servers }));
+    (s.mcpServers!.a as { command: string }).command = "changed";
+    assert.equal(servers.a.command, "x");
+  });
+});
+
+describe("findExecutable", () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "agentls-vscode-"));
+  const bin = path.join(dir, "agentls");
+  fs.writeFileSync(bin, "#!/bin/sh\n");
+  fs.chmodSync(bin, 0o755);
+  const plain = path.join(dir, "notexec");
+  fs.writeFileSync(plain, "");
+  fs.chmodSync(plain, 0o644);
+
+  it("finds a name on PATH", () => {
+    assert.equal(findExecutable("agentls", ["/nonexistent", dir].join(path.delimiter)), bin);
+  });
+  it("checks explicit paths", () => {
+    assert.equal(findExecutable(bin, ""), bin);
+    assert.equal(findExecutable(path.join(dir, "missing"), ""), undefined);
+  });
+  it("ignores files that are not executable and directories", () => {
+    assert.equal(findExecutable("notexec", dir), undefined);
+    assert.equal(findExecutable(dir, ""), undefined);
+  });
+  it("reports a missing binary", () => {
+    assert.equal(findExecutable("agentls", "/nonexistent"), undefined);
+  });
+});

@@ -1,0 +1,143 @@
+import assert from "node:assert/strict";
+import { describe, it } from "node:test";
+import { diffMarkdown, hunkAt, hunkViews, layout, sameUri, span, step, summary } from "../hunks";
+import type { Hunk, Proposal } from "../lsp_ext";
+
+const rng = (sl: number, sc: number, el: number, ec: number) => ({
+  start: { line: sl, character: sc },
+  end: { line: el, character: ec },
+});
+const hunk = (id: string, r: ReturnType<typeof rng>, newText: string, oldText = ""): Hunk => ({ id, range: r, oldText, newText });
+
+// The same document and hunks as the Neovim plugin's preview test, so both
+// clients are held to one behaviour. VS Code counts the empty line after
+// the final newline, hence the trailing "".
+const lines = ["package main", "func a() {}", 'x := "😀 emoji" // end', "\tindented", "last", ""];
+
+describe("layout", () => {
+  it("shows whole-line replacements under the replaced lines", () => {
+    const l = layout(lines, hunk("h1", rng(1, 0, 2, 0), "func a() { return }\nfunc b() {}\n"));
+    assert.deepEqual([l.first, l.last, l.anchor, l.above], [1, 1, 1, false]);
+    assert.deepEqual(l.added, ["func a() { return }", "func b() {}"]);
+  });
+
+  it("maps UTF-16 offsets past an emoji and shows the whole new line", () => {
+    // "emoji" starts at UTF-16 offset 9: the emoji is a surrogate pair.
+    const l = layout(lines, hunk("h2", rng(2, 9, 2, 14), "EMOJI", "emoji"));
+    assert.deepEqual([l.first, l.last], [2, 2]);
+    assert.deepEqual(l.added, ['x := "😀 EMOJI" // end']);
+  });
+
+  it("puts pure insertions at a line start above that line", () => {
+    const l = layout(lines, hunk("h3", rng(3, 0, 3, 0), "// inserted\n// twice\n"));
+    assert.equal(l.first, undefined);
+    assert.deepEqual([l.anchor, l.above], [3, true]);
+    assert.deepEqual(l.added, ["// inserted", "// twice"]);
+  });
+
+  it("shows pure deletions with nothing added", () => {
+    const l = layout(lines, hunk("h4", rng(4, 0, 5, 0), "", "last\n"));
+    assert.deepEqual([l.first, l.last], [4, 4]);
+    assert.deepEqual(l.added, []);
+  });
+
+  it("keeps a line that becomes empty as an empty added line", () => {
+    const l = layout(lines, hunk("h5", rng(3, 0, 3, 9), ""));
+    assert.deepEqual([l.first, l.last], [3, 3]);
+    assert.deepEqual(l.added, [""]);
+  });
+
+  it("puts insertions past the end below the last line", () => {
+    const l = layout(["a", "b"], hunk("e", rng(2, 0, 2, 0), "c\n"));
+    assert.deepEqual([l.first, l.anchor, l.above], [undefined, 1, false]);
+    assert.deepEqual(l.added, ["c"]);
+  });
+
+  it("clamps ranges past the end of a line or the document", () => {
+    const l = layout(["abc"], hunk("c", rng(0, 1, 0, 99), "X"));
+    assert.deepEqual(l.added, ["aX"]);
+    const d = layout(["abc", "def"], hunk("d", rng(1, 0, 9, 0), ""));
+    assert.deepEqual([d.first, d.last, d.added.length], [1, 1, 0]);
+  });
+
+  it("handles CRLF in new text and multi-line intra-line edits", () => {
+    const l = layout(["one two", "three"], hunk("m", rng(0, 4, 1, 2), "2\r\nTH"));
+    assert.deepEqual([l.first, l.last], [0, 1]);
+    assert.deepEqual(l.added, ["one 2", "THree"]);
+  });
+});
+
+describe("hunkViews and navigation", () => {
+  const uri = "file:///w/main.go";
+  const proposals: Proposal[] = [
+    {
+      uri, runId: "r1", status: "pending", proposedText: "",
+      hunks: [
+        hunk("h1", rng(1, 0, 2, 0), "func a() { return }\n"),
+        hunk("h2", rng(2, 9, 2, 14), "EMOJI"),
+        hunk("h3", rng(3, 0, 3, 0), "// inserted\n"),
+        hunk("h4", rng(4, 0, 5, 0), ""),
+      ],
+    },
+    { uri, runId: "r2", status: "conflicted", proposedText: "", hunks: [hunk("c1", rng(3, 1, 3, 9), "INDENTED")] },
+    { uri: "file:///w/other.go", runId: "r1", status: "pending", proposedText: "", hunks: [hunk("o1", rng(0, 0, 0, 0), "x\n")] },
+  ];
+  const views = hunkViews(proposals, uri, lines);
+
+  it("keeps only the document's hunks, with run, uri and conflict state", () => {
+    assert.deepEqual(views.map((v) => v.hunkId), ["h1", "h2", "h3", "h4", "c1"]);
+    assert.equal(views[4].conflicted, true);
+    assert.equal(views[0].conflicted, false);
+    assert.equal(views[4].runId, "r2");
+    assert.deepEqual(views[4].added, ["\tINDENTED"]);
+  });
+
+  it("lets a hunk's own status and reason override the proposal's", () => {
+    const own = hunkViews(
+      [{ uri, runId: "r3", status: "pending", proposedText: "",
+         hunks: [{ ...hunk("x", rng(0, 0, 0, 3), "y"), status: "conflicted", reason: "you edited it" },
+                 { ...hunk("z", rng(1, 0, 1, 1), "q"), lastError: "buffer changed" }] }],
+      uri, lines);
+    assert.deepEqual(own.map((v) => [v.hunkId, v.conflicted, v.reason, v.lastError]),
+      [["x", true, "you edited it", undefined], ["z", false, undefined, "buffer changed"]]);
+  });
+
+  it("finds the hunk under the cursor", () => {
+    assert.deepEqual([0, 1, 2, 3, 4].map((l) => hunkAt(views, l)?.hunkId), [undefined, "h1", "h2", "h3", "h4"]);
+  });
+
+  it("prefers the smallest hunk when hunks overlap", () => {
+    const big = { ...views[0], hunkId: "big", first: 0, last: 4 };
+    assert.equal(hunkAt([big, views[1]], 2)?.hunkId, "h2");
+  });
+
+  it("steps forward and back with wrap-around", () => {
+    const fwd: number[] = [];
+    let line = 0;
+    for (let i = 0; i < 5; i++) {
+      line = span(step(views, line, true)!).first;
+      fwd.push(line);
+    }
+    assert.deepEqual(fwd, [1, 2, 3, 4, 1]);
+    assert.equal(span(step(views, 1, false)!).first, 4);
+    assert.equal(span(step(views, 4, false)!).first, 3);
+    assert.equal(step([], 0, true), undefined);
+  });
+
+  it("matches URIs re-encoded by the server", () => {
+    assert.ok(sameUri("file:///w/a%40b.go", "file:///w/a@b.go"));
+    assert.ok(sameUri("file:///c%3A/x.go", "file:///c:/x.go"));
+    assert.ok(!sameUri("file:///w/a.go", "file:///w/b.go"));
+    assert.ok(!sameUri("file:///w/%E0%A4%A", "file:///w/x"));
+  });
+
+  it("summarises and renders a hunk as a diff", () => {
+    assert.equal(summary(views[0]), "func a() { return }");
+    assert.equal(summary(views[3]), "delete");
+    const many = { ...views[0], added: ["a", "b", "c"] };
+    assert.equal(summary(many), "a (+2 more lines)");
+    assert.equal(summary({ ...views[0], added: ["x".repeat(100)] }, 10), "xxxxxxxxx…");
+    assert.equal(diffMarkdown(views[0], lines), "```diff\n- func a() {}\n+ func a() { return }\n```");
+    assert.equal(diffMarkdown(views[2], lines), "```diff\n+ // inserted\n```");
+  });
+});

@@ -1,0 +1,76 @@
+import assert from "node:assert/strict";
+import { describe, it } from "node:test";
+import type { RunEvent } from "../lsp_ext";
+import { RunTracker } from "../runlog";
+
+describe("RunTracker", () => {
+  it("turns run events into log lines and run states", () => {
+    const t = new RunTracker();
+    const log: string[] = [];
+    const feed = (ev: Partial<RunEvent>) => log.push(...t.onEvent(ev as RunEvent));
+    log.push(...t.started("r1", "add a greeting", "preview"));
+    feed({ runId: "r1", seq: 1, kind: "started", text: "add a greeting" });
+    feed({ runId: "r1", seq: 2, kind: "text", text: "Let me " });
+    feed({ runId: "r1", seq: 3, kind: "text", text: "look.\nReading now" });
+    feed({ runId: "r1", seq: 4, kind: "toolCall", tool: "read_file", args: { path: "a.go" } });
+    feed({ runId: "r1", seq: 4, kind: "toolCall", tool: "read_file", args: { path: "DUPLICATE" } });
+    feed({ runId: "r1", seq: 5, kind: "toolResult", tool: "read_file", summary: "12 lines" });
+    feed({ runId: "r1", seq: 6, kind: "toolResult", tool: "edit_file", summary: "old_string not found", isError: true });
+    feed({ runId: "r1", seq: 7, kind: "proposal", uri: "file:///w/my%20file.go" });
+    assert.equal(t.statusText(), "agent: 1 running");
+    feed({ runId: "r2", seq: 1, kind: "started", text: "second" });
+    assert.equal(t.statusText(), "agent: 2 running");
+    assert.deepEqual(t.running().map((r) => r.id), ["r2", "r1"]);
+    feed({ runId: "r1", seq: 8, kind: "finished", text: "Added the greeting.\nDone." });
+    feed({ runId: "r2", seq: 2, kind: "failed", error: "model: 401 invalid_api_key" });
+    assert.equal(t.statusText(), "");
+    assert.deepEqual(log, [
+      "[r1] (preview) add a greeting",
+      "[r1] started: add a greeting",
+      "  │ Let me look.",
+      "  │ Reading now",
+      '  → read_file {"path":"a.go"}',
+      "  ✓ read_file 12 lines",
+      "  ✗ edit_file old_string not found",
+      "  ✎ proposal for my file.go",
+      "[r2] started: second",
+      "[r1] finished",
+      "  Added the greeting.",
+      "  Done.",
+      "[r2] failed: model: 401 invalid_api_key",
+    ]);
+    assert.deepEqual(t.run("r1"), { id: "r1", prompt: "add a greeting", status: "finished", seq: 8, tools: 1, answer: "Added the greeting.\nDone." });
+    assert.equal(t.run("r2")?.error, "model: 401 invalid_api_key");
+  });
+
+  it("does not repeat a streamed answer when the run finishes", () => {
+    const t = new RunTracker();
+    t.onEvent({ runId: "r", seq: 1, kind: "started" });
+    t.onEvent({ runId: "r", seq: 2, kind: "text", text: "All " });
+    t.onEvent({ runId: "r", seq: 3, kind: "text", text: "done.\n" });
+    assert.deepEqual(t.onEvent({ runId: "r", seq: 4, kind: "finished", text: "All done." }), ["  │ All done.", "[r] finished"]);
+  });
+
+  it("does not log a started run twice when its event came first", () => {
+    const t = new RunTracker();
+    assert.equal(t.onEvent({ runId: "r1", seq: 1, kind: "started", text: "p" }).length, 1);
+    assert.deepEqual(t.started("r1", "p"), []);
+  });
+
+  it("fails running runs when the server stops, and only those", () => {
+    const t = new RunTracker();
+    t.onEvent({ runId: "a", seq: 1, kind: "started" });
+    t.onEvent({ runId: "b", seq: 1, kind: "started" });
+    t.onEvent({ runId: "b", seq: 2, kind: "cancelled" });
+    assert.deepEqual(t.serverStopped("server stopped"), ["[a] server stopped"]);
+    assert.equal(t.run("a")?.status, "failed");
+    assert.equal(t.run("b")?.status, "cancelled");
+  });
+
+  it("ignores malformed events", () => {
+    const t = new RunTracker();
+    assert.deepEqual(t.onEvent(undefined as unknown as RunEvent), []);
+    assert.deepEqual(t.onEvent({ seq: 1 } as unknown as RunEvent), []);
+    assert.equal(t.statusText(), "");
+  });
+});
