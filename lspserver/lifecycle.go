@@ -137,6 +137,11 @@ func (s *Server) capabilities(sess *Session) protocol.ServerCapabilities {
 				ChangeNotifications: protocol.Boolean(true),
 			},
 		},
+		// Agent runs (commands.go, codeaction.go).
+		ExecuteCommandProvider: protocol.ExecuteCommandOptions{Commands: commandNames()},
+		CodeActionProvider:     &protocol.CodeActionOptions{CodeActionKinds: codeActionKinds(), ResolveProvider: ptr(false)},
+		// Review of proposals (codelens.go).
+		CodeLensProvider: &protocol.CodeLensOptions{ResolveProvider: ptr(false)},
 	}
 }
 

@@ -14,7 +14,7 @@ func (s *Server) methodTable() map[string]route {
 	return map[string]route{
 		// Lifecycle (lifecycle.go).
 		protocol.MethodInitialize:  request(s.initialize, ordered),
-		protocol.MethodInitialized: notification(s.initialized, optionalParams),
+		protocol.MethodInitialized: notification(s.initializedRuns, optionalParams), // s.initialized, then run services (config.go)
 		protocol.MethodShutdown:    request(s.shutdown, ordered, optionalParams),
 		protocol.MethodExit:        notification(s.exit, optionalParams),
 		protocol.MethodSetTrace:    notification(s.setTrace),
@@ -26,11 +26,20 @@ func (s *Server) methodTable() map[string]route {
 		protocol.MethodTextDocumentDidClose:  notification(s.didClose),
 
 		// Workspace (workspace.go, settings.go).
-		protocol.MethodWorkspaceDidChangeWorkspaceFolders: notification(s.didChangeWorkspaceFolders),
+		protocol.MethodWorkspaceDidChangeWorkspaceFolders: notification(s.foldersChanged), // s.didChangeWorkspaceFolders, then MCP roots (mcp.go)
 		protocol.MethodWorkspaceDidChangeConfiguration:    notification(s.didChangeConfiguration),
 		protocol.MethodWorkspaceDidChangeWatchedFiles:     notification(s.didChangeWatchedFiles),
 
+		// Agent runs (commands.go, codeaction.go, progress.go).
+		protocol.MethodWorkspaceExecuteCommand:      request(s.executeCommand),
+		protocol.MethodTextDocumentCodeAction:       request(s.codeAction),
+		protocol.MethodWindowWorkDoneProgressCancel: notification(s.workDoneProgressCancel),
+
+		// Review of proposals (codelens.go, proposals.go).
+		protocol.MethodTextDocumentCodeLens: request(s.codeLens),
+
 		// agentls/* custom requests (protocol.md).
-		MethodDocument: request(s.document),
+		MethodDocument:  request(s.document),
+		MethodProposals: request(s.proposals, optionalParams),
 	}
 }

@@ -60,6 +60,10 @@ type Server struct {
 	ws     workspaceState
 	config settings
 	watch  folderWatch
+
+	runs agentRuns // agent runs, their configuration and MCP servers (runs.go)
+
+	review reviewState // proposals under review (proposals.go)
 }
 
 // New returns a Server that is not yet connected; Serve connects and runs it.

@@ -15,6 +15,7 @@ import (
 func (s *Server) didOpen(_ context.Context, p *protocol.DidOpenTextDocumentParams) error {
 	td := p.TextDocument
 	s.view.Open(docKey(td.URI), td.Version, td.Text)
+	s.reviewOpened(docKey(td.URI), td.Version, td.Text)
 	return nil
 }
 
@@ -24,7 +25,8 @@ func (s *Server) didChange(_ context.Context, p *protocol.DidChangeTextDocumentP
 		return fmt.Errorf("didChange %s: %w", p.TextDocument.URI, err)
 	}
 	key := docKey(p.TextDocument.URI)
-	if err := s.view.Change(key, p.TextDocument.Version, changes, s.Session().Encoding); err != nil {
+	// changeDocument = view.Change + the proposal rebase hook (review_rebase.go).
+	if err := s.changeDocument(key, p.TextDocument.Version, changes, s.Session().Encoding); err != nil {
 		// The view kept the previous text; LSP has no way to ask the editor
 		// for the whole buffer, so the next didOpen (or a whole-document
 		// change) resynchronises it.
@@ -44,5 +46,6 @@ func (s *Server) didSave(_ context.Context, p *protocol.DidSaveTextDocumentParam
 
 func (s *Server) didClose(_ context.Context, p *protocol.DidCloseTextDocumentParams) error {
 	s.view.Close(docKey(p.TextDocument.URI))
+	s.reviewClosed(docKey(p.TextDocument.URI))
 	return nil
 }

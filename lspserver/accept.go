@@ -1,0 +1,264 @@
+package lspserver
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"time"
+
+	"go.lsp.dev/protocol"
+	"go.lsp.dev/uri"
+
+	"github.com/agentls/agentls/lspserver/proposal"
+	"github.com/agentls/agentls/tools/workspace"
+)
+
+// Accept and reject (agentls.accept / agentls.reject, protocol.md). The
+// server never writes a file itself: an accept is a workspace/applyEdit
+// whose outcome is checked before the store lets the hunks go.
+
+const (
+	// acceptAttempts bounds how often an accept is recomputed because the
+	// document changed between computing the edit and sending it.
+	acceptAttempts = 3
+	// defaultVerifyTimeout bounds the wait for an open document to show an
+	// edit the editor reported as applied.
+	defaultVerifyTimeout = 2 * time.Second
+)
+
+// Failure reasons returned in acceptResult.FailureReason.
+const (
+	reasonNotApplied = "client reported applied but the document does not contain the change"
+	reasonNoApply    = "the editor does not support workspace/applyEdit, so agentls cannot apply changes"
+	reasonChanging   = "the document kept changing while the edit was prepared; accept again"
+)
+
+// acceptCommand implements agentls.accept. It runs as a released request,
+// so it may call the client.
+func (s *Server) acceptCommand(ctx context.Context, a reviewArgs) (acceptResult, error) {
+	r := s.rv()
+	filter, err := s.reviewFilter(a)
+	if err != nil {
+		return acceptResult{}, err
+	}
+	if !s.Session().Features.ApplyEdit {
+		return acceptResult{FailureReason: reasonNoApply}, nil
+	}
+	enc := s.Session().Encoding
+	var plan proposal.AcceptPlan
+	for attempt := 1; ; attempt++ {
+		if plan, err = r.store.Accept(filter, enc); err != nil {
+			if errors.Is(err, proposal.ErrNotFound) {
+				return acceptResult{}, invalidParams("agentls.accept: %v", err)
+			}
+			return acceptResult{}, requestFailed("agentls.accept: %v", err)
+		}
+		if plan.Empty() {
+			return s.nothingAccepted(plan), nil
+		}
+		stale := s.staleFiles(plan)
+		if len(stale) == 0 {
+			break
+		}
+		// Never send an edit computed on an older text: bring the store up
+		// to date and compute it again.
+		r.store.Failed(plan, reasonChanging)
+		if attempt == acceptAttempts {
+			return acceptResult{FailureReason: reasonChanging, Conflicts: s.conflicts(plan.Conflicts)}, nil
+		}
+		for _, path := range stale {
+			s.resyncDocument(path)
+		}
+	}
+	res := acceptResult{Conflicts: s.conflicts(plan.Conflicts)}
+	runs := s.planRuns(plan) // before the editor's didChange lands the plan and drops its hunks
+	if reason := s.sendPlan(ctx, plan); reason != "" {
+		r.store.Failed(plan, reason)
+		res.FailureReason = reason
+		return res, nil
+	}
+	r.store.Applied(plan)
+	for _, fe := range plan.Files {
+		for _, run := range runs[fe.Path] {
+			s.syncRunChanges(run, fe.Path, true, fe.Expected)
+		}
+	}
+	res.Applied = true
+	return res, nil
+}
+
+// sendPlan sends plan with workspace/applyEdit and checks that it landed:
+// it returns "" when it did, else the reason for the user. Editors differ:
+// Neovim 0.7 silently skips an edit for a buffer newer than its version yet
+// answers applied:true, and some VS Code versions apply a stale version; so
+// for every document open once the editor answers, the server waits
+// (bounded, woken by the view's events) until the buffer holds the
+// expected text. For files not open the editor's word is taken: their edit
+// went to a buffer the server cannot see.
+func (s *Server) sendPlan(ctx context.Context, plan proposal.AcceptPlan) string {
+	files := make([]fileEdit, len(plan.Files))
+	want := map[string]string{}
+	for i, fe := range plan.Files {
+		files[i] = fileEdit{Path: fe.Path, Version: fe.Version, Created: fe.Created, Edits: fe.TextEdits}
+		want[fe.Path] = fe.Expected
+	}
+	wake := make(chan struct{}, 1)
+	stop := s.view.Subscribe(func(ev workspace.Event) {
+		if _, ok := want[ev.Path]; ok && ev.Buffer {
+			select {
+			case wake <- struct{}{}:
+			default:
+			}
+		}
+	})
+	defer stop()
+
+	label := "Agent: accept change"
+	ar, err := s.client.ApplyEdit(ctx, &protocol.ApplyWorkspaceEditParams{Label: &label, Edit: s.workspaceEdit(files)})
+	switch {
+	case err != nil:
+		return fmt.Sprintf("the editor did not apply the edit: %v", err)
+	case !ar.Applied:
+		if ar.FailureReason != nil && *ar.FailureReason != "" {
+			return *ar.FailureReason
+		}
+		return "the editor refused the edit"
+	}
+	timer := time.NewTimer(s.verifyTimeout())
+	defer timer.Stop()
+	for {
+		landed := true
+		for path, expected := range want {
+			if snap, open := s.view.Overlay(path); open && snap.Text != expected {
+				landed = false
+				break
+			}
+		}
+		if landed {
+			return ""
+		}
+		select {
+		case <-wake:
+		case <-timer.C:
+			return reasonNotApplied
+		case <-ctx.Done():
+			return fmt.Sprintf("accept cancelled before the edit could be checked: %v", ctx.Err())
+		}
+	}
+}
+
+// staleFiles returns the plan's files whose document no longer is the text
+// (or version, or open state) the plan was computed on.
+func (s *Server) staleFiles(plan proposal.AcceptPlan) []string {
+	var out []string
+	for _, fe := range plan.Files {
+		if snap, open := s.view.Overlay(fe.Path); open {
+			if fe.Version == nil || *fe.Version != *snap.Version || snap.Text != fe.Before {
+				out = append(out, fe.Path)
+			}
+			continue
+		}
+		content, open, err := s.diskText(fe.Path)
+		if fe.Version != nil || open || err != nil || content != fe.Before {
+			out = append(out, fe.Path)
+		}
+	}
+	return out
+}
+
+// resyncDocument tells the store path's current text and version, from the
+// open buffer or else the disk.
+func (s *Server) resyncDocument(path string) {
+	r := &s.review
+	r.docMu.Lock()
+	snap, open := s.view.Overlay(path)
+	if open {
+		r.store.DocumentChanged(path, snap.Version, snap.Text)
+	}
+	r.docMu.Unlock()
+	if !open {
+		s.resyncClosed(path)
+	}
+}
+
+// nothingAccepted is the result of an accept whose plan holds no edit.
+func (s *Server) nothingAccepted(plan proposal.AcceptPlan) acceptResult {
+	res := acceptResult{Conflicts: s.conflicts(plan.Conflicts)}
+	if n := len(plan.Conflicts); n > 0 {
+		res.FailureReason = fmt.Sprintf("nothing was applied: %d selected change(s) cannot be applied (see conflicts)", n)
+	} else {
+		res.FailureReason = "nothing to accept: no pending change matches"
+	}
+	return res
+}
+
+// conflicts converts the store's conflicts for the result.
+func (s *Server) conflicts(cs []proposal.Conflict) []hunkConflict {
+	var out []hunkConflict
+	for _, c := range cs {
+		out = append(out, hunkConflict{URI: string(s.uriOf(c.Path)), HunkID: c.HunkID, Reason: c.Reason})
+	}
+	return out
+}
+
+// planRuns returns, per file of plan, the runs whose hunks it applies.
+func (s *Server) planRuns(plan proposal.AcceptPlan) map[string][]string {
+	out := map[string][]string{}
+	for _, fe := range plan.Files {
+		for _, id := range fe.HunkIDs {
+			if h, ok := s.review.store.Hunk(id); ok && !slices.Contains(out[fe.Path], h.RunID) {
+				out[fe.Path] = append(out[fe.Path], h.RunID)
+			}
+		}
+	}
+	return out
+}
+
+// rejectCommand implements agentls.reject.
+func (s *Server) rejectCommand(_ context.Context, a reviewArgs) (rejectResult, error) {
+	r := s.rv()
+	filter, err := s.reviewFilter(a)
+	if err != nil {
+		return rejectResult{}, err
+	}
+	type key struct{ run, path string }
+	var touched []key
+	for _, h := range r.store.Select(filter) {
+		if k := (key{h.RunID, h.Path}); !slices.Contains(touched, k) {
+			touched = append(touched, k)
+		}
+	}
+	n := r.store.Reject(filter)
+	for _, k := range touched {
+		s.syncRunChanges(k.run, k.path, false, "")
+	}
+	return rejectResult{Rejected: n}, nil
+}
+
+// reviewFilter turns accept/reject arguments into a store filter; a hunk id
+// the store does not hold is InvalidParams.
+func (s *Server) reviewFilter(a reviewArgs) (proposal.Filter, error) {
+	f := proposal.Filter{RunID: a.RunID, HunkID: a.HunkID}
+	if a.URI != "" {
+		u, err := uri.Parse(a.URI)
+		if err != nil {
+			return f, invalidParams("invalid uri %q: %v", a.URI, err)
+		}
+		f.Path = s.pathOf(u)
+	}
+	if a.HunkID != "" {
+		if _, ok := s.rv().store.Hunk(a.HunkID); !ok {
+			return f, invalidParams("no pending change with hunkId %q (it was accepted, rejected, or never existed)", a.HunkID)
+		}
+	}
+	return f, nil
+}
+
+// verifyTimeout is how long sendPlan waits for an applied edit to show.
+func (s *Server) verifyTimeout() time.Duration {
+	if d := s.review.verifyWait; d > 0 {
+		return d
+	}
+	return defaultVerifyTimeout
+}

@@ -1,0 +1,215 @@
+package lspserver
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"sync"
+	"time"
+
+	"go.lsp.dev/protocol"
+	"go.lsp.dev/uri"
+
+	"github.com/agentls/agentls/tools"
+	"github.com/agentls/agentls/tools/text"
+	"github.com/agentls/agentls/tools/workspace"
+)
+
+// Apply mode: every change a run stages is sent to the editor at once with
+// workspace/applyEdit, from the tool call that staged it (the call waits),
+// never from the read loop. The server never writes files itself.
+//
+//   - The edits are the minimal diff from the staged base to the staged
+//     text, computed against the document as the editor has it: they are
+//     sent only when the server's copy (open buffer, else disk) still holds
+//     exactly the base. If the user typed in between, nothing is sent; the
+//     change stays staged and the run's next edit of the file gets a
+//     CONFLICT from the lock, which rebases or discards it.
+//   - Open documents get their version, so an editor whose buffer moved on
+//     refuses the edit instead of misapplying it; files not open get a null
+//     version; new files a CreateFile (workspaceEdit, shared with review).
+//   - applied:true: the run waits (up to RunOptions.ApplySettle) until the
+//     change has reached the server (the editor's didChange, or the file on
+//     disk), then marks it applied in the changeset, so the lock treats the
+//     result as the run's own and the next edit does not conflict with it.
+//     If it never arrives, the changeset is told anyway (the editor said it
+//     applied) but no further change to that file is sent in this run: its
+//     edits would be computed against text the server cannot confirm.
+//   - applied:false or an error: a toolResult runEvent (tool "applyEdit",
+//     isError) and a progress report say so; the change stays staged.
+//
+// At the end of a run that was not cancelled, changes still staged become
+// proposals for review (stagePreview) and the final message counts them; a
+// cancelled run sends nothing more and proposes nothing.
+type applier struct {
+	s      *Server
+	runID  string
+	env    *tools.Env
+	events *eventStream
+	prog   *runProgress
+	settle time.Duration
+
+	mu          sync.Mutex
+	applied     map[string]bool   // paths the editor took a change of
+	unconfirmed map[string]bool   // applied, but the result never reached the server
+	held        map[string]string // path → why its staged change was not applied
+}
+
+func newApplier(s *Server, runID string, env *tools.Env, events *eventStream, prog *runProgress, settle time.Duration) *applier {
+	return &applier{s: s, runID: runID, env: env, events: events, prog: prog, settle: settle,
+		applied: map[string]bool{}, unconfirmed: map[string]bool{}, held: map[string]string{}}
+}
+
+// staged is the changeset subscriber: it runs on the goroutine of the tool
+// call that changed path (and again, re-entered, after MarkApplied).
+func (a *applier) staged(ctx context.Context, path string) {
+	f, ok := a.env.Changes.Get(path)
+	if !ok || !f.Pending() {
+		return
+	}
+	a.mu.Lock()
+	unconfirmed := a.unconfirmed[path]
+	a.mu.Unlock()
+	if unconfirmed {
+		a.hold(path, "an earlier change to this file never showed up in the editor's document, so further changes were not sent")
+		return
+	}
+	if ctx.Err() != nil {
+		return // cancelled: nothing more is sent
+	}
+	fe, why := a.fileEdit(f)
+	if why != "" {
+		a.hold(path, why)
+		return
+	}
+	label := "Agent run " + a.runID
+	// The server context, not the run's: once sent, the editor's answer
+	// is awaited even if the run is cancelled meanwhile, so we know what
+	// the document holds.
+	res, err := a.s.client.ApplyEdit(a.s.ctx, &protocol.ApplyWorkspaceEditParams{Label: &label, Edit: a.s.workspaceEdit([]fileEdit{fe})})
+	if err != nil || !res.Applied {
+		reason := "the editor refused the change"
+		switch {
+		case err != nil:
+			reason = fmt.Sprintf("workspace/applyEdit failed: %v", err)
+		case res.FailureReason != nil && *res.FailureReason != "":
+			reason = "the editor refused the change: " + *res.FailureReason
+		}
+		a.hold(path, reason)
+		a.events.send(RunEvent{Kind: kindToolResult, Tool: "applyEdit", IsError: ptr(true),
+			Summary: fmt.Sprintf("%s not applied: %s", displayName(a.s, path), reason)})
+		a.prog.report(ctx, fmt.Sprintf("%s not applied", displayName(a.s, path)))
+		return
+	}
+	confirmed := a.awaitText(ctx, path, f.TextHash)
+	a.mu.Lock()
+	a.applied[path] = true
+	delete(a.held, path)
+	if !confirmed {
+		a.unconfirmed[path] = true
+	}
+	a.mu.Unlock()
+	if !confirmed {
+		a.s.log.Warn("editor applied an edit but the document change never reached the server; no further edits of this file are sent in this run",
+			"run", a.runID, "path", path)
+	}
+	a.env.Changes.MarkApplied(path, f.Text)
+	a.events.send(RunEvent{Kind: kindProposal, URI: string(uri.File(path)), Applied: ptr(true)})
+	a.prog.report(ctx, "applied a change to "+displayName(a.s, path))
+}
+
+// fileEdit builds the edit of f against the document as the server has it
+// now, or says why it cannot be sent.
+func (a *applier) fileEdit(f tools.StagedFile) (fileEdit, string) {
+	fe := fileEdit{Path: f.Path, Created: f.Created}
+	snap, open := a.s.view.Overlay(f.Path)
+	exists := open
+	if !open {
+		var err error
+		snap, err = a.s.view.Read(f.Path)
+		switch {
+		case err == nil:
+			exists = true
+		case errors.Is(err, fs.ErrNotExist):
+		default:
+			return fe, fmt.Sprintf("cannot read the file to check it: %v", err)
+		}
+	}
+	switch {
+	case f.Created && exists:
+		return fe, "the file was created in the meantime"
+	case !f.Created && !exists:
+		return fe, "the file was deleted in the meantime"
+	case !f.Created && snap.Hash != f.BaseHash:
+		return fe, "the document changed in the editor before the change could be sent"
+	}
+	if open {
+		fe.Version = snap.Version
+	}
+	fe.Edits = text.Diff(f.Base, f.Text, a.s.Session().Encoding)
+	return fe, ""
+}
+
+// awaitText waits until the server's copy of path (buffer, else disk)
+// hashes to want, for at most the settle time; it reports whether it did.
+// Subscribing before the first check means no change can slip between.
+func (a *applier) awaitText(ctx context.Context, path, want string) bool {
+	changed := make(chan struct{}, 1)
+	cancel := a.s.view.Subscribe(func(ev workspace.Event) {
+		if ev.Path == path {
+			select {
+			case changed <- struct{}{}:
+			default:
+			}
+		}
+	})
+	defer cancel()
+	timer := time.NewTimer(a.settle)
+	defer timer.Stop()
+	for {
+		if snap, err := a.s.view.Read(path); err == nil && snap.Hash == want {
+			return true
+		}
+		select {
+		case <-changed:
+		case <-timer.C:
+			return false
+		case <-ctx.Done():
+			return false
+		}
+	}
+}
+
+func (a *applier) hold(path, why string) {
+	a.mu.Lock()
+	a.held[path] = why
+	a.mu.Unlock()
+	a.s.log.Info("apply-mode change kept staged", "run", a.runID, "path", path, "why", why)
+}
+
+// summary returns how many files the editor took changes of and the
+// reasons of the changes left staged, by path.
+func (a *applier) summary() (applied int, held map[string]string) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	held = make(map[string]string, len(a.held))
+	for _, p := range a.env.Changes.Files() {
+		why := a.held[p]
+		if why == "" {
+			why = "not sent"
+		}
+		held[p] = why
+	}
+	return len(a.applied), held
+}
+
+// displayName is path relative to its workspace folder, for messages.
+func displayName(s *Server, path string) string {
+	for _, dir := range s.view.Folders() {
+		if rel, ok := relPath(dir, path); ok {
+			return rel
+		}
+	}
+	return path
+}

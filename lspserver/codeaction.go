@@ -1,0 +1,166 @@
+package lspserver
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/go-json-experiment/json/jsontext"
+	"go.lsp.dev/protocol"
+)
+
+// Code actions offer agent tasks. They must answer in microseconds: no
+// model call, no disk read, not even the document text. Each action only
+// carries a Command (agentls.run with the prompt, uri and range); the run
+// starts when the user picks it. Titles start with "Agent: " (protocol.md):
+//
+//   - "Agent: Fix: <message>" (quickfix) for each diagnostic in the
+//     request's context, with the diagnostic's range and its text in the
+//     prompt;
+//   - "Agent: Explain this code", "Agent: Document this code" and, when
+//     the range is not empty, "Agent: Refactor selection" (refactor.rewrite);
+//   - review's "Agent: Accept change" / "Agent: Reject change" for pending
+//     hunks overlapping the range (reviewActions).
+//
+// context.only is honoured: an action is offered when its kind equals a
+// requested kind or is a sub-kind of one ("refactor" matches
+// "refactor.rewrite").
+
+// codeActionKinds is codeActionProvider.codeActionKinds.
+func codeActionKinds() []protocol.CodeActionKind {
+	return []protocol.CodeActionKind{protocol.CodeActionKindQuickFix, protocol.CodeActionKindRefactorRewrite}
+}
+
+// Prompts of the agent tasks. The editor context (file, range, selected
+// text) goes with them, so they need not repeat it.
+const (
+	promptExplain  = "Explain what the selected code does. Do not change any file."
+	promptDocument = "Add documentation comments to the selected code in the project's style. Change nothing else."
+	promptRefactor = "Refactor the selected code for clarity without changing its behaviour."
+)
+
+func (s *Server) codeAction(_ context.Context, p *protocol.CodeActionParams) ([]protocol.CommandOrCodeAction, error) {
+	only := p.Context.Only
+	u := string(p.TextDocument.URI)
+	var out []protocol.CommandOrCodeAction
+	if kindWanted(only, protocol.CodeActionKindQuickFix) {
+		for _, d := range p.Context.Diagnostics {
+			msg := diagnosticText(d)
+			if msg == "" {
+				continue
+			}
+			out = append(out, agentAction("Agent: Fix: "+clip(firstLine(msg), 80), protocol.CodeActionKindQuickFix,
+				fixPrompt(d, msg), u, d.Range, []protocol.Diagnostic{d}))
+		}
+	}
+	if kindWanted(only, protocol.CodeActionKindRefactorRewrite) {
+		out = append(out,
+			agentAction("Agent: Explain this code", protocol.CodeActionKindRefactorRewrite, promptExplain, u, p.Range, nil),
+			agentAction("Agent: Document this code", protocol.CodeActionKindRefactorRewrite, promptDocument, u, p.Range, nil))
+		if p.Range.Start != p.Range.End {
+			out = append(out, agentAction("Agent: Refactor selection", protocol.CodeActionKindRefactorRewrite, promptRefactor, u, p.Range, nil))
+		}
+	}
+	for _, a := range s.reviewActions(docKey(p.TextDocument.URI), toTextRange(p.Range)) {
+		if ca, ok := a.(*protocol.CodeAction); ok && ca.Kind != nil && !kindWanted(only, *ca.Kind) {
+			continue
+		}
+		out = append(out, a)
+	}
+	return out, nil
+}
+
+// agentAction is a code action running the agent on prompt.
+func agentAction(title string, kind protocol.CodeActionKind, prompt, u string, r protocol.Range, diags []protocol.Diagnostic) *protocol.CodeAction {
+	return &protocol.CodeAction{
+		Title:       title,
+		Kind:        ptr(kind),
+		Diagnostics: diags,
+		Command:     protocol.Command{Title: title, Command: CommandRun, Arguments: []protocol.LSPAny{runArgsJSON(prompt, u, r)}},
+	}
+}
+
+// runArgsJSON is RunArgs{prompt, u, r} as JSON, written directly: code
+// actions are on the typing path, and reflection-based marshalling was a
+// third of their cost (BenchmarkCodeAction).
+func runArgsJSON(prompt, u string, r protocol.Range) []byte {
+	b := make([]byte, 0, 96+len(prompt)+len(u))
+	b = append(b, `{"prompt":`...)
+	b, _ = jsontext.AppendQuote(b, prompt) // invalid UTF-8 becomes U+FFFD; the output stays valid
+	b = append(b, `,"uri":`...)
+	b, _ = jsontext.AppendQuote(b, u)
+	b = append(b, `,"range":{"start":`...)
+	b = appendPosition(b, r.Start)
+	b = append(b, `,"end":`...)
+	b = appendPosition(b, r.End)
+	return append(b, `}}`...)
+}
+
+func appendPosition(b []byte, p protocol.Position) []byte {
+	b = append(b, `{"line":`...)
+	b = strconv.AppendUint(b, uint64(p.Line), 10)
+	b = append(b, `,"character":`...)
+	b = strconv.AppendUint(b, uint64(p.Character), 10)
+	return append(b, '}')
+}
+
+// fixPrompt asks the agent to fix one diagnostic.
+func fixPrompt(d protocol.Diagnostic, msg string) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "Fix this %s reported at line %d", severityName(d.Severity), d.Range.Start.Line+1)
+	if src, ok := d.Source.Get(); ok && src != "" {
+		fmt.Fprintf(&b, " by %s", src)
+	}
+	switch c := d.Code.(type) {
+	case protocol.String:
+		if c != "" {
+			fmt.Fprintf(&b, " (code %s)", string(c))
+		}
+	case protocol.Integer:
+		fmt.Fprintf(&b, " (code %d)", int32(c))
+	}
+	fmt.Fprintf(&b, ":\n%s\nMake the smallest change that fixes it.", msg)
+	return b.String()
+}
+
+func severityName(s protocol.DiagnosticSeverity) string {
+	switch s {
+	case protocol.DiagnosticSeverityError:
+		return "error"
+	case protocol.DiagnosticSeverityWarning:
+		return "warning"
+	case protocol.DiagnosticSeverityInformation:
+		return "problem (information)"
+	case protocol.DiagnosticSeverityHint:
+		return "hint"
+	}
+	return "problem"
+}
+
+// diagnosticText is a diagnostic's message (plain or markup).
+func diagnosticText(d protocol.Diagnostic) string {
+	switch m := d.Message.(type) {
+	case protocol.String:
+		return strings.TrimSpace(string(m))
+	case *protocol.MarkupContent:
+		if m != nil {
+			return strings.TrimSpace(m.Value)
+		}
+	}
+	return ""
+}
+
+// kindWanted reports whether an action of kind passes context.only (nil or
+// empty: everything).
+func kindWanted(only []protocol.CodeActionKind, kind protocol.CodeActionKind) bool {
+	if len(only) == 0 {
+		return true
+	}
+	for _, o := range only {
+		if o == kind || strings.HasPrefix(string(kind), string(o)+".") {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,44 @@
+package lspserver
+
+import (
+	"context"
+	"encoding/json"
+
+	"go.lsp.dev/protocol"
+
+	"github.com/agentls/agentls/lspserver/proposal"
+)
+
+// codeLens answers textDocument/codeLens (the commands are routed by
+// executeCommand to acceptCommand / rejectCommand): for each pending hunk an
+// "Accept" and a "Reject" lens at the hunk's first line; for a conflicted
+// hunk a "Conflicted: <reason>" lens (no command: it is a label) and
+// "Reject". It only reads the store (one snapshot under its lock, a cached
+// line index), so it answers in microseconds.
+func (s *Server) codeLens(_ context.Context, p *protocol.CodeLensParams) ([]protocol.CodeLens, error) {
+	path := s.pathOf(p.TextDocument.URI)
+	props := s.rv().store.ListLSP(path, s.Session().Encoding)
+	lenses := make([]protocol.CodeLens, 0, 2*len(props))
+	for _, pr := range props {
+		for _, h := range pr.Hunks {
+			line := protocol.Position{Line: h.Range.Start.Line}
+			at := protocol.Range{Start: line, End: line}
+			if h.Status == proposal.StatusConflicted {
+				lenses = append(lenses,
+					protocol.CodeLens{Range: at, Command: protocol.Command{Title: "Conflicted: " + h.Reason}},
+					protocol.CodeLens{Range: at, Command: reviewCommand("Reject", CommandReject, h.ID)})
+				continue
+			}
+			lenses = append(lenses,
+				protocol.CodeLens{Range: at, Command: reviewCommand("Accept", CommandAccept, h.ID)},
+				protocol.CodeLens{Range: at, Command: reviewCommand("Reject", CommandReject, h.ID)})
+		}
+	}
+	return lenses, nil
+}
+
+// reviewCommand is the Command that accepts or rejects one hunk.
+func reviewCommand(title, command, hunkID string) protocol.Command {
+	arg, _ := json.Marshal(reviewArgs{HunkID: hunkID}) // cannot fail: a struct of strings
+	return protocol.Command{Title: title, Command: command, Arguments: []protocol.LSPAny{arg}}
+}

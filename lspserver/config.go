@@ -1,0 +1,258 @@
+package lspserver
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"go.lsp.dev/protocol"
+
+	"github.com/agentls/agentls/agent/config"
+)
+
+// Server-side configuration of agent runs. The editor's settings are kept
+// raw by settings.go; here they are merged with the other sources by
+// agent/config.Load. Loading happens
+//   - in the background after initialized (to start MCP servers and show
+//     configuration warnings early),
+//   - in the background after every didChangeConfiguration (MCP servers are
+//     restarted when their configuration changed),
+//   - and afresh for every agentls.run, so a run always uses the current
+//     files and settings (Load is a few small file reads).
+//
+// Precedence inside the editor layer: didChangeConfiguration settings
+// override initializationOptions key by key (objects merge, mcpServers
+// entries replace by name), so a client that sends only changed keys and a
+// client that resends everything both work. The merged object is passed to
+// Load as its Init source; files and environment keep their places
+// around it (agent/config package doc).
+
+// RunOptions configure how the server loads configuration and records agent
+// runs. Set them with SetRunOptions before Serve; the zero value is what
+// `agentls serve` uses.
+type RunOptions struct {
+	// Env reads environment variables for the configuration (API key,
+	// OPENAI_BASE_URL, AGENTLS_MODEL, the user config path) and for ${VAR}
+	// in MCP server entries; nil is os.Getenv. Tests pass a closed world.
+	Env func(string) string
+	// UserConfigFile overrides the user config file (it must then exist);
+	// "" is $XDG_CONFIG_HOME/agentls/config.json or ~/.config/agentls/config.json.
+	UserConfigFile string
+	// TranscriptDir is where run transcripts are written: "" is the
+	// default state directory (agent.DefaultTranscriptDir), NoTranscripts
+	// disables them.
+	TranscriptDir string
+	// ApplySettle bounds how long an apply-mode run waits, after the
+	// editor answered applied:true, for the document change to reach the
+	// server (didChange, or the file on disk) before the run goes on;
+	// default 3s. See apply.go.
+	ApplySettle time.Duration
+}
+
+// NoTranscripts as RunOptions.TranscriptDir disables run transcripts.
+const NoTranscripts = "-"
+
+// SetRunOptions sets the options of agent runs. Call it before Serve.
+func (s *Server) SetRunOptions(o RunOptions) {
+	s.runs.cfg.mu.Lock()
+	defer s.runs.cfg.mu.Unlock()
+	s.runs.cfg.opts = o
+}
+
+// runConfig is the configuration state of agent runs.
+type runConfig struct {
+	mu   sync.Mutex
+	opts RunOptions
+	// shown are the warnings and errors already sent to the editor, so a
+	// reload only reports what is new.
+	shown map[string]bool
+	// listening is set once the settings listener is registered.
+	listening bool
+	// reload serialises reloadConfig.
+	reload sync.Mutex
+}
+
+func (c *runConfig) options() RunOptions {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	o := c.opts
+	if o.Env == nil {
+		o.Env = os.Getenv
+	}
+	if o.ApplySettle <= 0 {
+		o.ApplySettle = 3 * time.Second
+	}
+	return o
+}
+
+// loadConfig merges every configuration source as it stands now.
+func (s *Server) loadConfig() (config.Config, []string, error) {
+	o := s.runs.cfg.options()
+	init, err := mergeSettings(s.InitializationOptions(), s.Settings())
+	cfg, warnings, lerr := config.Load(config.LoadOptions{
+		UserFile: o.UserConfigFile,
+		Folders:  s.Folders(),
+		Init:     init,
+		Env:      o.Env,
+	})
+	if err != nil {
+		if lerr != nil {
+			lerr = fmt.Errorf("%w\n%w", err, lerr)
+		} else {
+			lerr = err
+		}
+	}
+	return cfg, warnings, lerr
+}
+
+// reportConfig tells the user about configuration problems once each:
+// warnings go to the editor's log (window/logMessage), errors (a broken
+// file, an invalid value: the rest of the configuration still works) are
+// shown (window/showMessage). It sends notifications only, so any
+// goroutine may call it.
+func (s *Server) reportConfig(ctx context.Context, warnings []string, err error) {
+	var fresh []string
+	var errs []string
+	if err != nil {
+		errs = strings.Split(err.Error(), "\n")
+	}
+	s.runs.cfg.mu.Lock()
+	if s.runs.cfg.shown == nil {
+		s.runs.cfg.shown = map[string]bool{}
+	}
+	for _, w := range warnings {
+		if !s.runs.cfg.shown["w:"+w] {
+			s.runs.cfg.shown["w:"+w] = true
+			fresh = append(fresh, w)
+		}
+	}
+	var freshErrs []string
+	for _, e := range errs {
+		if e != "" && !s.runs.cfg.shown["e:"+e] {
+			s.runs.cfg.shown["e:"+e] = true
+			freshErrs = append(freshErrs, e)
+		}
+	}
+	s.runs.cfg.mu.Unlock()
+	for _, w := range fresh {
+		s.log.Warn("configuration warning", "warning", w)
+		if e := s.client.LogMessage(ctx, &protocol.LogMessageParams{Type: protocol.MessageTypeWarning, Message: "agentls configuration: " + w}); e != nil {
+			s.log.Debug("logMessage failed", "err", e)
+		}
+	}
+	for _, e := range freshErrs {
+		s.log.Error("configuration error", "err", e)
+		if e2 := s.client.ShowMessage(ctx, &protocol.ShowMessageParams{Type: protocol.MessageTypeWarning, Message: "agentls configuration: " + e}); e2 != nil {
+			s.log.Debug("showMessage failed", "err", e2)
+		}
+	}
+}
+
+// startRunServices runs once after initialized: it loads the configuration
+// in the background (reporting problems and starting MCP servers) and
+// reloads it after every didChangeConfiguration. initialize is never
+// delayed by any of it.
+func (s *Server) startRunServices() {
+	s.runs.cfg.mu.Lock()
+	first := !s.runs.cfg.listening
+	s.runs.cfg.listening = true
+	s.runs.cfg.mu.Unlock()
+	if !first {
+		return
+	}
+	s.runs.mcp.init()
+	s.goBackground("mcp servers", s.superviseMCP)
+	s.OnSettingsChange(func(json.RawMessage) {
+		// On the read loop: only hand the work to a goroutine.
+		s.goBackground("reload configuration", s.reloadConfig)
+	})
+	s.goBackground("load configuration", s.reloadConfig)
+}
+
+// reloadConfig loads the configuration, reports problems and passes the
+// MCP servers on to the supervisor.
+//
+// Reloads run one at a time, each reading the settings when it starts, so
+// the last one to run has read the latest settings and its MCP servers are
+// the ones that stay.
+func (s *Server) reloadConfig(ctx context.Context) {
+	s.runs.cfg.reload.Lock()
+	defer s.runs.cfg.reload.Unlock()
+	cfg, warnings, err := s.loadConfig()
+	s.reportConfig(ctx, warnings, err)
+	s.runs.mcp.want(cfg.MCPServers)
+}
+
+// initializedRuns is the initialized notification: the lifecycle's own
+// handling, then the run services.
+func (s *Server) initializedRuns(ctx context.Context, p *protocol.InitializedParams) error {
+	err := s.initialized(ctx, p)
+	s.startRunServices()
+	return err
+}
+
+// mergeSettings merges the agentls sections of initializationOptions and
+// of the latest didChangeConfiguration settings (later wins key by key;
+// mcpServers entries replace by name, as agent/config merges sources).
+// A side that is not a JSON object is left out and reported.
+func mergeSettings(init, latest json.RawMessage) (json.RawMessage, error) {
+	var errs []string
+	section := func(what string, raw json.RawMessage) map[string]any {
+		if isNull(raw) {
+			return nil
+		}
+		m, err := config.Section(raw)
+		if err != nil {
+			errs = append(errs, fmt.Sprintf("%s: %v", what, err))
+			return nil
+		}
+		return m
+	}
+	a := section("initializationOptions", init)
+	b := section("workspace/didChangeConfiguration settings", latest)
+	var err error
+	if len(errs) > 0 {
+		err = fmt.Errorf("editor settings ignored: %s", strings.Join(errs, "; "))
+	}
+	if a == nil && b == nil {
+		return nil, err
+	}
+	merged := map[string]any{}
+	mergeInto(merged, a, "")
+	mergeInto(merged, b, "")
+	out, mErr := json.Marshal(merged)
+	if mErr != nil { // decoded JSON always marshals
+		return nil, fmt.Errorf("merge editor settings: %w", mErr)
+	}
+	return out, err
+}
+
+func mergeInto(dst, src map[string]any, path string) {
+	keys := make([]string, 0, len(src))
+	for k := range src {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	for _, k := range keys {
+		v := src[k]
+		if v == nil {
+			continue
+		}
+		sub, isObj := v.(map[string]any)
+		if isObj && !strings.EqualFold(path, "mcpServers") {
+			d, ok := dst[k].(map[string]any)
+			if !ok {
+				d = map[string]any{}
+				dst[k] = d
+			}
+			mergeInto(d, sub, k)
+			continue
+		}
+		dst[k] = v
+	}
+}

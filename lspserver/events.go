@@ -1,0 +1,157 @@
+package lspserver
+
+import (
+	"encoding/json"
+	"sync"
+
+	"github.com/agentls/agentls/agent"
+	"github.com/agentls/agentls/agent/llm"
+)
+
+// Run event kinds of agentls/runEvent (protocol.md). The agent's own events
+// use agent.EventKind.String(); "proposal" is the server's.
+const (
+	kindStarted    = "started"
+	kindText       = "text"
+	kindToolCall   = "toolCall"
+	kindToolResult = "toolResult"
+	kindProposal   = "proposal"
+	kindFinished   = "finished"
+	kindFailed     = "failed"
+	kindCancelled  = "cancelled"
+)
+
+// RunEvent is the params of the agentls/runEvent notification. Which
+// fields are set depends on Kind (protocol.md):
+//
+//	started     text (the prompt), mode ("preview"|"apply")
+//	text        text (a streamed fragment of model text)
+//	toolCall    tool, args, callId
+//	toolResult  tool, summary, isError, callId (tool "applyEdit" without
+//	            callId: the editor refused an apply-mode change)
+//	proposal    uri, and in apply mode applied (whether the editor took it)
+//	finished    text (the final answer), usage, pending
+//	failed      error, usage, pending
+//	cancelled   usage, pending
+//
+// pending counts the changes the run leaves for review (preview: all its
+// pending proposals; apply: the changes the editor did not take).
+type RunEvent struct {
+	RunID   string          `json:"runId"`
+	Seq     int             `json:"seq"`
+	Kind    string          `json:"kind"`
+	Text    *string         `json:"text,omitzero"`
+	Mode    string          `json:"mode,omitempty"`
+	Tool    string          `json:"tool,omitempty"`
+	Args    json.RawMessage `json:"args,omitzero"`
+	CallID  string          `json:"callId,omitempty"`
+	Summary string          `json:"summary,omitempty"`
+	IsError *bool           `json:"isError,omitzero"`
+	URI     string          `json:"uri,omitempty"`
+	Applied *bool           `json:"applied,omitzero"`
+	Error   string          `json:"error,omitempty"`
+	Usage   *llm.Usage      `json:"usage,omitzero"`
+	Pending *int            `json:"pending,omitzero"`
+}
+
+// eventStream numbers one run's events and sends them in order. The agent
+// numbers its own events, but the server adds "proposal" events (from tool
+// goroutines) and holds the agent's final event back until the run is
+// wrapped up, so it renumbers everything here: seq starts at 1 and
+// increases by one per notification, on the wire in that order (the
+// notification is written under the lock).
+type eventStream struct {
+	s     *Server
+	runID string
+
+	mu   sync.Mutex
+	seq  int
+	last *RunEvent // the agent's terminal event, held back by agentEvent
+}
+
+func newEventStream(s *Server, runID string) *eventStream {
+	return &eventStream{s: s, runID: runID}
+}
+
+// send numbers ev and notifies the editor. It uses the server context, not
+// the run's: a "cancelled" event must still go out after cancellation.
+func (e *eventStream) send(ev RunEvent) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.seq++
+	ev.RunID, ev.Seq = e.runID, e.seq
+	if err := e.s.client.Notify(e.s.ctx, MethodRunEvent, &ev); err != nil {
+		e.s.log.Debug("runEvent not sent", "run", e.runID, "kind", ev.Kind, "err", err)
+	}
+}
+
+// fromAgent converts an agent event; terminal events are returned with
+// held=true instead of being sent.
+func (e *eventStream) fromAgent(ev agent.Event) (out RunEvent, held bool) {
+	out = RunEvent{Kind: ev.Kind.String()}
+	switch ev.Kind {
+	case agent.EventStarted, agent.EventText:
+		out.Text = ptr(ev.Text)
+	case agent.EventToolCall:
+		out.Tool, out.Args, out.CallID = ev.Tool, validJSON(ev.Args), ev.CallID
+	case agent.EventToolResult:
+		out.Tool, out.CallID, out.Summary, out.IsError = ev.Tool, ev.CallID, ev.Summary, ptr(ev.IsError)
+	case agent.EventFinished:
+		out.Text, out.Usage = ptr(ev.Text), ptr(ev.Usage)
+		held = true
+	case agent.EventFailed:
+		out.Error, out.Usage = ev.Summary, ptr(ev.Usage)
+		if out.Error == "" && ev.Err != nil {
+			out.Error = ev.Err.Error()
+		}
+		held = true
+	case agent.EventCancelled:
+		out.Usage = ptr(ev.Usage)
+		held = true
+	}
+	return out, held
+}
+
+// agentEvent is the agent's OnEvent (via the run, which also reports
+// progress): it forwards the event, holding back the terminal one.
+func (e *eventStream) agentEvent(ev agent.Event, mode string) RunEvent {
+	out, held := e.fromAgent(ev)
+	if ev.Kind == agent.EventStarted {
+		out.Mode = mode
+	}
+	if held {
+		e.mu.Lock()
+		e.last = &out
+		e.mu.Unlock()
+		return out
+	}
+	e.send(out)
+	return out
+}
+
+// finish sends the held terminal event (or fallback when the agent sent
+// none, e.g. a run cancelled while queued) with pending filled in.
+func (e *eventStream) finish(fallback RunEvent, pending int) RunEvent {
+	e.mu.Lock()
+	ev := fallback
+	if e.last != nil {
+		ev = *e.last
+	}
+	e.mu.Unlock()
+	ev.Pending = ptr(pending)
+	e.send(ev)
+	return ev
+}
+
+// validJSON returns raw when it is valid JSON, else raw as a JSON string
+// (the model sent arguments that do not parse).
+func validJSON(raw json.RawMessage) json.RawMessage {
+	if len(raw) == 0 {
+		return nil
+	}
+	if json.Valid(raw) {
+		return raw
+	}
+	b, _ := json.Marshal(string(raw))
+	return b
+}

@@ -1,0 +1,66 @@
+package lspserver_test
+
+import (
+	"strings"
+	"testing"
+
+	"go.lsp.dev/protocol"
+
+	"github.com/agentls/agentls/agent/llm/llmtest"
+	"github.com/agentls/agentls/lspserver"
+	"github.com/agentls/agentls/lspserver/lsptest"
+	"github.com/agentls/agentls/tools/mcp/mcptest"
+)
+
+// TestRunWithMCPTool: an MCP server configured in the editor settings is
+// started after initialized, its tools are offered to the model as
+// mcp__<server>__<tool>, a call goes through to the real server and its
+// result back to the model; removing the server from the settings stops
+// it and the next run no longer sees its tools.
+func TestRunWithMCPTool(t *testing.T) {
+	t.Parallel()
+	url := mcptest.StartHTTP(t, mcptest.NewServer(mcptest.Options{}))
+	script := func(req *llmtest.ChatRequest) llmtest.Reply {
+		if !req.HasTool("mcp__helper__echo") {
+			return llmtest.Text("no echo tool")
+		}
+		if !req.HasToolResult("m1") {
+			return llmtest.ToolCalls(llmtest.Call{ID: "m1", Name: "mcp__helper__echo", Args: `{"text":"ping"}`})
+		}
+		res, _ := req.ToolResult("m1")
+		return llmtest.Text("echo said: " + res)
+	}
+	servers := map[string]any{"helper": map[string]any{"type": "http", "url": url}}
+	rs := newRunSession(t, script, runOpts{settings: map[string]any{"mcpServers": servers}})
+	ctx := lsptest.Context(t)
+	if _, err := rs.c.Await(ctx, protocol.MethodWindowLogMessage, func(m lsptest.Message) bool {
+		return strings.Contains(string(m.Params), `MCP server \"helper\" is ready`)
+	}); err != nil {
+		t.Fatalf("the MCP server never became ready: %v", err)
+	}
+	id := rs.start(t, lspserver.RunArgs{Prompt: "Echo ping."})
+	evs := rs.events(t, id)
+	call := firstOf(t, evs, "toolCall")
+	if call.Tool != "mcp__helper__echo" {
+		t.Errorf("tool call %+v", call)
+	}
+	if fin := evs[len(evs)-1]; fin.Kind != "finished" || !strings.Contains(*fin.Text, "helper: ping") {
+		t.Fatalf("final %+v; %v", fin, kinds(evs))
+	}
+
+	// The settings drop the server: it is stopped, its tools disappear.
+	if err := rs.c.Notify(ctx, protocol.MethodWorkspaceDidChangeConfiguration, map[string]any{
+		"settings": map[string]any{"agentls": map[string]any{"mcpServers": map[string]any{"helper": map[string]any{"disabled": true, "type": "http", "url": url}}}},
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := rs.c.Await(ctx, protocol.MethodWindowLogMessage, func(m lsptest.Message) bool {
+		return strings.Contains(string(m.Params), "MCP servers stopped")
+	}); err != nil {
+		t.Fatal(err)
+	}
+	id2 := rs.start(t, lspserver.RunArgs{Prompt: "Echo again."})
+	if fin := rs.event(t, id2, "finished"); *fin.Text != "no echo tool" {
+		t.Errorf("second run %q", *fin.Text)
+	}
+}

@@ -1,0 +1,212 @@
+package lspserver
+
+import (
+	"context"
+	"slices"
+	"sync"
+	"time"
+
+	"go.lsp.dev/protocol"
+	"go.lsp.dev/uri"
+
+	"github.com/agentls/agentls/lspserver/proposal"
+	"github.com/agentls/agentls/tools"
+	"github.com/agentls/agentls/tools/workspace"
+)
+
+// This file wires the proposal store (lspserver/proposal) into the server:
+// the review state, the agentls/proposals request and the announcements
+// (agentls/proposalsChanged, workspace/codeLens/refresh) sent when the
+// store's proposals change. Staging is in review_stage.go, rebasing on the
+// user's edits in review_rebase.go, accept/reject in accept.go.
+
+// MethodProposals is the agentls/proposals request (protocol.md "Custom
+// requests"): the pending proposals, with hunk ranges in the document as the
+// client has it now.
+const MethodProposals = "agentls/proposals"
+
+// ProposalsParams are the params of agentls/proposals; no uri lists every
+// document.
+type ProposalsParams struct {
+	URI uri.URI `json:"uri,omitempty"`
+}
+
+// ProposalsResult is the result of agentls/proposals.
+type ProposalsResult struct {
+	Proposals []ProposalInfo `json:"proposals"`
+}
+
+// ProposalInfo is one run's proposed change to one document. ProposedText
+// is the current document with every pending hunk applied (conflicted hunks
+// cannot apply and are left out).
+type ProposalInfo struct {
+	URI          uri.URI    `json:"uri"`
+	RunID        string     `json:"runId"`
+	Status       string     `json:"status"` // "pending" | "conflicted" (any hunk conflicted)
+	ProposedText string     `json:"proposedText"`
+	Hunks        []HunkInfo `json:"hunks"`
+}
+
+// HunkInfo is one hunk of a proposal. Status, Reason and LastError are
+// agentls additions to the fixed contract (allowed: fields may be added).
+type HunkInfo struct {
+	ID      string         `json:"id"`
+	Range   protocol.Range `json:"range"`
+	OldText string         `json:"oldText"`
+	NewText string         `json:"newText"`
+	// Status is "pending" or "conflicted"; a conflicted hunk is never
+	// applied.
+	Status string `json:"status"`
+	// Reason says why a hunk is conflicted.
+	Reason string `json:"reason,omitempty"`
+	// LastError is the editor's reason when the last accept of the hunk
+	// failed.
+	LastError string `json:"lastError,omitempty"`
+}
+
+// refreshTimeout bounds the wait for the editor's answer to
+// workspace/codeLens/refresh, so an editor that never answers cannot stall
+// later announcements.
+const refreshTimeout = 10 * time.Second
+
+// proposalsChangedParams are the params of agentls/proposalsChanged.
+type proposalsChangedParams struct {
+	URI uri.URI `json:"uri"`
+}
+
+// reviewState is the server's side of previews: the proposal store, the
+// active runs' changesets, editor aliases of paths, and the announcer
+// queue. Its zero value is inert: rv() initialises it on first use.
+type reviewState struct {
+	once  sync.Once
+	store *proposal.Store
+
+	// docMu orders every update of a document's text into the store
+	// (didOpen/didChange/didClose, disk events, staging, accept's resync),
+	// so the store never goes back to an older text. Never call
+	// View.Read while holding it: a Read may emit an event whose handler
+	// takes it.
+	docMu sync.Mutex
+
+	mu        sync.Mutex
+	runs      map[string]*tools.Changeset // active preview runs (registerRunChanges)
+	syncing   map[runPath]int             // (run, path) whose changeset review is updating
+	pending   map[string]struct{}         // paths to announce
+	wake      chan struct{}               // announcer wake-up, capacity 1
+	aliasMu   sync.RWMutex
+	alias     map[string]string // editor key → store path, only where they differ (symlinks)
+	editorKey map[string]string // store path → editor key, the inverse
+
+	// verifyWait overrides defaultVerifyTimeout (tests of editors that
+	// never show the change); zero means the default.
+	verifyWait time.Duration
+}
+
+// runPath names one run's change to one file.
+type runPath struct{ runID, path string }
+
+// rv returns the review state, starting it on first use: the store, its
+// change subscription, the disk-change subscription and the announcer
+// goroutine (owned by the server, stopped with it).
+func (s *Server) rv() *reviewState {
+	r := &s.review
+	r.once.Do(func() {
+		r.store = proposal.New()
+		r.runs = map[string]*tools.Changeset{}
+		r.syncing = map[runPath]int{}
+		r.pending = map[string]struct{}{}
+		r.wake = make(chan struct{}, 1)
+		r.alias = map[string]string{}
+		r.editorKey = map[string]string{}
+		stopStore := r.store.OnChange(r.queueAnnounce)
+		stopView := s.view.Subscribe(func(ev workspace.Event) {
+			if !ev.Buffer {
+				s.diskChanged(ev.Path)
+			}
+		})
+		s.goBackground("announce proposals", func(ctx context.Context) {
+			defer stopStore()
+			defer stopView()
+			s.announceLoop(ctx)
+		})
+	})
+	return r
+}
+
+// queueAnnounce records that path's proposals changed; the announcer sends
+// the notifications. It never blocks (the store calls it from whatever
+// goroutine changed it, including the read loop).
+func (r *reviewState) queueAnnounce(path string) {
+	r.mu.Lock()
+	r.pending[path] = struct{}{}
+	r.mu.Unlock()
+	select {
+	case r.wake <- struct{}{}:
+	default:
+	}
+}
+
+// announceLoop sends agentls/proposalsChanged for every queued path, then
+// one workspace/codeLens/refresh when the client supports it. Changes that
+// arrive while a refresh is outstanding are coalesced into the next round.
+// The refresh is a request, so it runs here and never on the read loop.
+func (s *Server) announceLoop(ctx context.Context) {
+	r := &s.review
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-r.wake:
+		}
+		r.mu.Lock()
+		paths := make([]string, 0, len(r.pending))
+		for p := range r.pending {
+			paths = append(paths, p)
+		}
+		clear(r.pending)
+		r.mu.Unlock()
+		if len(paths) == 0 || s.client == nil {
+			continue
+		}
+		for _, p := range slices.Sorted(slices.Values(paths)) {
+			if err := s.client.Notify(ctx, MethodProposalsChanged, &proposalsChangedParams{URI: s.uriOf(p)}); err != nil {
+				s.log.Warn("announce proposals", "path", p, "err", err)
+			}
+		}
+		if s.Session().Features.CodeLensRefresh {
+			rctx, cancel := context.WithTimeout(ctx, refreshTimeout)
+			if err := s.client.CodeLensRefresh(rctx); err != nil {
+				s.log.Warn("code lens refresh", "err", err)
+			}
+			cancel()
+		}
+	}
+}
+
+// proposals answers agentls/proposals.
+func (s *Server) proposals(_ context.Context, p *ProposalsParams) (*ProposalsResult, error) {
+	path := ""
+	if p.URI != "" {
+		path = s.pathOf(p.URI)
+	}
+	enc := s.Session().Encoding
+	list := s.rv().store.ListLSP(path, enc)
+	out := &ProposalsResult{Proposals: make([]ProposalInfo, 0, len(list))}
+	for _, pr := range list {
+		info := ProposalInfo{
+			URI:          s.uriOf(pr.Path),
+			RunID:        pr.RunID,
+			Status:       string(pr.Status()),
+			ProposedText: pr.Result(),
+			Hunks:        make([]HunkInfo, len(pr.Hunks)),
+		}
+		for i, h := range pr.Hunks {
+			info.Hunks[i] = HunkInfo{
+				ID: h.ID, Range: toProtocolRange(h.Range), OldText: h.OldText, NewText: h.NewText,
+				Status: string(h.Status), Reason: h.Reason, LastError: h.LastError,
+			}
+		}
+		out.Proposals = append(out.Proposals, info)
+	}
+	return out, nil
+}

@@ -1,0 +1,45 @@
+package lspserver
+
+import (
+	"fmt"
+
+	"go.lsp.dev/protocol"
+
+	"github.com/agentls/agentls/lspserver/proposal"
+	"github.com/agentls/agentls/tools/text"
+)
+
+// reviewActionKind is the kind of the accept/reject code actions: accepting
+// a proposed change rewrites code, and clients that filter by kind
+// (context.only) list refactor.rewrite among the kinds agentls offers.
+var reviewActionKind = protocol.CodeActionKindRefactorRewrite
+
+// reviewActions returns "Agent: Accept change" / "Agent: Reject change"
+// code actions for the hunks overlapping r in the document at path, for
+// clients without code lenses or our plugins. Conflicted hunks get only
+// the reject action (they cannot apply). When several hunks overlap r the
+// titles name each hunk's first line, so the user can tell them apart.
+func (s *Server) reviewActions(path string, r text.Range) []protocol.CommandOrCodeAction {
+	rv := s.rv()
+	hunks := rv.store.HunksAtLSP(rv.storePath(path), r, s.Session().Encoding)
+	var out []protocol.CommandOrCodeAction
+	for _, h := range hunks {
+		suffix := ""
+		if len(hunks) > 1 {
+			suffix = fmt.Sprintf(" at line %d", h.Range.Start.Line+1)
+		}
+		if h.Status == proposal.StatusPending {
+			out = append(out, reviewAction("Agent: Accept change"+suffix, CommandAccept, h.ID))
+		}
+		out = append(out, reviewAction("Agent: Reject change"+suffix, CommandReject, h.ID))
+	}
+	return out
+}
+
+func reviewAction(title, command, hunkID string) *protocol.CodeAction {
+	return &protocol.CodeAction{
+		Title:   title,
+		Kind:    ptr(reviewActionKind),
+		Command: reviewCommand(title, command, hunkID),
+	}
+}

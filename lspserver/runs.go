@@ -1,0 +1,295 @@
+package lspserver
+
+import (
+	"context"
+	"fmt"
+	"maps"
+	"path/filepath"
+	"runtime/debug"
+	"slices"
+	"strings"
+	"sync/atomic"
+
+	"go.lsp.dev/protocol"
+	"go.lsp.dev/uri"
+
+	"github.com/agentls/agentls/agent"
+	"github.com/agentls/agentls/agent/config"
+	"github.com/agentls/agentls/agent/llm"
+	"github.com/agentls/agentls/tools"
+)
+
+// Agent runs in the editor. agentls.run validates its arguments, loads the
+// configuration, replies with the run id at once and runs the agent on a
+// goroutine the Server owns (goBackground), under the server-lifetime
+// context (never the request's, which ends with the reply). A run:
+//
+//  1. creates its progress token and sends begin (progress.go);
+//  2. waits for a slot: at most maxConcurrentRuns (default 4) runs work at
+//     once; later ones wait in FIFO order, reported as "queued" in their
+//     progress, and can be cancelled while waiting;
+//  3. runs agent.Run with the built-in tools and the MCP tools ready at
+//     each turn (tools.Offer defers MCP tools that would not fit), events
+//     forwarded as agentls/runEvent (events.go);
+//  4. sends each staged change to review (preview mode, stagePreview) or to
+//     the editor (apply mode, apply.go) as the tool call that made it
+//     returns;
+//  5. ends: progress end, the final runEvent, window/showMessage with a
+//     summary (for clients without our plugins), then forgetRun.
+
+// agentRuns is the Server's state for agent runs.
+type agentRuns struct {
+	cfg       runConfig
+	mcp       mcpState
+	reg       runRegistry
+	approvals sessionApprovals
+}
+
+// run is one agent run.
+type run struct {
+	id        string
+	mode      string
+	cancel    context.CancelFunc
+	cancelled atomic.Bool
+	token     string // progress token, "" if none (under runRegistry.mu)
+}
+
+// stop cancels the run; it reports whether this call did it.
+func (r *run) stop() bool {
+	if !r.cancelled.CompareAndSwap(false, true) {
+		return false
+	}
+	r.cancel()
+	return true
+}
+
+// job is everything a run needs, prepared by runCommand.
+type job struct {
+	cfg    config.Config
+	model  *llm.Client
+	prompt string
+	editor *agent.EditorContext
+}
+
+// execute is the run's goroutine.
+func (s *Server) execute(ctx context.Context, r *run, j job) {
+	defer j.model.Close()
+	events := newEventStream(s, r.id)
+	var prog *runProgress
+	defer func() {
+		// A bug must not leave the editor with a run that never ends.
+		if p := recover(); p != nil {
+			s.log.Error("agent run panicked", "run", r.id, "panic", p, "stack", string(debug.Stack()))
+			s.runs.reg.remove(r)
+			s.endRun(ctx, r, events, prog, agent.Outcome{RunID: r.id, Status: agent.StatusFailed,
+				Err: fmt.Errorf("internal error in agentls: %v", p)}, 0, "")
+		}
+	}()
+	prog = s.startProgress(ctx, r, "starting")
+	release, err := s.runs.reg.acquire(ctx, j.cfg.MaxConcurrentRuns, func(running int) {
+		prog.report(ctx, fmt.Sprintf("queued: %d agent runs are working; this one starts when one of them ends", running))
+	})
+	if err != nil { // cancelled while queued
+		s.runs.reg.remove(r)
+		s.endRun(ctx, r, events, prog, agent.Outcome{RunID: r.id, Status: agent.StatusCancelled}, 0, "")
+		return
+	}
+	defer release()
+	prog.report(ctx, "running")
+
+	policy := tools.Policy{RunCommand: j.cfg.Tools.RunCommand, AllowSecrets: j.cfg.Tools.AllowSecrets, SecretPatterns: j.cfg.Tools.SecretPatterns}
+	env := tools.NewEnv(r.id, s.view, &editorApprover{s: s, runID: r.id, progress: prog}, policy)
+	var ap *applier
+	if r.mode == config.ModeApply {
+		ap = newApplier(s, r.id, env, events, prog, s.runs.cfg.options().ApplySettle)
+	} else {
+		// Review feeds accepted/rejected hunks back into the changeset.
+		defer s.registerRunChanges(r.id, env.Changes)()
+	}
+	unsubscribe := env.Changes.Subscribe(func(path string) {
+		if ap != nil {
+			ap.staged(ctx, path)
+			return
+		}
+		s.previewStaged(r.id, env.Changes, events, path)
+	})
+	tr := s.openTranscript(r.id, j.cfg)
+	reg := tools.NewRegistry(tools.Builtins(policy)...)
+	counter := agent.NewCounter()
+	offer := tools.NewOffer(reg, j.cfg.Model.ContextWindow, j.cfg.MCP.DeferredToolShare, counter.Count)
+
+	out := agent.Run(ctx, agent.Options{
+		Model:        j.model,
+		ToolsForTurn: func() []tools.Tool { s.syncMCPTools(reg); return offer.Tools() },
+		Env:          env,
+		Limits:       agent.LimitsFromConfig(j.cfg),
+		Prompt:       j.prompt,
+		Editor:       j.editor,
+		OnEvent: func(ev agent.Event) {
+			events.agentEvent(ev, r.mode)
+			if ev.Kind == agent.EventToolCall {
+				prog.report(ctx, ev.Tool+" "+clip(string(ev.Args), 80))
+			}
+		},
+		Transcript: tr,
+		Tokens:     counter,
+		Logger:     s.log.With("run", r.id),
+	})
+	unsubscribe()
+	s.runs.reg.remove(r)
+	if tr != nil {
+		if err := tr.Close(); err != nil {
+			s.log.Warn("run transcript incomplete", "run", r.id, "path", tr.Path(), "err", err)
+		}
+	}
+
+	pending := len(env.Changes.Files())
+	note := ""
+	if ap != nil {
+		applied, held := ap.summary()
+		pending, note = s.handOver(r.id, env.Changes, events, out.Status, applied, held)
+	} else if pending > 0 {
+		note = fmt.Sprintf("%s pending review", plural(pending, "changed file"))
+	} else {
+		note = "no changes"
+	}
+	s.endRun(ctx, r, events, prog, out, pending, note)
+}
+
+// previewStaged passes a staged (or restaged, or discarded) file of a
+// preview-mode run to review and tells plugins with a "proposal" event.
+// A discarded entry is passed as a StagedFile with only Path set (Pending
+// is false), so review drops what it holds for the run and path.
+func (s *Server) previewStaged(runID string, cs *tools.Changeset, events *eventStream, path string) {
+	f, ok := cs.Get(path)
+	if !ok {
+		f = tools.StagedFile{Path: path}
+	}
+	s.stagePreview(runID, f)
+	if f.Pending() {
+		events.send(RunEvent{Kind: kindProposal, URI: string(uri.File(path))})
+	}
+}
+
+// handOver ends an apply-mode run's changes: what the editor did not take
+// becomes proposals for review, unless the run was cancelled (then it is
+// dropped: a cancelled run changes nothing more). It returns the number of
+// proposals left and the note for the final message.
+func (s *Server) handOver(runID string, cs *tools.Changeset, events *eventStream, status agent.Status, applied int, held map[string]string) (int, string) {
+	note := plural(applied, "file") + " changed in the editor"
+	if len(held) == 0 {
+		return 0, note
+	}
+	if status == agent.StatusCancelled {
+		return 0, fmt.Sprintf("%s; %s not applied (run cancelled)", note, plural(len(held), "staged change"))
+	}
+	var reasons []string
+	for _, path := range slices.Sorted(maps.Keys(held)) {
+		why := held[path]
+		f, ok := cs.Get(path)
+		if !ok {
+			continue
+		}
+		s.stagePreview(runID, f)
+		events.send(RunEvent{Kind: kindProposal, URI: string(uri.File(path)), Applied: ptr(false)})
+		reasons = append(reasons, displayName(s, path)+": "+why)
+	}
+	return len(held), fmt.Sprintf("%s; %s not applied, pending review (%s)", note, plural(len(held), "change"), strings.Join(reasons, "; "))
+}
+
+// endRun reports the end of a run everywhere: progress end, the final
+// runEvent, window/showMessage; then review is told the run is over.
+func (s *Server) endRun(ctx context.Context, r *run, events *eventStream, prog *runProgress, out agent.Outcome, pending int, note string) {
+	msg, typ := endMessage(r.id, out, note)
+	prog.end(ctx, msg)
+	fallback := RunEvent{Kind: out.Status.String()}
+	if out.Status == agent.StatusFailed && out.Err != nil {
+		fallback.Error = out.Err.Error()
+	}
+	events.finish(fallback, pending)
+	if err := s.client.ShowMessage(s.ctx, &protocol.ShowMessageParams{Type: typ, Message: msg}); err != nil {
+		s.log.Debug("showMessage not sent", "err", err)
+	}
+	s.log.Info("run ended", "run", r.id, "status", out.Status.String(), "turns", out.Turns, "toolCalls", out.ToolCalls,
+		"tokens", out.Usage.TotalTokens, "pending", pending)
+	s.forgetRun(r.id)
+}
+
+// endMessage is the one-line summary of a run for showMessage and
+// progress end.
+func endMessage(id string, out agent.Outcome, note string) (string, protocol.MessageType) {
+	suffix := ""
+	if note != "" {
+		suffix = "; " + note
+	}
+	switch out.Status {
+	case agent.StatusFinished:
+		answer := firstLine(out.Answer)
+		if answer == "" {
+			answer = "(no answer)"
+		}
+		return fmt.Sprintf("Agent run %s finished: %s%s", id, clip(answer, 200), suffix), protocol.MessageTypeInfo
+	case agent.StatusFailed:
+		reason := "unknown error"
+		if out.Err != nil {
+			reason = out.Err.Error()
+		}
+		return fmt.Sprintf("Agent run %s failed: %s%s", id, clip(reason, 300), suffix), protocol.MessageTypeError
+	default:
+		return fmt.Sprintf("Agent run %s cancelled%s", id, suffix), protocol.MessageTypeInfo
+	}
+}
+
+// openTranscript opens the run's JSONL transcript; failure is logged, not
+// fatal (nil means none).
+func (s *Server) openTranscript(runID string, cfg config.Config) *agent.Transcript {
+	dir := s.runs.cfg.options().TranscriptDir
+	if dir == NoTranscripts {
+		return nil
+	}
+	tr, err := agent.OpenTranscript(dir, runID, agent.NewRedactor(cfg.APIKey()))
+	if err != nil {
+		s.log.Warn("no transcript for this run", "run", runID, "err", err)
+		return nil
+	}
+	return tr
+}
+
+func firstLine(s string) string {
+	s = strings.TrimSpace(s)
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		s = strings.TrimSpace(s[:i])
+	}
+	return s
+}
+
+// clip shortens s to at most n bytes (on a rune boundary), one line.
+func clip(s string, n int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if len(s) <= n {
+		return s
+	}
+	cut := n
+	for cut > 0 && !isRuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + "…"
+}
+
+func isRuneStart(b byte) bool { return b&0xC0 != 0x80 }
+
+func plural(n int, what string) string {
+	if n == 1 {
+		return "1 " + what
+	}
+	return fmt.Sprintf("%d %ss", n, what)
+}
+
+// relPath returns p relative to dir when p is inside dir.
+func relPath(dir, p string) (string, bool) {
+	rel, err := filepath.Rel(dir, p)
+	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		return "", false
+	}
+	return rel, true
+}
