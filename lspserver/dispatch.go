@@ -68,9 +68,17 @@ func decodeParams(raw jsonrpc2.RawMessage, p any) error {
 		return nil
 	}
 	if err := protocol.Unmarshal(raw, p); err != nil {
-		return jsonrpc2.Errorf(jsonrpc2.InvalidParams, "invalid params: %v", err)
+		return jsonrpc2.Errorf(jsonrpc2.InvalidParams, "invalid params: %s", stableJSONError(err))
 	}
 	return nil
+}
+
+// stableJSONError is err's text with one wording: go-json-experiment picks
+// "cannot" or "unable to" at random on purpose (so callers do not parse its
+// messages), but clients and our golden transcripts deserve the same
+// message for the same mistake.
+func stableJSONError(err error) string {
+	return strings.ReplaceAll(err.Error(), "unable to ", "cannot ")
 }
 
 // handler is the connection's whole handler chain. $/cancelRequest is served

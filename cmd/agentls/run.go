@@ -137,16 +137,22 @@ func runMain(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	reg := tools.NewRegistry(tools.Builtins(policy)...)
+	closeMCP := startRunMCP(ctx, cfg, dir, reg, logger, stderr)
+	defer closeMCP()
+	counter := agent.NewCounter()
+	offer := tools.NewOffer(reg, cfg.Model.ContextWindow, cfg.MCP.DeferredToolShare, counter.Count)
 	p := &progress{w: stderr}
 	out := agent.Run(ctx, agent.Options{
-		Model:      client,
-		Registry:   tools.NewRegistry(tools.Builtins(policy)...),
-		Env:        env,
-		Limits:     agent.LimitsFromConfig(cfg),
-		Prompt:     f.prompt,
-		OnEvent:    p.event,
-		Transcript: tr,
-		Logger:     logger,
+		Model:        client,
+		ToolsForTurn: offer.Tools,
+		Env:          env,
+		Limits:       agent.LimitsFromConfig(cfg),
+		Prompt:       f.prompt,
+		OnEvent:      p.event,
+		Transcript:   tr,
+		Tokens:       counter,
+		Logger:       logger,
 	})
 	p.endLine()
 	if tr != nil {
