@@ -1,14 +1,16 @@
 # The README's commands. CI (.ci/run) calls `make test`.
 GO ?= go
 
-.PHONY: build test check bench
+.PHONY: build test bench
 build:
 	$(GO) build -o bin/agentls ./cmd/agentls
 
-# test: vet, then every test with the race detector.
+# test: vet, every test with the race detector, then the grep/ripgrep
+# parity check, which reads all of GOROOT/src and so skips itself under -race.
 test:
 	$(GO) vet ./...
 	$(GO) test -race -count=1 -timeout 30m ./...
+	$(GO) test -count=1 -run 'TestGrepVsRipgrep' -v ./tools
 
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem ./...

@@ -18,7 +18,7 @@ import (
 func TestNeovimSync(t *testing.T) {
 	nvim, err := exec.LookPath("nvim")
 	if err != nil {
-		t.Skip("nvim not on PATH (.ci/run installs it)")
+		lsptest.SkipWithoutPeer(t, "nvim not on PATH (.ci/run installs it)")
 	}
 	bin := lsptest.BuildBinary(t)
 	script, err := filepath.Abs("testdata/nvim/sync.lua")

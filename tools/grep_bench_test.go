@@ -117,6 +117,9 @@ func TestGrepVsRipgrep(t *testing.T) {
 		t.Skip("reads all of GOROOT/src several times; a measurement, not for -short or -race")
 	}
 	if _, err := exec.LookPath("rg"); err != nil {
+		if os.Getenv("AGENTLS_REQUIRE_PEERS") != "" {
+			t.Fatal("ripgrep (rg) not installed but AGENTLS_REQUIRE_PEERS is set")
+		}
 		t.Skip("ripgrep (rg) not installed")
 	}
 	dir := gorootSrc(t)

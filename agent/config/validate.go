@@ -138,11 +138,15 @@ func (c Config) ModelError() error {
 		missing = append(missing, "name")
 	}
 	if len(missing) > 0 {
-		return fmt.Errorf("%w: the model %s is not set. Set %s in your editor's agentls settings "+
+		verb := "is"
+		if len(missing) > 1 {
+			verb = "are"
+		}
+		return fmt.Errorf("%w: the model %s %s not set. Set %s in your editor's agentls settings "+
 			`(agentls.model.baseURL, agentls.model.name) or in %s as {"model": {"baseURL": "…", "name": "…"}}, `+
 			"or with the environment variables %s. Any OpenAI-compatible server works: "+
 			"https://api.openai.com/v1 with OPENAI_API_KEY, or a local one such as Ollama at http://localhost:11434/v1 (no key needed)",
-			ErrNoModel, strings.Join(missing, " and "), strings.Join(settingKeys(missing), " and "),
+			ErrNoModel, strings.Join(missing, " and "), verb, strings.Join(settingKeys(missing), " and "),
 			userFileHint(), strings.Join(envNames(missing), " and "))
 	}
 	if c.APIKey() == "" && needsKey(c.Model.BaseURL) {

