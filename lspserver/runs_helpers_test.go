@@ -1,10 +1,12 @@
 package lspserver_test
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"maps"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -150,7 +152,14 @@ func (rs *runSession) events(t testing.TB, runID string) []lspserver.RunEvent {
 	if evs := runEvents(rs.c.Received(), runID); len(evs) > 0 && isFinal(evs[len(evs)-1].Kind) {
 		return evs // ended already (its final event may have been awaited)
 	}
+	// The cheap byte check first: Await re-runs the predicate over every
+	// unawaited message, and a benchmark accumulates thousands of other
+	// runs' events.
+	needle := []byte(strconv.Quote(runID))
 	_, err := rs.c.Await(lsptest.Context(t), lspserver.MethodRunEvent, func(m lsptest.Message) bool {
+		if !bytes.Contains(m.Params, needle) {
+			return false
+		}
 		var e lspserver.RunEvent
 		return json.Unmarshal(m.Params, &e) == nil && e.RunID == runID && isFinal(e.Kind)
 	})
@@ -165,8 +174,9 @@ func isFinal(kind string) bool { return kind == "finished" || kind == "failed" |
 // runEvents extracts runID's events from msgs.
 func runEvents(msgs []lsptest.Message, runID string) []lspserver.RunEvent {
 	var out []lspserver.RunEvent
+	needle := []byte(strconv.Quote(runID))
 	for _, m := range msgs {
-		if m.Method != lspserver.MethodRunEvent {
+		if m.Method != lspserver.MethodRunEvent || !bytes.Contains(m.Params, needle) {
 			continue
 		}
 		var e lspserver.RunEvent
