@@ -31,17 +31,6 @@ type statSig struct {
 	mode  uint32
 }
 
-func sigOf(st *syscall.Stat_t) statSig {
-	return statSig{
-		size:  st.Size,
-		mtime: st.Mtim.Nano(),
-		ctime: st.Ctim.Nano(),
-		ino:   st.Ino,
-		dev:   st.Dev,
-		mode:  st.Mode,
-	}
-}
-
 func (s statSig) isDir() bool     { return s.mode&syscall.S_IFMT == syscall.S_IFDIR }
 func (s statSig) isRegular() bool { return s.mode&syscall.S_IFMT == syscall.S_IFREG }
 
