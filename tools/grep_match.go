@@ -25,6 +25,7 @@ type lineMatcher struct {
 	needles []needle       // every match contains one of these; nil: none known
 	pure    bool           // the pattern is just the literal(s): no regexp needed
 	chunk   int            // no needles: bytes of lines pre-checked per re.Match
+	prog    *syntax.Prog   // re's program, for the lazy DFA; nil: none
 }
 
 // maxPrefilterLits bounds the alternatives the prefilter scans for: past
@@ -52,6 +53,7 @@ func newLineMatcher(pattern string, ignoreCase bool) (*lineMatcher, error) {
 	}
 	parsed = parsed.Simplify()
 	if prog, err := syntax.Compile(parsed); err == nil && len(prog.Inst) > 0 {
+		m.prog = prog
 		// Keep chunks within the size Go's fast backtracker accepts
 		// (256 Ki bits of visited state), not its slow NFA.
 		m.chunk = max(256, min(32<<10, 256*1024/len(prog.Inst)/2))
@@ -79,6 +81,18 @@ type scratch struct {
 	data    []byte   // file contents
 	next    []int    // next occurrence of each needle
 	cursors []cursor // each needle's scan state
+	dfa     *lineDFA // the matcher's DFA, built lazily
+}
+
+// lineDFA returns sc's DFA for m's program, or nil when there is none.
+func (m *lineMatcher) lineDFA(sc *scratch) *lineDFA {
+	if m.prog == nil {
+		return nil
+	}
+	if sc.dfa == nil || sc.dfa.prog != m.prog {
+		sc.dfa = newLineDFA(m.prog)
+	}
+	return sc.dfa
 }
 
 // eachMatch calls fn for every matching line of buf, in order, with its
@@ -91,7 +105,13 @@ func (m *lineMatcher) eachMatch(buf []byte, sc *scratch, fn func(n int, line []b
 		return fn(lineNo, line)
 	}
 	if m.needles == nil {
-		m.scanChunks(buf, emit)
+		from := 0
+		if d := m.lineDFA(sc); d != nil {
+			if from = d.scan(buf, 0, func(ls, le int) bool { return emit(ls, buf[ls:le]) }); from < 0 {
+				return
+			}
+		}
+		m.scanChunks(buf, from, emit)
 		return
 	}
 	sc.next, sc.cursors = sc.next[:0], sc.cursors[:0]
@@ -138,8 +158,8 @@ func lineEnd(buf []byte, i int) int {
 // (?m) form of the pattern does not match is skipped with one Match, and
 // only the lines of a matching chunk are matched one by one. (One
 // FindIndex over a whole file would run Go's much slower NFA.)
-func (m *lineMatcher) scanChunks(buf []byte, emit func(ls int, line []byte) bool) {
-	for pos := 0; pos < len(buf); {
+func (m *lineMatcher) scanChunks(buf []byte, from int, emit func(ls int, line []byte) bool) {
+	for pos := from; pos < len(buf); {
 		end := lineEnd(buf, min(len(buf)-1, pos+m.chunk))
 		if m.multi == nil || m.multi.Match(buf[pos:end]) {
 			for ls := pos; ls <= end; {

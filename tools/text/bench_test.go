@@ -57,6 +57,29 @@ func BenchmarkApplyChangesSingleChar(b *testing.B) {
 			}
 			b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "edits/s")
 		})
+		b.Run("Buffer-typing/"+eol.name, func(b *testing.B) {
+			// Real typing is local: characters go in one after another at
+			// the cursor, here a new 60-column line typed in the middle of
+			// the document, then a line break, then the next line.
+			buf := NewBuffer(doc)
+			b.SetBytes(int64(len(doc)))
+			line, col := uint32(5000), uint32(0)
+			for b.Loop() {
+				ch := "x"
+				if col == 60 {
+					ch = eol.s
+				}
+				p := Position{Line: line, Character: col}
+				n := buf.Len()
+				if err := buf.Apply([]Change{{Range: &Range{Start: p, End: p}, Text: ch}}, UTF16); err != nil || buf.Len() != n+len(ch) {
+					b.Fatalf("Apply: %v, len %d", err, buf.Len())
+				}
+				if col++; col > 60 {
+					line, col = line+1, 0
+				}
+			}
+			b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "edits/s")
+		})
 	}
 }
 
