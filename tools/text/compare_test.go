@@ -182,20 +182,32 @@ func FuzzRoundTrip(f *testing.F) {
 				t.Fatal(err)
 			}
 			checkBuffer(t, buf, want, enc.String())
+			// The same with 16-byte chunks, so that the fuzzer's texts
+			// straddle chunk boundaries.
+			small := newChunkedBuffer(text, 16)
+			if err := small.Apply(changes, enc); err != nil {
+				t.Fatal(err)
+			}
+			checkBuffer(t, small, want, enc.String()+" 16-byte chunks")
 		}
 	})
 }
 
-// checkBuffer asserts that buf holds want and that its incrementally
-// maintained line index equals a fresh index of want.
+// checkBuffer asserts that buf holds want, that its chunks keep their
+// invariants and that its incrementally maintained line index and
+// conversions equal those of a fresh index of want.
 func checkBuffer(t *testing.T, buf *Buffer, want string, context string) {
 	t.Helper()
 	if got := buf.String(); got != want {
 		t.Fatalf("%s: Buffer = %q, reference %q", context, got, want)
 	}
-	if got, fresh := buf.starts, NewIndex(want).starts; !slices.Equal(got, fresh) {
+	if got, fresh := buf.lineStarts(), NewIndex(want).starts; !slices.Equal(got, fresh) {
 		t.Fatalf("%s: Buffer line starts %v, fresh index %v (text %q)", context, got, fresh, want)
 	}
+	if err := buf.checkChunks(); err != nil {
+		t.Fatalf("%s: %v (text %q)", context, err, want)
+	}
+	checkBufferConversions(t, buf, want, context)
 }
 
 func TestBufferAgainstReferenceRandom(t *testing.T) {
