@@ -156,12 +156,16 @@ func (s *grepSearch) file(abs string, sc *scratch) {
 	var lines []string
 	n := 0
 	var display string
+	shown := grepMaxMatches // lines of this file that may still be shown
 	s.m.eachMatch(data, sc, func(num int, line []byte) bool {
 		n++
-		if len(lines) < grepMaxMatches {
-			if display == "" {
-				display = s.env.display(abs)
+		if n == 1 {
+			display = s.env.display(abs)
+			if s.pastCutoff(display) {
+				shown = 0 // only counted: do not format its lines
 			}
+		}
+		if len(lines) < shown {
 			lines = append(lines, fmt.Sprintf("%s:%d:%s", display, num, shownLine(line)))
 		}
 		return true
@@ -237,6 +241,15 @@ func (s *grepSearch) count(f func()) {
 	s.mu.Lock()
 	f()
 	s.mu.Unlock()
+}
+
+// pastCutoff reports whether a file shown as path sorts after the first
+// grepMaxMatches kept lines, so that none of its lines can be shown (the
+// cutoff only moves to earlier paths).
+func (s *grepSearch) pastCutoff(path string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.cutoff != "" && path > s.cutoff
 }
 
 // add records a file's hits, keeping only what can still be among the

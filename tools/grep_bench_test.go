@@ -40,6 +40,15 @@ var gorootCases = []grepCase{
 	{"short-literal", `[0-9]{4}-[0-9]{2}-[0-9]{2}`, false},
 	{"no-literal", `[A-Z]{5}[0-9]+`, false},
 	{"alternation", `errors\.New|fmt\.Errorf`, false},
+	// More patterns without a literal (searched by the lazy DFA), with
+	// assertions, Unicode and many matching lines. (ripgrep's \b is
+	// Unicode-aware, RE2's is ASCII: the \b pattern is one on which they
+	// agree over GOROOT/src.)
+	{"no-literal-end", `[ \t]+$`, false},
+	{"no-literal-start", `^[A-Z][a-z]+[A-Z]`, false},
+	{"no-literal-word", `\b[0-9]+[a-f]+[0-9]+\b`, false},
+	{"no-literal-unicode", `\p{Greek}+`, false},
+	{"no-literal-blank", `^[ \t]*$`, false},
 }
 
 func gorootSrc(tb testing.TB) string {

@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"regexp/syntax"
 	"slices"
+	"unicode"
 	"unicode/utf8"
 )
 
@@ -36,17 +37,26 @@ type lineDFA struct {
 	needWord  bool // the program has \b or \B
 	needBegin bool // the program has ^ or \A
 
-	// table holds 256 entries per state, indexed by state id*256 + byte:
-	// the next state's row (id*256, > 0), dfaUnknown (not computed yet,
-	// a '\n' or a byte >= 0x80) or dfaMatch (the line matches).
+	// classes groups the bytes no instruction tells apart (`.` sees two
+	// ASCII classes, '\n' and the rest), so that rows are short and the
+	// table of a pattern with many states (`^.{120}`) stays in L1 cache.
+	// Bytes >= 0x80 are one class, always looked up in wide.
+	classes [256]uint8
+	stride  int32 // classes, the length of a row
+
+	// table holds a row per state, indexed by state id*stride + class:
+	// the next state's row (id*stride, > 0; negated when the state has a
+	// skip set), dfaUnknown (not computed yet, or bytes >= 0x80) or
+	// dfaMatch (the line matches).
 	table  []int32
-	states []dfaState // by id; id 0 is unused so that rows are > 0
-	index  map[string]int32
+	states []dfaState        // by id; id 0 is unused so that rows are > 0
+	index  map[string]int32  // row of each state, by key (prev, pcs)
 	wide   map[wideKey]int32 // transitions on runes >= 0x80, same values
 	start  int32             // row of the state at a line start
 	pcs    int               // program counters held by states
 	resets int               // times the cache was dropped
 	failed bool              // resets reached dfaMaxResets: use the regexp
+	limit  int               // states the cache holds (dfaMaxStates; tests lower it)
 
 	// Reused while computing a transition.
 	mark  []uint32 // per pc: gen when visited
@@ -61,6 +71,12 @@ type dfaState struct {
 	pcs  []uint32 // sorted; the instructions waiting for the next rune
 	prev int8     // prevStart, prevWord or prevOther
 	end  int8     // match at the line end: 0 unknown, 1 yes, 2 no
+	// skip, when not nil, holds the bytes on which the state stays as it
+	// is; most common bytes are among them, so the search runs through
+	// them with a loop of independent loads instead of the DFA's chain of
+	// dependent ones. escape is the one byte not in skip, or -1.
+	skip   *[256]bool
+	escape int
 }
 
 type wideKey struct {
@@ -76,14 +92,15 @@ const (
 	prevWord  = 1
 	prevOther = 2
 
-	// Bounds of the state cache (about 1 KB of table per state).
+	// Bounds of the state cache (a row is at most 129 int32s).
 	dfaMaxStates = 2048
 	dfaMaxPCs    = 1 << 20
 	dfaMaxResets = 8
+	dfaMaxWide   = 1 << 16 // cached transitions on runes >= 0x80
 )
 
 func newLineDFA(prog *syntax.Prog) *lineDFA {
-	d := &lineDFA{prog: prog, mark: make([]uint32, len(prog.Inst))}
+	d := &lineDFA{prog: prog, mark: make([]uint32, len(prog.Inst)), limit: dfaMaxStates}
 	for _, in := range prog.Inst {
 		if in.Op != syntax.InstEmptyWidth {
 			continue
@@ -92,18 +109,67 @@ func newLineDFA(prog *syntax.Prog) *lineDFA {
 		d.needWord = d.needWord || op&(syntax.EmptyWordBoundary|syntax.EmptyNoWordBoundary) != 0
 		d.needBegin = d.needBegin || op&(syntax.EmptyBeginLine|syntax.EmptyBeginText) != 0
 	}
+	d.classes, d.stride = byteClasses(prog, d.needWord)
 	d.reset()
 	return d
 }
 
+// byteClasses splits the bytes into classes that every rune instruction of
+// prog accepts or rejects as a whole and, when word, that are all word
+// characters or none; '\n' is a class of its own, bytes >= 0x80 another.
+func byteClasses(prog *syntax.Prog, word bool) (classes [256]uint8, n int32) {
+	var cut [utf8.RuneSelf + 1]bool // a class starts at this byte
+	split := func(lo, hi rune) {
+		cut[min(lo, utf8.RuneSelf)] = true
+		cut[min(hi+1, utf8.RuneSelf)] = true
+	}
+	split('\n', '\n')
+	if word {
+		split('0', '9')
+		split('A', 'Z')
+		split('_', '_')
+		split('a', 'z')
+	}
+	for i := range prog.Inst {
+		in := &prog.Inst[i]
+		switch {
+		case in.Op != syntax.InstRune && in.Op != syntax.InstRune1:
+		case len(in.Rune) == 1:
+			split(in.Rune[0], in.Rune[0])
+			if syntax.Flags(in.Arg)&syntax.FoldCase != 0 {
+				for f := unicode.SimpleFold(in.Rune[0]); f != in.Rune[0]; f = unicode.SimpleFold(f) {
+					split(f, f)
+				}
+			}
+		default:
+			for j := 0; j+1 < len(in.Rune); j += 2 {
+				split(in.Rune[j], in.Rune[j+1])
+			}
+		}
+	}
+	c := -1
+	for b := range utf8.RuneSelf {
+		if b == 0 || cut[b] {
+			c++
+		}
+		classes[b] = uint8(c)
+	}
+	for b := utf8.RuneSelf; b < 256; b++ {
+		classes[b] = uint8(c + 1)
+	}
+	return classes, int32(c + 2)
+}
+
 // reset empties the cache.
 func (d *lineDFA) reset() {
-	d.table = append(d.table[:0], make([]int32, 256)...)
+	d.table = append(d.table[:0], make([]int32, d.stride)...)
 	d.states = append(d.states[:0], dfaState{})
 	d.index = map[string]int32{}
 	d.wide = map[wideKey]int32{}
 	d.pcs = 0
+	d.start = 0
 	d.start = d.intern(nil, d.prevClass(prevStart))
+	d.accelerate(d.start)
 }
 
 // prevClass merges previous-rune classes the program cannot tell apart,
@@ -118,26 +184,43 @@ func (d *lineDFA) prevClass(c int8) int8 {
 	return prevOther
 }
 
-// intern returns the row of the state (pcs, prev), creating it.
-func (d *lineDFA) intern(pcs []uint32, prev int8) int32 {
+// lookup returns the row of the state (pcs, prev) if it exists.
+func (d *lineDFA) lookup(pcs []uint32, prev int8) (int32, bool) {
 	d.key = append(d.key[:0], byte(prev))
 	for _, pc := range pcs {
 		d.key = binary.LittleEndian.AppendUint32(d.key, pc)
 	}
-	if row, ok := d.index[string(d.key)]; ok {
+	row, ok := d.index[string(d.key)]
+	return row, ok
+}
+
+// intern returns the row of the state (pcs, prev), creating it.
+func (d *lineDFA) intern(pcs []uint32, prev int8) int32 {
+	if row, ok := d.lookup(pcs, prev); ok {
 		return row
 	}
 	id := int32(len(d.states))
 	d.states = append(d.states, dfaState{pcs: slices.Clone(pcs), prev: prev})
-	d.table = append(d.table, make([]int32, 256)...)
-	d.index[string(d.key)] = id * 256
+	d.table = append(d.table, make([]int32, d.stride)...)
+	d.index[string(d.key)] = id * d.stride
 	d.pcs += len(pcs)
-	return id * 256
+	if len(pcs) == 0 && d.start != 0 {
+		d.accelerate(id * d.stride)
+	}
+	return id * d.stride
+}
+
+// code is what the table holds for a transition to the state at row.
+func (d *lineDFA) code(row int32) int32 {
+	if d.states[row/d.stride].skip != nil {
+		return -row
+	}
+	return row
 }
 
 // full reports whether the cache must be dropped before adding a state.
 func (d *lineDFA) full() bool {
-	return len(d.states) >= dfaMaxStates || d.pcs >= dfaMaxPCs
+	return len(d.states) >= d.limit || d.pcs >= dfaMaxPCs
 }
 
 // prevRune is a rune of the class, for syntax.EmptyOpContext.
@@ -192,7 +275,7 @@ func (d *lineDFA) closure(pcs []uint32, flags syntax.EmptyOp) bool {
 // the next state's row. It may drop the cache; rows the caller holds other
 // than the result and d.start are then stale.
 func (d *lineDFA) step(row int32, r rune) int32 {
-	st := &d.states[row/256]
+	st := &d.states[row/d.stride]
 	if d.closure(st.pcs, syntax.EmptyOpContext(prevRune(st.prev), r)) {
 		return dfaMatch
 	}
@@ -221,6 +304,9 @@ func (d *lineDFA) step(row int32, r rune) int32 {
 		prev = prevWord
 	}
 	prev = d.prevClass(prev)
+	if row, ok := d.lookup(d.next, prev); ok {
+		return row
+	}
 	if d.full() {
 		d.resets++
 		if d.resets >= dfaMaxResets {
@@ -236,7 +322,7 @@ func (d *lineDFA) step(row int32, r rune) int32 {
 // matchesAtEnd reports whether the line matches at its end in the state at
 // row (for $, \z, \b and patterns that match the empty string).
 func (d *lineDFA) matchesAtEnd(row int32) bool {
-	st := &d.states[row/256]
+	st := &d.states[row/d.stride]
 	if st.end == 0 {
 		st.end = 2
 		if d.closure(st.pcs, syntax.EmptyOpContext(prevRune(st.prev), -1)) {
@@ -244,90 +330,4 @@ func (d *lineDFA) matchesAtEnd(row int32) bool {
 		}
 	}
 	return st.end == 1
-}
-
-// scan calls emit(ls, le) for every matching line buf[ls:le] of the lines
-// starting at from (a line start), in order, until emit returns false. It
-// returns -1 when done, or the start of the line where it gave up (the
-// cache kept filling): the caller searches the rest another way.
-func (d *lineDFA) scan(buf []byte, from int, emit func(ls, le int) bool) int {
-	if d.failed {
-		return from
-	}
-	tab, s := d.table, d.start
-	ls := from
-	for i := from; ; {
-		for i < len(buf) { // the hot loop: one load per byte
-			t := tab[s+int32(buf[i])]
-			if t <= 0 {
-				break
-			}
-			s = t
-			i++
-		}
-		if i == len(buf) {
-			if ls < len(buf) && d.matchesAtEnd(s) {
-				emit(ls, len(buf))
-			}
-			return -1
-		}
-		c := buf[i]
-		t, size := tab[s+int32(c)], 1
-		switch {
-		case c == '\n':
-			if d.matchesAtEnd(s) && !emit(ls, i) {
-				return -1
-			}
-			i++
-			ls, s = i, d.start
-			continue
-		case t == dfaUnknown:
-			r := rune(c)
-			if c >= utf8.RuneSelf {
-				r, size = utf8.DecodeRune(buf[i:])
-			}
-			if t = d.cached(s, r); t == dfaUnknown {
-				if d.failed {
-					return ls
-				}
-				t = d.transition(s, r)
-				tab = d.table
-			}
-		}
-		if t == dfaMatch {
-			le := lineEnd(buf, i)
-			if !emit(ls, le) || le == len(buf) {
-				return -1
-			}
-			i = le + 1
-			ls, s = i, d.start
-			continue
-		}
-		s = t
-		i += size
-	}
-}
-
-// cached returns the known transition of the state at row on r, or
-// dfaUnknown.
-func (d *lineDFA) cached(row int32, r rune) int32 {
-	if r < utf8.RuneSelf {
-		return d.table[row+r]
-	}
-	return d.wide[wideKey{row, r}]
-}
-
-// transition computes and records the transition of the state at row on r
-// (not recorded when computing it dropped the cache: row is then stale).
-func (d *lineDFA) transition(row int32, r rune) int32 {
-	resets := d.resets
-	t := d.step(row, r)
-	switch {
-	case d.resets != resets:
-	case r < utf8.RuneSelf:
-		d.table[row+r] = t
-	default:
-		d.wide[wideKey{row, r}] = t
-	}
-	return t
 }

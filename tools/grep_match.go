@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"regexp"
 	"regexp/syntax"
+	"slices"
 )
 
 // lineMatcher finds the lines of a buffer that match an RE2 pattern, the way
@@ -14,11 +15,14 @@ import (
 // text that cannot match. Most patterns contain literals one of which every
 // match must include ("Reader" in `\w+Reader\(`, "errors.New" or
 // "fmt.Errorf" in `errors\.New|fmt\.Errorf`): the buffer is scanned for
-// them with SIMD byte searches and only the lines containing one are given
-// to the regexp; a pattern that is nothing but literals needs no regexp.
-// A case-insensitive literal is found by scanning for both cases of its
+// them with SIMD byte searches and only the lines containing one are
+// checked; a pattern that is nothing but literals needs no more. A
+// case-insensitive literal is found by scanning for both cases of its
 // rarest byte and comparing the rest, when every letter's case folding
 // stays within ASCII (so not "k", which folds to the Kelvin sign).
+// Lines are checked, and buffers without a known literal searched, by a
+// lazy DFA built from the regexp's program (lineDFA); the regexp itself
+// is the fallback when the DFA gives up.
 type lineMatcher struct {
 	re      *regexp.Regexp
 	multi   *regexp.Regexp // re in (?m) mode, for chunks of lines; nil: per line only
@@ -69,7 +73,9 @@ func newLineMatcher(pattern string, ignoreCase bool) (*lineMatcher, error) {
 		}
 		m.needles = append(m.needles, n)
 	}
-	m.pure = !fold && isPlainLiterals(parsed)
+	// A literal holding '\n' is found across a line break, where the
+	// pattern cannot match: such lines are checked like any other.
+	m.pure = !fold && isPlainLiterals(parsed) && !slices.ContainsFunc(lits, func(l []rune) bool { return slices.Contains(l, '\n') })
 	if len(m.needles) == 1 && !m.pure {
 		m.needles[0].before, m.needles[0].after = literalContext(parsed, lits[0])
 	}
@@ -135,11 +141,24 @@ func (m *lineMatcher) eachMatch(buf []byte, sc *scratch, fn func(n int, line []b
 		}
 		ls := pos + bytes.LastIndexByte(buf[pos:start], '\n') + 1
 		le := lineEnd(buf, start)
-		if (m.pure || m.re.Match(buf[ls:le])) && !emit(ls, buf[ls:le]) {
+		if (m.pure || m.matchLine(buf[ls:le], sc)) && !emit(ls, buf[ls:le]) {
 			return
 		}
 		pos = le + 1
 	}
+}
+
+// matchLine reports whether the pattern matches line (no '\n' in it):
+// with the DFA unless it has given up, which costs less than a call of
+// the regexp even on short lines.
+func (m *lineMatcher) matchLine(line []byte, sc *scratch) bool {
+	if d := m.lineDFA(sc); d != nil {
+		found := false
+		if d.scan(line, 0, func(int, int) bool { found = true; return false }) < 0 {
+			return found
+		}
+	}
+	return m.re.Match(line)
 }
 
 var newline = []byte{'\n'}
@@ -153,11 +172,12 @@ func lineEnd(buf []byte, i int) int {
 	return len(buf)
 }
 
-// scanChunks is the search without a literal: whole lines are grouped into
-// chunks small enough for Go's backtracking matcher, a chunk in which the
-// (?m) form of the pattern does not match is skipped with one Match, and
-// only the lines of a matching chunk are matched one by one. (One
-// FindIndex over a whole file would run Go's much slower NFA.)
+// scanChunks is the search without a literal once the DFA has given up
+// (its cache kept filling), from the line start from: whole lines are
+// grouped into chunks small enough for Go's backtracking matcher, a chunk
+// in which the (?m) form of the pattern does not match is skipped with
+// one Match, and only the lines of a matching chunk are matched one by
+// one. (One FindIndex over a whole file would run Go's much slower NFA.)
 func (m *lineMatcher) scanChunks(buf []byte, from int, emit func(ls int, line []byte) bool) {
 	for pos := from; pos < len(buf); {
 		end := lineEnd(buf, min(len(buf)-1, pos+m.chunk))
