@@ -1,6 +1,7 @@
 package lspserver
 
 import (
+	"github.com/agentls/agentls/lspserver/proposal"
 	"github.com/agentls/agentls/tools"
 )
 
@@ -94,14 +95,12 @@ func (s *Server) stagePreview(runID string, f tools.StagedFile) {
 }
 
 // dropProposal removes runID's proposal for path, if there is one (a Put
-// whose proposed text equals its base removes it).
+// whose proposed text equals its base removes it). Select, not List: a
+// snapshot would join the document's text for nothing.
 func (s *Server) dropProposal(runID, path string) {
 	r := s.rv()
-	for _, p := range r.store.List(path) {
-		if p.RunID == runID {
-			r.store.Put(runID, path, "", nil, "", false)
-			return
-		}
+	if len(r.store.Select(proposal.Filter{RunID: runID, Path: path})) > 0 {
+		r.store.Put(runID, path, "", nil, "", false)
 	}
 }
 

@@ -88,7 +88,8 @@ func (s *Store) Accept(f Filter, enc text.Encoding) (AcceptPlan, error) {
 // a conflict.
 func buildFileEdit(fs *fileState, sel []*hunk, enc text.Encoding) (FileEdit, []Conflict, error) {
 	sortHunks(sel)
-	fe := FileEdit{Path: fs.path, Version: cloneVersion(fs.version), Before: fs.text}
+	before := fs.str()
+	fe := FileEdit{Path: fs.path, Version: cloneVersion(fs.version), Before: before}
 	var conflicts []Conflict
 	var last *hunk
 	for _, h := range sel {
@@ -100,18 +101,17 @@ func buildFileEdit(fs *fileState, sel []*hunk, enc text.Encoding) (FileEdit, []C
 		last = h
 		fe.HunkIDs = append(fe.HunkIDs, h.id)
 		fe.Edits = append(fe.Edits, udiff.Edit{Start: h.start, End: h.end, New: h.newText})
-		fe.Created = fe.Created || h.prop.created && fs.text == ""
+		fe.Created = fe.Created || h.prop.created && before == ""
 	}
-	expected, err := udiff.Apply(fs.text, fe.Edits)
+	expected, err := udiff.Apply(before, fe.Edits)
 	if err != nil {
 		return FileEdit{}, nil, fmt.Errorf("accept in %s: %w", fs.path, err)
 	}
 	fe.Expected = expected
-	ix := fs.idx()
 	for _, e := range fe.Edits {
-		for _, r := range refine(fs.text[e.Start:e.End], e.New) {
+		for _, r := range refine(before[e.Start:e.End], e.New) {
 			fe.TextEdits = append(fe.TextEdits, text.Edit{
-				Range:   ix.Range(e.Start+r.Start, e.Start+r.End, enc),
+				Range:   fs.rangeOf(e.Start+r.Start, e.Start+r.End, enc),
 				NewText: r.New,
 			})
 		}
@@ -133,11 +133,12 @@ func (s *Store) busy(path string) bool {
 
 // landPlans lands the in-flight plan (if any) whose edits take fs from its
 // current text to newText: its hunks are removed as applied and the other
-// hunks are rebased through its exact edits.
-func (s *Store) landPlans(fs *fileState, newText string) bool {
+// hunks are rebased through its exact edits. The caller then moves fs's
+// text to newText.
+func (s *Store) landPlans(fs *fileState, newText source) bool {
 	for _, pl := range s.plans {
 		pf := pl.files[fs.path]
-		if pf == nil || pf.landed || pf.before != fs.text || pf.expected != newText {
+		if pf == nil || pf.landed || !equalText(newText, pf.expected) || !equalText(&fs.text, pf.before) {
 			continue
 		}
 		s.land(fs, pf)
@@ -146,10 +147,10 @@ func (s *Store) landPlans(fs *fileState, newText string) bool {
 	return false
 }
 
-// land applies pf to fs: fs.text must be pf.before. The plan's hunks are
+// land applies pf to fs: fs's text must be pf.before. The plan's hunks are
 // removed as applied and the others rebased through its exact edits; a
 // pure-insertion hunk sharing its point with an accepted one keeps its
-// order relative to it.
+// order relative to it. The caller moves fs's text to pf.expected.
 func (s *Store) land(fs *fileState, pf *planFile) {
 	pf.landed = true
 	order := map[*hunk]int{}
@@ -166,7 +167,7 @@ func (s *Store) land(fs *fileState, pf *planFile) {
 			s.removeHunk(h)
 		}
 	}
-	s.rebaseFile(fs, pf.expected, pf.edits, &origin{hunks: accepted, order: order})
+	s.rebaseFile(fs, strText(pf.expected), pf.edits, &origin{hunks: accepted, order: order})
 }
 
 // Applied records that the client applied plan: its hunks are removed as
@@ -190,8 +191,9 @@ func (s *Store) Applied(p AcceptPlan) {
 			continue
 		}
 		fs := s.files[pf.path]
-		if fs != nil && fs.text == pf.before {
+		if fs != nil && equalText(&fs.text, pf.before) {
 			s.land(fs, pf)
+			s.setText(fs, pf.expected)
 			continue
 		}
 		// The document moved on (its changes were rebased already): the
@@ -266,6 +268,17 @@ func sortedPlanFiles(pl *plan) []*planFile {
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].path < out[j].path })
 	return out
+}
+
+// hunksSorted reports whether hunks are in sortHunks order already (after a
+// keystroke they nearly always are, and checking does not allocate).
+func hunksSorted(hs []*hunk) bool {
+	for i := 1; i < len(hs); i++ {
+		if a, b := hs[i-1], hs[i]; a.start > b.start || a.start == b.start && a.end > b.end {
+			return false
+		}
+	}
+	return true
 }
 
 // sortHunks orders hunks by range (start, then end), stably.

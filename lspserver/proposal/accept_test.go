@@ -40,9 +40,7 @@ var clients = []struct {
 				r := fe.TextEdits[i].Range
 				changes = append(changes, text.Change{Range: &r, Text: fe.TextEdits[i].NewText})
 			}
-			if err := s.DocumentChangedLSP(fe.Path, ver(50), fe.Before, fe.Expected, changes, p.Encoding); err != nil {
-				t.Fatal(err)
-			}
+			changeLSP(t, s, fe.Path, ver(50), changes, p.Encoding, fe.Expected)
 		}
 		s.Applied(p)
 	}},

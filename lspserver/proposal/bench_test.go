@@ -128,26 +128,39 @@ func BenchmarkKeystroke(b *testing.B) {
 	line := 1000
 	ix := text.NewIndex(base)
 	b.Run("lsp-incremental", func(b *testing.B) {
-		cur := base
 		for i := 0; b.Loop(); i++ {
 			p := text.Position{Line: uint32(line), Character: 1}
 			rg := text.Range{Start: p, End: p}
-			off := ix.Offset(p, text.UTF16)
+			ch := text.Change{Range: &rg, Text: "y"}
 			if i%2 == 1 { // type, then delete, so the text stays bounded
 				rg.End.Character++
-			}
-			next := cur[:off] + "y" + cur[off:]
-			if i%2 == 1 {
-				next = base
-			}
-			ch := text.Change{Range: &rg, Text: "y"}
-			if i%2 == 1 {
 				ch.Text = ""
 			}
-			if err := r.DocumentChangedLSP("main.go", ver(int32(i)), cur, next, []text.Change{ch}, text.UTF16); err != nil {
+			rev, _ := r.Revision("main.go")
+			if err := r.DocumentChangedLSP("main.go", rev, ver(int32(i)), []text.Change{ch}, text.UTF16); err != nil {
 				b.Fatal(err)
 			}
-			cur = next
+		}
+	})
+	// A keystroke followed by a listing with ranges, as an editor that asks
+	// for code lenses after every edit makes: the listing pays for joining
+	// the text once per edit.
+	b.Run("lsp-incremental-then-list", func(b *testing.B) {
+		for i := 0; b.Loop(); i++ {
+			p := text.Position{Line: uint32(line), Character: 1}
+			rg := text.Range{Start: p, End: p}
+			ch := text.Change{Range: &rg, Text: "y"}
+			if i%2 == 1 {
+				rg.End.Character++
+				ch.Text = ""
+			}
+			rev, _ := r.Revision("main.go")
+			if err := r.DocumentChangedLSP("main.go", rev, ver(int32(i)), []text.Change{ch}, text.UTF16); err != nil {
+				b.Fatal(err)
+			}
+			if len(r.ListLSP("main.go", text.UTF16)) != 50 {
+				b.Fatal("missing")
+			}
 		}
 	})
 	b.Run("full-text-diff", func(b *testing.B) {

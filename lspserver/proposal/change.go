@@ -1,19 +1,27 @@
 package proposal
 
 import (
+	"errors"
 	"fmt"
+	"unicode/utf8"
 
 	"github.com/agentls/agentls/tools/text"
 	"github.com/aymanbagabas/go-udiff"
 )
 
+// ErrStale is returned (wrapped) by DocumentChangedLSP when the store's
+// text for the path is no longer the revision the caller read: nothing was
+// applied, and the caller should tell the store the document's full text
+// with DocumentChanged.
+var ErrStale = errors.New("the store's text changed since its revision was read")
+
 // DocumentChanged tells the store that path's document is now newText at
-// version (nil when not open): the user typed (didChange), the file changed
-// on disk, or the server learnt the current text after a Put. Hunks are
-// rebased through a minimal diff of the old and new text (see the package
-// doc for the rules); a text equal to an in-flight accept plan's expected
-// result lands that plan exactly. A path without proposals is ignored, so
-// callers may forward every change.
+// version (nil when not open): the file changed on disk, the editor sent
+// its full text, or the server learnt the current text after a Put. Hunks
+// are rebased through a minimal diff of the old and new text (see the
+// package doc for the rules); a text equal to an in-flight accept plan's
+// expected result lands that plan exactly. A path without proposals is
+// ignored, so callers may forward every change.
 func (s *Store) DocumentChanged(path string, version *int32, newText string) {
 	s.mu.Lock()
 	fs := s.files[path]
@@ -21,7 +29,7 @@ func (s *Store) DocumentChanged(path string, version *int32, newText string) {
 		s.mu.Unlock()
 		return
 	}
-	changed := s.changeTo(fs, newText, func() []udiff.Edit { return diffEdits(fs.text, newText) })
+	changed := s.changeTo(fs, newText, func() []udiff.Edit { return diffEdits(fs.str(), newText) })
 	fs.version = cloneVersion(version)
 	s.unlockAndNotify(pathIf(changed, path))
 }
@@ -39,10 +47,11 @@ func (s *Store) DocumentChangedEdits(path string, version *int32, newText string
 		s.mu.Unlock()
 		return nil
 	}
-	checked, err := checkEdits(fs.text, newText, edits)
+	old := fs.str()
+	checked, err := checkEdits(old, newText, edits)
 	if err != nil {
 		err = fmt.Errorf("document %s: %w; rebased by diff instead", path, err)
-		checked = diffEdits(fs.text, newText)
+		checked = diffEdits(old, newText)
 	}
 	changed := s.changeTo(fs, newText, func() []udiff.Edit { return checked })
 	fs.version = cloneVersion(version)
@@ -52,80 +61,99 @@ func (s *Store) DocumentChangedEdits(path string, version *int32, newText string
 
 // DocumentChangedLSP applies the content changes of one didChange (ranges
 // in enc, each relative to the text the previous one left, as LSP sends
-// them) one at a time, so each user edit is placed exactly. oldText and
-// newText are the document before and after, as the server's own view has
-// them: if the store's text is not oldText, or the changes do not produce
-// newText, the store rebases by diff onto newText instead and returns an
-// error saying so.
-func (s *Store) DocumentChangedLSP(path string, version *int32, oldText, newText string, changes []text.Change, enc text.Encoding) error {
+// them) to the store's own copy of path's text, one at a time, so each user
+// edit is placed exactly. This is the keystroke path: it costs O(hunks)
+// plus a position conversion per change, whatever the size of the
+// document; the caller passes no text.
+//
+// rev is the Revision the caller read before the change reached its own
+// copy of the document. If the store's text has changed since (an accept's
+// Applied landed the edit first), nothing is applied and the error wraps
+// ErrStale: the caller should send the full text with DocumentChanged. A
+// change text that is not valid UTF-8 is refused with an error and nothing
+// is applied (the editor's buffer refuses it as well). A path without
+// proposals is ignored.
+func (s *Store) DocumentChangedLSP(path string, rev uint64, version *int32, changes []text.Change, enc text.Encoding) error {
+	for i, c := range changes {
+		if !utf8.ValidString(c.Text) {
+			return fmt.Errorf("document %s: change %d of %d: new text is not valid UTF-8", path, i+1, len(changes))
+		}
+	}
 	s.mu.Lock()
 	fs := s.files[path]
 	if fs == nil {
 		s.mu.Unlock()
 		return nil
 	}
-	var err error
+	if fs.rev != rev {
+		s.mu.Unlock()
+		return fmt.Errorf("document %s: %w", path, ErrStale)
+	}
 	changed := false
-	switch {
-	case fs.text != oldText:
-		err = fmt.Errorf("document %s: the store's text is not the old text of the change; rebased by diff instead", path)
-	case s.landPlans(fs, newText):
-		changed = true
-	default:
-		cur := fs.text
-		for _, c := range changes {
-			next, edit := applyChange(cur, c, enc)
-			if next == cur {
-				continue
-			}
-			changed = s.changeTo(fs, next, func() []udiff.Edit { return edit }) || changed
-			cur = next
-		}
-		if cur != newText {
-			err = fmt.Errorf("document %s: the changes do not produce the new text; rebased by diff instead", path)
+	if len(changes) > 1 && s.busy(path) {
+		// A client may send an applied accept plan as several changes: the
+		// plan lands when the didChange as a whole produces its result.
+		// Only while a plan is in flight, since this copies the text.
+		final, err := text.ApplyChanges(fs.str(), changes, enc)
+		if err == nil && s.landPlans(fs, strText(final)) {
+			s.setText(fs, final)
+			changed, changes = true, nil
 		}
 	}
-	if fs.text != newText {
-		changed = s.changeTo(fs, newText, func() []udiff.Edit { return diffEdits(fs.text, newText) }) || changed
+	for _, c := range changes {
+		changed = s.applyChange(fs, c, enc) || changed
 	}
 	fs.version = cloneVersion(version)
 	s.unlockAndNotify(pathIf(changed, path))
-	return err
+	return nil
 }
 
-// applyChange applies one LSP content change to cur and returns the result
-// and the byte edits it made.
-func applyChange(cur string, c text.Change, enc text.Encoding) (string, []udiff.Edit) {
+// applyChange applies one LSP content change to fs: a ranged change is
+// converted to a byte edit with fs's buffer, the hunks are rebased through
+// it (reading the new text through a spliced view) and the text is edited
+// in place; a change without a range replaces the text as DocumentChanged
+// does. It reports whether the set of hunks or a status changed.
+func (s *Store) applyChange(fs *fileState, c text.Change, enc text.Encoding) bool {
 	if c.Range == nil {
-		return c.Text, diffEdits(cur, c.Text)
+		return s.changeTo(fs, c.Text, func() []udiff.Edit { return diffEdits(fs.str(), c.Text) })
 	}
-	start, end := text.OffsetOf(cur, c.Range.Start, enc), text.OffsetOf(cur, c.Range.End, enc)
+	b := fs.buffer()
+	start := b.Offset(c.Range.Start, enc)
+	end := start // as Buffer.Apply converts, so text and buffer agree
+	if c.Range.End != c.Range.Start {
+		end = b.Offset(c.Range.End, enc)
+	}
 	if start > end {
 		start, end = end, start
 	}
+	if end-start == len(c.Text) && fs.text.HasAt(start, c.Text) {
+		return false // the text does not change
+	}
 	e := udiff.Edit{Start: start, End: end, New: c.Text}
-	return cur[:start] + c.Text + cur[end:], []udiff.Edit{e}
+	next := spliced{old: &fs.text, e: e}
+	changed := s.landPlans(fs, next) || s.rebaseFile(fs, next, []udiff.Edit{e}, nil)
+	s.editText(fs, c, e, enc)
+	return changed
 }
 
 // changeTo moves fs to newText: an in-flight plan whose expected text this
 // is lands; otherwise every proposal is rebased through edits(). It reports
 // whether the set of hunks or a status changed.
 func (s *Store) changeTo(fs *fileState, newText string, edits func() []udiff.Edit) bool {
-	if fs.text == newText {
+	if equalText(&fs.text, newText) {
 		return false
 	}
-	if s.landPlans(fs, newText) {
-		return true
-	}
-	return s.rebaseFile(fs, newText, edits(), nil)
+	changed := s.landPlans(fs, strText(newText)) || s.rebaseFile(fs, strText(newText), edits(), nil)
+	s.setText(fs, newText)
+	return changed
 }
 
-// rebaseFile rebases every proposal of fs through edits onto newText.
-func (s *Store) rebaseFile(fs *fileState, newText string, edits []udiff.Edit, org *origin) bool {
-	old := fs.text
+// rebaseFile rebases every proposal of fs through edits (relative to fs's
+// text) onto new. It does not change fs's text: the caller does, after.
+func (s *Store) rebaseFile(fs *fileState, new source, edits []udiff.Edit, org *origin) bool {
 	changed := false
 	for _, p := range append([]*proposal(nil), fs.props...) {
-		resolved, c := rebaseProposal(p, old, newText, edits, org)
+		resolved, c := rebaseProposal(p, &fs.text, new, edits, org)
 		changed = changed || c
 		for _, h := range resolved {
 			s.decide(h)
@@ -137,7 +165,6 @@ func (s *Store) rebaseFile(fs *fileState, newText string, edits []udiff.Edit, or
 			s.removeProposal(p)
 		}
 	}
-	fs.setText(newText)
 	return changed
 }
 

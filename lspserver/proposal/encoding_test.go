@@ -55,9 +55,7 @@ func TestUserTypesNonASCIIBeforeAHunk(t *testing.T) {
 			p := text.NewIndex(base).Position(off, enc)
 			r := text.Range{Start: p, End: p}
 			nt := base[:off] + "世界🎉" + base[off:]
-			if err := s.DocumentChangedLSP("f", ver(2), base, nt, []text.Change{{Range: &r, Text: "世界🎉"}}, enc); err != nil {
-				t.Fatal(err)
-			}
+			changeLSP(t, s, "f", ver(2), []text.Change{{Range: &r, Text: "世界🎉"}}, enc, nt)
 			ps := s.ListLSP("f", enc)
 			h := ps[0].Hunks[0]
 			if h.Status != StatusPending || h.Range != (text.Range{Start: pos(1, 0), End: pos(2, 0)}) || nt[h.Start:h.End] != "value = 1\n" {

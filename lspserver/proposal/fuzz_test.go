@@ -3,11 +3,13 @@ package proposal
 import (
 	"testing"
 	"unicode/utf8"
+
+	"github.com/agentls/agentls/tools/text"
 )
 
-// FuzzStore drives a store with arbitrary texts: a proposal, two arbitrary
-// document changes (by diff and by exact edits), accepts landed in the
-// order the choice byte picks, and a final reject. Whatever the input, no
+// FuzzStore drives a store with arbitrary texts: a proposal, three arbitrary
+// document changes (by diff, by exact edits, and back by LSP changes),
+// accepts landed in the order the choice byte picks, and a final reject. Whatever the input, no
 // call panics, every snapshot keeps the invariants (pending hunks hold
 // their old text on whole lines; ranges in bounds) and every plan's byte
 // edits and LSP edits both produce its expected text.
@@ -62,6 +64,25 @@ func FuzzStore(f *testing.F) {
 			t.Fatal(err)
 		}
 		checkInvariants(t, s)
+
+		// Back to user1 as LSP changes (the keystroke path), last first.
+		// (A diff edit may split a CRLF, which positions cannot name: the
+		// store must then agree with the editor's reading of the changes.)
+		if cur, ok := storeText(t, s, "f"); ok && cur == user2 {
+			var changes []text.Change
+			ix := text.NewIndex(user2)
+			es := diffEdits(user2, user1)
+			for i := len(es) - 1; i >= 0; i-- {
+				r := ix.Range(es[i].Start, es[i].End, enc)
+				changes = append(changes, text.Change{Range: &r, Text: es[i].New})
+			}
+			want, err := text.ApplyChanges(user2, changes, enc)
+			if err != nil {
+				t.Fatal(err)
+			}
+			changeLSP(t, s, "f", ver(4), changes, enc, want)
+			checkInvariants(t, s)
+		}
 		plan, err = s.Accept(Filter{}, enc)
 		if err != nil {
 			t.Fatal(err)

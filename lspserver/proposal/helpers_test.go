@@ -68,7 +68,7 @@ func checkInvariants(t testing.TB, s *Store) {
 			if got := p.Text[h.Start:h.End]; got != h.OldText {
 				t.Fatalf("%s %s: range holds %q, old text is %q", p.Path, h.ID, got, h.OldText)
 			}
-			if !aligned(p.Text, h.Start, h.End) {
+			if !alignedIn(strText(p.Text), h.Start, h.End) {
 				t.Fatalf("%s %s: [%d,%d) is not line aligned in %q", p.Path, h.ID, h.Start, h.End, p.Text)
 			}
 			if h.Start < last {
@@ -114,4 +114,35 @@ func statuses(hs []Hunk) []Status {
 		out = append(out, h.Status)
 	}
 	return out
+}
+
+// changeLSP sends one didChange the way lspserver does (Revision, then
+// DocumentChangedLSP) and checks that the store's text became want, as the
+// editor's would.
+func changeLSP(t testing.TB, s *Store, path string, version *int32, changes []text.Change, enc text.Encoding, want string) {
+	t.Helper()
+	rev, _ := s.Revision(path)
+	if err := s.DocumentChangedLSP(path, rev, version, changes, enc); err != nil {
+		t.Fatal(err)
+	}
+	if got, ok := storeText(t, s, path); ok && got != want {
+		t.Fatalf("store text after the changes %q, want %q", got, want)
+	}
+}
+
+// storeText is the store's current text of path, if it tracks path,
+// checking that its two copies (pieces and buffer) agree.
+func storeText(t testing.TB, s *Store, path string) (string, bool) {
+	t.Helper()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	fs := s.files[path]
+	if fs == nil {
+		return "", false
+	}
+	got := fs.text.Slice(0, fs.text.Len()) // not String: that would join the pieces
+	if fs.buf != nil && fs.buf.String() != got {
+		t.Fatalf("%s: the store's buffer holds %q, its text %q", path, fs.buf.String(), got)
+	}
+	return got, true
 }

@@ -212,9 +212,7 @@ func deliver(t testing.TB, r *rand.Rand, s *Store, mode int, old, nt string, edi
 			changes = append(changes, text.Change{Range: &rg, Text: e.New})
 			cur = cur[:e.Start] + e.New + cur[e.End:]
 		}
-		if err := s.DocumentChangedLSP("f", ver(r.Int32()), old, nt, changes, enc); err != nil {
-			t.Fatal(err)
-		}
+		changeLSP(t, s, "f", ver(r.Int32()), changes, enc, nt)
 	}
 }
 

@@ -24,7 +24,7 @@ func (s *Store) Put(runID, path, base string, baseVersion *int32, proposed strin
 	s.mu.Lock()
 	fs := s.files[path]
 	if fs == nil {
-		fs = &fileState{path: path, text: base, version: cloneVersion(baseVersion)}
+		fs = s.newFile(path, base, baseVersion)
 	}
 	old := fs.find(runID)
 	p := &proposal{file: fs, runID: runID, base: base, baseVersion: cloneVersion(baseVersion),
@@ -34,8 +34,9 @@ func (s *Store) Put(runID, path, base string, baseVersion *int32, proposed strin
 		oldHunks = old.hunks
 	}
 	p.hunks = s.assignIDs(p, diffHunks(base, proposed, s.decided[runPath{runID, path}]), oldHunks)
-	if fs.text != base {
-		resolved, _ := rebaseProposal(p, base, fs.text, diffEdits(base, fs.text), nil)
+	if !equalText(&fs.text, base) {
+		cur := fs.str()
+		resolved, _ := rebaseProposal(p, strText(base), strText(cur), diffEdits(base, cur), nil)
 		for _, h := range resolved {
 			s.decide(h) // the document already has this change
 		}

@@ -35,13 +35,13 @@ func (s *Store) list(path string, enc *text.Encoding) []Proposal {
 		for _, p := range fs.props {
 			snap := Proposal{
 				Path: fs.path, RunID: p.runID, Base: p.base, BaseVersion: cloneVersion(p.baseVersion),
-				Proposed: p.proposed, Created: p.created, Text: fs.text, Version: cloneVersion(fs.version),
+				Proposed: p.proposed, Created: p.created, Text: fs.str(), Version: cloneVersion(fs.version),
 				Hunks: make([]Hunk, len(p.hunks)),
 			}
 			for i, h := range p.hunks {
 				snap.Hunks[i] = h.snapshot()
 				if enc != nil {
-					snap.Hunks[i].Range = fs.idx().Range(h.start, h.end, *enc)
+					snap.Hunks[i].Range = fs.rangeOf(h.start, h.end, *enc)
 				}
 			}
 			out = append(out, snap)
@@ -123,7 +123,11 @@ func (s *Store) HunksAtLSP(path string, r text.Range, enc text.Encoding) []Hunk 
 	if fs == nil {
 		return nil
 	}
-	start, end := fs.idx().RangeOffsets(r, enc)
+	b := fs.buffer()
+	start, end := b.Offset(r.Start, enc), b.Offset(r.End, enc)
+	if start > end {
+		start, end = end, start
+	}
 	return s.hunksAt(path, start, end, &enc)
 }
 
@@ -138,7 +142,7 @@ func (s *Store) hunksAt(path string, start, end int, enc *text.Encoding) []Hunk 
 			if h.start > end {
 				break // hunks are sorted by start
 			}
-			lastLineOpen := h.end > h.start && fs.text[h.end-1] != '\n'
+			lastLineOpen := h.end > h.start && fs.text.At(h.end-1) != '\n'
 			if touches(h.start, h.end, start, end, lastLineOpen) {
 				out = append(out, h)
 			}
@@ -151,7 +155,7 @@ func (s *Store) hunksAt(path string, start, end int, enc *text.Encoding) []Hunk 
 	for i, h := range out {
 		res[i] = h.snapshot()
 		if enc != nil {
-			res[i].Range = fs.idx().Range(h.start, h.end, *enc)
+			res[i].Range = fs.rangeOf(h.start, h.end, *enc)
 		}
 	}
 	return res

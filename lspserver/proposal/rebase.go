@@ -7,23 +7,24 @@ import (
 )
 
 // rebaseProposal maps p's hunks from old to new through edits (sorted, not
-// overlapping, relative to old, producing new). Hunks the user resolved
-// (their text now equals the hunk's result) are removed from p.hunks and
-// returned; changed reports whether any status changed. org is nil for
+// overlapping, relative to old, producing new). Both texts are read through
+// source, so that a keystroke reads only the bytes around each hunk. Hunks
+// the user resolved (their text now equals the hunk's result) are removed
+// from p.hunks and returned; changed reports whether any status changed. org is nil for
 // the user's edits, and says where each edit came from when the store lands
 // an accept plan.
-func rebaseProposal(p *proposal, old, new string, edits []udiff.Edit, org *origin) (resolved []*hunk, changed bool) {
-	if p.created && new != "" {
+func rebaseProposal(p *proposal, old, new source, edits []udiff.Edit, org *origin) (resolved []*hunk, changed bool) {
+	if p.created && new.Len() != 0 {
 		// The file exists now: a proposal to create it cannot apply, unless
 		// the file already holds exactly the proposed content.
-		if new == p.proposed {
+		if equalText(new, p.proposed) {
 			resolved = p.hunks
 			p.hunks = nil
 			return resolved, true
 		}
 		for _, h := range p.hunks {
 			changed = h.status != StatusConflicted || changed
-			h.status, h.start, h.end = StatusConflicted, 0, len(new)
+			h.status, h.start, h.end = StatusConflicted, 0, new.Len()
 			h.reason = "the file was created since the proposal"
 		}
 		return nil, changed
@@ -46,7 +47,9 @@ func rebaseProposal(p *proposal, old, new string, edits []udiff.Edit, org *origi
 		kept = append(kept, h)
 	}
 	p.hunks = kept
-	sortHunks(p.hunks)
+	if !hunksSorted(p.hunks) {
+		sortHunks(p.hunks)
+	}
 	return resolved, changed
 }
 
@@ -68,10 +71,11 @@ type origin struct {
 // order, another run's accepted lines go first. An insertion of exactly the
 // hunk's lines there (by the user or by another run's accepted hunk)
 // resolves the hunk.
-func (h *hunk) rebasePending(old, new string, edits []udiff.Edit, org *origin) (resolved bool) {
+func (h *hunk) rebasePending(old, new source, edits []udiff.Edit, org *origin) (resolved bool) {
 	hs, he := h.start, h.end
 	empty := hs == he
 	delta, lo, hi := 0, -1, -1
+	near := false // an edit ends at hs or starts at he (see below)
 scan:
 	for i, e := range edits {
 		var before, after bool
@@ -101,7 +105,9 @@ scan:
 		switch {
 		case before:
 			delta += len(e.New) - (e.End - e.Start)
+			near = near || e.End >= hs
 		case after:
+			near = near || e.Start <= he
 			break scan
 		default:
 			if lo < 0 {
@@ -111,8 +117,13 @@ scan:
 		}
 	}
 	if lo < 0 {
+		// A pending hunk covers whole lines (the invariant the rest of the
+		// store keeps). When no edit ends at its start or starts at its end,
+		// the byte before it, its last byte and whether it ends the text are
+		// what they were, so it still does: no need to read the text (the
+		// common case of a keystroke, for every hunk but its neighbours).
 		ns, ne := hs+delta, he+delta
-		if aligned(new, ns, ne) {
+		if !near || alignedIn(new, ns, ne) {
 			h.start, h.end = ns, ne
 			return false
 		}
@@ -129,7 +140,10 @@ scan:
 		cluster += len(e.New) - (e.End - e.Start)
 	}
 	ncs, nce := cs+delta, ce+delta+cluster
-	if new[ncs:nce] == old[cs:hs]+h.newText+old[he:ce] {
+	if nce-ncs == hs-cs+len(h.newText)+ce-he &&
+		new.HasAt(ncs, old.Slice(cs, hs)) &&
+		new.HasAt(ncs+hs-cs, h.newText) &&
+		new.HasAt(ncs+hs-cs+len(h.newText), old.Slice(he, ce)) {
 		return true
 	}
 	h.conflict(new, edits)
@@ -139,13 +153,13 @@ scan:
 // rebaseConflicted maps a conflicted hunk's region through edits and turns
 // the hunk pending again when the region holds its old lines once more
 // (the user undid the edit).
-func (h *hunk) rebaseConflicted(new string, edits []udiff.Edit) {
-	if h.prop.created && new != "" {
-		h.start, h.end = 0, len(new)
+func (h *hunk) rebaseConflicted(new source, edits []udiff.Edit) {
+	if h.prop.created && new.Len() != 0 {
+		h.start, h.end = 0, new.Len()
 		return
 	}
 	for _, grow := range []bool{false, true} {
-		if rs, re := mapRegion(h.start, h.end, edits, grow); new[rs:re] == h.oldText && aligned(new, rs, re) {
+		if rs, re := mapRegion(h.start, h.end, edits, grow); re-rs == len(h.oldText) && new.HasAt(rs, h.oldText) && alignedIn(new, rs, re) {
 			h.status, h.reason, h.start, h.end = StatusPending, "", rs, re
 			return
 		}
@@ -154,10 +168,10 @@ func (h *hunk) rebaseConflicted(new string, edits []udiff.Edit) {
 }
 
 // conflict marks h conflicted, covering the region its lines became in new.
-func (h *hunk) conflict(new string, edits []udiff.Edit) {
+func (h *hunk) conflict(new source, edits []udiff.Edit) {
 	rs, re := mapRegion(h.start, h.end, edits, true)
 	h.status, h.start, h.end = StatusConflicted, rs, re
-	h.reason = fmt.Sprintf("the lines were edited since the proposal; they now read %s", snippet(new[rs:re]))
+	h.reason = fmt.Sprintf("the lines were edited since the proposal; they now read %s", snippet(new.Slice(rs, min(re, rs+snippetLimit+1))))
 }
 
 // mapRegion maps [rs, re) through edits: an edit strictly containing an end
@@ -193,21 +207,25 @@ func mapRegion(rs, re int, edits []udiff.Edit, grow bool) (int, int) {
 	return ns, max(ns, ne)
 }
 
-// aligned reports whether [start, end) covers whole lines of s: it starts at
-// a line start and ends at a line start or at the end of s.
-func aligned(s string, start, end int) bool {
-	if start < 0 || end > len(s) || start > end {
+// alignedIn reports whether [start, end) covers whole lines of s: it starts
+// at a line start and ends at a line start or at the end of s.
+func alignedIn(s source, start, end int) bool {
+	if start < 0 || end > s.Len() || start > end {
 		return false
 	}
-	if start > 0 && s[start-1] != '\n' {
+	if start > 0 && s.At(start-1) != '\n' {
 		return false
 	}
-	return end == start || end == len(s) || s[end-1] == '\n'
+	return end == start || end == s.Len() || s.At(end-1) == '\n'
 }
 
-// snippet quotes s for a message, shortened to about 80 bytes.
+// snippetLimit is the length snippet shortens to.
+const snippetLimit = 80
+
+// snippet quotes s for a message, shortened to about snippetLimit bytes
+// (only the first snippetLimit+1 bytes of s matter).
 func snippet(s string) string {
-	const limit = 80
+	const limit = snippetLimit
 	if len(s) <= limit {
 		return fmt.Sprintf("%q", s)
 	}

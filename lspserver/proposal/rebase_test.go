@@ -1,6 +1,7 @@
 package proposal
 
 import (
+	"errors"
 	"reflect"
 	"strings"
 	"testing"
@@ -47,9 +48,7 @@ var modes = []struct {
 	{"lsp", func(t testing.TB, s *Store, path, old string, e udiff.Edit) string {
 		nt := old[:e.Start] + e.New + old[e.End:]
 		r := text.NewIndex(old).Range(e.Start, e.End, text.UTF16)
-		if err := s.DocumentChangedLSP(path, ver(9), old, nt, []text.Change{{Range: &r, Text: e.New}}, text.UTF16); err != nil {
-			t.Fatal(err)
-		}
+		changeLSP(t, s, path, ver(9), []text.Change{{Range: &r, Text: e.New}}, text.UTF16, nt)
 		return nt
 	}},
 }
@@ -331,9 +330,25 @@ func TestBadEditsFallBackToDiff(t *testing.T) {
 			t.Fatalf("after fallback: %q", got)
 		}
 	}
-	// LSP changes against a text the store does not hold.
-	if err := s.DocumentChangedLSP("f", ver(2), "something else", nt, nil, text.UTF16); err == nil {
-		t.Fatal("mismatched old text accepted")
+	// LSP changes read against a revision the store has left (an accept's
+	// Applied moved the text first) are refused; nothing is applied.
+	rev, _ := s.Revision("f")
+	s.DocumentChanged("f", ver(2), nt)
+	top := text.Range{}
+	if err := s.DocumentChangedLSP("f", rev, ver(3), []text.Change{{Range: &top, Text: "x"}}, text.UTF16); !errors.Is(err, ErrStale) {
+		t.Fatalf("change on a stale revision: %v, want ErrStale", err)
+	}
+	if got, _ := storeText(t, s, "f"); got != nt {
+		t.Fatalf("store text after a refused change: %q", got)
+	}
+	// A change text that is not UTF-8 is refused as the editor's buffer
+	// refuses it.
+	rev, _ = s.Revision("f")
+	if err := s.DocumentChangedLSP("f", rev, ver(3), []text.Change{{Range: &top, Text: "\xff"}}, text.UTF16); err == nil {
+		t.Fatal("invalid UTF-8 change accepted")
+	}
+	if got, _ := storeText(t, s, "f"); got != nt {
+		t.Fatalf("store text after a refused change: %q", got)
 	}
 	if got := acceptAll(t, s, "f"); got != "// top\n"+goProposed {
 		t.Fatalf("after fallback: %q", got)

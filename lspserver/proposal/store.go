@@ -5,6 +5,7 @@ import (
 	"sync"
 
 	"github.com/agentls/agentls/tools/text"
+	"github.com/aymanbagabas/go-udiff"
 )
 
 // Store holds every pending proposal of a server. It is safe for concurrent
@@ -18,6 +19,7 @@ type Store struct {
 	plans   map[uint64]*plan
 	subSeq  uint64
 	subs    map[uint64]func(path string)
+	revSeq  uint64 // last text revision handed out (Revision)
 	// decided counts, per run and path, the changes (old, new) the user
 	// already accepted or rejected, so a later Put of the same run does not
 	// bring them back; ForgetRun drops it.
@@ -29,10 +31,14 @@ type runPath struct{ runID, path string }
 // fileState is one path: the current document text shared by all its
 // proposals.
 type fileState struct {
-	path    string
-	text    string
+	path string
+	// text is the current document text; buf is the same text with a line
+	// index, for position conversions, built on first use and then kept
+	// in step by every LSP change (nil after other changes until needed).
+	text    pieces
+	buf     *text.Buffer
+	rev     uint64 // Revision: changes with every change of text
 	version *int32
-	index   *text.Index // line index of text, built on first use
 	props   []*proposal // in order of first Put
 }
 
@@ -121,19 +127,83 @@ func (s *Store) unlockAndNotify(paths []string) {
 }
 
 // setText makes t the file's current text.
-func (fs *fileState) setText(t string) {
-	if fs.text != t {
-		fs.text = t
-		fs.index = nil
+func (s *Store) setText(fs *fileState, t string) {
+	if fs.text.Len() == len(t) && fs.text.HasAt(0, t) {
+		return
 	}
+	fs.text.set(t)
+	fs.buf = nil
+	s.revSeq++
+	fs.rev = s.revSeq
 }
 
-// idx returns the line index of the current text.
-func (fs *fileState) idx() *text.Index {
-	if fs.index == nil {
-		fs.index = text.NewIndex(fs.text)
+// editText applies one LSP change (already converted to the byte edit e by
+// fs.buffer()) to the file's text and its buffer.
+func (s *Store) editText(fs *fileState, c text.Change, e udiff.Edit, enc text.Encoding) {
+	fs.text.replace(e.Start, e.End, e.New)
+	if err := fs.buffer().Apply([]text.Change{c}, enc); err != nil {
+		// Unreachable (the caller checked the text is UTF-8); rebuild
+		// rather than keep a buffer that disagrees with text.
+		fs.buf = nil
 	}
-	return fs.index
+	if fs.text.long() {
+		fs.str()
+	}
+	s.revSeq++
+	fs.rev = s.revSeq
+}
+
+// str returns the current text as one string. When the buffer exists the
+// string is the buffer's (its String caches it until the next edit) and
+// becomes the only piece, so the document is held twice (the buffer's
+// chunks and one string) rather than three times (the buffer keeps its
+// last string until it makes the next one). Text and buffer receive the
+// same edits, converted by the same calls, so they agree.
+func (fs *fileState) str() string {
+	if fs.buf != nil && len(fs.text.ps) > 1 {
+		fs.text.set(fs.buf.String())
+	}
+	return fs.text.String()
+}
+
+// newFile returns the state of a path the store starts tracking, its
+// current text being t.
+func (s *Store) newFile(path, t string, version *int32) *fileState {
+	fs := &fileState{path: path, version: cloneVersion(version)}
+	fs.text.set(t)
+	s.revSeq++
+	fs.rev = s.revSeq
+	return fs
+}
+
+// Revision returns a number that changes whenever the store's text for path
+// changes, and whether the store tracks path at all (it has proposals for
+// it). It is cheap (one map lookup) and copies nothing, so a didChange hook
+// can call it on every keystroke: read it before the editor's change
+// reaches the caller's own copy of the document, and hand it to
+// DocumentChangedLSP, which refuses the change if the store's text moved
+// on meanwhile (an accept's Applied landed first).
+func (s *Store) Revision(path string) (rev uint64, tracked bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if fs := s.files[path]; fs != nil {
+		return fs.rev, true
+	}
+	return 0, false
+}
+
+// rangeOf converts the byte span [start, end) of fs's text to a Range.
+func (fs *fileState) rangeOf(start, end int, enc text.Encoding) text.Range {
+	b := fs.buffer()
+	return text.Range{Start: b.Position(start, enc), End: b.Position(end, enc)}
+}
+
+// buffer returns the current text with its line index.
+func (fs *fileState) buffer() *text.Buffer {
+	if fs.buf == nil {
+		fs.buf = text.NewBuffer(fs.text.String())
+	}
+	return fs.buf
 }
 
 func (fs *fileState) find(runID string) *proposal {
