@@ -1,14 +1,10 @@
 package lspserver_test
 
 import (
-	"context"
-	"encoding/json"
 	"fmt"
 	"path/filepath"
-	"slices"
 	"strings"
 	"testing"
-	"time"
 
 	"go.lsp.dev/protocol"
 	"go.lsp.dev/uri"
@@ -26,75 +22,16 @@ import (
 // one codeLens on a document with a proposal and one echo; reports the
 // p50/p99 latency of both in µs.
 func BenchmarkCodeLens(b *testing.B) {
-	const docs, withProposals, lines = 1000, 50, 200
-	srv := lspserver.New(lspserver.Options{NoWatcher: true})
-	lspserver.AddTestRoute(srv, "test/echo", false, func(context.Context, json.RawMessage) (any, error) { return nil, nil })
-	c := lsptest.NewInProcessServer(b, srv)
-	ctx := lsptest.Context(b)
-	root := b.TempDir()
-	if _, err := c.Initialize(ctx, lsptest.InitOptions{Folders: []string{root}}); err != nil {
-		b.Fatal(err)
-	}
-	var uris []uri.URI
-	for i := range docs {
-		var sb strings.Builder
-		for l := range lines {
-			fmt.Fprintf(&sb, "\tvalue%d := compute(%d, \"😀 日本\") // line %d\n", l, l*i, l)
-		}
-		content := sb.String()
-		path := filepath.Join(root, fmt.Sprintf("f%04d.go", i))
-		u := uri.File(path)
-		if err := c.DidOpen(ctx, u, "go", 1, content); err != nil {
-			b.Fatal(err)
-		}
-		if i < withProposals {
-			if _, err := c.Document(ctx, u); err != nil { // didOpen is processed
-				b.Fatal(err)
-			}
-			proposed := strings.NewReplacer("value10 ", "renamed10 ", "value100 ", "renamed100 ", "value190 ", "renamed190 ").Replace(content)
-			lspserver.StagePreview(srv, fmt.Sprintf("run%d", i), tools.StagedFile{Path: path, Base: content, Text: proposed})
-			uris = append(uris, u)
-		}
-	}
+	c, ctx, uris := benchEditorState(b)
 	var lenses []protocol.CodeLens
 	if err := c.Call(ctx, protocol.MethodTextDocumentCodeLens, lensParams(uris[0]), &lenses); err != nil || len(lenses) != 6 {
 		b.Fatalf("codeLens = %d lenses, %v", len(lenses), err)
 	}
-	lensTimes := make([]time.Duration, 0, b.N)
-	echoTimes := make([]time.Duration, 0, b.N)
-	b.ResetTimer()
-	for i := range b.N {
-		t0 := time.Now()
-		if err := c.Call(ctx, protocol.MethodTextDocumentCodeLens, lensParams(uris[i%len(uris)]), &lenses); err != nil {
-			b.Fatal(err)
-		}
-		t1 := time.Now()
-		if err := c.Call(ctx, "test/echo", map[string]int{"i": i}, nil); err != nil {
-			b.Fatal(err)
-		}
-		lensTimes = append(lensTimes, t1.Sub(t0))
-		echoTimes = append(echoTimes, time.Since(t1))
-	}
-	b.StopTimer()
-	b.ReportMetric(percentile(lensTimes, 50), "codeLens-p50-µs")
-	b.ReportMetric(percentile(lensTimes, 99), "codeLens-p99-µs")
-	b.ReportMetric(percentile(echoTimes, 50), "echo-p50-µs")
-	b.ReportMetric(percentile(echoTimes, 99), "echo-p99-µs")
+	timeAgainstEcho(b, c, ctx, protocol.MethodTextDocumentCodeLens, "codeLens", func(i int) any { return lensParams(uris[i%len(uris)]) })
 }
 
 func lensParams(u uri.URI) *protocol.CodeLensParams {
 	return &protocol.CodeLensParams{TextDocument: protocol.TextDocumentIdentifier{URI: u}}
-}
-
-// percentile returns the p-th percentile of ds in microseconds.
-func percentile(ds []time.Duration, p int) float64 {
-	if len(ds) == 0 {
-		return 0
-	}
-	s := slices.Clone(ds)
-	slices.Sort(s)
-	i := min(len(s)-1, len(s)*p/100)
-	return float64(s[i].Nanoseconds()) / 1e3
 }
 
 // BenchmarkDidChangeWithProposal is BenchmarkDidChange on a document that
