@@ -124,11 +124,19 @@ func (c *Changeset) stage(path, base, baseHash string, created bool, newText str
 // rebase moves path's staged change onto a new base (the file changed under
 // it and the three-way merge was clean).
 func (c *Changeset) rebase(path, base, merged string) {
+	c.update(path, func(f *StagedFile) {
+		f.Base, f.BaseHash, f.Created = base, hashText(base), false
+		f.Text, f.TextHash = merged, hashText(merged)
+	})
+}
+
+// update applies fn to path's entry, if staged, bumps its Seq and tells
+// subscribers; it reports whether path was staged.
+func (c *Changeset) update(path string, fn func(*StagedFile)) bool {
 	c.mu.Lock()
 	f, ok := c.files[path]
 	if ok {
-		f.Base, f.BaseHash, f.Created = base, hashText(base), false
-		f.Text, f.TextHash = merged, hashText(merged)
+		fn(f)
 		c.seq++
 		f.Seq = c.seq
 	}
@@ -136,6 +144,7 @@ func (c *Changeset) rebase(path, base, merged string) {
 	if ok {
 		c.notify(path)
 	}
+	return ok
 }
 
 // Get returns a copy of path's entry.
@@ -200,38 +209,24 @@ func (c *Changeset) UnifiedDiff() string {
 // whatever of Text is still not applied stays pending. lspserver calls it
 // after a successful workspace/applyEdit once the buffer holds the result.
 func (c *Changeset) MarkApplied(path, applied string) {
-	c.mu.Lock()
-	f, ok := c.files[path]
-	if ok {
-		f.Base, f.BaseHash, f.Created = applied, hashText(applied), false
-		c.seq++
-		f.Seq = c.seq
-	}
-	c.mu.Unlock()
-	if ok {
+	hash := hashText(applied)
+	c.update(path, func(f *StagedFile) {
+		f.Base, f.BaseHash, f.Created = applied, hash, false
 		if c.ledger != nil {
-			c.ledger.Record(path, hashText(applied), applied)
+			// Under c.mu, so a concurrent Discard (which forgets the
+			// read) cannot slip in between. The ledger takes no other lock.
+			c.ledger.Record(path, hash, applied)
 		}
-		c.notify(path)
-	}
+	})
 }
 
 // SetProposed replaces path's proposed text, e.g. after the user rejected
 // some hunks: the run's later reads and edits see proposed. It reports
 // whether path was staged.
 func (c *Changeset) SetProposed(path, proposed string) bool {
-	c.mu.Lock()
-	f, ok := c.files[path]
-	if ok {
+	return c.update(path, func(f *StagedFile) {
 		f.Text, f.TextHash = proposed, hashText(proposed)
-		c.seq++
-		f.Seq = c.seq
-	}
-	c.mu.Unlock()
-	if ok {
-		c.notify(path)
-	}
-	return ok
+	})
 }
 
 // Discard drops path's staged change (the user rejected it, or it could
