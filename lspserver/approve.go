@@ -8,6 +8,7 @@ import (
 	"go.lsp.dev/protocol"
 
 	"github.com/agentls/agentls/tools"
+	"github.com/agentls/agentls/tools/text"
 )
 
 // Approvals (design §6): a tool that needs the user's consent (run_command,
@@ -63,7 +64,7 @@ func (a *editorApprover) Approve(ctx context.Context, req tools.ApprovalRequest)
 	if a.s.runs.approvals.has(req) {
 		return tools.AllowOnce, nil
 	}
-	a.progress.report(ctx, "waiting for your approval: "+clip(req.Summary, 80))
+	a.progress.report(ctx, "waiting for your approval: "+text.Clip(req.Summary, 80))
 	item, err := a.s.client.ShowMessageRequest(ctx, &protocol.ShowMessageRequestParams{
 		Type:    protocol.MessageTypeWarning,
 		Message: fmt.Sprintf("Agent run %s wants to use %s:\n%s", a.runID, req.Tool, req.Summary),

@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/agentls/agentls/tools/text"
 	"github.com/go-json-experiment/json/jsontext"
 	"go.lsp.dev/protocol"
 )
@@ -50,7 +51,7 @@ func (s *Server) codeAction(_ context.Context, p *protocol.CodeActionParams) ([]
 			if msg == "" {
 				continue
 			}
-			out = append(out, agentAction("Agent: Fix: "+clip(firstLine(msg), 80), protocol.CodeActionKindQuickFix,
+			out = append(out, agentAction("Agent: Fix: "+text.Clip(text.FirstLine(msg), 80), protocol.CodeActionKindQuickFix,
 				fixPrompt(d, msg), u, d.Range, []protocol.Diagnostic{d}))
 		}
 	}

@@ -17,6 +17,7 @@ import (
 	"github.com/agentls/agentls/agent/config"
 	"github.com/agentls/agentls/agent/llm"
 	"github.com/agentls/agentls/tools"
+	"github.com/agentls/agentls/tools/text"
 )
 
 // Agent runs in the editor. agentls.run validates its arguments, loads the
@@ -128,7 +129,7 @@ func (s *Server) execute(ctx context.Context, r *run, j job) {
 		OnEvent: func(ev agent.Event) {
 			events.agentEvent(ev, r.mode)
 			if ev.Kind == agent.EventToolCall {
-				prog.report(ctx, ev.Tool+" "+clip(string(ev.Args), 80))
+				prog.report(ctx, ev.Tool+" "+text.Clip(string(ev.Args), 80))
 			}
 		},
 		Transcript: tr,
@@ -224,17 +225,17 @@ func endMessage(id string, out agent.Outcome, note string) (string, protocol.Mes
 	}
 	switch out.Status {
 	case agent.StatusFinished:
-		answer := firstLine(out.Answer)
+		answer := text.FirstLine(out.Answer)
 		if answer == "" {
 			answer = "(no answer)"
 		}
-		return fmt.Sprintf("Agent run %s finished: %s%s", id, clip(answer, 200), suffix), protocol.MessageTypeInfo
+		return fmt.Sprintf("Agent run %s finished: %s%s", id, text.Clip(answer, 200), suffix), protocol.MessageTypeInfo
 	case agent.StatusFailed:
 		reason := "unknown error"
 		if out.Err != nil {
 			reason = out.Err.Error()
 		}
-		return fmt.Sprintf("Agent run %s failed: %s%s", id, clip(reason, 300), suffix), protocol.MessageTypeError
+		return fmt.Sprintf("Agent run %s failed: %s%s", id, text.Clip(reason, 300), suffix), protocol.MessageTypeError
 	default:
 		return fmt.Sprintf("Agent run %s cancelled%s", id, suffix), protocol.MessageTypeInfo
 	}
@@ -254,29 +255,6 @@ func (s *Server) openTranscript(runID string, cfg config.Config) *agent.Transcri
 	}
 	return tr
 }
-
-func firstLine(s string) string {
-	s = strings.TrimSpace(s)
-	if i := strings.IndexByte(s, '\n'); i >= 0 {
-		s = strings.TrimSpace(s[:i])
-	}
-	return s
-}
-
-// clip shortens s to at most n bytes (on a rune boundary), one line.
-func clip(s string, n int) string {
-	s = strings.Join(strings.Fields(s), " ")
-	if len(s) <= n {
-		return s
-	}
-	cut := n
-	for cut > 0 && !isRuneStart(s[cut]) {
-		cut--
-	}
-	return s[:cut] + "…"
-}
-
-func isRuneStart(b byte) bool { return b&0xC0 != 0x80 }
 
 func plural(n int, what string) string {
 	if n == 1 {

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"sync"
 	"unicode"
+
+	"github.com/agentls/agentls/tools/text"
 )
 
 // DeferPrefix marks tools that may be held back from requests until the
@@ -180,7 +182,7 @@ func (o *Offer) runSearch(ctx context.Context, _ *Env, p searchParams) (Result, 
 	fmt.Fprintf(&b, "Loaded %d tool(s); call them directly from now on:\n", len(hits))
 	for _, t := range hits {
 		names = append(names, t.Name())
-		fmt.Fprintf(&b, "\n- %s: %s", t.Name(), oneParagraph(t.Description(), 400))
+		fmt.Fprintf(&b, "\n- %s: %s", t.Name(), text.Clip(t.Description(), 400))
 	}
 	o.Activate(names...)
 	return Result{Text: b.String(), Summary: "loaded " + strings.Join(names, ", ")}, nil
@@ -259,17 +261,4 @@ func stem(w string) string {
 		return w[:len(w)-1]
 	}
 	return w
-}
-
-// oneParagraph is s on one line, cut to max bytes.
-func oneParagraph(s string, max int) string {
-	s = strings.Join(strings.Fields(s), " ")
-	if len(s) > max {
-		cut := max
-		for cut > 0 && s[cut]&0xC0 == 0x80 {
-			cut--
-		}
-		s = s[:cut] + "…"
-	}
-	return s
 }

@@ -20,6 +20,7 @@ import (
 	"github.com/agentls/agentls/agent/config"
 	"github.com/agentls/agentls/tools"
 	"github.com/agentls/agentls/tools/mcp"
+	"github.com/agentls/agentls/tools/text"
 )
 
 const mcpUsage = `usage: agentls mcp [flags] list
@@ -157,7 +158,7 @@ func mcpList(ctx context.Context, servers map[string]mcp.ServerConfig, dir strin
 			for _, name := range st.Tools {
 				desc := ""
 				if t, ok := m.Registry().Get(name); ok {
-					desc = mcpFirstLine(t.Description(), 100)
+					desc = text.Clip(text.FirstLine(t.Description()), 100)
 				}
 				fmt.Fprintf(tw, "  %s\t%s\n", name, desc)
 			}
@@ -214,19 +215,6 @@ func mcpCall(ctx context.Context, servers map[string]mcp.ServerConfig, dir strin
 	}
 	fmt.Fprintln(stdout, res.Text)
 	return 0
-}
-
-// mcpFirstLine is the first line of s, cut to max bytes.
-func mcpFirstLine(s string, max int) string {
-	s, _, _ = strings.Cut(strings.TrimSpace(s), "\n")
-	if len(s) > max {
-		cut := max
-		for cut > 0 && s[cut]&0xC0 == 0x80 {
-			cut--
-		}
-		s = s[:cut] + "…"
-	}
-	return s
 }
 
 func mcpOrDefault(s, def string) string {

@@ -19,6 +19,7 @@ import (
 	"github.com/agentls/agentls/agent/config"
 	"github.com/agentls/agentls/agent/llm"
 	"github.com/agentls/agentls/tools"
+	"github.com/agentls/agentls/tools/text"
 	"github.com/agentls/agentls/tools/workspace"
 )
 
@@ -218,13 +219,13 @@ func (p *progress) event(ev agent.Event) {
 		p.midLine = !strings.HasSuffix(ev.Text, "\n")
 	case agent.EventToolCall:
 		p.endLine()
-		fmt.Fprintf(p.w, "→ %s %s\n", ev.Tool, clip(compactJSON(ev.Args), 160))
+		fmt.Fprintf(p.w, "→ %s %s\n", ev.Tool, text.Clip(compactJSON(ev.Args), 160))
 	case agent.EventToolResult:
 		mark := "✓"
 		if ev.IsError {
 			mark = "✗"
 		}
-		fmt.Fprintf(p.w, "  %s %s\n", mark, clip(ev.Summary, 160))
+		fmt.Fprintf(p.w, "  %s %s\n", mark, text.Clip(ev.Summary, 160))
 	}
 }
 
@@ -241,12 +242,4 @@ func compactJSON(raw json.RawMessage) string {
 		return string(raw)
 	}
 	return b.String()
-}
-
-func clip(s string, n int) string {
-	s = strings.ReplaceAll(s, "\n", " ")
-	if len(s) <= n {
-		return s
-	}
-	return s[:n] + "…"
 }
