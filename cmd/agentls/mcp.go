@@ -10,7 +10,6 @@ import (
 	"log/slog"
 	"os"
 	"os/signal"
-	"path/filepath"
 	"sort"
 	"strings"
 	"syscall"
@@ -89,14 +88,9 @@ func mcpMain(args []string, stdout, stderr io.Writer) int {
 		level = slog.LevelDebug
 	}
 	logger := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level}))
-	dir, err := filepath.Abs(f.dir)
-	if err != nil {
-		fmt.Fprintf(stderr, "agentls mcp: --dir: %v\n", err)
+	dir, cfg, err, ok := loadWorkspace("mcp", f.dir, stderr)
+	if !ok {
 		return 2
-	}
-	cfg, warnings, err := config.Load(config.LoadOptions{Folders: []string{dir}})
-	for _, w := range warnings {
-		fmt.Fprintf(stderr, "agentls mcp: warning: %s\n", w)
 	}
 	if err != nil {
 		// The Config stays usable: broken sources and entries are skipped.

@@ -11,7 +11,6 @@ import (
 	"log/slog"
 	"os"
 	"os/signal"
-	"path/filepath"
 	"strings"
 	"syscall"
 
@@ -83,20 +82,9 @@ func runMain(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if code >= 0 {
 		return code
 	}
-	dir, err := filepath.Abs(f.dir)
-	if err == nil {
-		var st os.FileInfo
-		if st, err = os.Stat(dir); err == nil && !st.IsDir() {
-			err = fmt.Errorf("%s is not a directory", dir)
-		}
-	}
-	if err != nil {
-		fmt.Fprintf(stderr, "agentls run: --dir: %v\n", err)
+	dir, cfg, err, ok := loadWorkspace("run", f.dir, stderr)
+	if !ok {
 		return 2
-	}
-	cfg, warnings, err := config.Load(config.LoadOptions{Folders: []string{dir}})
-	for _, w := range warnings {
-		fmt.Fprintf(stderr, "agentls: config warning: %s\n", w)
 	}
 	if err != nil {
 		fmt.Fprintf(stderr, "agentls run: configuration: %v\n", err)
