@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+
+	"github.com/agentls/agentls/tools/editmatch"
 )
 
 //go:embed descriptions/edit_file.md
@@ -24,14 +26,14 @@ func EditFile() Tool {
 }
 
 func editFile(_ context.Context, env *Env, p editFileParams) (Result, error) {
-	edits := []editSpec{{Old: p.OldString, New: p.NewString, ReplaceAll: p.ReplaceAll != nil && *p.ReplaceAll}}
+	edits := []editmatch.Edit{{Old: p.OldString, New: p.NewString, ReplaceAll: p.ReplaceAll != nil && *p.ReplaceAll}}
 	return env.applyEdits(p.Path, edits), nil
 }
 
 // applyEdits is edit_file and multi_edit: lock check, the matching ladder
 // for each edit in order (all or nothing), then staging. An empty
 // old_string in the first edit creates a file that does not exist yet.
-func (env *Env) applyEdits(pathArg string, edits []editSpec) Result {
+func (env *Env) applyEdits(pathArg string, edits []editmatch.Edit) Result {
 	if len(edits) == 0 {
 		return Errorf("no edits given")
 	}
@@ -64,16 +66,16 @@ func (env *Env) applyEdits(pathArg string, edits []editSpec) Result {
 		text, first = edits[0].New, 1 // filling an empty file
 	}
 	for i := first; i < len(edits); i++ {
-		out, err := applyEdit(text, edits[i])
+		out, err := editmatch.Apply(text, edits[i])
 		if err != nil {
-			var me *matchError
+			var me *editmatch.Refusal
 			if !errors.As(err, &me) {
 				return Errorf("edit failed: %v", err)
 			}
 			if len(edits) > 1 {
-				return Errorf("%s: edit %d of %d failed, so no edit was applied: %s", t.path, i+1, len(edits), me.msg)
+				return Errorf("%s: edit %d of %d failed, so no edit was applied: %s", t.path, i+1, len(edits), me.Error())
 			}
-			return Errorf("%s: %s", t.path, me.msg)
+			return Errorf("%s: %s", t.path, me.Error())
 		}
 		text = out.Text
 		notes = append(notes, describeOutcome(out, i, len(edits))...)
@@ -90,7 +92,7 @@ func (env *Env) applyEdits(pathArg string, edits []editSpec) Result {
 
 // describeOutcome explains one successful edit when there is something to
 // say (several replacements, a rung of the ladder other than exact).
-func describeOutcome(out editOutcome, i, n int) []string {
+func describeOutcome(out editmatch.Outcome, i, n int) []string {
 	prefix := ""
 	if n > 1 {
 		prefix = fmt.Sprintf("edit %d: ", i+1)
@@ -100,8 +102,8 @@ func describeOutcome(out editOutcome, i, n int) []string {
 		notes = append(notes, fmt.Sprintf("%s%d replacements", prefix, out.Count))
 	}
 	switch out.Eq {
-	case MatchExact:
-	case MatchIndentShift:
+	case editmatch.MatchExact:
+	case editmatch.MatchIndentShift:
 		notes = append(notes, fmt.Sprintf("%sold_string matched at line %d with a uniform indentation shift (%s); new_string was shifted the same way", prefix, out.Line, out.Shift))
 	default:
 		notes = append(notes, fmt.Sprintf("%sold_string matched at line %d only after ignoring %s", prefix, out.Line, out.Eq))

@@ -16,6 +16,8 @@ import (
 	"time"
 
 	"github.com/bmatcuk/doublestar/v4"
+
+	"github.com/agentls/agentls/tools/grepengine"
 )
 
 //go:embed descriptions/grep.md
@@ -45,7 +47,7 @@ func grep(ctx context.Context, env *Env, p grepParams) (Result, error) {
 	if p.Pattern == "" {
 		return Errorf("pattern is empty"), nil
 	}
-	m, err := newLineMatcher(p.Pattern, p.IgnoreCase != nil && *p.IgnoreCase)
+	m, err := grepengine.Compile(p.Pattern, p.IgnoreCase != nil && *p.IgnoreCase)
 	if err != nil {
 		return regexpHint(p.Pattern, err), nil
 	}
@@ -105,10 +107,21 @@ func grep(ctx context.Context, env *Env, p grepParams) (Result, error) {
 	return s.result(p.Pattern, timedOut), nil
 }
 
+// regexpHint explains an RE2 syntax error to the model.
+func regexpHint(pattern string, err error) Result {
+	return Errorf("invalid RE2 regex %q: %v (escape special characters such as ( [ . * with a backslash; RE2 has no lookaround or backreferences)", pattern, err)
+}
+
+// scratch holds one grep worker's buffers, reused across files.
+type scratch struct {
+	data   []byte // file contents read from disk
+	engine grepengine.Scratch
+}
+
 // grepSearch is the state of one grep call, shared by the workers.
 type grepSearch struct {
 	env    *Env
-	m      *lineMatcher
+	m      *grepengine.Matcher
 	root   string
 	glob   string
 	staged map[string]string // this run's staged texts (read-only here)
@@ -157,7 +170,7 @@ func (s *grepSearch) file(abs string, sc *scratch) {
 	n := 0
 	var display string
 	shown := grepMaxMatches // lines of this file that may still be shown
-	s.m.eachMatch(data, sc, func(num int, line []byte) bool {
+	s.m.EachMatch(data, &sc.engine, func(num int, line []byte) bool {
 		n++
 		if n == 1 {
 			display = s.env.display(abs)

@@ -3,6 +3,8 @@ package tools
 import (
 	"context"
 	_ "embed"
+
+	"github.com/agentls/agentls/tools/editmatch"
 )
 
 //go:embed descriptions/multi_edit.md
@@ -26,9 +28,9 @@ func MultiEdit() Tool {
 }
 
 func multiEdit(_ context.Context, env *Env, p multiEditParams) (Result, error) {
-	edits := make([]editSpec, len(p.Edits))
+	edits := make([]editmatch.Edit, len(p.Edits))
 	for i, e := range p.Edits {
-		edits[i] = editSpec{Old: e.OldString, New: e.NewString, ReplaceAll: e.ReplaceAll != nil && *e.ReplaceAll}
+		edits[i] = editmatch.Edit{Old: e.OldString, New: e.NewString, ReplaceAll: e.ReplaceAll != nil && *e.ReplaceAll}
 	}
 	return env.applyEdits(p.Path, edits), nil
 }

@@ -15,7 +15,7 @@
 //   - Mutating tools check the optimistic lock (lock.go): the current text
 //     must be what the run read or staged, else CONFLICT with a diff of
 //     what changed. They match old_string with the equivalence ladder
-//     (match.go, match_lines.go) and stage the result in the run's
+//     (package editmatch) and stage the result in the run's
 //     Changeset (changeset.go); nothing is written to disk here.
 //   - lspserver turns staged files into TextEdits (Changeset.Edits,
 //     text.Diff) and proposals or workspace/applyEdit.

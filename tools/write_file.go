@@ -4,6 +4,8 @@ import (
 	"context"
 	_ "embed"
 	"fmt"
+
+	"github.com/agentls/agentls/tools/editmatch"
 )
 
 //go:embed descriptions/write_file.md
@@ -35,8 +37,8 @@ func writeFile(_ context.Context, env *Env, p writeFileParams) (Result, error) {
 	}
 	content := p.Content
 	var notes []string
-	if eol := dominantEOL(t.text); present && eol == "\r\n" && dominantEOL(content) == "\n" {
-		content = adaptEOL(content, eol)
+	if eol := editmatch.DominantEOL(t.text); present && eol == "\r\n" && editmatch.DominantEOL(content) == "\n" {
+		content = editmatch.AdaptEOL(content, eol)
 		notes = append(notes, "kept the file's CRLF line endings")
 	}
 	if present && content == t.text {

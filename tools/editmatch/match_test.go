@@ -1,4 +1,4 @@
-package tools
+package editmatch
 
 import (
 	"errors"
@@ -49,9 +49,9 @@ func TestApplyEditTable(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			out, err := applyEdit(tc.text, editSpec{Old: tc.old, New: tc.new, ReplaceAll: tc.replaceAll})
+			out, err := Apply(tc.text, Edit{Old: tc.old, New: tc.new, ReplaceAll: tc.replaceAll})
 			if tc.errHas != "" {
-				var me *matchError
+				var me *Refusal
 				if err == nil || !errors.As(err, &me) {
 					t.Fatalf("want refusal containing %q, got err=%v text=%q", tc.errHas, err, out.Text)
 				}

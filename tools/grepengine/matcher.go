@@ -1,4 +1,4 @@
-package tools
+package grepengine
 
 import (
 	"bytes"
@@ -7,7 +7,7 @@ import (
 	"slices"
 )
 
-// lineMatcher finds the lines of a buffer that match an RE2 pattern, the way
+// Matcher finds the lines of a buffer that match an RE2 pattern, the way
 // grep and ripgrep define it: a line matches when the pattern matches
 // somewhere inside it (line terminators excluded).
 //
@@ -23,7 +23,7 @@ import (
 // Lines are checked, and buffers without a known literal searched, by a
 // lazy DFA built from the regexp's program (lineDFA); the regexp itself
 // is the fallback when the DFA gives up.
-type lineMatcher struct {
+type Matcher struct {
 	re      *regexp.Regexp
 	multi   *regexp.Regexp // re in (?m) mode, for chunks of lines; nil: per line only
 	needles []needle       // every match contains one of these; nil: none known
@@ -36,7 +36,9 @@ type lineMatcher struct {
 // it, the scans cost more than the regexp they would save.
 const maxPrefilterLits = 8
 
-func newLineMatcher(pattern string, ignoreCase bool) (*lineMatcher, error) {
+// Compile prepares pattern (RE2 syntax) for line matching; ignoreCase
+// adds (?i). The error is regexp.Compile's.
+func Compile(pattern string, ignoreCase bool) (*Matcher, error) {
 	if ignoreCase {
 		pattern = "(?i)" + pattern
 	}
@@ -44,7 +46,7 @@ func newLineMatcher(pattern string, ignoreCase bool) (*lineMatcher, error) {
 	if err != nil {
 		return nil, err
 	}
-	m := &lineMatcher{re: re, chunk: 4 << 10}
+	m := &Matcher{re: re, chunk: 4 << 10}
 	// A chunk of lines may contain a match only if the (?m) form of the
 	// pattern matches the chunk: ^ and $ then match at every line break.
 	// \A and \z keep their meaning in (?m), so they rule chunks out.
@@ -82,16 +84,17 @@ func newLineMatcher(pattern string, ignoreCase bool) (*lineMatcher, error) {
 	return m, nil
 }
 
-// scratch holds per-worker buffers reused across files.
-type scratch struct {
-	data    []byte   // file contents
+// Scratch holds buffers reused from one EachMatch call to the next. A
+// Scratch must not be used by two goroutines at once; a zero Scratch is
+// ready to use.
+type Scratch struct {
 	next    []int    // next occurrence of each needle
 	cursors []cursor // each needle's scan state
 	dfa     *lineDFA // the matcher's DFA, built lazily
 }
 
 // lineDFA returns sc's DFA for m's program, or nil when there is none.
-func (m *lineMatcher) lineDFA(sc *scratch) *lineDFA {
+func (m *Matcher) lineDFA(sc *Scratch) *lineDFA {
 	if m.prog == nil {
 		return nil
 	}
@@ -101,9 +104,9 @@ func (m *lineMatcher) lineDFA(sc *scratch) *lineDFA {
 	return sc.dfa
 }
 
-// eachMatch calls fn for every matching line of buf, in order, with its
+// EachMatch calls fn for every matching line of buf, in order, with its
 // 1-based number and content (without "\n"). fn returns false to stop.
-func (m *lineMatcher) eachMatch(buf []byte, sc *scratch, fn func(n int, line []byte) bool) {
+func (m *Matcher) EachMatch(buf []byte, sc *Scratch, fn func(n int, line []byte) bool) {
 	lineNo, counted := 1, 0 // lineNo is the number of the line starting at counted
 	emit := func(ls int, line []byte) bool {
 		lineNo += bytes.Count(buf[counted:ls], newline)
@@ -151,7 +154,7 @@ func (m *lineMatcher) eachMatch(buf []byte, sc *scratch, fn func(n int, line []b
 // matchLine reports whether the pattern matches line (no '\n' in it):
 // with the DFA unless it has given up, which costs less than a call of
 // the regexp even on short lines.
-func (m *lineMatcher) matchLine(line []byte, sc *scratch) bool {
+func (m *Matcher) matchLine(line []byte, sc *Scratch) bool {
 	if d := m.lineDFA(sc); d != nil {
 		found := false
 		if d.scan(line, 0, func(int, int) bool { found = true; return false }) < 0 {
@@ -178,7 +181,7 @@ func lineEnd(buf []byte, i int) int {
 // in which the (?m) form of the pattern does not match is skipped with
 // one Match, and only the lines of a matching chunk are matched one by
 // one. (One FindIndex over a whole file would run Go's much slower NFA.)
-func (m *lineMatcher) scanChunks(buf []byte, from int, emit func(ls int, line []byte) bool) {
+func (m *Matcher) scanChunks(buf []byte, from int, emit func(ls int, line []byte) bool) {
 	for pos := from; pos < len(buf); {
 		end := lineEnd(buf, min(len(buf)-1, pos+m.chunk))
 		if m.multi == nil || m.multi.Match(buf[pos:end]) {
@@ -195,9 +198,4 @@ func (m *lineMatcher) scanChunks(buf []byte, from int, emit func(ls int, line []
 		}
 		pos = end + 1
 	}
-}
-
-// regexpHint explains an RE2 syntax error to the model.
-func regexpHint(pattern string, err error) Result {
-	return Errorf("invalid RE2 regex %q: %v (escape special characters such as ( [ . * with a backslash; RE2 has no lookaround or backreferences)", pattern, err)
 }

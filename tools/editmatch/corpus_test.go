@@ -1,4 +1,4 @@
-package tools
+package editmatch
 
 import (
 	"fmt"
@@ -388,7 +388,7 @@ func genScenario(r *rand.Rand, kind int) (scenario, bool) {
 
 // checkScenario runs one scenario and reports what went wrong, if anything.
 func checkScenario(s scenario) string {
-	out, err := applyEdit(s.text, editSpec{Old: s.old, New: s.new})
+	out, err := Apply(s.text, Edit{Old: s.old, New: s.new})
 	if err != nil {
 		if s.mustAccept {
 			return fmt.Sprintf("refused: %v", err)
@@ -443,7 +443,7 @@ func TestLadderGeneratedCorpus(t *testing.T) {
 			if msg := checkScenario(s); msg != "" {
 				t.Fatalf("%s #%d: %s\ntext %q\nold  %q\nnew  %q", driftNames[kind], n, msg, s.text, s.old, s.new)
 			}
-			if _, err := applyEdit(s.text, editSpec{Old: s.old, New: s.new}); err == nil {
+			if _, err := Apply(s.text, Edit{Old: s.old, New: s.new}); err == nil {
 				accepted++
 			} else {
 				refused++

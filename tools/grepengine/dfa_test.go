@@ -1,4 +1,4 @@
-package tools
+package grepengine
 
 import (
 	"bytes"
@@ -111,13 +111,13 @@ func TestLineDFAMatchesRegexpPerLine(t *testing.T) {
 	}
 }
 
-// TestLineMatcherDFAFallback drives eachMatch with a DFA whose cache holds
+// TestLineMatcherDFAFallback drives EachMatch with a DFA whose cache holds
 // only a few states, so that it drops the cache, gives up mid-buffer and
 // hands the rest to the per-line regexp: the lines must not change.
 func TestLineMatcherDFAFallback(t *testing.T) {
 	r := rand.New(rand.NewPCG(3, 4))
 	for _, p := range []string{`[ab]*[ac][ab]{6}`, `^[A-Z][a-z]+[A-Z]`, `\b[kK]\b`, `[^a]+[bc]$`} {
-		m, err := newLineMatcher(p, false)
+		m, err := Compile(p, false)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -127,10 +127,10 @@ func TestLineMatcherDFAFallback(t *testing.T) {
 		gaveUp := false
 		for range 200 {
 			buf := bytes.Repeat(genBuffer(r), 3)
-			sc := &scratch{dfa: newLineDFA(m.prog)}
+			sc := &Scratch{dfa: newLineDFA(m.prog)}
 			sc.dfa.limit = 3 // the line-start state and one more
 			var got []int
-			m.eachMatch(buf, sc, func(n int, line []byte) bool {
+			m.EachMatch(buf, sc, func(n int, line []byte) bool {
 				if want := strings.Split(string(buf), "\n")[n-1]; string(line) != want {
 					t.Fatalf("line %d is %q, want %q", n, line, want)
 				}
@@ -201,14 +201,14 @@ func FuzzLineDFA(f *testing.F) {
 			t.Fatalf("%q on %q: DFA lines %v, regexp per line %v", pattern, text, got, want)
 		}
 		// The whole matcher too: literal prefilters, then the DFA.
-		m, err := newLineMatcher(pattern, false)
+		m, err := Compile(pattern, false)
 		if err != nil {
 			t.Fatal(err)
 		}
 		got = nil
-		m.eachMatch([]byte(text), new(scratch), func(n int, _ []byte) bool { got = append(got, n); return true })
+		m.EachMatch([]byte(text), new(Scratch), func(n int, _ []byte) bool { got = append(got, n); return true })
 		if fmt.Sprint(got) != fmt.Sprint(want) {
-			t.Fatalf("%q on %q: lineMatcher lines %v, regexp per line %v", pattern, text, got, want)
+			t.Fatalf("%q on %q: Matcher lines %v, regexp per line %v", pattern, text, got, want)
 		}
 	})
 }

@@ -1,4 +1,4 @@
-package tools
+package editmatch
 
 import (
 	"fmt"
@@ -42,14 +42,14 @@ func (e Equivalence) String() string {
 	return fmt.Sprintf("Equivalence(%d)", int(e))
 }
 
-// editSpec is one old_string → new_string replacement.
-type editSpec struct {
+// Edit is one old_string → new_string replacement.
+type Edit struct {
 	Old, New   string
 	ReplaceAll bool
 }
 
-// editOutcome describes a successful replacement.
-type editOutcome struct {
+// Outcome describes a successful replacement.
+type Outcome struct {
 	Text  string      // the whole new text
 	Count int         // replacements made
 	Eq    Equivalence // rung that matched
@@ -57,27 +57,27 @@ type editOutcome struct {
 	Shift string      // MatchIndentShift: human description of the shift
 }
 
-// matchError is a refusal the model can act on (not found, ambiguous...).
-type matchError struct{ msg string }
+// Refusal is a refusal the model can act on (not found, ambiguous...).
+type Refusal struct{ msg string }
 
-func (e *matchError) Error() string { return e.msg }
+func (e *Refusal) Error() string { return e.msg }
 
-func matchErrorf(format string, args ...any) error {
-	return &matchError{msg: fmt.Sprintf(format, args...)}
+func refusef(format string, args ...any) error {
+	return &Refusal{msg: fmt.Sprintf(format, args...)}
 }
 
 // maxListedLines bounds the candidate line numbers listed in a refusal.
 const maxListedLines = 10
 
-// applyEdit performs one edit on text with the matching ladder. It returns a
-// *matchError for anything the model should fix; text is never touched on
+// Apply performs one edit on text with the matching ladder. It returns a
+// *Refusal for anything the model should fix; text is never touched on
 // failure.
-func applyEdit(text string, e editSpec) (editOutcome, error) {
+func Apply(text string, e Edit) (Outcome, error) {
 	if e.Old == e.New {
-		return editOutcome{}, matchErrorf("old_string and new_string are identical; nothing to change")
+		return Outcome{}, refusef("old_string and new_string are identical; nothing to change")
 	}
 	if e.Old == "" {
-		return editOutcome{}, matchErrorf("old_string is empty; copy the exact text to replace (an empty old_string only creates a file that does not exist yet)")
+		return Outcome{}, refusef("old_string is empty; copy the exact text to replace (an empty old_string only creates a file that does not exist yet)")
 	}
 	if out, ok, err := exactEdit(text, e); ok || err != nil {
 		return out, err
@@ -94,24 +94,24 @@ func applyEdit(text string, e editSpec) (editOutcome, error) {
 		}
 		cands, err := findWindows(lines, oldLines, eq, limit)
 		if err != nil {
-			return editOutcome{}, err
+			return Outcome{}, err
 		}
 		if len(cands) == 0 {
 			continue
 		}
 		if e.ReplaceAll && eq > MatchLineEndings {
-			return editOutcome{}, matchErrorf("old_string was found only after ignoring %s, and replace_all needs an exact match (or one differing only in line endings); copy the text exactly", eq)
+			return Outcome{}, refusef("old_string was found only after ignoring %s, and replace_all needs an exact match (or one differing only in line endings); copy the text exactly", eq)
 		}
 		if len(cands) > 1 && !e.ReplaceAll {
-			return editOutcome{}, ambiguous(cands, eq)
+			return Outcome{}, ambiguous(cands, eq)
 		}
 		return replaceWindows(text, lines, cands, e.New, eq)
 	}
-	return editOutcome{}, notFound(lines, oldLines)
+	return Outcome{}, notFound(lines, oldLines)
 }
 
 // exactEdit is rung 0. ok is false when old_string does not occur at all.
-func exactEdit(text string, e editSpec) (editOutcome, bool, error) {
+func exactEdit(text string, e Edit) (Outcome, bool, error) {
 	var starts []int
 	for from := 0; from <= len(text); {
 		i := strings.Index(text[from:], e.Old)
@@ -135,7 +135,7 @@ func exactEdit(text string, e editSpec) (editOutcome, bool, error) {
 		}
 	}
 	if len(starts) == 0 {
-		return editOutcome{}, false, nil
+		return Outcome{}, false, nil
 	}
 	if len(starts) > 1 && !e.ReplaceAll {
 		lines := make([]int, 0, len(starts))
@@ -146,17 +146,17 @@ func exactEdit(text string, e editSpec) (editOutcome, bool, error) {
 		if len(starts) > maxListedLines {
 			n = fmt.Sprintf("more than %d", maxListedLines)
 		}
-		return editOutcome{}, true, matchErrorf("old_string matches %s places (lines %s); include more surrounding lines to make it unique, or set replace_all to change every one", n, joinInts(lines, maxListedLines))
+		return Outcome{}, true, refusef("old_string matches %s places (lines %s); include more surrounding lines to make it unique, or set replace_all to change every one", n, joinInts(lines, maxListedLines))
 	}
 	var b strings.Builder
 	prev := 0
 	for _, s := range starts {
 		b.WriteString(text[prev:s])
-		b.WriteString(adaptEOL(e.New, eolOf(text, s, s+len(e.Old))))
+		b.WriteString(AdaptEOL(e.New, eolOf(text, s, s+len(e.Old))))
 		prev = s + len(e.Old)
 	}
 	b.WriteString(text[prev:])
-	return editOutcome{Text: b.String(), Count: len(starts), Eq: MatchExact, Line: 1 + strings.Count(text[:starts[0]], "\n")}, true, nil
+	return Outcome{Text: b.String(), Count: len(starts), Eq: MatchExact, Line: 1 + strings.Count(text[:starts[0]], "\n")}, true, nil
 }
 
 func ambiguous(cands []window, eq Equivalence) error {
@@ -164,7 +164,7 @@ func ambiguous(cands []window, eq Equivalence) error {
 	if len(cands) > maxListedLines {
 		n = fmt.Sprintf("more than %d", maxListedLines)
 	}
-	return matchErrorf("old_string matches %s places after ignoring %s (lines %s); include more surrounding lines to make it unique", n, eq, joinInts(candidateLines(cands), maxListedLines))
+	return refusef("old_string matches %s places after ignoring %s (lines %s); include more surrounding lines to make it unique", n, eq, joinInts(candidateLines(cands), maxListedLines))
 }
 
 // notFound explains a miss and, when the first line of old_string appears
@@ -179,7 +179,7 @@ func notFound(lines []fileLine, oldLines []string) error {
 		}
 	}
 	if first == "" {
-		return matchErrorf("%s.", msg)
+		return refusef("%s.", msg)
 	}
 	var at []int
 	for i, l := range lines {
@@ -188,9 +188,9 @@ func notFound(lines []fileLine, oldLines []string) error {
 		}
 	}
 	if len(at) == 0 {
-		return matchErrorf("%s.", msg)
+		return refusef("%s.", msg)
 	}
-	return matchErrorf("%s. Its first non-blank line appears at line(s) %s; the difference is further down (or in tabs versus spaces).", msg, joinInts(at, maxListedLines))
+	return refusef("%s. Its first non-blank line appears at line(s) %s; the difference is further down (or in tabs versus spaces).", msg, joinInts(at, maxListedLines))
 }
 
 func joinInts(xs []int, max int) string {
@@ -224,12 +224,12 @@ func eolOf(text string, start, end int) string {
 	if strings.Contains(region, "\n") {
 		return "\n"
 	}
-	return dominantEOL(text)
+	return DominantEOL(text)
 }
 
-// dominantEOL is "\r\n" when most line breaks of text are CRLF, "\n" when
+// DominantEOL is "\r\n" when most line breaks of text are CRLF, "\n" when
 // most are LF, and "" when there are none.
-func dominantEOL(text string) string {
+func DominantEOL(text string) string {
 	lf := strings.Count(text, "\n")
 	if lf == 0 {
 		return ""
@@ -240,8 +240,8 @@ func dominantEOL(text string) string {
 	return "\n"
 }
 
-// adaptEOL rewrites the line breaks of s to eol (no change when eol is "").
-func adaptEOL(s, eol string) string {
+// AdaptEOL rewrites the line breaks of s to eol (no change when eol is "").
+func AdaptEOL(s, eol string) string {
 	switch eol {
 	case "\r\n":
 		return strings.ReplaceAll(strings.ReplaceAll(s, "\r\n", "\n"), "\n", "\r\n")

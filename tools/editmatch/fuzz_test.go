@@ -1,4 +1,4 @@
-package tools
+package editmatch
 
 import (
 	"errors"
@@ -10,14 +10,14 @@ import (
 
 // FuzzEditLadder feeds arbitrary texts and edits to the ladder and checks
 // the properties that must hold whatever the input:
-//   - it never panics, and every refusal is a *matchError;
+//   - it never panics, and every refusal is a *Refusal;
 //   - a unique exact occurrence is replaced exactly there;
 //   - an accepted fuzzy match starts at the reported line, and the text it
 //     replaced equals old_string once whitespace is ignored;
 //   - everything before the first touched line is left as it was;
 //   - valid UTF-8 stays valid UTF-8.
 //
-// Run: go test ./tools -run '^$' -fuzz FuzzEditLadder -fuzztime 30s
+// Run: go test ./tools/editmatch -run '^$' -fuzz FuzzEditLadder -fuzztime 30s
 func FuzzEditLadder(f *testing.F) {
 	r := rand.New(rand.NewPCG(3, 4))
 	for kind := range driftKinds {
@@ -32,11 +32,11 @@ func FuzzEditLadder(f *testing.F) {
 	f.Add("\tif x {\n\t\ty()\n\t}\n", "if x {\n\ty()\n}", "z", false)
 	f.Add("foo foo", "foo", "bar", true)
 	f.Fuzz(func(t *testing.T, text, old, new string, all bool) {
-		out, err := applyEdit(text, editSpec{Old: old, New: new, ReplaceAll: all})
+		out, err := Apply(text, Edit{Old: old, New: new, ReplaceAll: all})
 		if err != nil {
-			var me *matchError
+			var me *Refusal
 			if !errors.As(err, &me) {
-				t.Fatalf("refusal is not a matchError: %T %v", err, err)
+				t.Fatalf("refusal is not a Refusal: %T %v", err, err)
 			}
 			return
 		}
@@ -66,7 +66,7 @@ func FuzzEditLadder(f *testing.F) {
 			if i < 0 {
 				t.Fatalf("exact match reported but old_string absent")
 			}
-			want := text[:i] + adaptEOL(new, eolOf(text, i, i+len(old))) + text[i+len(old):]
+			want := text[:i] + AdaptEOL(new, eolOf(text, i, i+len(old))) + text[i+len(old):]
 			if out.Text != want {
 				t.Fatalf("exact replacement differs:\n got %q\nwant %q", out.Text, want)
 			}

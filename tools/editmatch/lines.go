@@ -1,4 +1,4 @@
-package tools
+package editmatch
 
 import (
 	"strconv"
@@ -114,7 +114,7 @@ func findWindows(lines []fileLine, old []string, eq Equivalence, limit int) ([]w
 	for i := 0; i+n <= len(lines); i++ {
 		w, ok := matchWindow(lines[i:i+n], old, eq, &budget)
 		if budget < 0 {
-			return nil, matchErrorf("old_string (%d lines) is too repetitive to match safely in this file; use a shorter, distinctive old_string copied exactly", n)
+			return nil, refusef("old_string (%d lines) is too repetitive to match safely in this file; use a shorter, distinctive old_string copied exactly", n)
 		}
 		if ok {
 			w.line = i
@@ -277,7 +277,7 @@ func candidateLines(ws []window) []int {
 // replaceWindows replaces every window (non-overlapping ones only: a later
 // window overlapping an earlier one is skipped) with new, adapted to the
 // file's line endings and, for MatchIndentShift, shifted like old_string.
-func replaceWindows(text string, lines []fileLine, ws []window, newStr string, eq Equivalence) (editOutcome, error) {
+func replaceWindows(text string, lines []fileLine, ws []window, newStr string, eq Equivalence) (Outcome, error) {
 	var b strings.Builder
 	prev, count := 0, 0
 	for _, w := range ws {
@@ -288,16 +288,16 @@ func replaceWindows(text string, lines []fileLine, ws []window, newStr string, e
 		if eq == MatchIndentShift {
 			var err error
 			if repl, err = shiftLines(repl, w.shift, w.firstWhole); err != nil {
-				return editOutcome{}, err
+				return Outcome{}, err
 			}
 		}
 		b.WriteString(text[prev:w.start])
-		b.WriteString(adaptEOL(repl, eolOfWindow(text, lines, w)))
+		b.WriteString(AdaptEOL(repl, eolOfWindow(text, lines, w)))
 		prev = w.end
 		count++
 	}
 	b.WriteString(text[prev:])
-	out := editOutcome{Text: b.String(), Count: count, Eq: eq, Line: ws[0].line + 1}
+	out := Outcome{Text: b.String(), Count: count, Eq: eq, Line: ws[0].line + 1}
 	if eq == MatchIndentShift {
 		verb := "removed"
 		if ws[0].shift.add {
@@ -314,7 +314,7 @@ func eolOfWindow(text string, lines []fileLine, w window) string {
 	if e := lines[w.line].eol; e != "" {
 		return e
 	}
-	return dominantEOL(text)
+	return DominantEOL(text)
 }
 
 // shiftLines applies an indentation shift to new_string (LF line breaks).
@@ -331,7 +331,7 @@ func shiftLines(s string, sh indentShift, firstWhole bool) (string, error) {
 			continue
 		}
 		if !strings.HasPrefix(p, sh.delta) {
-			return "", matchErrorf("old_string matched with its indentation reduced by %s, but line %d of new_string is not indented by that much, so it cannot be shifted consistently; copy the file's indentation exactly", describeIndent(sh.delta), i+1)
+			return "", refusef("old_string matched with its indentation reduced by %s, but line %d of new_string is not indented by that much, so it cannot be shifted consistently; copy the file's indentation exactly", describeIndent(sh.delta), i+1)
 		}
 		parts[i] = p[len(sh.delta):]
 	}
