@@ -109,6 +109,11 @@ func TestEditRefusesBinaryAndGit(t *testing.T) {
 	mustErr(t, call(t, env, "write_file", map[string]any{"path": ".git/config", "content": "x"}), ".git")
 	mustErr(t, call(t, env, "write_file", map[string]any{"path": ".git/hooks/pre-commit", "content": "x"}), ".git")
 	mustErr(t, call(t, env, "edit_file", map[string]any{"path": ".git/new", "old_string": "", "new_string": "x"}), ".git")
+	// Case-insensitive file systems (macOS, Windows) open .git/config for
+	// any of these spellings.
+	for _, p := range []string{".GIT/config", ".Git/hooks/pre-commit", "sub/.gIt/config", ".git./config"} {
+		mustErr(t, call(t, env, "write_file", map[string]any{"path": p, "content": "x"}), ".git")
+	}
 	if len(env.Changes.Files()) != 0 {
 		t.Fatal("nothing may be staged")
 	}

@@ -87,9 +87,18 @@ func (env *Env) isSecret(abs string) bool {
 }
 
 // inGitDir reports whether abs is a .git directory or inside one: never
-// written, whatever the model asks.
+// written, whatever the model asks. Any path component counts, compared
+// case-insensitively and without trailing dots or spaces: on macOS and
+// Windows ".GIT/config" and ".git./config" are the repository's own
+// config (whose core.fsmonitor or hooks would run commands), so a
+// case-sensitive check would be no check there.
 func inGitDir(abs string) bool {
-	return strings.Contains(abs+"/", "/.git/")
+	for _, part := range strings.FieldsFunc(abs, func(r rune) bool { return r == '/' || r == filepath.Separator }) {
+		if strings.EqualFold(strings.TrimRight(part, ". "), ".git") {
+			return true
+		}
+	}
+	return false
 }
 
 // readError turns a View.Read failure into a tool error for the model.

@@ -6,6 +6,7 @@ import (
 	_ "embed"
 	"errors"
 	"fmt"
+	"os"
 	"os/exec"
 	"strings"
 	"syscall"
@@ -55,6 +56,9 @@ func runCommand(ctx context.Context, env *Env, p runCommandParams) (Result, erro
 	defer cancel()
 	cmd := exec.CommandContext(cctx, "sh", "-c", p.Command)
 	cmd.Dir = folders[0]
+	// The same allowlist as MCP servers: the model's API key and other
+	// secrets in agentls's environment never reach a command the model wrote.
+	cmd.Env = ChildEnv(os.Environ(), nil)
 	cmd.Stdin = nil // /dev/null
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	// Kill the whole process group: sh's children too, or a background

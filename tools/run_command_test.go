@@ -181,3 +181,30 @@ func assertDead(t *testing.T, file string) {
 	}
 	t.Fatalf("child %d survived", pid)
 }
+
+// The shell gets the same environment allowlist as MCP servers: the
+// model's API key (or any other secret in agentls's environment) must not
+// reach a command the model wrote, while PATH and HOME still do.
+func TestRunCommandEnvironmentAllowlist(t *testing.T) {
+	t.Setenv("OPENAI_API_KEY", "sk-test-secret-key-0123456789")
+	t.Setenv("AGENTLS_TEST_PRIVATE", "private-value")
+	t.Setenv("LC_TESTLOCALE", "kept")
+	root := newWorkspace(t, nil)
+	env := newEnv(t, root, Policy{RunCommand: "ask"})
+	env.Approver = &fakeApprover{decision: AllowAlways}
+	res, err := runCmd(t, context.Background(), env, map[string]any{"command": "env"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := mustOK(t, res)
+	for _, leaked := range []string{"OPENAI_API_KEY", "sk-test-secret-key", "AGENTLS_TEST_PRIVATE"} {
+		if strings.Contains(got, leaked) {
+			t.Fatalf("run_command environment contains %s:\n%s", leaked, got)
+		}
+	}
+	for _, kept := range []string{"PATH=", "HOME=", "LC_TESTLOCALE=kept"} {
+		if !strings.Contains(got, kept) {
+			t.Fatalf("run_command environment lacks %s:\n%s", kept, got)
+		}
+	}
+}

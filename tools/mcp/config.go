@@ -11,7 +11,7 @@ package mcp
 //
 // A stdio server does not inherit agentls's whole environment (which holds
 // the model's API key), only a short allowlist (PATH, HOME, USER, locale,
-// proxy and CA settings; see inheritedEnv) plus Env: pass anything else
+// proxy and CA settings; see tools.ChildEnv) plus Env: pass anything else
 // explicitly, e.g. "env": {"GITHUB_TOKEN": "${GITHUB_TOKEN}"}. This is what
 // the reference MCP SDK does.
 type ServerConfig struct {

@@ -7,11 +7,12 @@ import (
 	"log/slog"
 	"os"
 	"os/exec"
-	"sort"
 	"strings"
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/agentls/agentls/tools"
 )
 
 // Shutdown timings for a stdio server: after stdin is closed the server gets
@@ -40,40 +41,6 @@ type process struct {
 	drained chan struct{} // closed when stderr reaches EOF
 }
 
-// inheritedEnv are the variables a stdio server gets from agentls's
-// environment; everything else must be configured in its "env".
-var inheritedEnv = []string{
-	"HOME", "LOGNAME", "PATH", "SHELL", "TERM", "USER", "TMPDIR", "TZ", "LANG", "LANGUAGE",
-	"XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_CACHE_HOME", "XDG_STATE_HOME", "XDG_RUNTIME_DIR",
-	"HTTP_PROXY", "HTTPS_PROXY", "NO_PROXY", "http_proxy", "https_proxy", "no_proxy", "ALL_PROXY", "all_proxy",
-	"SSL_CERT_FILE", "SSL_CERT_DIR", "NODE_EXTRA_CA_CERTS",
-}
-
-// childEnv is the inherited allowlist (plus LC_* locale settings) from
-// environ, then env, sorted by name so the child's environment is stable.
-func childEnv(environ []string, env map[string]string) []string {
-	keep := map[string]bool{}
-	for _, k := range inheritedEnv {
-		keep[k] = true
-	}
-	out := make([]string, 0, len(inheritedEnv)+len(env))
-	for _, kv := range environ {
-		k, _, _ := strings.Cut(kv, "=")
-		if _, set := env[k]; !set && (keep[k] || strings.HasPrefix(k, "LC_")) {
-			out = append(out, kv)
-		}
-	}
-	keys := make([]string, 0, len(env))
-	for k := range env {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	for _, k := range keys {
-		out = append(out, k+"="+env[k])
-	}
-	return out
-}
-
 // startProcess starts command with args in dir, with the inherited
 // allowlist of the environment plus env.
 func startProcess(command string, args []string, env map[string]string, dir string, log *slog.Logger) (*process, error) {
@@ -81,7 +48,7 @@ func startProcess(command string, args []string, env map[string]string, dir stri
 		return nil, errors.New("no command configured")
 	}
 	cmd := exec.Command(command, args...)
-	cmd.Env = childEnv(os.Environ(), env)
+	cmd.Env = tools.ChildEnv(os.Environ(), env)
 	cmd.Dir = dir
 	cmd.SysProcAttr = sysProcAttr()
 
