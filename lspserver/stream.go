@@ -10,6 +10,7 @@ import (
 	"log/slog"
 	"strconv"
 	"sync"
+	"unicode/utf8"
 
 	"go.lsp.dev/jsonrpc2"
 )
@@ -77,11 +78,39 @@ func (w *wire) Read(p []byte) (int, error) {
 	return n, nil
 }
 
-// Write implements io.Writer. jsonrpc2 writes each message with one call.
+// Write implements io.Writer. jsonrpc2 writes each message with one call
+// (header and body together). A body that is not valid UTF-8 is sanitised
+// on the way out (see validUTF8Frame); callers still see len(p) written.
 func (w *wire) Write(p []byte) (int, error) {
+	out := p
+	if !utf8.Valid(p) {
+		out = validUTF8Frame(p)
+		w.log.Warn("replaced invalid UTF-8 in an outgoing message", "bytes", len(p))
+	}
 	w.wmu.Lock()
 	defer w.wmu.Unlock()
-	return w.out.Write(p)
+	if _, err := w.out.Write(out); err != nil {
+		return 0, err
+	}
+	return len(p), nil
+}
+
+// validUTF8Frame returns frame (header, blank line, JSON body) with every
+// invalid UTF-8 sequence of the body replaced by U+FFFD and the
+// Content-Length fixed to match. JSON's structure is ASCII, so invalid
+// bytes can only sit inside strings, and replacing them keeps the JSON
+// valid. A frame without a header separator is sanitised whole.
+func validUTF8Frame(frame []byte) []byte {
+	i := bytes.Index(frame, []byte("\r\n\r\n"))
+	if i < 0 {
+		return bytes.ToValidUTF8(frame, []byte("\uFFFD"))
+	}
+	body := bytes.ToValidUTF8(frame[i+4:], []byte("\uFFFD"))
+	out := make([]byte, 0, len(body)+32)
+	out = append(out, "Content-Length: "...)
+	out = strconv.AppendInt(out, int64(len(body)), 10)
+	out = append(out, "\r\n\r\n"...)
+	return append(out, body...)
 }
 
 // Close implements io.Closer. Closing stdin does not unblock a pending Read
@@ -120,6 +149,19 @@ func (w *wire) nextFrame() error {
 	body := w.buf[h : h+n]
 	if m, err := io.ReadFull(w.in, body); err != nil {
 		return fmt.Errorf("%w: input ended inside a body, after %d of %d bytes: %w", ErrBadHeader, m, n, io.ErrUnexpectedEOF)
+	}
+	if !utf8.Valid(body) {
+		// LSP bodies are UTF-8. Invalid bytes can only be inside JSON
+		// strings (anything else fails validation below), so replacing them
+		// with U+FFFD keeps the message's structure, and no method name, id
+		// or URI the server echoes back can carry them out again.
+		body = bytes.ToValidUTF8(body, []byte("\uFFFD"))
+		w.log.Warn("replaced invalid UTF-8 in an incoming message", "bytes", n)
+		w.buf = append(w.buf[:0], "Content-Length: "...)
+		w.buf = strconv.AppendInt(w.buf, int64(len(body)), 10)
+		w.buf = append(w.buf, "\r\n\r\n"...)
+		w.buf = append(w.buf, body...)
+		body = w.buf[len(w.buf)-len(body):]
 	}
 	if reply := validateFrame(body); reply != nil {
 		w.log.Warn("rejected malformed JSON-RPC frame", "bytes", n, "code", reply.Error.Code, "reason", reply.Error.Message)

@@ -4,11 +4,14 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"io"
 	"log/slog"
+	"strconv"
 	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
 func TestReadHeader(t *testing.T) {
@@ -126,4 +129,31 @@ func FuzzServe(f *testing.F) {
 		s := New(Options{NoWatcher: true})
 		s.Serve(context.Background(), bytes.NewReader(data), io.Discard)
 	})
+}
+
+// TestWireSanitisesOutput: a message whose body is not valid UTF-8 leaves
+// the wire as valid UTF-8 with a Content-Length that matches the new body.
+func TestWireSanitisesOutput(t *testing.T) {
+	var out bytes.Buffer
+	w := newWire(strings.NewReader(""), &out, slog.New(slog.DiscardHandler))
+	body := "{\"jsonrpc\":\"2.0\",\"method\":\"m\xff\",\"params\":\"a\xc3\"}"
+	frame := "Content-Length: " + strconv.Itoa(len(body)) + "\r\n\r\n" + body
+	if n, err := w.Write([]byte(frame)); err != nil || n != len(frame) {
+		t.Fatalf("Write = %d, %v; want %d, nil", n, err, len(frame))
+	}
+	r := bufio.NewReader(&out)
+	n, err := w2len(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rest, _ := io.ReadAll(r)
+	if n != len(rest) || !utf8.Valid(rest) || !json.Valid(rest) {
+		t.Errorf("frame: Content-Length %d, body %d bytes %q", n, len(rest), rest)
+	}
+}
+
+// w2len reads a header block and returns its Content-Length.
+func w2len(r *bufio.Reader) (int, error) {
+	w := &wire{in: r}
+	return w.readHeader()
 }

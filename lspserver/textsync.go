@@ -19,10 +19,13 @@ func (s *Server) didOpen(_ context.Context, p *protocol.DidOpenTextDocumentParam
 	return nil
 }
 
-func (s *Server) didChange(_ context.Context, p *protocol.DidChangeTextDocumentParams) error {
-	changes, err := toTextChanges(p.ContentChanges)
+// didChange applies one notification's changes, all or none. A malformed
+// change (textsync_decode.go) refuses the whole notification with a log line
+// (dispatch logs a notification's error) and the document stays as it was.
+func (s *Server) didChange(_ context.Context, p *didChangeParams) error {
+	changes, err := parseContentChanges(p.ContentChanges)
 	if err != nil {
-		return fmt.Errorf("didChange %s: %w", p.TextDocument.URI, err)
+		return fmt.Errorf("didChange %s version %d refused, document left unchanged: %w", p.TextDocument.URI, p.TextDocument.Version, err)
 	}
 	key := docKey(p.TextDocument.URI)
 	// changeDocument = view.Change + the proposal rebase hook (review_rebase.go).
