@@ -39,7 +39,7 @@ const maxPosition = math.MaxInt32
 // changes left raw for parseContentChange.
 type didChangeParams struct {
 	TextDocument   protocol.VersionedTextDocumentIdentifier `json:"textDocument"`
-	ContentChanges []jsontext.Value                          `json:"contentChanges"`
+	ContentChanges []jsontext.Value                         `json:"contentChanges"`
 }
 
 // parseContentChanges decodes every change, or none.
@@ -124,7 +124,6 @@ func parseUinteger(name string, raw json.RawMessage) (uint32, error) {
 	}
 	return uint32(n), nil
 }
-
 
 // clipJSON is raw for a log line: at most 40 bytes.
 func clipJSON(raw []byte) string {
