@@ -124,6 +124,9 @@ func (s *Server) dispatch(ctx context.Context, req *jsonrpc2.Request) (result an
 			defer jsonrpc2.Async(ctx) // after the work, before returning
 		} else {
 			jsonrpc2.Async(ctx)
+			// Before Async the method string borrows the read buffer, which
+			// the read loop reuses once released; Async cloned it in place.
+			method = req.Method()
 		}
 	}
 	if !s.inflight.enter() {
