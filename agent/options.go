@@ -37,8 +37,8 @@ type Limits struct {
 	MaxParallelTools int     // read-only calls run at once; default 8
 }
 
-// Default limits, chosen from what earlier coding agents found workable
-// (see shared/lessons.md).
+// Default limits, chosen from what earlier coding agents found workable:
+// 10–25 turns, a few consecutive tool errors, loop detection on repeated calls.
 const (
 	DefaultMaxTurns                 = 25
 	DefaultWallClock                = 10 * time.Minute

@@ -14,7 +14,7 @@ import (
 	"github.com/agentls/agentls/tools/workspace"
 )
 
-// Accept and reject (agentls.accept / agentls.reject, protocol.md). The
+// Accept and reject (agentls.accept / agentls.reject, docs/protocol.md). The
 // server never writes a file itself: an accept is a workspace/applyEdit
 // whose outcome is checked before the store lets the hunks go.
 

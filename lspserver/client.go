@@ -8,7 +8,7 @@ import (
 	"go.lsp.dev/protocol"
 )
 
-// Custom server→client notifications of the agentls protocol (protocol.md).
+// Custom server→client notifications of the agentls protocol (docs/protocol.md).
 const (
 	MethodRunEvent         = "agentls/runEvent"
 	MethodProposalsChanged = "agentls/proposalsChanged"
@@ -20,7 +20,7 @@ const (
 // Methods that are LSP *requests* (ApplyEdit, ShowMessageRequest,
 // WorkDoneProgressCreate, CodeLensRefresh, RegisterCapability) wait for the
 // editor's answer: never call them from a notification handler, which runs on
-// the read loop and would deadlock (notes/lsp.md §2); call them from a request
+// the read loop and would deadlock (docs/pitfalls.md "LSP: server→client calls"); call them from a request
 // handler (already released) or a goroutine the Server owns (Server.goBackground).
 // Cancelling ctx sends $/cancelRequest for the outstanding call.
 type Client interface {

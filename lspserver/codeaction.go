@@ -14,7 +14,7 @@ import (
 // Code actions offer agent tasks. They must answer in microseconds: no
 // model call, no disk read, not even the document text. Each action only
 // carries a Command (agentls.run with the prompt, uri and range); the run
-// starts when the user picks it. Titles start with "Agent: " (protocol.md):
+// starts when the user picks it. Titles start with "Agent: " (docs/protocol.md):
 //
 //   - "Agent: Fix: <message>" (quickfix) for each diagnostic in the
 //     request's context, with the diagnostic's range and its text in the

@@ -16,7 +16,7 @@ import (
 	"github.com/agentls/agentls/tools/text"
 )
 
-// The agentls.* commands of workspace/executeCommand (protocol.md).
+// The agentls.* commands of workspace/executeCommand (docs/protocol.md).
 const (
 	CommandRun    = "agentls.run"
 	CommandCancel = "agentls.cancel"

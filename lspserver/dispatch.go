@@ -83,7 +83,7 @@ func stableJSONError(err error) string {
 
 // handler is the connection's whole handler chain. $/cancelRequest is served
 // here, before the per-call cancellation wrapper, so a malformed one is
-// logged instead of killing the connection (notes/lsp.md §5).
+// logged instead of killing the connection (docs/pitfalls.md "LSP: cancellation").
 func (s *Server) handler() jsonrpc2.Handler {
 	dispatch, cancel := jsonrpc2.CancelHandler(s.dispatch)
 	return func(ctx context.Context, req *jsonrpc2.Request) (any, error) {
@@ -187,7 +187,7 @@ func (s *Server) dispatch(ctx context.Context, req *jsonrpc2.Request) (result an
 }
 
 // codedError makes sure an error goes on the wire with a JSON-RPC code: a
-// plain Go error would be sent as code 0 (notes/lsp.md §6), so it becomes
+// plain Go error would be sent as code 0 (docs/pitfalls.md "LSP: errors"), so it becomes
 // InternalError with its message, unless it already wraps a *jsonrpc2.Error.
 func codedError(method string, err error) error {
 	if err == nil {

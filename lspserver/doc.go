@@ -5,7 +5,7 @@
 //
 // # Message handling
 //
-// notes/lsp.md §1–2: a validating wire (stream.go) frames the input itself
+// docs/pitfalls.md "LSP: handler chain and message order": a validating wire (stream.go) frames the input itself
 // and answers malformed frames (-32700 not JSON, -32600 not a JSON-RPC
 // message) so they never kill the jsonrpc2 connection; an unframeable
 // header ends Serve with ExitBadInput. Notifications run inline on the read

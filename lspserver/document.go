@@ -10,7 +10,7 @@ import (
 	"github.com/agentls/agentls/tools/workspace"
 )
 
-// MethodDocument is the agentls/document request (protocol.md "Custom
+// MethodDocument is the agentls/document request (docs/protocol.md "Custom
 // requests"): the server's view of a document, for plugin authors checking
 // their text synchronisation.
 const MethodDocument = "agentls/document"

@@ -45,7 +45,7 @@ func (s *Server) workspaceEdit(files []fileEdit) protocol.WorkspaceEdit {
 		u := s.uriOf(f.Path)
 		if f.Created && create {
 			out = append(out, &protocol.CreateFile{
-				Kind:    string(protocol.ResourceOperationKindCreate), // never set for us (notes/lsp.md §7)
+				Kind:    string(protocol.ResourceOperationKindCreate), // never set for us (docs/pitfalls.md "LSP: types")
 				URI:     u,
 				Options: &protocol.CreateFileOptions{Overwrite: ptr(false), IgnoreIfExists: ptr(true)},
 			})

@@ -8,7 +8,7 @@ import (
 	"github.com/agentls/agentls/agent/llm"
 )
 
-// Run event kinds of agentls/runEvent (protocol.md). The agent's own events
+// Run event kinds of agentls/runEvent (docs/protocol.md). The agent's own events
 // use agent.EventKind.String(); "proposal" is the server's.
 const (
 	kindStarted    = "started"
@@ -22,7 +22,7 @@ const (
 )
 
 // RunEvent is the params of the agentls/runEvent notification. Which
-// fields are set depends on Kind (protocol.md):
+// fields are set depends on Kind (docs/protocol.md):
 //
 //	started     text (the prompt), mode ("preview"|"apply")
 //	text        text (a streamed fragment of model text)

@@ -11,7 +11,7 @@ import (
 	"github.com/agentls/agentls/tools/text"
 )
 
-// ServerName is serverInfo.name (protocol.md).
+// ServerName is serverInfo.name (docs/protocol.md).
 const ServerName = "agentls"
 
 // defaultVersion is serverInfo.version when Options.Version is empty.

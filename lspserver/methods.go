@@ -38,7 +38,7 @@ func (s *Server) methodTable() map[string]route {
 		// Review of proposals (codelens.go, proposals.go).
 		protocol.MethodTextDocumentCodeLens: request(s.codeLens),
 
-		// agentls/* custom requests (protocol.md).
+		// agentls/* custom requests (docs/protocol.md).
 		MethodDocument:  request(s.document),
 		MethodProposals: request(s.proposals, optionalParams),
 	}

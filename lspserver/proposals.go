@@ -20,7 +20,7 @@ import (
 // store's proposals change. Staging is in review_stage.go, rebasing on the
 // user's edits in review_rebase.go, accept/reject in accept.go.
 
-// MethodProposals is the agentls/proposals request (protocol.md "Custom
+// MethodProposals is the agentls/proposals request (docs/protocol.md "Custom
 // requests"): the pending proposals, with hunk ranges in the document as the
 // client has it now.
 const MethodProposals = "agentls/proposals"

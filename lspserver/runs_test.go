@@ -17,7 +17,7 @@ import (
 
 // TestRunEventSequence: a run that reads a file and answers produces
 // started, text, toolCall, toolResult, text, finished, numbered 1..n, with
-// the fields protocol.md names; progress goes create → begin → report →
+// the fields docs/protocol.md names; progress goes create → begin → report →
 // end; plugin-less clients get a showMessage; a transcript is written.
 func TestRunEventSequence(t *testing.T) {
 	t.Parallel()

@@ -12,14 +12,14 @@ import (
 )
 
 // reviewArgs is arguments[0] of agentls.accept and agentls.reject
-// (protocol.md): no field selects everything pending.
+// (docs/protocol.md): no field selects everything pending.
 type reviewArgs struct {
 	RunID  string `json:"runId,omitempty"`
 	URI    string `json:"uri,omitempty"`
 	HunkID string `json:"hunkId,omitempty"`
 }
 
-// acceptResult is the result of agentls.accept (protocol.md).
+// acceptResult is the result of agentls.accept (docs/protocol.md).
 type acceptResult struct {
 	Applied       bool           `json:"applied"`
 	FailureReason string         `json:"failureReason,omitempty"`
@@ -33,7 +33,7 @@ type hunkConflict struct {
 	Reason string `json:"reason"`
 }
 
-// rejectResult is the result of agentls.reject (protocol.md).
+// rejectResult is the result of agentls.reject (docs/protocol.md).
 type rejectResult struct {
 	Rejected int `json:"rejected"`
 }

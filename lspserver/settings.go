@@ -10,7 +10,7 @@ import (
 
 // settings keeps the user's agentls configuration as the editor sent it:
 // initializationOptions and the latest workspace/didChangeConfiguration
-// (both take the same object, protocol.md "Configuration"). It stays raw
+// (both take the same object, docs/protocol.md "Configuration"). It stays raw
 // JSON; agent/config owns the schema and the merge with other sources.
 type settings struct {
 	mu        sync.Mutex

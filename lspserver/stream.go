@@ -33,8 +33,8 @@ const (
 // process exits with a non-zero code instead of guessing.
 var ErrBadHeader = errors.New("unreadable LSP header")
 
-// wire is the byte transport between the editor and jsonrpc2 (see notes/lsp.md
-// §6: one malformed frame kills a jsonrpc2 connection). It reads LSP frames
+// wire is the byte transport between the editor and jsonrpc2 (see docs/pitfalls.md
+// "LSP: errors": one malformed frame kills a jsonrpc2 connection). It reads LSP frames
 // itself, answers every frame whose body is not a single valid JSON-RPC
 // message with an error response (id null unless the id could be read) and
 // skips it, and hands only valid frames, re-framed, to jsonrpc2's header
@@ -114,7 +114,7 @@ func validUTF8Frame(frame []byte) []byte {
 }
 
 // Close implements io.Closer. Closing stdin does not unblock a pending Read
-// (notes/lsp.md §1), so there is nothing useful to close: the process exits.
+// (docs/pitfalls.md "LSP: handler chain and message order"), so there is nothing useful to close: the process exits.
 func (w *wire) Close() error { return nil }
 
 // end records why input ended, once, and wakes Serve.

@@ -60,7 +60,7 @@ func TestSchemasAreStrict(t *testing.T) {
 	}
 }
 
-// TestProtocolParams pins the tool names and parameters of protocol.md.
+// TestProtocolParams pins the tool names and parameters of docs/protocol.md.
 func TestProtocolParams(t *testing.T) {
 	want := map[string][]string{
 		"read_file":   {"path", "offset", "limit"},

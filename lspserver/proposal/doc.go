@@ -122,5 +122,5 @@
 // notify: clients map ranges through their own edits. A subscriber must not
 // block; lspserver should hand work that calls the client (codeLens refresh)
 // to a goroutine, since a server→client call from an inline notification
-// handler deadlocks (notes/lsp.md §3).
+// handler deadlocks (docs/pitfalls.md "LSP: server→client calls").
 package proposal

@@ -1,5 +1,5 @@
 -- The run log and run states fed by agentls/runEvent notifications
--- (handler called directly with events shaped as protocol.md says).
+-- (handler called directly with events shaped as docs/protocol.md says).
 local H = dofile(vim.fn.fnamemodify(debug.getinfo(1, "S").source:sub(2), ":h") .. "/harness.lua")
 
 H.run(function()

@@ -1,4 +1,4 @@
-// The agentls settings object (protocol.md "Configuration") built from the
+// The agentls settings object (docs/protocol.md "Configuration") built from the
 // extension's `agentls.*` settings. The same object goes out as
 // initializationOptions, in workspace/didChangeConfiguration
 // ({settings: {agentls: …}}) and as the answer to workspace/configuration.

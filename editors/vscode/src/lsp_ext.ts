@@ -1,4 +1,4 @@
-// The agentls protocol extensions (docs: protocol.md in the repository),
+// The agentls protocol extensions (docs/protocol.md),
 // typed once here: the agentls.* commands with their argument and result
 // shapes, the agentls/* requests and notifications. Nothing else in the
 // extension spells a method name.
@@ -142,7 +142,7 @@ export type RunEventKind =
 
 /**
  * agentls/runEvent params. Fields beyond runId/seq/kind depend on the kind
- * (protocol.md); they are all optional here and read defensively.
+ * (docs/protocol.md); they are all optional here and read defensively.
  */
 export interface RunEvent {
   runId: string;

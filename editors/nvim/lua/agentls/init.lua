@@ -10,7 +10,7 @@ local M = {}
 ---@field autostart boolean attach buffers automatically (default true)
 ---@field root_markers string[] files marking a workspace root (default {".agentls", ".git"})
 ---@field root_dir string|fun(bufnr:integer):string|nil fixed root, or a function choosing it
----@field settings table agentls settings (protocol.md "Configuration"): model, mode, maxTurns, mcpServers, tools
+---@field settings table agentls settings (docs/protocol.md "Configuration"): model, mode, maxTurns, mcpServers, tools
 ---@field keymaps table<string,string|false>|false buffer-local keymaps, by action name
 ---@field preview {enabled:boolean, hint:boolean} inline diff previews of pending proposals
 ---@field log_level string plugin log level: "debug", "info", "warn" (default) or "error"
@@ -150,7 +150,7 @@ function M.setup(opts)
 end
 
 --- Replaces the agentls settings and sends them to running servers.
----@param settings table protocol.md "Configuration" object
+---@param settings table docs/protocol.md "Configuration" object
 function M.update_settings(settings)
   if not config then
     error("agentls: call require('agentls').setup() first")

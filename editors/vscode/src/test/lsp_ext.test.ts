@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { it } from "node:test";
 import * as ext from "../lsp_ext";
 
-// The names are the protocol contract (protocol.md): a rename here would
+// The names are the protocol contract (docs/protocol.md): a rename here would
 // silently break the extension against the server.
 it("uses the protocol's method and command names", () => {
   assert.equal(ext.proposals.method, "agentls/proposals");
