@@ -190,6 +190,11 @@ func (r *runner) summarise(ctx context.Context, target int) error {
 		text = mechanicalSummary(head)
 	}
 	msg := llm.Message{Role: openai.ChatMessageRoleUser, Content: summaryHeader + strings.TrimSpace(text)}
+	if todos := r.todos.get(); len(todos) > 0 {
+		// The plan may have been in the summarised turns only: restate it
+		// so a long run does not forget it.
+		msg.Content += "\n\n## Current plan (your todo_write list; keep it up to date)\n" + planText(todos)
+	}
 	before := r.conv.tokens()
 	r.conv.replace(start, split, []llm.Message{msg}, []msgMeta{{kind: kindSummary}})
 	r.transcript.record("compaction", map[string]any{"layer": "summary", "messages": split - start, "tokensBefore": before, "tokensAfter": r.conv.tokens(), "summary": msg.Content})

@@ -20,6 +20,7 @@ const (
 	EventFinished                    // the run ended with an answer; Text and Usage set
 	EventFailed                      // the run ended without an answer; Err and Summary set
 	EventCancelled                   // the run's context was cancelled
+	EventTodo                        // the model updated its plan (todo_write); Todos set
 )
 
 // String returns the agentls/runEvent kind name.
@@ -39,6 +40,8 @@ func (k EventKind) String() string {
 		return "failed"
 	case EventCancelled:
 		return "cancelled"
+	case EventTodo:
+		return "todo"
 	}
 	return "unknown"
 }
@@ -59,6 +62,10 @@ type Event struct {
 	Summary string          // EventToolResult: one line for humans; EventFailed: the reason
 	Usage   llm.Usage       // EventFinished, EventFailed, EventCancelled: tokens used by the whole run
 	Err     error           // EventFailed: the cause (an *llm.Error for model failures)
+	Todos   []Todo          // EventTodo: the whole plan
+	// ParentRunID is set on the events of a sub-agent started by the task
+	// tool (RunID is then the sub-agent's own id); empty for a top-level run.
+	ParentRunID string
 }
 
 // emitter numbers events and delivers them one at a time, so that events
@@ -68,6 +75,16 @@ type emitter struct {
 	runID string
 	seq   int
 	fn    func(Event)
+}
+
+// forward delivers an event numbered elsewhere (a sub-agent's) under the
+// same lock, so OnEvent still sees one event at a time.
+func (e *emitter) forward(ev Event) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.fn != nil {
+		e.fn(ev)
+	}
 }
 
 func (e *emitter) emit(ev Event) {

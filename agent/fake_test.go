@@ -154,15 +154,17 @@ func (l *eventLog) check(t *testing.T, runID string) {
 	}
 }
 
-// newOpts builds Options with an Env without a view (tests of the loop).
+// newOpts builds Options with an Env without a view (tests of the loop),
+// offering exactly ts (the loop's own tools are tested in agenttools_test.go).
 func newOpts(m Model, log *eventLog, ts ...tools.Tool) Options {
 	return Options{
-		Model:    m,
-		Registry: tools.NewRegistry(ts...),
-		Env:      &tools.Env{RunID: "run1"},
-		Prompt:   "do the task",
-		OnEvent:  log.on,
-		Tokens:   NewCounter(),
+		Model:        m,
+		Registry:     tools.NewRegistry(ts...),
+		Env:          &tools.Env{RunID: "run1"},
+		Prompt:       "do the task",
+		OnEvent:      log.on,
+		Tokens:       NewCounter(),
+		NoAgentTools: true,
 	}
 }
 

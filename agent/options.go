@@ -35,6 +35,7 @@ type Limits struct {
 	MaxOutputLines   int     // tool output cap in lines; default 2,000
 	MaxOutputBytes   int     // tool output cap in bytes; default 50 KiB, lowered to a quarter of small windows
 	MaxParallelTools int     // read-only calls run at once; default 8
+	TaskMaxTurns     int     // turns of each sub-agent started by the task tool; default 12
 }
 
 // Default limits, chosen from what earlier coding agents found workable:
@@ -72,6 +73,7 @@ func (l Limits) withDefaults() Limits {
 	def(&l.MaxOutputLines, DefaultMaxOutputLines)
 	def(&l.MaxOutputBytes, DefaultMaxOutputBytes)
 	def(&l.MaxParallelTools, DefaultMaxParallelTools)
+	def(&l.TaskMaxTurns, DefaultTaskMaxTurns)
 	if l.WallClock == 0 {
 		l.WallClock = DefaultWallClock
 	}
@@ -113,7 +115,21 @@ type Options struct {
 	Now func() time.Time
 	// Logger gets debug logs; nil discards them.
 	Logger *slog.Logger
+	// Mode is ModePlan for a planning run (read-only tools plus todo_write;
+	// the answer is a plan for the user to approve); "" or anything else is
+	// a normal run.
+	Mode string
+	// ReadOnlyMCPServers names the MCP servers whose read-only tools
+	// (readOnlyHint) sub-agents may use; other MCP tools are never offered
+	// to sub-agents.
+	ReadOnlyMCPServers []string
+	// NoAgentTools leaves out the loop's own tools (todo_write, task,
+	// skill), for callers that want exactly the registry's tools.
+	NoAgentTools bool
 }
+
+// ModePlan is Options.Mode for a planning run.
+const ModePlan = "plan"
 
 // Status is how a run ended.
 type Status int

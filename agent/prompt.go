@@ -56,6 +56,28 @@ Rules:
 - When a tool fails, change your approach instead of repeating the same call.
 - Finish with a short answer: what you changed and why, or the answer to the question. Do not paste whole files.`
 
+// planModeRules are added to the system prompt of a planning run.
+const planModeRules = `
+
+Plan mode: you cannot edit files in this run (only read-only tools are offered). Explore what you need, record the steps with todo_write, and finish with the plan as your answer: the files to change, what changes and why, in order. The user approves the plan before any edit is made.`
+
+// systemPrompt is the run's system prompt: the core rules for its role,
+// plan-mode rules, environment and rules files, then the skills listing
+// (names and descriptions only).
+func (r *runner) systemPrompt(view workspaceReader, now time.Time) string {
+	core := systemPromptCore
+	if r.role == roleTask {
+		core = taskSystemCore
+	} else if r.opts.Mode == ModePlan {
+		core += planModeRules
+	}
+	s := buildSystemPromptCore(core, view, now)
+	if l := r.env.Skills.Listing(); l != "" {
+		s += "\n\n" + l
+	}
+	return s
+}
+
 // workspaceReader is what prompt assembly needs from the workspace view.
 type workspaceReader interface {
 	Folders() []string
@@ -66,8 +88,12 @@ type workspaceReader interface {
 // folders, OS, date, and the project's rules files (read through the view so
 // an unsaved buffer counts, size-capped).
 func buildSystemPrompt(view workspaceReader, now time.Time) string {
+	return buildSystemPromptCore(systemPromptCore, view, now)
+}
+
+func buildSystemPromptCore(core string, view workspaceReader, now time.Time) string {
 	var b strings.Builder
-	b.WriteString(systemPromptCore)
+	b.WriteString(core)
 	b.WriteString("\n\nEnvironment:\n")
 	var folders []string
 	if view != nil {

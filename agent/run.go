@@ -6,10 +6,13 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"sort"
+	"sync"
 	"time"
 
 	"github.com/agentls/agentls/agent/llm"
 	"github.com/agentls/agentls/tools"
+	"github.com/agentls/agentls/tools/skills"
 	openai "github.com/sashabaranov/go-openai"
 )
 
@@ -29,6 +32,10 @@ type runner struct {
 	turns      int
 	toolCalls  int
 	errTurns   int // consecutive turns in which every call failed
+	role       runRole
+	todos      plan   // the model's checklist (todo_write)
+	lastText   string // latest non-empty model text, a sub-agent's partial findings
+	usageMu    sync.Mutex
 
 	toolTokCache map[string]int // tool definition text → tokens
 }
@@ -101,11 +108,72 @@ func newRunner(opts Options) (*runner, error) {
 	return r, nil
 }
 
-func (r *runner) tools() []tools.Tool {
+// runRole tells a top-level run from a sub-agent started by the task tool.
+type runRole int
+
+const (
+	roleMain runRole = iota
+	roleTask
+)
+
+// baseTools are the tools the caller supplies (registry or ToolsForTurn).
+func (r *runner) baseTools() []tools.Tool {
 	if r.opts.ToolsForTurn != nil {
 		return r.opts.ToolsForTurn()
 	}
 	return r.opts.Registry.List()
+}
+
+// tools is what the model is offered this turn: the caller's tools plus
+// the loop's own (todo_write, task, and skill when there are skills). A
+// planning run keeps only read-only tools. A sub-agent's list is already
+// filtered (subAgentToolList).
+func (r *runner) tools() []tools.Tool {
+	base := r.baseTools()
+	if r.role == roleTask || r.opts.NoAgentTools {
+		return base
+	}
+	out := make([]tools.Tool, 0, len(base)+3)
+	seen := map[string]bool{}
+	for _, t := range base {
+		if r.opts.Mode == ModePlan && !t.ReadOnly() {
+			continue
+		}
+		out = append(out, t)
+		seen[t.Name()] = true
+	}
+	own := []tools.Tool{r.todoWriteTool(), r.taskTool()}
+	if r.env.Skills.Len() > 0 {
+		own = append(own, tools.Skill())
+	}
+	for _, t := range own {
+		if !seen[t.Name()] {
+			out = append(out, t)
+		}
+	}
+	return sortTools(out)
+}
+
+// sortTools sorts by name, so requests are byte-stable across turns.
+func sortTools(ts []tools.Tool) []tools.Tool {
+	sort.Slice(ts, func(i, j int) bool { return ts[i].Name() < ts[j].Name() })
+	return ts
+}
+
+func (r *runner) usageTotal() int {
+	r.usageMu.Lock()
+	defer r.usageMu.Unlock()
+	return r.usage.TotalTokens
+}
+
+// addUsage adds a sub-agent's usage to the run's (sub-agents of one turn
+// finish concurrently).
+func (r *runner) addUsage(u llm.Usage) {
+	r.usageMu.Lock()
+	defer r.usageMu.Unlock()
+	r.usage.PromptTokens += u.PromptTokens
+	r.usage.CompletionTokens += u.CompletionTokens
+	r.usage.TotalTokens += u.TotalTokens
 }
 
 func toolDefs(ts []tools.Tool) []llm.ToolDef {
@@ -133,7 +201,14 @@ func (r *runner) run(parent context.Context) Outcome {
 		view = r.env.View
 		folders = view.Folders()
 	}
-	system := buildSystemPrompt(view, now())
+	if r.env.Skills == nil && r.role == roleMain {
+		r.env.Skills = skills.Discover(skills.UserDir(), folders)
+		for _, w := range r.env.Skills.Warnings {
+			r.log.Warn(w)
+			r.transcript.record("warning", map[string]any{"warning": w})
+		}
+	}
+	system := r.systemPrompt(view, now())
 	task := buildTaskMessage(r.opts.Prompt, r.opts.Editor, folders)
 	r.conv.add(llm.Message{Role: openai.ChatMessageRoleSystem, Content: system}, kindSystem, "")
 	r.conv.add(llm.Message{Role: openai.ChatMessageRoleUser, Content: task}, kindTask, "")
@@ -157,13 +232,16 @@ func (r *runner) run(parent context.Context) Outcome {
 		if err != nil {
 			return r.stopped(ctx, err)
 		}
+		if resp.Text != "" {
+			r.lastText = resp.Text
+		}
 		calls := normaliseCalls(r.turns, resp.ToolCalls)
 		r.conv.add(assistantMessage(resp, calls), kindNormal, "")
 		if len(calls) == 0 {
 			return r.finish(resp.Text)
 		}
-		if r.limits.TokenBudget > 0 && r.usage.TotalTokens >= r.limits.TokenBudget {
-			return r.fail(fmt.Errorf("%w: %d of %d tokens used after %d turns", ErrTokenBudget, r.usage.TotalTokens, r.limits.TokenBudget, r.turns))
+		if used := r.usageTotal(); r.limits.TokenBudget > 0 && used >= r.limits.TokenBudget {
+			return r.fail(fmt.Errorf("%w: %d of %d tokens used after %d turns", ErrTokenBudget, used, r.limits.TokenBudget, r.turns))
 		}
 		planned := r.plan(calls, available)
 		for i := range planned {
@@ -254,9 +332,7 @@ func (r *runner) account(resp llm.Response, promptTokens func() int) llm.Usage {
 	if u.TotalTokens == 0 {
 		u.TotalTokens = u.PromptTokens + u.CompletionTokens
 	}
-	r.usage.PromptTokens += u.PromptTokens
-	r.usage.CompletionTokens += u.CompletionTokens
-	r.usage.TotalTokens += u.TotalTokens
+	r.addUsage(u)
 	return u
 }
 

@@ -20,6 +20,10 @@ type Transcript struct {
 	redact *Redactor
 	now    func() time.Time
 	err    error // first write error; later records are dropped
+
+	// A sub-agent's transcript writes through its parent's (sub).
+	parent                *Transcript
+	subRunID, parentRunID string
 }
 
 // DefaultTranscriptDir is $XDG_STATE_HOME/agentls/runs, falling back to
@@ -59,6 +63,15 @@ func OpenTranscript(dir, runID string, redact *Redactor) (*Transcript, error) {
 	return &Transcript{f: f, path: path, redact: redact, now: time.Now}, nil
 }
 
+// sub returns the transcript of a sub-agent: its records go into this
+// file, tagged with the sub-agent's run id and its parent's.
+func (t *Transcript) sub(runID, parentRunID string) *Transcript {
+	if t == nil {
+		return nil
+	}
+	return &Transcript{parent: t, path: t.path, subRunID: runID, parentRunID: parentRunID}
+}
+
 // Path is the transcript file.
 func (t *Transcript) Path() string {
 	if t == nil {
@@ -71,6 +84,15 @@ func (t *Transcript) Path() string {
 // run: a full disk must not lose the user's task.
 func (t *Transcript) record(kind string, fields map[string]any) {
 	if t == nil {
+		return
+	}
+	if t.parent != nil {
+		tagged := make(map[string]any, len(fields)+2)
+		for k, v := range fields {
+			tagged[k] = v
+		}
+		tagged["subRunId"], tagged["parentRunId"] = t.subRunID, t.parentRunID
+		t.parent.record(kind, tagged)
 		return
 	}
 	rec := make(map[string]any, len(fields)+2)

@@ -33,6 +33,11 @@ const (
 //	finished    text (the final answer), usage, pending
 //	failed      error, usage, pending
 //	cancelled   usage, pending
+//	todo        todos (the model's whole plan, after every todo_write)
+//
+// A sub-agent started by the task tool sends its own started, text,
+// toolCall, toolResult and terminal events with its own runId and seq and
+// parentRunId set; its started event carries the task's label in summary.
 //
 // pending counts the changes the run leaves for review (preview: all its
 // pending proposals; apply: the changes the editor did not take).
@@ -52,6 +57,10 @@ type RunEvent struct {
 	Error   string          `json:"error,omitempty"`
 	Usage   *llm.Usage      `json:"usage,omitzero"`
 	Pending *int            `json:"pending,omitzero"`
+	Todos   []agent.Todo    `json:"todos,omitzero"`
+	// ParentRunID marks the events of a sub-agent (the task tool): RunID
+	// and Seq are then the sub-agent's own.
+	ParentRunID string `json:"parentRunId,omitempty"`
 }
 
 // eventStream numbers one run's events and sends them in order. The agent
@@ -64,9 +73,10 @@ type eventStream struct {
 	s     *Server
 	runID string
 
-	mu   sync.Mutex
-	seq  int
-	last *RunEvent // the agent's terminal event, held back by agentEvent
+	mu     sync.Mutex
+	seq    int
+	last   *RunEvent      // the agent's terminal event, held back by agentEvent
+	subSeq map[string]int // sub-agent run id → its last seq
 }
 
 func newEventStream(s *Server, runID string) *eventStream {
@@ -85,13 +95,37 @@ func (e *eventStream) send(ev RunEvent) {
 	}
 }
 
+// sendSub numbers a sub-agent's event in its own sequence and notifies the
+// editor; nothing is held back (the parent's tool result follows it).
+func (e *eventStream) sendSub(ev RunEvent, subID string) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.subSeq == nil {
+		e.subSeq = map[string]int{}
+	}
+	e.subSeq[subID]++
+	ev.RunID, ev.Seq, ev.ParentRunID = subID, e.subSeq[subID], e.runID
+	if err := e.s.client.Notify(e.s.ctx, MethodRunEvent, &ev); err != nil {
+		e.s.log.Debug("runEvent not sent", "run", subID, "kind", ev.Kind, "err", err)
+	}
+	if ev.Kind == kindFinished || ev.Kind == kindFailed || ev.Kind == kindCancelled {
+		delete(e.subSeq, subID)
+	}
+}
+
 // fromAgent converts an agent event; terminal events are returned with
 // held=true instead of being sent.
 func (e *eventStream) fromAgent(ev agent.Event) (out RunEvent, held bool) {
 	out = RunEvent{Kind: ev.Kind.String()}
 	switch ev.Kind {
+	case agent.EventTodo:
+		out.Todos = ev.Todos
+		if out.Todos == nil {
+			out.Todos = []agent.Todo{}
+		}
 	case agent.EventStarted, agent.EventText:
 		out.Text = ptr(ev.Text)
+		out.Summary = ev.Summary
 	case agent.EventToolCall:
 		out.Tool, out.Args, out.CallID = ev.Tool, validJSON(ev.Args), ev.CallID
 	case agent.EventToolResult:
@@ -116,6 +150,10 @@ func (e *eventStream) fromAgent(ev agent.Event) (out RunEvent, held bool) {
 // progress): it forwards the event, holding back the terminal one.
 func (e *eventStream) agentEvent(ev agent.Event, mode string) RunEvent {
 	out, held := e.fromAgent(ev)
+	if ev.ParentRunID != "" {
+		e.sendSub(out, ev.RunID)
+		return out
+	}
 	if ev.Kind == agent.EventStarted {
 		out.Mode = mode
 	}

@@ -128,8 +128,12 @@ func (s *Server) execute(ctx context.Context, r *run, j job) {
 		Editor:       j.editor,
 		OnEvent: func(ev agent.Event) {
 			events.agentEvent(ev, r.mode)
-			if ev.Kind == agent.EventToolCall {
+			switch {
+			case ev.ParentRunID != "":
+			case ev.Kind == agent.EventToolCall:
 				prog.report(ctx, ev.Tool+" "+text.Clip(string(ev.Args), 80))
+			case ev.Kind == agent.EventTodo:
+				prog.report(ctx, agent.PlanProgress(ev.Todos))
 			}
 		},
 		Transcript: tr,

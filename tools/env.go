@@ -3,6 +3,7 @@ package tools
 import (
 	"sync"
 
+	"github.com/agentls/agentls/tools/skills"
 	"github.com/agentls/agentls/tools/workspace"
 )
 
@@ -16,6 +17,9 @@ type Env struct {
 	Changes  *Changeset      // what this run has staged
 	Approver Approver        // nil denies everything
 	Policy   Policy          // user settings that gate tools
+	// Skills are the skills this run may load (skill tool) and whose
+	// folders read_file may read; nil means none.
+	Skills *skills.Set
 
 	approvals approvalMemory // "allow always" answers, per tool
 }

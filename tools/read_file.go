@@ -31,14 +31,6 @@ func ReadFile() Tool {
 }
 
 func readFile(_ context.Context, env *Env, p readFileParams) (Result, error) {
-	abs, err := env.resolve(p.Path)
-	if err != nil {
-		return Errorf("%v", err), nil
-	}
-	path := env.display(abs)
-	if env.isSecret(abs) {
-		return secretRefusal(path), nil
-	}
 	offset, limit := 1, readDefaultLimit
 	if p.Offset != nil && *p.Offset > 1 {
 		offset = *p.Offset
@@ -48,6 +40,17 @@ func readFile(_ context.Context, env *Env, p readFileParams) (Result, error) {
 	}
 	if p.Limit != nil && *p.Limit > 0 {
 		limit = *p.Limit
+	}
+	if res, ok := env.readSkillFile(p.Path, offset, limit); ok {
+		return res, nil
+	}
+	abs, err := env.resolve(p.Path)
+	if err != nil {
+		return Errorf("%v", err), nil
+	}
+	path := env.display(abs)
+	if env.isSecret(abs) {
+		return secretRefusal(path), nil
 	}
 	content, note, record, res, ok := env.readForModel(abs, path)
 	if !ok {

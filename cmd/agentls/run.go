@@ -201,7 +201,24 @@ type progress struct {
 }
 
 func (p *progress) event(ev agent.Event) {
+	if ev.ParentRunID != "" {
+		p.subEvent(ev)
+		return
+	}
 	switch ev.Kind {
+	case agent.EventTodo:
+		p.endLine()
+		fmt.Fprintf(p.w, "☰ plan: %s\n", agent.PlanProgress(ev.Todos))
+		for _, t := range ev.Todos {
+			mark := "[ ]"
+			switch t.Status {
+			case agent.TodoInProgress:
+				mark = "[~]"
+			case agent.TodoCompleted:
+				mark = "[x]"
+			}
+			fmt.Fprintf(p.w, "    %s %s\n", mark, t.Content)
+		}
 	case agent.EventText:
 		fmt.Fprint(p.w, ev.Text)
 		p.midLine = !strings.HasSuffix(ev.Text, "\n")
@@ -214,6 +231,23 @@ func (p *progress) event(ev agent.Event) {
 			mark = "✗"
 		}
 		fmt.Fprintf(p.w, "  %s %s\n", mark, text.Clip(ev.Summary, 160))
+	}
+}
+
+// subEvent shows a sub-agent's (task tool) steps indented under the
+// parent's task call; its streamed text is left out, as parallel
+// sub-agents would interleave it.
+func (p *progress) subEvent(ev agent.Event) {
+	switch ev.Kind {
+	case agent.EventStarted:
+		p.endLine()
+		fmt.Fprintf(p.w, "  ⤷ sub-agent %s started: %s\n", ev.RunID, text.Clip(ev.Summary, 80))
+	case agent.EventToolCall:
+		p.endLine()
+		fmt.Fprintf(p.w, "    [%s] → %s %s\n", ev.RunID, ev.Tool, text.Clip(compactJSON(ev.Args), 140))
+	case agent.EventFinished, agent.EventFailed, agent.EventCancelled:
+		p.endLine()
+		fmt.Fprintf(p.w, "  ⤶ sub-agent %s %s\n", ev.RunID, ev.Kind)
 	}
 }
 

@@ -1,0 +1,115 @@
+package skills
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+)
+
+func write(t *testing.T, path, content string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestFrontMatterProblemsAreWarningsNamingTheFile(t *testing.T) {
+	ws := t.TempDir()
+	dir := filepath.Join(ws, ".agentls", "skills")
+	cases := map[string]string{
+		"good":       "---\r\nname: good\r\ndescription: >\r\n  Folded\r\n  description.\r\n---\r\nBODY\r\n",
+		"nofm":       "# just markdown\n",
+		"unclosed":   "---\nname: unclosed\ndescription: x\n",
+		"badyaml":    "---\nname: [unclosed\n---\n",
+		"mismatch":   "---\nname: other\ndescription: x\n---\n",
+		"Upper":      "---\nname: Upper\ndescription: x\n---\n",
+		"nodesc":     "---\nname: nodesc\n---\n",
+		"longdesc":   "---\nname: longdesc\ndescription: " + strings.Repeat("x", MaxDescriptionLen+1) + "\n---\n",
+		"extra-keys": "---\nname: extra-keys\ndescription: ok\nlicense: MIT\nallowed-tools: [read_file]\n---\nB\n",
+	}
+	for name, body := range cases {
+		write(t, filepath.Join(dir, name, "SKILL.md"), body)
+	}
+	if err := os.MkdirAll(filepath.Join(dir, "fifo"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Mkfifo(filepath.Join(dir, "fifo", "SKILL.md"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s := Discover("", []string{ws})
+	var names []string
+	for _, sk := range s.All() {
+		names = append(names, sk.Name)
+	}
+	if strings.Join(names, ",") != "extra-keys,good" {
+		t.Fatalf("skills = %v, warnings:\n%s", names, strings.Join(s.Warnings, "\n"))
+	}
+	if got := s.All()[1].Description; got != "Folded description." {
+		t.Fatalf("description = %q", got)
+	}
+	warn := strings.Join(s.Warnings, "\n")
+	for _, want := range []string{
+		filepath.Join(dir, "nofm", "SKILL.md") + ": no YAML front matter",
+		filepath.Join(dir, "unclosed", "SKILL.md") + ": front matter is not closed",
+		filepath.Join(dir, "badyaml", "SKILL.md") + ": bad front matter",
+		filepath.Join(dir, "mismatch", "SKILL.md") + `: name "other" does not match its folder "mismatch"`,
+		filepath.Join(dir, "Upper", "SKILL.md") + `: name "Upper" must be lowercase`,
+		filepath.Join(dir, "nodesc", "SKILL.md") + ": front matter has no description",
+		filepath.Join(dir, "longdesc", "SKILL.md") + ": description is 1025 characters",
+		"is not a regular file",
+	} {
+		if !strings.Contains(warn, want) {
+			t.Errorf("warnings lack %q:\n%s", want, warn)
+		}
+	}
+	_, body, err := s.Load("good")
+	if err != nil || !strings.Contains(body, "BODY") {
+		t.Fatalf("Load = %q, %v", body, err)
+	}
+}
+
+func TestListingIsBounded(t *testing.T) {
+	user := t.TempDir()
+	for i := range MaxSkills + 5 {
+		name := fmt.Sprintf("skill-%03d", i)
+		write(t, filepath.Join(user, name, "SKILL.md"), fmt.Sprintf("---\nname: %s\ndescription: %s\n---\n", name, strings.Repeat("word ", 150)))
+	}
+	s := Discover(user, nil)
+	if s.Len() != MaxSkills || !strings.Contains(strings.Join(s.Warnings, "\n"), "more than 64 skills") {
+		t.Fatalf("%d skills, warnings %v", s.Len(), s.Warnings)
+	}
+	l := s.Listing()
+	if len(l) > maxListingBytes+200 || !strings.Contains(l, "more skills not listed") {
+		t.Fatalf("listing is %d bytes:\n%s", len(l), l)
+	}
+}
+
+func TestReadFileStaysInsideTheSkillFolder(t *testing.T) {
+	user := t.TempDir()
+	write(t, filepath.Join(user, "s", "SKILL.md"), "---\nname: s\ndescription: d\n---\n")
+	write(t, filepath.Join(user, "s", "ref.md"), "REF")
+	write(t, filepath.Join(user, "outside.txt"), "OUT")
+	if err := os.Symlink(filepath.Join(user, "outside.txt"), filepath.Join(user, "s", "link.md")); err != nil {
+		t.Fatal(err)
+	}
+	s := Discover(user, nil)
+	sk, ok := s.Contains(filepath.Join(s.All()[0].Dir, "ref.md"))
+	if !ok {
+		t.Fatal("ref.md not in the skill")
+	}
+	if got, err := ReadFile(sk, filepath.Join(sk.Dir, "ref.md")); err != nil || got != "REF" {
+		t.Fatalf("ReadFile = %q, %v", got, err)
+	}
+	if got, err := ReadFile(sk, filepath.Join(sk.Dir, "link.md")); err == nil || !strings.Contains(err.Error(), "leaves the folder of skill s") {
+		t.Fatalf("symlink out of the folder read: %q, %v", got, err)
+	}
+	if _, ok := s.Contains(filepath.Join(user, "outside.txt")); ok {
+		t.Fatal("a file outside every skill folder counted as inside")
+	}
+}
