@@ -169,9 +169,11 @@ func (s *Server) startRunServices() {
 	s.goBackground("mcp servers", s.superviseMCP)
 	s.OnSettingsChange(func(json.RawMessage) {
 		// On the read loop: only hand the work to a goroutine.
-		s.goBackground("reload configuration", s.reloadConfig)
+		gen := s.runs.mcp.expect()
+		s.goBackground("reload configuration", func(ctx context.Context) { s.reloadConfig(ctx, gen) })
 	})
-	s.goBackground("load configuration", s.reloadConfig)
+	gen := s.runs.mcp.expect()
+	s.goBackground("load configuration", func(ctx context.Context) { s.reloadConfig(ctx, gen) })
 }
 
 // reloadConfig loads the configuration, reports problems and passes the
@@ -180,12 +182,12 @@ func (s *Server) startRunServices() {
 // Reloads run one at a time, each reading the settings when it starts, so
 // the last one to run has read the latest settings and its MCP servers are
 // the ones that stay.
-func (s *Server) reloadConfig(ctx context.Context) {
+func (s *Server) reloadConfig(ctx context.Context, gen uint64) {
 	s.runs.cfg.reload.Lock()
 	defer s.runs.cfg.reload.Unlock()
 	cfg, warnings, err := s.loadConfig()
 	s.reportConfig(ctx, warnings, err)
-	s.runs.mcp.want(cfg.MCPServers)
+	s.runs.mcp.want(cfg.MCPServers, gen)
 }
 
 // initializedRuns is the initialized notification: the lifecycle's own

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"time"
 
 	"go.lsp.dev/protocol"
 
@@ -19,37 +20,91 @@ import (
 // when the configuration names servers, replaces it when their
 // configuration changes, and closes it when the server stops, on every exit
 // path (exit, input closed, editor gone: Serve cancels s.ctx and waits for
-// its background work). Runs never wait for servers to connect: each turn
-// offers the tools that are ready then (syncMCPTools).
+// its background work). A run waits, before its first turn and for at most
+// mcp.startupTimeoutSeconds, for servers still connecting (waitMCP); each
+// turn then offers the tools that are ready (syncMCPTools).
 
 // mcpState is the supervisor's mailbox and the current manager.
+//
+// expected and applied let a run wait for a configuration that is still on
+// its way: expected counts configuration loads started (expect), applied the
+// highest of them the supervisor has acted on. A run started while a load
+// is in flight waits for it, so the manager it then waits on is the one for
+// the latest configuration.
 type mcpState struct {
-	mu      sync.Mutex
-	wants   chan map[string]mcp.ServerConfig // latest configuration; capacity 1
-	current *mcp.Manager                     // nil when no server is configured
+	mu       sync.Mutex
+	wants    chan mcpWant // latest configuration; capacity 1
+	current  *mcp.Manager // nil when no server is configured
+	expected uint64
+	applied  uint64
+	changed  chan struct{} // closed and replaced when applied or current changes
+}
+
+// mcpWant is one loaded configuration's servers and its load number.
+type mcpWant struct {
+	servers map[string]mcp.ServerConfig
+	gen     uint64
 }
 
 func (m *mcpState) init() {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if m.wants == nil {
-		m.wants = make(chan map[string]mcp.ServerConfig, 1)
+		m.wants = make(chan mcpWant, 1)
+		m.changed = make(chan struct{})
 	}
 }
 
-// want hands the configured servers to the supervisor; only the latest
-// configuration counts.
-func (m *mcpState) want(servers map[string]mcp.ServerConfig) {
+// expect records that a configuration load has started and returns its
+// number, to be passed to want.
+func (m *mcpState) expect() uint64 {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.expected++
+	return m.expected
+}
+
+// want hands the configured servers of load gen to the supervisor; only the
+// latest configuration counts.
+func (m *mcpState) want(servers map[string]mcp.ServerConfig, gen uint64) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if m.wants == nil {
 		return
 	}
 	select {
-	case <-m.wants: // drop an older configuration not yet taken
+	case old := <-m.wants: // drop an older configuration not yet taken
+		gen = max(gen, old.gen)
 	default:
 	}
-	m.wants <- servers
+	m.wants <- mcpWant{servers: servers, gen: gen}
+}
+
+// markApplied records that the supervisor acted on load gen.
+func (m *mcpState) markApplied(gen uint64) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if gen > m.applied {
+		m.applied = gen
+	}
+	m.wake()
+}
+
+// wake must be called with mu held.
+func (m *mcpState) wake() {
+	if m.changed != nil {
+		close(m.changed)
+		m.changed = make(chan struct{})
+	}
+}
+
+// settled reports whether every configuration load started up to now has
+// been acted on, the current manager, and a channel closed at the next
+// change.
+func (m *mcpState) settled() (bool, *mcp.Manager, <-chan struct{}) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.applied >= m.expected, m.current, m.changed
 }
 
 // manager returns the current manager (nil if none).
@@ -63,6 +118,7 @@ func (m *mcpState) setManager(mgr *mcp.Manager) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	m.current = mgr
+	m.wake()
 }
 
 // superviseMCP is the goroutine that owns the MCP manager.
@@ -91,9 +147,11 @@ func (s *Server) superviseMCP(ctx context.Context) {
 		case <-ctx.Done():
 			return
 		case <-changed:
-		case servers := <-s.runs.mcp.wants:
+		case w := <-s.runs.mcp.wants:
+			servers := w.servers
 			key := serversKey(servers)
 			if key == curKey {
+				s.runs.mcp.markApplied(w.gen)
 				continue
 			}
 			if cur != nil {
@@ -103,6 +161,7 @@ func (s *Server) superviseMCP(ctx context.Context) {
 			clear(seen)
 			curKey = key
 			if len(servers) == 0 {
+				s.runs.mcp.markApplied(w.gen)
 				continue
 			}
 			opts := s.runs.cfg.options()
@@ -115,6 +174,7 @@ func (s *Server) superviseMCP(ctx context.Context) {
 			})
 			cur.Start(ctx)
 			s.runs.mcp.setManager(cur)
+			s.runs.mcp.markApplied(w.gen)
 			s.log.Info("MCP servers starting", "servers", strings.Join(serverNames(servers), ", "))
 		}
 	}
@@ -201,4 +261,58 @@ func (s *Server) foldersChanged(ctx context.Context, p *protocol.DidChangeWorksp
 		mgr.SetRoots(s.Folders()) // does not block: notifies servers in the background
 	}
 	return err
+}
+
+// waitMCP holds a run back, for at most timeout, until the configuration
+// loaded so far has reached the supervisor and every server of the current
+// manager is ready or has failed, reporting which server it waits for. A
+// server still connecting at the deadline, or failed, is left out: the
+// run's turns offer only the tools of ready servers.
+func (s *Server) waitMCP(ctx context.Context, seconds int, prog *runProgress) {
+	if seconds <= 0 {
+		return
+	}
+	timeout := time.Duration(seconds) * time.Second
+	wctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	last := ""
+	for {
+		ok, mgr, changed := s.runs.mcp.settled()
+		var mchanged <-chan struct{}
+		msg := ""
+		switch {
+		case !ok:
+			msg = "waiting for the MCP configuration"
+		case mgr != nil:
+			mchanged = mgr.Changed() // before looking, so no change slips by
+			var waiting []string
+			for _, st := range mgr.Status() {
+				if st.State == mcp.StateConnecting {
+					waiting = append(waiting, st.Name)
+				}
+			}
+			if len(waiting) > 0 {
+				msg = "waiting for MCP server " + waiting[0] + " to start"
+				if len(waiting) > 1 {
+					msg = "waiting for MCP servers " + strings.Join(waiting, ", ") + " to start"
+				}
+			}
+		}
+		if msg == "" {
+			return
+		}
+		if msg != last {
+			last = msg
+			prog.report(ctx, msg)
+		}
+		select {
+		case <-wctx.Done():
+			if ctx.Err() == nil {
+				s.log.Warn("run starts without MCP servers still connecting", "waited", timeout, "status", msg)
+			}
+			return
+		case <-changed:
+		case <-mchanged:
+		}
+	}
 }

@@ -64,3 +64,73 @@ func TestRunWithMCPTool(t *testing.T) {
 		t.Errorf("second run %q", *fin.Text)
 	}
 }
+
+// TestRunRightAfterStartHasMCPTools: a run started immediately after
+// initialized, while the real server-everything (stdio) is still starting,
+// waits for it (progress names the server) and its model is offered and
+// successfully calls mcp__everything__echo; every time, from a fresh
+// server.
+func TestRunRightAfterStartHasMCPTools(t *testing.T) {
+	entry := mcptest.NPMPackage(t, "server-everything")
+	script := func(req *llmtest.ChatRequest) llmtest.Reply {
+		if !req.HasTool("mcp__everything__echo") {
+			return llmtest.Text("no echo tool")
+		}
+		if !req.HasToolResult("e1") {
+			return llmtest.ToolCalls(llmtest.Call{ID: "e1", Name: "mcp__everything__echo", Args: `{"message":"ping"}`})
+		}
+		res, _ := req.ToolResult("e1")
+		return llmtest.Text("echo said: " + res)
+	}
+	servers := map[string]any{"everything": map[string]any{"command": "node", "args": []string{entry, "stdio"}}}
+	for i := range 5 {
+		rs := newRunSession(t, script, runOpts{settings: map[string]any{"mcpServers": servers}})
+		id := rs.start(t, lspserver.RunArgs{Prompt: "Echo ping."})
+		evs := rs.events(t, id)
+		fin := evs[len(evs)-1]
+		if fin.Kind != "finished" || fin.Text == nil || !strings.Contains(*fin.Text, "Echo: ping") {
+			t.Fatalf("try %d: final %+v; %v", i, fin, kinds(evs))
+		}
+	}
+}
+
+// TestRunWaitsBoundedForMCP: a server that never answers the handshake holds
+// a run back for mcp.startupTimeoutSeconds at most, with progress naming it;
+// a server that cannot start at all does not hold it; the run then goes on
+// with neither server's tools, and the ready server's tools are offered.
+func TestRunWaitsBoundedForMCP(t *testing.T) {
+	t.Parallel()
+	url := mcptest.StartHTTP(t, mcptest.NewServer(mcptest.Options{}))
+	script := func(req *llmtest.ChatRequest) llmtest.Reply {
+		var names []string
+		for _, n := range []string{"mcp__helper__echo", "mcp__silent__echo", "mcp__broken__echo"} {
+			if req.HasTool(n) {
+				names = append(names, n)
+			}
+		}
+		return llmtest.Text("tools: " + strings.Join(names, ","))
+	}
+	servers := map[string]any{
+		"helper": map[string]any{"type": "http", "url": url},
+		"silent": map[string]any{"command": "sleep", "args": []string{"60"}},
+		"broken": map[string]any{"command": "/nonexistent/agentls-test-server"},
+	}
+	rs := newRunSession(t, script, runOpts{settings: map[string]any{
+		"mcpServers": servers,
+		"mcp":        map[string]any{"startupTimeoutSeconds": 1},
+	}})
+	id := rs.start(t, lspserver.RunArgs{Prompt: "Which tools?"})
+	evs := rs.events(t, id)
+	if fin := evs[len(evs)-1]; fin.Kind != "finished" || *fin.Text != "tools: mcp__helper__echo" {
+		t.Fatalf("final %+v; %v", fin, kinds(evs))
+	}
+	waited := false
+	for _, m := range rs.c.Received() {
+		if m.Method == protocol.MethodProgress && strings.Contains(string(m.Params), "waiting for MCP server") && strings.Contains(string(m.Params), "silent") {
+			waited = true
+		}
+	}
+	if !waited {
+		t.Errorf("no progress naming the server the run waited for")
+	}
+}

@@ -96,6 +96,7 @@ func (s *Server) execute(ctx context.Context, r *run, j job) {
 		return
 	}
 	defer release()
+	s.waitMCP(ctx, j.cfg.MCP.StartupTimeoutSeconds, prog)
 	prog.report(ctx, "running")
 
 	policy := tools.Policy{RunCommand: j.cfg.Tools.RunCommand, AllowSecrets: j.cfg.Tools.AllowSecrets, SecretPatterns: j.cfg.Tools.SecretPatterns}

@@ -119,6 +119,10 @@ type MCPConfig struct {
 	// this share of the context window, they are offered through
 	// tool_search instead of up front (default 0.1).
 	DeferredToolShare float64 `json:"deferredToolShare"`
+	// StartupTimeoutSeconds bounds how long a run waits for MCP servers
+	// that are still connecting before its first turn (default 15); a run
+	// started right after the editor opens would otherwise miss their tools.
+	StartupTimeoutSeconds int `json:"startupTimeoutSeconds"`
 }
 
 // DefaultAPIKeyEnv is the variable the API key is read from by default.
@@ -141,7 +145,7 @@ func Defaults() Config {
 		MaxRepeatedCalls:         5,
 		MaxConcurrentRuns:        4,
 		Tools:                    ToolsConfig{RunCommand: RunCommandOff, CommandTimeoutSeconds: 120},
-		MCP:                      MCPConfig{DeferredToolShare: 0.1},
+		MCP:                      MCPConfig{DeferredToolShare: 0.1, StartupTimeoutSeconds: 15},
 	}
 }
 

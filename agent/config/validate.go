@@ -55,6 +55,7 @@ func validate(c Config, origin map[string]string) (Config, []error, []string) {
 		{"model.requestTimeoutSeconds", &c.Model.RequestTimeoutSeconds, &d.Model.RequestTimeoutSeconds, 1, ""},
 		{"model.maxAttempts", &c.Model.MaxAttempts, &d.Model.MaxAttempts, 1, ""},
 		{"tools.commandTimeoutSeconds", &c.Tools.CommandTimeoutSeconds, &d.Tools.CommandTimeoutSeconds, 1, ""},
+		{"mcp.startupTimeoutSeconds", &c.MCP.StartupTimeoutSeconds, &d.MCP.StartupTimeoutSeconds, 0, " (0 means runs do not wait)"},
 	}
 	for _, p := range positive {
 		if *p.v < p.min {

@@ -12,11 +12,6 @@ import (
 	"github.com/agentls/agentls/tools/mcp"
 )
 
-// mcpConnectWait bounds how long `agentls run` waits for MCP servers before
-// starting the model: a headless run, unlike the editor, has nothing else
-// to do meanwhile, and a run without its configured tools would surprise.
-const mcpConnectWait = 30 * time.Second
-
 // startRunMCP connects the configured MCP servers for a headless run and
 // puts their tools into reg. Servers that fail are reported on stderr and
 // the run goes on without their tools. The returned func stops every
@@ -27,7 +22,10 @@ func startRunMCP(ctx context.Context, cfg config.Config, dir string, reg *tools.
 	}
 	m := mcp.NewManager(mcp.Options{Servers: cfg.MCPServers, Roots: []string{dir}, Registry: reg, Logger: logger, ClientVersion: currentVersion()})
 	m.Start(ctx)
-	wctx, cancel := context.WithTimeout(ctx, mcpConnectWait)
+	// Like a run in the editor, wait (bounded by mcp.startupTimeoutSeconds)
+	// for the servers: a run without its configured tools would surprise.
+	wait := time.Duration(cfg.MCP.StartupTimeoutSeconds) * time.Second
+	wctx, cancel := context.WithTimeout(ctx, wait)
 	err := m.WaitReady(wctx)
 	cancel()
 	for _, st := range m.Status() {
@@ -35,7 +33,7 @@ func startRunMCP(ctx context.Context, cfg config.Config, dir string, reg *tools.
 		case mcp.StateFailed:
 			fmt.Fprintf(stderr, "agentls run: MCP server %q unavailable, going on without it: %s\n", st.Name, st.Err)
 		case mcp.StateConnecting:
-			fmt.Fprintf(stderr, "agentls run: MCP server %q still connecting after %s, going on without it for now\n", st.Name, mcpConnectWait)
+			fmt.Fprintf(stderr, "agentls run: MCP server %q still connecting after %s (mcp.startupTimeoutSeconds), going on without it\n", st.Name, wait)
 		}
 	}
 	if err != nil && ctx.Err() == nil {

@@ -122,29 +122,14 @@ func helperConfig(t testing.TB, mode string, env map[string]string) ServerConfig
 // the peers and a skip would hide a broken setup).
 func skipWithoutPeer(t testing.TB, format string, args ...any) {
 	t.Helper()
-	if os.Getenv("AGENTLS_REQUIRE_PEERS") != "" {
-		t.Fatalf("AGENTLS_REQUIRE_PEERS is set but a peer is missing: "+format, args...)
-	}
-	t.Skipf(format, args...)
+	mcptest.SkipWithoutPeer(t, format, args...)
 }
 
 // npmPackage locates an installed npm package's entry point, or skips the
 // test when node or the package is missing (CI installs both).
 func npmPackage(t testing.TB, pkg string) string {
 	t.Helper()
-	if _, err := exec.LookPath("node"); err != nil {
-		skipWithoutPeer(t, "node is not installed; CI installs it (see .ci/run)")
-	}
-	dir := os.Getenv("AGENTLS_NPM_DIR")
-	if dir == "" {
-		home, _ := os.UserHomeDir()
-		dir = filepath.Join(home, ".cache", "agentls-ci", "npm")
-	}
-	entry := filepath.Join(dir, "node_modules", "@modelcontextprotocol", pkg, "dist", "index.js")
-	if _, err := os.Stat(entry); err != nil {
-		skipWithoutPeer(t, "%s is not installed in %s (npm install @modelcontextprotocol/%s there, or set AGENTLS_NPM_DIR)", pkg, dir, pkg)
-	}
-	return entry
+	return mcptest.NPMPackage(t, pkg)
 }
 
 // startManager starts a Manager on servers and closes it when the test ends.

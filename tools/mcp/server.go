@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"log/slog"
+	"os/exec"
 	"sort"
 	"sync"
 	"time"
@@ -68,6 +70,10 @@ func (s *server) run(ctx context.Context) {
 			}
 			s.log.Warn("mcp server disconnected; reconnecting", "err", err)
 		} else if ctx.Err() != nil {
+			return
+		} else if cannotStart(err) {
+			s.log.Error("mcp server cannot start; its tools are unavailable", "err", err)
+			s.setState(StateFailed, err)
 			return
 		}
 		failures++
@@ -325,4 +331,11 @@ func (s *server) status() ServerStatus {
 		st.Err = s.err.Error()
 	}
 	return st
+}
+
+// cannotStart reports whether a stdio server's command is missing or not
+// executable: retrying cannot fix that, and runs waiting for the server
+// should not wait through the retries.
+func cannotStart(err error) bool {
+	return errors.Is(err, exec.ErrNotFound) || errors.Is(err, fs.ErrNotExist) || errors.Is(err, fs.ErrPermission)
 }
