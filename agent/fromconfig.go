@@ -13,6 +13,7 @@ func LimitsFromConfig(c config.Config) Limits {
 		MaxConsecutiveToolErrors: c.MaxConsecutiveToolErrors,
 		RepeatStopAt:             c.MaxRepeatedCalls,
 		ContextWindow:            c.Model.ContextWindow,
+		TaskMaxTurns:             c.TaskMaxTurns,
 	}
 	if c.TokenBudget == 0 { // the config's "unlimited"
 		l.TokenBudget = -1

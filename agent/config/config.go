@@ -61,6 +61,9 @@ type Config struct {
 	MaxRepeatedCalls int `json:"maxRepeatedCalls"`
 	// MaxConcurrentRuns bounds agent runs at once per server (default 4).
 	MaxConcurrentRuns int `json:"maxConcurrentRuns"`
+	// TaskMaxTurns bounds the model calls of each sub-agent the task tool
+	// starts (default 12); sub-agents share the run's other limits.
+	TaskMaxTurns int `json:"taskMaxTurns"`
 	// MCPServers are the user's MCP tool servers, by name, in the common
 	// "mcpServers" shape.
 	MCPServers map[string]mcp.ServerConfig `json:"mcpServers,omitempty"`
@@ -123,6 +126,10 @@ type MCPConfig struct {
 	// that are still connecting before its first turn (default 15); a run
 	// started right after the editor opens would otherwise miss their tools.
 	StartupTimeoutSeconds int `json:"startupTimeoutSeconds"`
+	// ReadOnlyServers names the MCP servers whose read-only tools
+	// (readOnlyHint) sub-agents of the task tool may use. Sub-agents get no
+	// MCP tools otherwise: a hint is the server's claim, this is the user's.
+	ReadOnlyServers []string `json:"readOnlyServers,omitempty"`
 }
 
 // DefaultAPIKeyEnv is the variable the API key is read from by default.
@@ -144,6 +151,7 @@ func Defaults() Config {
 		MaxConsecutiveToolErrors: 3,
 		MaxRepeatedCalls:         5,
 		MaxConcurrentRuns:        4,
+		TaskMaxTurns:             12,
 		Tools:                    ToolsConfig{RunCommand: RunCommandOff, CommandTimeoutSeconds: 120},
 		MCP:                      MCPConfig{DeferredToolShare: 0.1, StartupTimeoutSeconds: 15},
 	}
