@@ -48,7 +48,7 @@ func (s *Server) codeAction(_ context.Context, p *protocol.CodeActionParams) ([]
 	if kindWanted(only, protocol.CodeActionKindQuickFix) {
 		for _, d := range p.Context.Diagnostics {
 			msg := diagnosticText(d)
-			if msg == "" {
+			if msg == "" || isPreviewDiagnostic(d) { // our own previews are decided, not fixed
 				continue
 			}
 			out = append(out, agentAction("Agent: Fix: "+text.Clip(text.FirstLine(msg), 80), protocol.CodeActionKindQuickFix,

@@ -142,6 +142,8 @@ func (s *Server) capabilities(sess *Session) protocol.ServerCapabilities {
 		CodeActionProvider:     &protocol.CodeActionOptions{CodeActionKinds: codeActionKinds(), ResolveProvider: ptr(false)},
 		// Review of proposals (codelens.go).
 		CodeLensProvider: &protocol.CodeLensOptions{ResolveProvider: ptr(false)},
+		// Preview without a plugin (hover.go, diagnostics.go).
+		HoverProvider: protocol.Boolean(true),
 	}
 }
 

@@ -37,6 +37,7 @@ func (s *Server) methodTable() map[string]route {
 
 		// Review of proposals (codelens.go, proposals.go).
 		protocol.MethodTextDocumentCodeLens: request(s.codeLens),
+		protocol.MethodTextDocumentHover:    request(s.hover), // hover.go; diagnostics.go publishes the rest
 
 		// agentls/* custom requests (docs/protocol.md).
 		MethodDocument:  request(s.document),

@@ -119,6 +119,7 @@ func (s *Server) rv() *reviewState {
 		r.alias = map[string]string{}
 		r.editorKey = map[string]string{}
 		stopStore := r.store.OnChange(r.queueAnnounce)
+		s.startPreviewDiagnostics(r)
 		stopView := s.view.Subscribe(func(ev workspace.Event) {
 			if !ev.Buffer {
 				s.diskChanged(ev.Path)

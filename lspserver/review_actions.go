@@ -28,10 +28,20 @@ func (s *Server) reviewActions(path string, r text.Range) []protocol.CommandOrCo
 		if len(hunks) > 1 {
 			suffix = fmt.Sprintf(" at line %d", h.Range.Start.Line+1)
 		}
-		if h.Status == proposal.StatusPending {
-			out = append(out, reviewAction("Agent: Accept change"+suffix, CommandAccept, h.ID))
+		// The hunk's preview diagnostic links the actions to it, for
+		// clients that list the fixes of the diagnostic at point.
+		var diags []protocol.Diagnostic
+		if !s.diags.off.Load() {
+			diags = []protocol.Diagnostic{hunkDiagnostic(h)}
 		}
-		out = append(out, reviewAction("Agent: Reject change"+suffix, CommandReject, h.ID))
+		if h.Status == proposal.StatusPending {
+			a := reviewAction("Agent: Accept change"+suffix, CommandAccept, h.ID)
+			a.Diagnostics = diags
+			out = append(out, a)
+		}
+		a := reviewAction("Agent: Reject change"+suffix, CommandReject, h.ID)
+		a.Diagnostics = diags
+		out = append(out, a)
 	}
 	return out
 }

@@ -16,6 +16,7 @@ func (s *Server) didOpen(_ context.Context, p *protocol.DidOpenTextDocumentParam
 	td := p.TextDocument
 	s.view.Open(docKey(td.URI), td.Version, td.Text)
 	s.reviewOpened(docKey(td.URI), td.Version, td.Text)
+	s.previewDocChanged(docKey(td.URI))
 	return nil
 }
 
@@ -35,6 +36,7 @@ func (s *Server) didChange(_ context.Context, p *didChangeParams) error {
 		// change) resynchronises it.
 		return fmt.Errorf("didChange %s: %w", p.TextDocument.URI, err)
 	}
+	s.previewDocChanged(key) // diagnostics follow the typing (diagnostics.go)
 	return nil
 }
 
@@ -50,5 +52,6 @@ func (s *Server) didSave(_ context.Context, p *protocol.DidSaveTextDocumentParam
 func (s *Server) didClose(_ context.Context, p *protocol.DidCloseTextDocumentParams) error {
 	s.view.Close(docKey(p.TextDocument.URI))
 	s.reviewClosed(docKey(p.TextDocument.URI))
+	s.previewDocChanged(docKey(p.TextDocument.URI))
 	return nil
 }

@@ -71,6 +71,8 @@ type Config struct {
 	Tools ToolsConfig `json:"tools"`
 	// MCP configures how MCP tools are offered to the model.
 	MCP MCPConfig `json:"mcp"`
+	// Preview configures how proposals are shown to LSP clients.
+	Preview PreviewConfig `json:"preview"`
 
 	envKey string // the API key read from the environment by Load
 }
@@ -130,6 +132,15 @@ type MCPConfig struct {
 	// (readOnlyHint) sub-agents of the task tool may use. Sub-agents get no
 	// MCP tools otherwise: a hint is the server's claim, this is the user's.
 	ReadOnlyServers []string `json:"readOnlyServers,omitempty"`
+}
+
+// PreviewConfig configures how the server shows proposals to clients that
+// have no plugin of ours.
+type PreviewConfig struct {
+	// Diagnostics publishes each pending hunk as a diagnostic showing the
+	// change (default true). Plugins that render previews themselves set it
+	// to false in initializationOptions.
+	Diagnostics *bool `json:"diagnostics,omitempty"`
 }
 
 // DefaultAPIKeyEnv is the variable the API key is read from by default.

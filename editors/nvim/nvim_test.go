@@ -214,7 +214,8 @@ func TestSettings(t *testing.T) {
 	want := `{"model":{"baseURL":"http://127.0.0.1:9/v1","name":"first-model","apiKeyEnv":"MY_KEY","contextWindow":32000},
 	  "mode":"preview","maxTurns":7,
 	  "mcpServers":{"fs":{"command":"node","args":["server.js"],"env":{"A":"1"}}},
-	  "tools":{"runCommand":"off"}}`
+	  "tools":{"runCommand":"off"},
+	  "preview":{"diagnostics":false}}`
 	if !jsonEqual(t, init.InitializationOptions, []byte(want)) {
 		t.Errorf("initializationOptions = %s\nwant %s", init.InitializationOptions, want)
 	}

@@ -19,6 +19,8 @@ export interface AgentlsSettings {
   maxTurns?: number;
   mcpServers?: Record<string, unknown>;
   tools?: { runCommand?: string };
+  /** How the server shows proposals; the extension renders its own. */
+  preview?: { diagnostics?: boolean };
 }
 
 /** Reads one setting below "agentls." (undefined or null when unset). */

@@ -58,7 +58,9 @@ export class Ctx implements vscode.Disposable {
   /** The settings object sent to the server. */
   settings(): AgentlsSettings {
     const cfg = vscode.workspace.getConfiguration("agentls");
-    return buildSettings((key) => cfg.get(key));
+    // The extension draws proposals itself (preview.ts): the server's
+    // preview diagnostics would show every hunk a second time.
+    return { ...buildSettings((key) => cfg.get(key)), preview: { diagnostics: false } };
   }
 
   /** Starts the server; reports a missing binary with a way to fix it. */
@@ -87,6 +89,9 @@ export class Ctx implements vscode.Disposable {
       outputChannel: this.output,
       middleware: {
         executeCommand: (command, args, next) => this.executeMiddleware(command, args, next),
+        // The server's hover shows a hunk's diff for plugin-less clients;
+        // the decorations' own hovers (preview.ts) already do, with links.
+        provideHover: () => undefined,
         workspace: {
           configuration: async (params, token, next) => {
             const res = await next(params, token);

@@ -172,7 +172,9 @@ function M.make_config(cfg, root)
     cmd = cfg.cmd,
     cmd_env = cfg.cmd_env,
     root_dir = root,
-    init_options = cfg.settings,
+    -- The plugin draws proposals itself (preview.lua): the server's preview
+    -- diagnostics would show every hunk a second time.
+    init_options = vim.tbl_deep_extend("force", { preview = { diagnostics = false } }, cfg.settings or {}),
     settings = { agentls = cfg.settings }, -- answers workspace/configuration
     handlers = handlers,
     capabilities = capabilities(),

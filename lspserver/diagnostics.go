@@ -1,0 +1,232 @@
+package lspserver
+
+import (
+	"context"
+	"encoding/json"
+	"slices"
+	"sync"
+	"sync/atomic"
+
+	"go.lsp.dev/protocol"
+
+	"github.com/agentls/agentls/lspserver/proposal"
+)
+
+// Preview without a plugin (README "Preview without a plugin"): every
+// pending hunk is published as a textDocument/publishDiagnostics entry at
+// the hunk (source "agentls", Information; Warning when conflicted), whose
+// message shows the change itself, so clients without code lenses or our
+// plugins (eglot, Helix, Zed, Sublime LSP) show what Accept would do before
+// the user picks it. The accept/reject code actions list the hunk's
+// diagnostic, so clients that offer fixes for the diagnostic at point
+// reach them from it.
+//
+// The publisher consumes the store's changes (OnChange: hunks added,
+// decided, conflicted, resolved) and the user's typing in documents that
+// have published diagnostics (the store does not announce pure shifts of
+// ranges, and clients do not move diagnostics through their edits), and
+// republishes each queued document from one store snapshot, on its own
+// goroutine: bursts of keystrokes coalesce into one publication per
+// round, and the read loop never waits for it.
+//
+// initializationOptions (or settings) preview.diagnostics: false turns the
+// diagnostics off, for clients that render previews themselves.
+
+// diagnosticSource is the source of every preview diagnostic; the
+// quickfix offers of code actions skip diagnostics from it.
+const diagnosticSource = "agentls"
+
+// diagnosticData is the data field of a preview diagnostic.
+type diagnosticData struct {
+	HunkID string `json:"hunkId"`
+	RunID  string `json:"runId"`
+}
+
+// previewDiags is the publisher's state. The zero value is inert until
+// startPreviewDiagnostics.
+type previewDiags struct {
+	once sync.Once
+	off  atomic.Bool // preview.diagnostics: false
+
+	mu        sync.Mutex
+	pending   map[string]struct{} // store paths to republish
+	published map[string]bool     // store paths whose last publication was not empty
+	wake      chan struct{}       // capacity 1
+}
+
+// startPreviewDiagnostics subscribes the publisher to the store and starts
+// its goroutine (owned by the server). rv calls it once, when the review
+// state starts.
+func (s *Server) startPreviewDiagnostics(r *reviewState) {
+	d := &s.diags
+	d.once.Do(func() {
+		d.pending = map[string]struct{}{}
+		d.published = map[string]bool{}
+		d.wake = make(chan struct{}, 1)
+		d.off.Store(!s.previewDiagnosticsSetting())
+		s.OnSettingsChange(func(json.RawMessage) { s.previewSettingsChanged() })
+		stop := r.store.OnChange(d.queue)
+		s.goBackground("publish preview diagnostics", func(ctx context.Context) {
+			defer stop()
+			s.publishLoop(ctx, r)
+		})
+	})
+}
+
+// previewDiagnosticsSetting reads preview.diagnostics from the editor's
+// settings (initializationOptions, then didChangeConfiguration); anything
+// but an explicit false means on.
+func (s *Server) previewDiagnosticsSetting() bool {
+	merged, _ := mergeSettings(s.InitializationOptions(), s.Settings()) // broken settings are reported by reportConfig
+	var v struct {
+		Preview struct {
+			Diagnostics *bool `json:"diagnostics"`
+		} `json:"preview"`
+	}
+	if len(merged) == 0 || json.Unmarshal(merged, &v) != nil || v.Preview.Diagnostics == nil {
+		return true
+	}
+	return *v.Preview.Diagnostics
+}
+
+// previewSettingsChanged runs on the read loop after didChangeConfiguration:
+// when the setting flips, every document with proposals is republished
+// (or cleared).
+func (s *Server) previewSettingsChanged() {
+	d := &s.diags
+	on := s.previewDiagnosticsSetting()
+	if d.off.Swap(!on) == !on {
+		return
+	}
+	paths := map[string]struct{}{}
+	for _, h := range s.review.store.Select(proposal.Filter{}) {
+		paths[h.Path] = struct{}{}
+	}
+	d.mu.Lock()
+	for p := range d.published {
+		paths[p] = struct{}{}
+	}
+	d.mu.Unlock()
+	for p := range paths {
+		d.queue(p)
+	}
+}
+
+// queue marks path for republication. It never blocks (the store calls it
+// from whatever goroutine changed it, the read loop included).
+func (d *previewDiags) queue(path string) {
+	d.mu.Lock()
+	if d.pending == nil { // not started
+		d.mu.Unlock()
+		return
+	}
+	d.pending[path] = struct{}{}
+	d.mu.Unlock()
+	select {
+	case d.wake <- struct{}{}:
+	default:
+	}
+}
+
+// previewDocChanged is the text synchronisation hook (didOpen, didChange,
+// didClose): a document whose hunks are on screen is republished, so the
+// diagnostics follow the user's typing. Documents without proposals cost
+// one map lookup.
+func (s *Server) previewDocChanged(key string) {
+	d := &s.diags
+	r := s.rv()
+	path := r.storePath(key)
+	d.mu.Lock()
+	shown := d.published[path]
+	d.mu.Unlock()
+	if shown || r.tracks(path) {
+		d.queue(path)
+	}
+}
+
+// publishLoop publishes the queued documents until ctx ends.
+func (s *Server) publishLoop(ctx context.Context, r *reviewState) {
+	d := &s.diags
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-d.wake:
+		}
+		d.mu.Lock()
+		paths := make([]string, 0, len(d.pending))
+		for p := range d.pending {
+			paths = append(paths, p)
+		}
+		clear(d.pending)
+		d.mu.Unlock()
+		if s.client == nil {
+			continue
+		}
+		for _, p := range slices.Sorted(slices.Values(paths)) {
+			s.publishPreview(ctx, r, p)
+		}
+	}
+}
+
+// publishPreview publishes path's hunks as diagnostics (or clears them),
+// from one snapshot of the store: ranges and version belong together.
+func (s *Server) publishPreview(ctx context.Context, r *reviewState, path string) {
+	d := &s.diags
+	var diags []protocol.Diagnostic
+	var version *int32
+	if !d.off.Load() {
+		for _, pr := range r.store.ListLSP(path, s.Session().Encoding) {
+			version = pr.Version
+			for _, h := range pr.Hunks {
+				diags = append(diags, hunkDiagnostic(h))
+			}
+		}
+	}
+	d.mu.Lock()
+	was := d.published[path]
+	if len(diags) > 0 {
+		d.published[path] = true
+	} else {
+		delete(d.published, path)
+	}
+	d.mu.Unlock()
+	if len(diags) == 0 && !was {
+		return // nothing shown, nothing to show
+	}
+	params := &protocol.PublishDiagnosticsParams{URI: s.uriOf(path), Diagnostics: diags}
+	if diags == nil {
+		params.Diagnostics = []protocol.Diagnostic{}
+	}
+	if version != nil {
+		params.Version = protocol.NewOptional(*version)
+	}
+	if err := s.client.Notify(ctx, protocol.MethodTextDocumentPublishDiagnostics, params); err != nil {
+		s.log.Warn("publish preview diagnostics", "path", path, "err", err)
+	}
+}
+
+// hunkDiagnostic is the diagnostic of one hunk (its Range must be filled).
+// The accept/reject code actions list the same value.
+func hunkDiagnostic(h proposal.Hunk) protocol.Diagnostic {
+	sev := protocol.DiagnosticSeverityInformation
+	if h.Status == proposal.StatusConflicted {
+		sev = protocol.DiagnosticSeverityWarning
+	}
+	data, _ := json.Marshal(diagnosticData{HunkID: h.ID, RunID: h.RunID}) // strings only: cannot fail
+	return protocol.Diagnostic{
+		Range:    toProtocolRange(h.Range),
+		Severity: sev,
+		Source:   protocol.NewOptional(diagnosticSource),
+		Code:     protocol.String("proposal"),
+		Message:  protocol.String(hunkMessage(h)),
+		Data:     data,
+	}
+}
+
+// isPreviewDiagnostic reports whether d is one of ours (the client echoes
+// diagnostics back in code action requests).
+func isPreviewDiagnostic(d protocol.Diagnostic) bool {
+	src, _ := d.Source.Get()
+	return src == diagnosticSource
+}
