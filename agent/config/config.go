@@ -5,10 +5,11 @@
 //  2. the user file: $XDG_CONFIG_HOME/agentls/config.json, else
 //     ~/.config/agentls/config.json (LoadOptions.UserFile overrides)
 //  3. each workspace folder's .agentls/config.json; when folders disagree
-//     the first folder wins. For safety a workspace file may not set
-//     model.apiKey or model.apiKeyEnv (a cloned repository could otherwise
-//     send another secret to a server it names); those keys are ignored
-//     with a warning.
+//     the first folder wins. A workspace file comes with the repository,
+//     so its keys that act on the user's behalf (endpoint, key choice, MCP
+//     servers, looser tool settings, raised limits) apply only when the
+//     user trusts the file's current content (LoadOptions.Trusted); the
+//     rule, key by key, is in trust.go.
 //  4. initializationOptions or workspace/didChangeConfiguration settings:
 //     the object itself, or wrapped as {"settings": {"agentls": {...}}},
 //     {"settings": {...}} or {"agentls": {...}}
@@ -35,6 +36,7 @@ import (
 
 	"github.com/agentls/agentls/agent/llm"
 	"github.com/agentls/agentls/tools/mcp"
+	"github.com/agentls/agentls/tools/redact"
 )
 
 // Config is the whole agentls configuration. JSON names are the keys users
@@ -74,7 +76,8 @@ type Config struct {
 	// Preview configures how proposals are shown to LSP clients.
 	Preview PreviewConfig `json:"preview"`
 
-	envKey string // the API key read from the environment by Load
+	envKey    string      // the API key read from the environment by Load
+	untrusted []Untrusted // workspace files whose keys needing trust were withheld
 }
 
 // ModelConfig is the model endpoint and how to call it.
@@ -212,12 +215,14 @@ func (c Config) CommandTimeout() time.Duration {
 	return time.Duration(c.Tools.CommandTimeoutSeconds) * time.Second
 }
 
-// Redacted returns a copy safe to log or show: the literal API key and the
-// values of MCP env variables and headers are masked (${VAR} references,
-// which hold no secret, are kept).
+// Redacted returns a copy safe to log or show: the literal API key, the
+// values of MCP env variables and headers, and credentials in URLs
+// (redact.URL) are masked (${VAR} references, which hold no secret, are
+// kept).
 func (c Config) Redacted() Config {
 	out := c
 	out.envKey = ""
+	out.Model.BaseURL = redact.URL(c.Model.BaseURL)
 	if out.Model.APIKey != "" {
 		out.Model.APIKey = masked
 	}
@@ -226,6 +231,7 @@ func (c Config) Redacted() Config {
 		for name, s := range c.MCPServers {
 			s.Env = maskValues(s.Env)
 			s.Headers = maskValues(s.Headers)
+			s.URL = redact.URL(s.URL)
 			s.Args = append([]string(nil), s.Args...)
 			out.MCPServers[name] = s
 		}

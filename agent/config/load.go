@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -27,6 +28,11 @@ type LoadOptions struct {
 	Init json.RawMessage
 	// Env reads environment variables; nil: os.Getenv.
 	Env func(string) string
+	// Trusted reports whether the user trusts a workspace config file with
+	// this content (ContentHash). nil trusts no workspace file: its keys
+	// that act on the user's behalf are withheld (see trust.go) and listed
+	// by Config.Untrusted.
+	Trusted func(file, sha256 string) bool
 }
 
 // UserFilePath is the default user config path for env (nil: os.Getenv),
@@ -64,7 +70,7 @@ func Load(opts LoadOptions) (Config, []string, error) {
 	if env == nil {
 		env = os.Getenv
 	}
-	l := &loader{merged: map[string]any{}, origin: map[string]string{}}
+	l := &loader{merged: map[string]any{}, origin: map[string]string{}, trusted: opts.Trusted}
 
 	userFile, explicit := opts.UserFile, opts.UserFile != ""
 	if !explicit {
@@ -82,7 +88,7 @@ func Load(opts LoadOptions) (Config, []string, error) {
 		if err != nil {
 			l.errs = append(l.errs, fmt.Errorf("editor settings (initializationOptions/didChangeConfiguration): %w", err))
 		} else if section != nil {
-			l.source("editor settings", section, false)
+			l.source("editor settings", section, "")
 		}
 	}
 	l.envFill(env)
@@ -97,6 +103,12 @@ func Load(opts LoadOptions) (Config, []string, error) {
 		cfg.Model.APIKeyEnv = DefaultAPIKeyEnv
 	}
 	cfg.envKey = strings.TrimSpace(env(cfg.Model.APIKeyEnv))
+	for _, u := range l.untrusted {
+		u.Actions = describe(u.withheld, cfg.Model.APIKeyEnv)
+		cfg.untrusted = append(cfg.untrusted, u.Untrusted)
+	}
+	// Folders were applied last to first; report them first to last.
+	slices.Reverse(cfg.untrusted)
 	cfg, verrs, vwarn := validate(cfg, l.origin)
 	l.warnings = append(l.warnings, vwarn...)
 	l.errs = append(l.errs, verrs...)
@@ -129,10 +141,18 @@ func Section(raw json.RawMessage) (map[string]any, error) {
 
 // loader accumulates sources.
 type loader struct {
-	merged   map[string]any
-	origin   map[string]string // dotted key path → source label that set it
-	warnings []string
-	errs     []error
+	merged    map[string]any
+	origin    map[string]string // dotted key path → source label that set it
+	warnings  []string
+	errs      []error
+	trusted   func(file, sum string) bool
+	untrusted []withheldFile
+}
+
+// withheldFile is an untrusted workspace file and what was withheld.
+type withheldFile struct {
+	Untrusted
+	withheld map[string]any
 }
 
 // file reads one config file. A missing file is skipped unless required.
@@ -158,30 +178,50 @@ func (l *loader) file(path string, required, workspace bool) {
 		l.errs = append(l.errs, fmt.Errorf("config file %s: expected a JSON object, got %s", path, jsonKind(v)))
 		return
 	}
-	l.source(path, obj, workspace)
+	sum := ""
+	if workspace {
+		path, sum = canonical(path), ContentHash(data)
+	}
+	l.source(path, obj, sum)
 }
 
-// source checks one source against the schema and merges it.
-func (l *loader) source(label string, obj map[string]any, workspace bool) {
+// gate withholds the keys of an untrusted workspace file that act on the
+// user's behalf (trust.go), with one warning naming them.
+func (l *loader) gate(path, sum string, m map[string]any) {
+	if l.trusted != nil && l.trusted(path, sum) {
+		return
+	}
+	withheld := gate(m, currentValue(l.merged, defaultsMap()))
+	if len(withheld) == 0 {
+		return
+	}
+	keys := slices.Sorted(maps.Keys(withheld))
+	l.untrusted = append(l.untrusted, withheldFile{Untrusted: Untrusted{File: path, SHA256: sum, Keys: keys}, withheld: withheld})
+	l.warnings = append(l.warnings, fmt.Sprintf("%s: ignoring %s until you trust this file: they act on your behalf "+
+		"(endpoint, credentials, commands or looser tool settings) and this workspace's content has not been trusted "+
+		"(the editor asks; agentls run and mcp ask on a terminal or take --trust-workspace)", path, strings.Join(keys, ", ")))
+}
+
+// defaultsMap is Defaults() as decoded JSON, for comparing limits.
+func defaultsMap() map[string]any {
+	raw, _ := json.Marshal(Defaults()) // a plain struct: always marshals
+	var m map[string]any
+	_ = json.Unmarshal(raw, &m)
+	return m
+}
+
+// source checks one source against the schema and merges it. sum is the
+// content hash of a workspace file ("" for other sources), whose keys that
+// need trust are withheld unless the file is trusted.
+func (l *loader) source(label string, obj map[string]any, sum string) {
 	warn := func(msg string) { l.warnings = append(l.warnings, label+": "+msg) }
 	cleaned, _ := clean(obj, configType, "", warn)
 	m, _ := cleaned.(map[string]any)
 	if m == nil {
 		return
 	}
-	if workspace {
-		if model, ok := m["model"].(map[string]any); ok {
-			for _, k := range []string{"apiKey", "apiKeyEnv"} {
-				if _, set := model[k]; set {
-					delete(model, k)
-					warn("model." + k + " is ignored in workspace config files (a repository must not choose which secret is sent); set it in your user config or editor settings")
-				}
-			}
-		}
-		if servers, ok := m["mcpServers"].(map[string]any); ok && len(servers) > 0 {
-			warn(fmt.Sprintf("defines MCP server(s) %s, which run commands or contact servers named by this workspace; remove them if you do not trust it",
-				strings.Join(sortedKeys(servers), ", ")))
-		}
+	if sum != "" {
+		l.gate(label, sum, m)
 	}
 	l.merge(l.merged, m, "", label)
 }

@@ -4,11 +4,13 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
+	"slices"
 	"strings"
 
 	"github.com/bmatcuk/doublestar/v4"
 
 	"github.com/agentls/agentls/tools/mcp"
+	"github.com/agentls/agentls/tools/redact"
 )
 
 // ErrNoModel is wrapped by ModelError's errors, so callers can tell "not
@@ -76,7 +78,7 @@ func validate(c Config, origin map[string]string) (Config, []error, []string) {
 	c.Model.Name = strings.TrimSpace(c.Model.Name)
 	if b := c.Model.BaseURL; b != "" {
 		if u, err := url.Parse(b); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-			bad("model.baseURL", b, "use an http(s) URL such as https://api.openai.com/v1 or http://localhost:11434/v1")
+			bad("model.baseURL", redact.URL(b), "use an http(s) URL such as https://api.openai.com/v1 or http://localhost:11434/v1")
 			c.Model.BaseURL = ""
 		}
 	}
@@ -147,13 +149,13 @@ func (c Config) ModelError() error {
 		return fmt.Errorf("%w: the model %s %s not set. Set %s in your editor's agentls settings "+
 			`(agentls.model.baseURL, agentls.model.name) or in %s as {"model": {"baseURL": "…", "name": "…"}}, `+
 			"or with the environment variables %s. Any OpenAI-compatible server works: "+
-			"https://api.openai.com/v1 with OPENAI_API_KEY, or a local one such as Ollama at http://localhost:11434/v1 (no key needed)",
+			"https://api.openai.com/v1 with OPENAI_API_KEY, or a local one such as Ollama at http://localhost:11434/v1 (no key needed)%s",
 			ErrNoModel, strings.Join(missing, " and "), verb, strings.Join(settingKeys(missing), " and "),
-			userFileHint(), strings.Join(envNames(missing), " and "))
+			userFileHint(), strings.Join(envNames(missing), " and "), c.untrustedNote("model.baseURL"))
 	}
 	if c.APIKey() == "" && needsKey(c.Model.BaseURL) {
 		return fmt.Errorf("%w: %s needs an API key; set the environment variable %s (or model.apiKeyEnv to the variable that holds it)",
-			ErrNoModel, c.Model.BaseURL, c.Model.APIKeyEnv)
+			ErrNoModel, redact.URL(c.Model.BaseURL), c.Model.APIKeyEnv)
 	}
 	return nil
 }
@@ -212,4 +214,14 @@ func anyMap[V any](m map[string]V) map[string]any {
 		out[k] = nil
 	}
 	return out
+}
+
+// untrustedNote explains that an untrusted workspace file sets key, or "".
+func (c Config) untrustedNote(key string) string {
+	for _, u := range c.untrusted {
+		if slices.Contains(u.Keys, key) {
+			return fmt.Sprintf(". %s sets %s, which is ignored until you trust that file", u.File, key)
+		}
+	}
+	return ""
 }

@@ -52,7 +52,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	case "run":
 		return runMain(args, stdin, stdout, stderr)
 	case "mcp":
-		return mcpMain(args, stdout, stderr)
+		return mcpMain(args, stdin, stdout, stderr)
 	case "version":
 		fmt.Fprintf(stdout, "agentls %s\n", currentVersion())
 		return 0

@@ -32,6 +32,8 @@ call   calls one tool (by the server's name for it, or mcp__SERVER__TOOL)
 
 Servers come from "mcpServers" in the user config file and in
 DIR/.agentls/config.json; DIR is also advertised to servers as the root.
+Servers from DIR/.agentls/config.json start only once you trust that file
+(asked on a terminal; otherwise pass --trust-workspace).
 
 Exit status: 0 success; 1 a server failed (list), or the call failed or
 the tool reported an error (call); 2 bad usage or configuration.
@@ -44,6 +46,7 @@ type mcpFlags struct {
 	dir     string
 	timeout time.Duration
 	verbose bool
+	trust   bool     // --trust-workspace
 	args    []string // subcommand and its arguments
 }
 
@@ -57,6 +60,7 @@ func parseMCPFlags(args []string, stderr io.Writer) (mcpFlags, int) {
 	fs.StringVar(&f.dir, "dir", ".", "workspace `directory` (config and MCP root)")
 	fs.DurationVar(&f.timeout, "timeout", 30*time.Second, "how long to wait for servers to connect")
 	fs.BoolVar(&f.verbose, "v", false, "log connection details (and servers' stderr) to stderr")
+	fs.BoolVar(&f.trust, "trust-workspace", false, trustWorkspaceUsage)
 	for {
 		if err := fs.Parse(args); err != nil {
 			if errors.Is(err, flag.ErrHelp) {
@@ -78,7 +82,7 @@ func parseMCPFlags(args []string, stderr io.Writer) (mcpFlags, int) {
 }
 
 // mcpMain implements `agentls mcp`.
-func mcpMain(args []string, stdout, stderr io.Writer) int {
+func mcpMain(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	f, code := parseMCPFlags(args, stderr)
 	if code >= 0 {
 		return code
@@ -88,7 +92,7 @@ func mcpMain(args []string, stdout, stderr io.Writer) int {
 		level = slog.LevelDebug
 	}
 	logger := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level}))
-	dir, cfg, err, ok := loadWorkspace("mcp", f.dir, stderr)
+	dir, cfg, err, ok := loadWorkspace("mcp", f.dir, f.trust, stdin, stderr)
 	if !ok {
 		return 2
 	}

@@ -17,6 +17,7 @@ import (
 func mcpWorkspace(t *testing.T, servers map[string]mcp.ServerConfig) string {
 	t.Helper()
 	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
+	t.Setenv("XDG_STATE_HOME", t.TempDir())
 	dir := t.TempDir()
 	if err := os.MkdirAll(filepath.Join(dir, ".agentls"), 0o755); err != nil {
 		t.Fatal(err)
@@ -28,10 +29,42 @@ func mcpWorkspace(t *testing.T, servers map[string]mcp.ServerConfig) string {
 	return dir
 }
 
+// runMCP runs `agentls mcp --trust-workspace ARGS…`: the servers under
+// test come from the workspace file, which is trusted for the invocation.
 func runMCP(args ...string) (code int, stdout, stderr string) {
+	return runMCPTrust(true, args...)
+}
+
+func runMCPTrust(trust bool, args ...string) (code int, stdout, stderr string) {
 	var out, errb bytes.Buffer
-	code = run(append([]string{"mcp"}, args...), strings.NewReader(""), &out, &errb)
+	pre := []string{"mcp"}
+	if trust {
+		pre = append(pre, "--trust-workspace")
+	}
+	code = run(append(pre, args...), strings.NewReader(""), &out, &errb)
 	return code, out.String(), errb.String()
+}
+
+// Workspace MCP servers do not start unless the workspace file is trusted:
+// without a terminal to ask on and without --trust-workspace, the command
+// never runs and stderr says why.
+func TestMCPUntrustedWorkspaceServersDoNotStart(t *testing.T) {
+	marker := filepath.Join(t.TempDir(), "marker")
+	dir := mcpWorkspace(t, map[string]mcp.ServerConfig{"pwn": {Command: "sh", Args: []string{"-c", "touch " + marker}}})
+	code, out, errs := runMCPTrust(false, "list", "--dir", dir, "--timeout", "5s")
+	if _, err := os.Stat(marker); err == nil {
+		t.Fatal("an untrusted workspace MCP server ran its command")
+	}
+	if code != 0 || !strings.Contains(out, "no MCP servers configured") ||
+		!strings.Contains(errs, "ignoring mcpServers.pwn until you trust this file") || !strings.Contains(errs, "--trust-workspace") {
+		t.Fatalf("code %d\nstdout:\n%s\nstderr:\n%s", code, out, errs)
+	}
+	// Trusted for the invocation: the server starts (and fails to speak
+	// MCP, which is fine: the command ran).
+	runMCPTrust(true, "list", "--dir", dir, "--timeout", "5s")
+	if _, err := os.Stat(marker); err != nil {
+		t.Fatal("--trust-workspace did not start the workspace server")
+	}
 }
 
 func TestMCPList(t *testing.T) {

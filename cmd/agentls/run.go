@@ -22,7 +22,7 @@ import (
 	"github.com/agentls/agentls/tools/workspace"
 )
 
-const runUsage = `usage: agentls run [--dir DIR] [--apply] [--model NAME] [--allow-commands] PROMPT
+const runUsage = `usage: agentls run [--dir DIR] [--apply] [--model NAME] [--allow-commands] [--trust-workspace] PROMPT
 
 Runs one agent task on the files in DIR (default: the current directory).
 Model text and tool activity stream to stderr; the final answer and a
@@ -39,6 +39,7 @@ flags:
 type runFlags struct {
 	dir, model, prompt   string
 	apply, allowCommands bool
+	trustWorkspace       bool
 }
 
 // parseRunFlags accepts flags before and after the prompt words. It
@@ -52,6 +53,7 @@ func parseRunFlags(args []string, stderr io.Writer) (runFlags, int) {
 	fs.BoolVar(&f.apply, "apply", false, "write the proposed changes to disk")
 	fs.StringVar(&f.model, "model", "", "model `name`, overriding the configuration")
 	fs.BoolVar(&f.allowCommands, "allow-commands", false, "offer run_command; without a terminal to ask on, allow every command")
+	fs.BoolVar(&f.trustWorkspace, "trust-workspace", false, trustWorkspaceUsage)
 	var words []string
 	for {
 		if err := fs.Parse(args); err != nil {
@@ -82,7 +84,7 @@ func runMain(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if code >= 0 {
 		return code
 	}
-	dir, cfg, err, ok := loadWorkspace("run", f.dir, stderr)
+	dir, cfg, err, ok := loadWorkspace("run", f.dir, f.trustWorkspace, stdin, stderr)
 	if !ok {
 		return 2
 	}

@@ -39,8 +39,9 @@ func newTermApprover(stdin io.Reader, out io.Writer, allow bool) *termApprover {
 	return a
 }
 
-func isTerminal(r io.Reader) bool {
-	f, ok := r.(*os.File)
+// isTerminal reports whether s (stdin, stderr) is a terminal.
+func isTerminal(s any) bool {
+	f, ok := s.(*os.File)
 	if !ok {
 		return false
 	}

@@ -39,7 +39,7 @@ func TestRunCallsMCPTool(t *testing.T) {
 	}, llmtest.WithAPIKey(testKey))
 	cliEnv(t, srv)
 
-	code, stdout, stderr := runCLI(t, "--dir", dir, "call", "the", "echo", "tool")
+	code, stdout, stderr := runCLI(t, "--dir", dir, "--trust-workspace", "call", "the", "echo", "tool")
 	if code != 0 {
 		t.Fatalf("code %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
 	}

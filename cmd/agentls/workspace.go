@@ -1,13 +1,18 @@
 package main
 
 import (
+	"bufio"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/agentls/agentls/agent/config"
 )
+
+// trustWorkspaceUsage documents --trust-workspace for run and mcp.
+const trustWorkspaceUsage = "trust DIR/.agentls/config.json for this invocation (its endpoint, key choice, MCP servers, looser tool settings)"
 
 // loadWorkspace resolves a subcommand's --dir (it must be a directory) and
 // loads the configuration for it, printing config warnings to stderr as
@@ -15,7 +20,14 @@ import (
 // reported; exit 2). A configuration error is returned, not printed: the
 // Config stays usable (broken sources are skipped) and each subcommand
 // decides whether that is fatal.
-func loadWorkspace(name, dirFlag string, stderr io.Writer) (dir string, cfg config.Config, cfgErr error, ok bool) {
+//
+// Workspace trust (agent/config trust.go): keys of DIR/.agentls/config.json
+// that act on the user's behalf apply when the user trusted that content
+// before, when trustAll (--trust-workspace, this invocation only), or when
+// the user says yes to the question asked on the terminal (remembered in
+// the state directory). Without a terminal the file stays untrusted, and
+// the one warning from Load says which keys were ignored and how to trust.
+func loadWorkspace(name, dirFlag string, trustAll bool, stdin io.Reader, stderr io.Writer) (dir string, cfg config.Config, cfgErr error, ok bool) {
 	dir, err := filepath.Abs(dirFlag)
 	if err == nil {
 		var st os.FileInfo
@@ -27,9 +39,46 @@ func loadWorkspace(name, dirFlag string, stderr io.Writer) (dir string, cfg conf
 		fmt.Fprintf(stderr, "agentls %s: --dir: %v\n", name, err)
 		return "", config.Config{}, nil, false
 	}
-	cfg, warnings, cfgErr := config.Load(config.LoadOptions{Folders: []string{dir}})
+	store := config.NewTrustStore(config.DefaultTrustFile(nil))
+	yes := map[[2]string]bool{} // said yes to on the terminal, even if the store could not remember
+	trusted := func(file, sum string) bool {
+		return trustAll || yes[[2]string{file, sum}] || store.Trusted(file, sum)
+	}
+	load := func() (config.Config, []string, error) {
+		return config.Load(config.LoadOptions{Folders: []string{dir}, Trusted: trusted})
+	}
+	cfg, warnings, cfgErr := load()
+	if un := cfg.Untrusted(); len(un) > 0 && isTerminal(stdin) && isTerminal(stderr) {
+		if askTrust(name, un, store, yes, bufio.NewReader(stdin), stderr) {
+			cfg, warnings, cfgErr = load()
+		}
+	}
 	for _, w := range warnings {
 		fmt.Fprintf(stderr, "agentls %s: warning: %s\n", name, w)
 	}
 	return dir, cfg, cfgErr, true
+}
+
+// askTrust asks on the terminal whether to trust each untrusted file,
+// naming what trusting would do, and remembers a yes. It reports whether
+// anything was trusted.
+func askTrust(name string, un []config.Untrusted, store *config.TrustStore, yes map[[2]string]bool, in *bufio.Reader, out io.Writer) bool {
+	trusted := false
+	for _, u := range un {
+		fmt.Fprintf(out, "agentls %s: %s is not trusted. Trusting its current content would:\n", name, u.File)
+		for _, a := range u.Actions {
+			fmt.Fprintf(out, "  - %s\n", a)
+		}
+		fmt.Fprint(out, "Trust this file (remembered until it changes)? [y/N] ")
+		line, _ := in.ReadString('\n')
+		if ans := strings.ToLower(strings.TrimSpace(line)); ans != "y" && ans != "yes" {
+			continue
+		}
+		yes[[2]string{u.File, u.SHA256}] = true
+		if err := store.Trust(u.File, u.SHA256); err != nil {
+			fmt.Fprintf(out, "agentls %s: warning: trusted for this run only: %v\n", name, err)
+		}
+		trusted = true
+	}
+	return trusted
 }

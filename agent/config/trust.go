@@ -1,0 +1,286 @@
+package config
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"maps"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/agentls/agentls/tools/redact"
+)
+
+// Workspace trust. A workspace's .agentls/config.json arrives with the
+// repository, so it is untrusted input: the keys in it that act on the
+// user's behalf take effect only when LoadOptions.Trusted says the user
+// trusts that file's current content (path + SHA-256). The rule, by key:
+//
+//   - Always applied (they only narrow what agentls does, or are harmless):
+//     model.name (a model name on the user's own endpoint), model.temperature,
+//     tools.secretPatterns (more files hidden), mcp.deferredToolShare,
+//     mode "preview", tools.runCommand "off", tools.allowSecrets false, and
+//     mcpServers entries with "disabled": true (they only turn a server off).
+//   - Limits (narrowingLimits) apply when they are lower than or equal to
+//     the value they would replace (earlier sources, else the default):
+//     lowering maxTurns is fine, raising it spends the user's money. For
+//     tokenBudget and model.maxOutputTokens 0 means unlimited, so 0 is a
+//     raise.
+//   - Everything else needs trust: model.baseURL (where the key and the
+//     code go), model.apiKeyEnv and model.apiKey (which credential is sent),
+//     mcpServers (processes and connections), tools.runCommand "ask",
+//     tools.allowSecrets true, mode "apply", raised limits, and any key
+//     not named above, so a key added later needs trust until someone
+//     decides otherwise here.
+//
+// Withheld keys are dropped before merging: an untrusted model.baseURL is
+// ignored, so the user's own endpoint (or none: "no model configured") is
+// used, never the workspace's URL without a key. The user's key therefore
+// only ever goes to an endpoint the user configured or trusted.
+
+// Untrusted describes a workspace config file whose keys that act on the
+// user's behalf were withheld: what the user is asked to trust.
+type Untrusted struct {
+	// File is the workspace config file's path.
+	File string
+	// SHA256 is the hex digest of the content that was read; trust is
+	// granted to exactly this content.
+	SHA256 string
+	// Keys are the withheld keys, dotted (model.baseURL, mcpServers.NAME).
+	Keys []string
+	// Actions say in plain words what trusting the file would do: the URL
+	// the key would go to, each command line it would run.
+	Actions []string
+}
+
+// Untrusted returns the workspace files whose keys needing trust were
+// withheld by Load, in folder order (nil when there are none).
+func (c Config) Untrusted() []Untrusted { return slices.Clone(c.untrusted) }
+
+// ContentHash is the digest Load and the trust store use for a file's
+// content.
+func ContentHash(data []byte) string {
+	sum := sha256.Sum256(data)
+	return hex.EncodeToString(sum[:])
+}
+
+// safeKeys are applied from an untrusted workspace whatever their value.
+var safeKeys = map[string]bool{
+	"model.name":            true,
+	"model.temperature":     true,
+	"tools.secretPatterns":  true,
+	"mcp.deferredToolShare": true,
+}
+
+// narrowingValues are applied from an untrusted workspace only with these
+// values.
+var narrowingValues = map[string]any{
+	"mode":               ModePreview,
+	"tools.runCommand":   RunCommandOff,
+	"tools.allowSecrets": false,
+}
+
+// narrowingLimits are numeric limits applied from an untrusted workspace
+// when they do not raise the limit; the value says whether 0 means
+// unlimited.
+var narrowingLimits = map[string]bool{
+	"maxTurns":                    false,
+	"maxWallClockSeconds":         false,
+	"tokenBudget":                 true,
+	"maxConsecutiveToolErrors":    false,
+	"maxRepeatedCalls":            false,
+	"maxConcurrentRuns":           false,
+	"model.contextWindow":         false,
+	"model.maxOutputTokens":       true,
+	"model.requestTimeoutSeconds": false,
+	"model.maxAttempts":           false,
+	"tools.commandTimeoutSeconds": false,
+}
+
+// containers are the objects whose keys are judged one by one.
+var containers = map[string]bool{"model": true, "tools": true, "mcp": true}
+
+// gate removes from m (a cleaned workspace source) the keys that need
+// trust and returns them by dotted path. current looks up the value a key
+// has before this source is merged.
+func gate(m map[string]any, current func(path string) (any, bool)) map[string]any {
+	withheld := map[string]any{}
+	var walk func(obj map[string]any, prefix string)
+	walk = func(obj map[string]any, prefix string) {
+		for _, k := range sortedKeys(obj) {
+			v, p := obj[k], join(prefix, k)
+			if v == nil {
+				continue // null: "not set here", ignored by the merge
+			}
+			switch sub, isObj := v.(map[string]any); {
+			case isObj && containers[p]:
+				walk(sub, p)
+				if len(sub) == 0 {
+					delete(obj, k)
+				}
+				continue
+			case isObj && p == "mcpServers":
+				for _, name := range sortedKeys(sub) {
+					if entry, _ := sub[name].(map[string]any); entry["disabled"] == true {
+						continue
+					}
+					withheld["mcpServers."+name] = sub[name]
+					delete(sub, name)
+				}
+				if len(sub) == 0 {
+					delete(obj, k)
+				}
+				continue
+			}
+			if keepUntrusted(p, v, current) {
+				continue
+			}
+			withheld[p] = v
+			delete(obj, k)
+		}
+	}
+	walk(m, "")
+	return withheld
+}
+
+func keepUntrusted(path string, v any, current func(string) (any, bool)) bool {
+	if safeKeys[path] {
+		return true
+	}
+	if want, ok := narrowingValues[path]; ok {
+		if s, isStr := v.(string); isStr {
+			return strings.EqualFold(s, want.(string)) || v == want
+		}
+		return v == want
+	}
+	zeroUnlimited, ok := narrowingLimits[path]
+	if !ok {
+		return false
+	}
+	n, isNum := v.(float64)
+	if !isNum || n != math.Trunc(n) {
+		return false
+	}
+	if n <= 0 {
+		return false // 0 is unlimited, provider default or invalid: never narrower
+	}
+	cur, ok := current(path)
+	if !ok {
+		return false
+	}
+	c, _ := cur.(float64)
+	if zeroUnlimited && c == 0 {
+		return true // anything is narrower than unlimited
+	}
+	return n <= c
+}
+
+// currentValue returns the value at a dotted path in merged, else in the
+// defaults, as a JSON-decoded value.
+func currentValue(merged map[string]any, defaults map[string]any) func(string) (any, bool) {
+	return func(path string) (any, bool) {
+		for _, src := range []map[string]any{merged, defaults} {
+			if v, ok := lookup(src, path); ok {
+				return v, true
+			}
+		}
+		return nil, false
+	}
+}
+
+func lookup(m map[string]any, path string) (any, bool) {
+	parts := strings.Split(path, ".")
+	var cur any = m
+	for _, p := range parts {
+		obj, ok := cur.(map[string]any)
+		if !ok {
+			return nil, false
+		}
+		if cur, ok = obj[p]; !ok {
+			return nil, false
+		}
+	}
+	return cur, true
+}
+
+// describe says what trusting would do, for the prompt. keyEnv is the
+// variable the API key would come from once trusted.
+func describe(withheld map[string]any, keyEnv string) []string {
+	var out []string
+	if v, ok := withheld["model.apiKeyEnv"].(string); ok && strings.TrimSpace(v) != "" {
+		keyEnv = strings.TrimSpace(v)
+	}
+	key := "your API key (from $" + keyEnv + ")"
+	if _, ok := withheld["model.apiKey"]; ok {
+		key = "the API key written in this file"
+	}
+	if u, ok := withheld["model.baseURL"].(string); ok {
+		out = append(out, fmt.Sprintf("send %s, your prompts and the code the agent reads to %s", key, redact.URL(strings.TrimSpace(u))))
+	} else if _, ok := withheld["model.apiKeyEnv"]; ok {
+		out = append(out, "send "+key+" to your model endpoint")
+	} else if _, ok := withheld["model.apiKey"]; ok {
+		out = append(out, "send "+key+" to your model endpoint")
+	}
+	for _, p := range slices.Sorted(maps.Keys(withheld)) {
+		v := withheld[p]
+		switch {
+		case p == "model.baseURL" || p == "model.apiKeyEnv" || p == "model.apiKey":
+		case strings.HasPrefix(p, "mcpServers."):
+			out = append(out, describeServer(strings.TrimPrefix(p, "mcpServers."), v))
+		case p == "tools.runCommand":
+			out = append(out, fmt.Sprintf("offer the model run_command (%v: each command still asks you)", v))
+		case p == "tools.allowSecrets":
+			out = append(out, "show secret-looking files (.env*, private keys) to the model")
+		case p == "mode":
+			out = append(out, fmt.Sprintf("set mode %v (edits reach your buffers without review)", v))
+		default:
+			if _, limit := narrowingLimits[p]; limit {
+				out = append(out, fmt.Sprintf("raise %s to %v", p, fmtJSON(v)))
+			} else {
+				out = append(out, fmt.Sprintf("set %s to %v", p, fmtJSON(v)))
+			}
+		}
+	}
+	return out
+}
+
+// describeServer is one MCP server entry in words: the exact command line,
+// or the URL it would connect to.
+func describeServer(name string, v any) string {
+	e, _ := v.(map[string]any)
+	if url, _ := e["url"].(string); url != "" {
+		return fmt.Sprintf("connect to MCP server %q at %s", name, redact.URL(url))
+	}
+	cmd, _ := e["command"].(string)
+	words := []string{shellQuote(cmd)}
+	args, _ := e["args"].([]any)
+	for _, a := range args {
+		s, _ := a.(string)
+		words = append(words, shellQuote(s))
+	}
+	line := strings.Join(words, " ")
+	if env, _ := e["env"].(map[string]any); len(env) > 0 {
+		line = strings.Join(slices.Sorted(maps.Keys(env)), "=… ") + "=… " + line
+	}
+	return fmt.Sprintf("run the command %s (MCP server %q)", line, name)
+}
+
+// shellQuote quotes s for display the way a shell would need it.
+func shellQuote(s string) string {
+	if s != "" && strings.IndexFunc(s, func(r rune) bool {
+		return !(r == '/' || r == '.' || r == '-' || r == '_' || r == '=' || r == ':' || r == '@' || r == ',' ||
+			r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9')
+	}) < 0 {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+func fmtJSON(v any) string {
+	if f, ok := v.(float64); ok && f == math.Trunc(f) {
+		return strconv.FormatInt(int64(f), 10)
+	}
+	return fmtValue(v)
+}
