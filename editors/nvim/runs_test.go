@@ -235,3 +235,51 @@ func TestRunWithoutModel(t *testing.T) {
 		t.Errorf("server text after the failed run = %q", got)
 	}
 }
+
+// TestRunShowsPlan: a run that keeps a plan and delegates to a sub-agent
+// shows the checklist and the sub-agent's steps in :AgentLog, and the plan
+// item in the statusline component while it runs.
+func TestRunShowsPlan(t *testing.T) {
+	t.Parallel()
+	srv := llmtest.New(t, func(req *llmtest.ChatRequest) llmtest.Reply {
+		if strings.HasPrefix(req.System(), "You are a sub-agent") {
+			if !req.HasToolResult("g1") {
+				return llmtest.ToolCalls(llmtest.Call{ID: "g1", Name: "grep", Args: `{"pattern":"hello"}`})
+			}
+			return llmtest.Text("greet.go line 4")
+		}
+		switch {
+		case !req.HasToolResult("p1"):
+			return llmtest.ToolCalls(llmtest.Call{ID: "p1", Name: "todo_write", Args: `{"todos":[{"content":"find the greeting","status":"in_progress"},{"content":"report it","status":"pending"}]}`})
+		case !req.HasToolResult("t1"):
+			return llmtest.ToolCalls(llmtest.Call{ID: "t1", Name: "task", Args: `{"description":"search greeting","prompt":"Where is hello?"}`})
+		case !req.HasToolResult("p2"):
+			return llmtest.ToolCalls(llmtest.Call{ID: "p2", Name: "todo_write", Args: `{"todos":[{"content":"find the greeting","status":"completed"},{"content":"report it","status":"in_progress"}]}`})
+		}
+		return llmtest.Text("It is in greet.go.")
+	})
+	r := runScript(t, "run_plan.lua", options{env: modelEnv(srv), files: map[string]string{"greet.go": greetGo}})
+	if got := r.str(t, "status"); got != "finished" {
+		t.Fatalf("run status %q", got)
+	}
+	var statuses []string
+	r.fact(t, "statuses", &statuses)
+	want := []string{"agent: 1 running · 1/2 · find the greeting", "agent: 1 running · 2/2 · report it"}
+	if strings.Join(statuses, "|") != strings.Join(want, "|") {
+		t.Errorf("statusline during the run = %q, want %q", statuses, want)
+	}
+	var runs int
+	r.fact(t, "runs", &runs)
+	if runs != 1 {
+		t.Errorf("%d runs listed; the sub-agent must not count as a run", runs)
+	}
+	var log []string
+	r.fact(t, "log", &log)
+	joined := strings.Join(log, "\n")
+	for _, w := range []string{"☰ plan 1/2 · find the greeting", "    [~] find the greeting", "    [ ] report it",
+		"☰ plan 2/2 · report it", "    [x] find the greeting", "⤷", "sub-agent: search greeting", "→ grep", "finished", "It is in greet.go."} {
+		if !strings.Contains(joined, w) {
+			t.Errorf("run log lacks %q:\n%s", w, joined)
+		}
+	}
+}

@@ -87,10 +87,50 @@ local function one_line(v, max)
   return s
 end
 
+local todo_marks = { pending = "[ ]", in_progress = "[~]", completed = "[x]" }
+
+--- The plan's progress line: "2/5 · current item", as the server's
+--- $/progress shows it.
+function M.plan_progress(todos)
+  if type(todos) ~= "table" or #todos == 0 then
+    return ""
+  end
+  local done, current = 0, nil
+  for _, t in ipairs(todos) do
+    if t.status == "completed" then
+      done = done + 1
+    elseif t.status == "in_progress" and not current then
+      current = t.content
+    end
+  end
+  if current then
+    return string.format("%d/%d · %s", done + 1, #todos, current)
+  end
+  return string.format("%d/%d done", done, #todos)
+end
+
 local function format_event(r, ev)
   local kind = ev.kind
   local tag = "[" .. tostring(r.id) .. "]"
-  if kind == "started" then
+  if ev.parentRunId then
+    -- A sub-agent of the task tool: its steps, indented under the parent.
+    local sub = "    ⤷ [" .. tostring(ev.runId) .. "]"
+    if kind == "started" then
+      return { sub .. " sub-agent: " .. one_line(ev.summary or ev.text or "", 160) }
+    elseif kind == "toolCall" then
+      return { string.format("%s → %s %s", sub, ev.tool or "?", ev.args and one_line(ev.args, 140) or "") }
+    elseif kind == "finished" or kind == "failed" or kind == "cancelled" then
+      return { sub .. " " .. kind }
+    end
+    return {}
+  end
+  if kind == "todo" then
+    local lines = { "  ☰ plan " .. M.plan_progress(ev.todos) }
+    for _, t in ipairs(ev.todos or {}) do
+      table.insert(lines, string.format("    %s %s", todo_marks[t.status] or "[?]", one_line(t.content or "", 160)))
+    end
+    return lines
+  elseif kind == "started" then
     return { tag .. " started" .. (ev.text and (": " .. one_line(ev.text, 200)) or "") }
   elseif kind == "toolCall" then
     return { string.format("  → %s %s", ev.tool or "?", ev.args and one_line(ev.args, 160) or "") }
@@ -124,6 +164,17 @@ function M.on_event(client_id, ev)
   if type(ev) ~= "table" or ev.runId == nil then
     return
   end
+  if ev.parentRunId then
+    -- Sub-agent events go into the parent's log; they are not runs of
+    -- their own (status() and :AgentCancel act on the parent).
+    if ev.kind ~= "text" then
+      local lines = format_event(get_run(client_id, ev.parentRunId), ev)
+      if #lines > 0 then
+        append(lines)
+      end
+    end
+    return
+  end
   local r = get_run(client_id, ev.runId)
   if type(ev.seq) == "number" then
     if ev.seq <= r.seq then
@@ -139,6 +190,8 @@ function M.on_event(client_id, ev)
   flush_text(r)
   if ev.kind == "toolCall" then
     r.tools = r.tools + 1
+  elseif ev.kind == "todo" then
+    r.todos = ev.todos
   elseif ev.kind == "finished" or ev.kind == "failed" or ev.kind == "cancelled" then
     r.status = ev.kind
     r.result = ev.text
@@ -291,18 +344,25 @@ function M.open_log()
   vim.api.nvim_set_current_win(cur)
 end
 
---- A short string for the statusline: "agent: N running" or "".
+--- A short string for the statusline: "agent: N running" or "", with the
+--- latest running run's plan item when it keeps a plan ("agent: 1 running ·
+--- 2/5 · update the tests").
 function M.status()
-  local running = 0
+  local running, plan = 0, ""
   for _, k in ipairs(order) do
     if runs[k].status == "running" then
       running = running + 1
+      plan = M.plan_progress(runs[k].todos)
     end
   end
   if running == 0 then
     return ""
   end
-  return string.format("agent: %d running", running)
+  local s = string.format("agent: %d running", running)
+  if plan ~= "" then
+    s = s .. " · " .. plan
+  end
+  return s
 end
 
 return M
