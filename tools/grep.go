@@ -6,15 +6,16 @@ import (
 	_ "embed"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 
+	"github.com/agentls/agentls/tools/workspace"
 	"github.com/bmatcuk/doublestar/v4"
 
 	"github.com/agentls/agentls/tools/grepengine"
@@ -66,7 +67,12 @@ func grep(ctx context.Context, env *Env, p grepParams) (Result, error) {
 			return Errorf("invalid glob %q (examples: *.go, src/**/*.ts)", glob), nil
 		}
 	}
-	s := &grepSearch{env: env, m: m, root: rootAbs, glob: glob, staged: map[string]string{}, open: map[string]bool{}}
+	dir, err := env.View.OpenDir(rootAbs)
+	if err != nil {
+		return Errorf("%v", err), nil
+	}
+	defer dir.Close()
+	s := &grepSearch{env: env, m: m, root: rootAbs, glob: glob, dir: dir, staged: map[string]string{}, open: map[string]bool{}}
 	for _, f := range env.Changes.Files() {
 		if st, ok := env.Changes.Get(f); ok {
 			s.staged[f] = st.Text
@@ -81,6 +87,16 @@ func grep(ctx context.Context, env *Env, p grepParams) (Result, error) {
 	err = env.View.WalkFiles(wctx, rootAbs, 0, func(path string, d fs.DirEntry) error {
 		sc := pool.Get().(*scratch)
 		defer pool.Put(sc)
+		if d.Type()&fs.ModeSymlink != 0 {
+			return nil // never followed, as before
+		}
+		if !d.Type().IsRegular() {
+			if path == rootAbs {
+				return workspace.ErrNotRegular
+			}
+			s.count(func() { s.special = append(s.special, path) })
+			return nil
+		}
 		s.file(path, sc)
 		return nil
 	})
@@ -91,6 +107,8 @@ func grep(ctx context.Context, env *Env, p grepParams) (Result, error) {
 			return Result{}, ctx.Err()
 		case errors.Is(err, context.DeadlineExceeded):
 			timedOut = true
+		case errors.Is(err, workspace.ErrNotRegular):
+			return Errorf("grep: %s is not a regular file (a named pipe, socket or device); only regular files and directories can be searched", env.display(rootAbs)), nil
 		case errors.Is(err, fs.ErrNotExist):
 			return Errorf("not found: %s", env.display(rootAbs)), nil
 		default:
@@ -124,6 +142,7 @@ type grepSearch struct {
 	m      *grepengine.Matcher
 	root   string
 	glob   string
+	dir    *workspace.Dir    // the folder every disk read is confined to
 	staged map[string]string // this run's staged texts (read-only here)
 	open   map[string]bool   // paths with an editor buffer
 
@@ -136,6 +155,7 @@ type grepSearch struct {
 	binary   int
 	secret   int
 	tooLarge int
+	special  []string // FIFOs, sockets and devices: never opened
 }
 
 type fileHits struct {
@@ -202,52 +222,41 @@ func (s *grepSearch) content(abs string, sc *scratch) ([]byte, bool) {
 	return s.readDisk(abs, sc)
 }
 
-// readDisk reads a regular file into sc.data with raw syscalls: os.Open
-// would register every file with the poller (fcntl + epoll_ctl), which is
-// a third of the syscall time of a search over thousands of small files.
+// readDisk reads a regular file into sc.data through the confined,
+// non-blocking open of the grep's folder (raw descriptors: os.Open would
+// register every file with the poller, a third of the syscall time of a
+// search over thousands of small files). A file swapped for a symlink, FIFO
+// or anything but a regular file inside the folder is skipped.
 func (s *grepSearch) readDisk(abs string, sc *scratch) ([]byte, bool) {
-	fd, err := openRetry(abs)
+	f, err := s.dir.Open(abs)
 	if err != nil {
+		if errors.Is(err, workspace.ErrNotRegular) {
+			s.count(func() { s.special = append(s.special, abs) })
+		}
 		return nil, false
 	}
-	defer syscall.Close(fd)
-	var st syscall.Stat_t
-	if err := syscall.Fstat(fd, &st); err != nil || st.Mode&syscall.S_IFMT != syscall.S_IFREG {
-		return nil, false
-	}
-	if st.Size > grepMaxFileSize {
+	defer f.Close()
+	if f.Size() > grepMaxFileSize {
 		s.count(func() { s.tooLarge++ })
 		return nil, false
 	}
-	size := int(st.Size)
+	size := int(f.Size())
 	if cap(sc.data) < size {
 		sc.data = make([]byte, size)
 	}
 	buf := sc.data[:size]
 	n := 0
 	for n < size {
-		m, err := syscall.Read(fd, buf[n:])
-		if err == syscall.EINTR {
-			continue
-		}
+		m, err := f.Read(buf[n:])
 		if err != nil {
+			if err == io.EOF {
+				break // the file shrank while we read it
+			}
 			return nil, false
-		}
-		if m == 0 {
-			break // the file shrank while we read it
 		}
 		n += m
 	}
 	return buf[:n], true
-}
-
-func openRetry(path string) (int, error) {
-	for {
-		fd, err := syscall.Open(path, syscall.O_RDONLY|syscall.O_CLOEXEC|syscall.O_NOFOLLOW, 0)
-		if err != syscall.EINTR {
-			return fd, err
-		}
-	}
 }
 
 func (s *grepSearch) count(f func()) {
@@ -339,6 +348,14 @@ func (s *grepSearch) result(pattern string, timedOut bool) Result {
 	}
 	if s.tooLarge > 0 {
 		skipped = append(skipped, fmt.Sprintf("%d over %d MB", s.tooLarge, grepMaxFileSize>>20))
+	}
+	if len(s.special) > 0 {
+		slices.Sort(s.special)
+		names := make([]string, 0, min(len(s.special), 5))
+		for _, p := range s.special[:min(len(s.special), 5)] {
+			names = append(names, s.env.display(p))
+		}
+		skipped = append(skipped, fmt.Sprintf("%d not regular files (named pipes, sockets or devices: %s)", len(s.special), strings.Join(names, ", ")))
 	}
 	if len(skipped) > 0 {
 		fmt.Fprintf(&b, "[skipped files: %s]\n", strings.Join(skipped, ", "))

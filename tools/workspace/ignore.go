@@ -202,7 +202,10 @@ func (c *ignoreCache) store(dir string, r *dirRules) {
 // lines and "#" comments skipped, CRLF tolerated. Unreadable files give no
 // patterns (logged by nobody: a broken .ignore must not break a walk).
 func parseIgnoreFile(path string) []gitignore.Pattern {
-	f, err := os.Open(path)
+	// Opened like every other file (non-blocking, regular files only, a
+	// final symlink not followed, as git does), so a FIFO named .gitignore
+	// cannot hang a walk.
+	f, err := (&Dir{folder: filepath.Dir(path), fd: -1}).Open(path)
 	if err != nil {
 		return nil
 	}

@@ -27,7 +27,8 @@ const sniffLen = 8 << 10
 // the watcher would have sent.
 //
 // Errors wrap fs.ErrNotExist (missing), ErrBinary (NUL bytes or invalid
-// UTF-8), ErrTooLarge (over Options.MaxFileBytes) or ErrOutside; a
+// UTF-8), ErrTooLarge (over Options.MaxFileBytes), ErrNotRegular (FIFO,
+// socket, device) or ErrOutside; a
 // directory gets an error telling the caller to list it instead.
 func (v *View) Read(path string) (Snapshot, error) {
 	var st syscall.Stat_t
@@ -98,31 +99,26 @@ func (v *View) checkReadable(p string, sig statSig) error {
 	case sig.isDir():
 		return fmt.Errorf("read %s: is a directory; list it with list_dir or search it with glob/grep", p)
 	case !sig.isRegular():
-		return fmt.Errorf("read %s: not a regular file (device, socket or pipe)", p)
+		return notRegular(p, sig.mode)
 	case sig.size > v.maxFile:
 		return fmt.Errorf("read %s: %w: %d bytes, the limit is %d; search it with grep instead", p, ErrTooLarge, sig.size, v.maxFile)
 	}
 	return nil
 }
 
-// load reads p from disk. The stat signature is taken from the open file
+// load reads p from disk, opened by OpenFile (regular files only, never
+// blocking, confined on the descriptor). The stat signature is taken from the open file
 // BEFORE reading, so a write racing with the read leaves an entry whose
 // signature is older than its content: the next hit sees a different stat
 // and reloads, never the reverse.
 func (v *View) load(p string) (*entry, error) {
-	// O_NONBLOCK: if p was swapped for a FIFO since it was stat'ed, open
-	// must not hang waiting for a writer (it is a no-op for regular files).
-	f, err := os.OpenFile(p, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	f, err := v.OpenFile(p)
 	if err != nil {
-		return nil, fmt.Errorf("read %s: %w", p, err)
+		return nil, err
 	}
 	defer f.Close()
-	var st syscall.Stat_t
-	if err := syscall.Fstat(int(f.Fd()), &st); err != nil {
-		return nil, fmt.Errorf("read %s: %w", p, &os.PathError{Op: "fstat", Path: p, Err: err})
-	}
 	now := time.Now()
-	sig := sigOf(&st)
+	sig := f.sig
 	if err := v.checkReadable(p, sig); err != nil {
 		return nil, err
 	}
