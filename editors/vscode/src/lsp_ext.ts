@@ -138,7 +138,8 @@ export type RunEventKind =
   | "proposal"
   | "finished"
   | "failed"
-  | "cancelled";
+  | "cancelled"
+  | "todo";
 
 /**
  * agentls/runEvent params. Fields beyond runId/seq/kind depend on the kind
@@ -156,6 +157,16 @@ export interface RunEvent {
   uri?: string;
   error?: string;
   usage?: Record<string, number>;
+  /** kind "todo": the model's whole plan. */
+  todos?: Todo[];
+  /** Set on the events of a sub-agent (the task tool); runId is then its own. */
+  parentRunId?: string;
+}
+
+/** One item of the model's plan (todo_write). */
+export interface Todo {
+  content: string;
+  status: "pending" | "in_progress" | "completed";
 }
 
 /** agentls/runEvent: one step of a run (streamed text, tool activity, the end). */

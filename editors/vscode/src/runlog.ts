@@ -1,7 +1,7 @@
 // Run tracking fed by agentls/runEvent: each run's state, and the lines the
 // "agentls runs" output channel shows (the same format as the Neovim
 // plugin's run log). No "vscode" import: unit-tested under plain node.
-import type { RunEvent } from "./lsp_ext";
+import type { RunEvent, Todo } from "./lsp_ext";
 
 /** What the extension knows about one run. */
 export interface RunState {
@@ -12,6 +12,19 @@ export interface RunState {
   tools: number;
   answer?: string;
   error?: string;
+  todos?: Todo[];
+}
+
+const todoMarks: Record<string, string> = { pending: "[ ]", in_progress: "[~]", completed: "[x]" };
+
+/** The plan's progress text ("2/5 · update the tests"), as $/progress shows it. */
+export function planProgress(todos: Todo[] | undefined): string {
+  if (!todos || todos.length === 0) {
+    return "";
+  }
+  const done = todos.filter((t) => t.status === "completed").length;
+  const current = todos.find((t) => t.status === "in_progress");
+  return current ? `${done + 1}/${todos.length} · ${current.content}` : `${done}/${todos.length} done`;
 }
 
 function oneLine(v: unknown, max: number): string {
@@ -65,6 +78,9 @@ export class RunTracker {
     if (!ev || typeof ev.runId !== "string") {
       return [];
     }
+    if (typeof ev.parentRunId === "string") {
+      return this.subEvent(ev);
+    }
     const r = this.get(ev.runId);
     if (typeof ev.seq === "number") {
       if (ev.seq <= r.seq) {
@@ -89,6 +105,13 @@ export class RunTracker {
         break;
       case "toolResult":
         out.push(`  ${ev.isError ? "✗" : "✓"} ${ev.tool ?? ""} ${oneLine(ev.summary ?? ev.error ?? "", 160)}`);
+        break;
+      case "todo":
+        r.todos = ev.todos ?? [];
+        out.push(`  ☰ plan ${planProgress(r.todos)}`);
+        for (const t of r.todos) {
+          out.push(`    ${todoMarks[t.status] ?? "[?]"} ${oneLine(t.content, 160)}`);
+        }
         break;
       case "proposal":
         out.push(`  ✎ proposal for ${ev.uri ? basename(ev.uri) : "?"}`);
@@ -117,6 +140,26 @@ export class RunTracker {
         out.push(`  (${String(ev.kind)}) ${oneLine(ev, 160)}`);
     }
     return out;
+  }
+
+  /**
+   * A sub-agent's event (task tool): shown indented in the log, never a run
+   * of its own; its streamed text is left out (parallel sub-agents would
+   * interleave it).
+   */
+  private subEvent(ev: RunEvent): string[] {
+    const tag = `    ⤷ [${ev.runId}]`;
+    switch (ev.kind) {
+      case "started":
+        return [`${tag} sub-agent: ${oneLine(ev.summary ?? ev.text ?? "", 160)}`];
+      case "toolCall":
+        return [`${tag} → ${ev.tool ?? "?"} ${ev.args !== undefined ? oneLine(ev.args, 140) : ""}`];
+      case "finished":
+      case "failed":
+      case "cancelled":
+        return [`${tag} ${ev.kind}`];
+    }
+    return [];
   }
 
   private flush(id: string): string[] {
@@ -163,7 +206,11 @@ export class RunTracker {
 
   /** The status bar text: "" when nothing runs. */
   statusText(): string {
-    const n = this.running().length;
-    return n === 0 ? "" : `agent: ${n} running`;
+    const running = this.running();
+    if (running.length === 0) {
+      return "";
+    }
+    const plan = planProgress(running[0].todos);
+    return `agent: ${running.length} running${plan ? " · " + plan : ""}`;
   }
 }

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import type { RunEvent } from "../lsp_ext";
-import { RunTracker } from "../runlog";
+import { planProgress, RunTracker } from "../runlog";
 
 describe("RunTracker", () => {
   it("turns run events into log lines and run states", () => {
@@ -72,5 +72,37 @@ describe("RunTracker", () => {
     assert.deepEqual(t.onEvent(undefined as unknown as RunEvent), []);
     assert.deepEqual(t.onEvent({ seq: 1 } as unknown as RunEvent), []);
     assert.equal(t.statusText(), "");
+  });
+
+  it("shows the plan and sub-agent steps", () => {
+    const t = new RunTracker();
+    const log: string[] = [];
+    const feed = (ev: Partial<RunEvent>) => log.push(...t.onEvent(ev as RunEvent));
+    feed({ runId: "r1", seq: 1, kind: "started", text: "long task" });
+    feed({
+      runId: "r1", seq: 2, kind: "todo", todos: [
+        { content: "read the code", status: "completed" },
+        { content: "update the tests", status: "in_progress" },
+        { content: "run vet", status: "pending" },
+      ],
+    });
+    assert.equal(t.statusText(), "agent: 1 running · 2/3 · update the tests");
+    feed({ runId: "s1", seq: 1, kind: "started", parentRunId: "r1", summary: "find callers" });
+    feed({ runId: "s1", seq: 2, kind: "text", parentRunId: "r1", text: "hidden" });
+    feed({ runId: "s1", seq: 3, kind: "toolCall", parentRunId: "r1", tool: "grep", args: { pattern: "Foo" } });
+    feed({ runId: "s1", seq: 4, kind: "finished", parentRunId: "r1", text: "3 callers" });
+    assert.equal(t.running().length, 1, "a sub-agent is not a run");
+    assert.deepEqual(log, [
+      "[r1] started: long task",
+      "  ☰ plan 2/3 · update the tests",
+      "    [x] read the code",
+      "    [~] update the tests",
+      "    [ ] run vet",
+      "    ⤷ [s1] sub-agent: find callers",
+      '    ⤷ [s1] → grep {"pattern":"Foo"}',
+      "    ⤷ [s1] finished",
+    ]);
+    assert.equal(planProgress([]), "");
+    assert.equal(planProgress([{ content: "a", status: "completed" }]), "1/1 done");
   });
 });
