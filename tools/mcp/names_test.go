@@ -1,7 +1,6 @@
 package mcp
 
 import (
-	"encoding/json"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -115,14 +114,5 @@ func TestTruncateAndSizes(t *testing.T) {
 	res := &mcp.CallToolResult{StructuredContent: map[string]any{"temp": 21}}
 	if got := renderResult(res); got != `{"temp":21}` {
 		t.Errorf("structured-only result rendered as %q", got)
-	}
-}
-
-func TestInputSchemaDefaults(t *testing.T) {
-	var tool mcp.Tool
-	tool.Name = "x"
-	var sc map[string]any
-	if err := json.Unmarshal(inputSchema(tool), &sc); err != nil || sc["type"] != "object" || sc["properties"] == nil {
-		t.Errorf("empty schema → %s", inputSchema(tool))
 	}
 }

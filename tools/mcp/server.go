@@ -200,17 +200,17 @@ func (s *server) teardown(c *conn, why error) {
 // listTools fetches every page of tools and replaces the server's tools in
 // the registry with them.
 func (s *server) listTools(ctx context.Context, c *conn) error {
-	res, err := c.client.ListTools(ctx, mcp.ListToolsRequest{})
+	listed, err := listToolsRaw(ctx, c.client.GetTransport())
 	if err != nil {
 		return fmt.Errorf("tools/list: %w", err)
 	}
-	orig := make([]string, 0, len(res.Tools))
-	for _, t := range res.Tools {
+	orig := make([]string, 0, len(listed))
+	for _, t := range listed {
 		orig = append(orig, t.Name)
 	}
 	names := toolNames(s.part, orig)
-	fresh := make(map[string]*mcpTool, len(res.Tools))
-	for _, t := range res.Tools {
+	fresh := make(map[string]*mcpTool, len(listed))
+	for _, t := range listed {
 		fresh[names[t.Name]] = newTool(s, names[t.Name], t)
 	}
 	s.mu.Lock()

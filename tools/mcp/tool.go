@@ -25,7 +25,8 @@ type mcpTool struct {
 
 var _ tools.Tool = (*mcpTool)(nil)
 
-func newTool(s *server, name string, t mcp.Tool) *mcpTool {
+func newTool(s *server, name string, lt listedTool) *mcpTool {
+	t := lt.Tool
 	desc := t.Description
 	if desc == "" {
 		desc = t.Title
@@ -38,26 +39,9 @@ func newTool(s *server, name string, t mcp.Tool) *mcpTool {
 	}
 	return &mcpTool{
 		srv: s, name: name, remote: t.Name, desc: desc,
-		schema:   inputSchema(t),
+		schema:   modelSchema(lt.schema),
 		readOnly: t.Annotations.ReadOnlyHint != nil && *t.Annotations.ReadOnlyHint,
 	}
-}
-
-// inputSchema passes the server's schema through, made acceptable as a
-// function schema: the top level is an object with properties.
-func inputSchema(t mcp.Tool) json.RawMessage {
-	sc := mcp.ToolArgumentsSchema(t.InputSchema)
-	if sc.Type == "" {
-		sc.Type = "object"
-	}
-	if sc.Properties == nil {
-		sc.Properties = map[string]any{}
-	}
-	b, err := json.Marshal(sc)
-	if err != nil {
-		return json.RawMessage(`{"type":"object","properties":{}}`)
-	}
-	return b
 }
 
 // Name implements tools.Tool.

@@ -152,3 +152,20 @@ func StartHTTP(t testing.TB, s *server.MCPServer) string {
 	})
 	return ts.URL + "/mcp"
 }
+
+// SchemaToolSchema is the input schema of the tool AddSchemaTool adds: a
+// top-level $ref, oneOf and $schema, which a client that decodes schemas
+// into a fixed struct loses.
+const SchemaToolSchema = `{"$schema":"https://json-schema.org/draft/2020-12/schema","$ref":"#/$defs/SearchArgs","$defs":{"SearchArgs":{"type":"object","properties":{"query":{"type":"string","description":"words to look for"},"id":{"type":"integer"}},"oneOf":[{"required":["query"]},{"required":["id"]}]}}}`
+
+// AddSchemaTool adds "search" with SchemaToolSchema, answering
+// "search: <query or id>".
+func AddSchemaTool(s *server.MCPServer) {
+	s.AddTool(mcp.NewToolWithRawSchema("search", "Search by query or by id.", []byte(SchemaToolSchema)),
+		func(ctx context.Context, r mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			if q := r.GetString("query", ""); q != "" {
+				return mcp.NewToolResultText("search: " + q), nil
+			}
+			return mcp.NewToolResultText(fmt.Sprintf("search: #%d", r.GetInt("id", 0))), nil
+		})
+}
