@@ -54,7 +54,7 @@ type Event struct {
 	RunID   string
 	Seq     int
 	Kind    EventKind
-	Text    string          // EventStarted: prompt; EventText: fragment; EventFinished: answer
+	Text    string          // EventStarted: prompt; EventText: fragment; EventFinished: answer; EventToolResult with IsError: the whole error
 	Tool    string          // EventToolCall, EventToolResult
 	Args    json.RawMessage // EventToolCall: arguments as sent by the model (valid JSON or a JSON string holding the invalid text)
 	CallID  string          // EventToolCall, EventToolResult

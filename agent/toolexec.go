@@ -105,7 +105,11 @@ func (r *runner) execOne(ctx context.Context, pc plannedCall) callResult {
 	if res.summary == "" {
 		res.summary = firstLine(res.text, 120)
 	}
-	r.events.emit(Event{Kind: EventToolResult, Tool: pc.call.Name, CallID: pc.call.ID, IsError: res.isError, Summary: res.summary})
+	ev := Event{Kind: EventToolResult, Tool: pc.call.Name, CallID: pc.call.ID, IsError: res.isError, Summary: res.summary}
+	if res.isError {
+		ev.Text = res.text // the whole error, for front-ends that show failures in full
+	}
+	r.events.emit(ev)
 	r.transcript.record("tool_result", map[string]any{"id": pc.call.ID, "name": pc.call.Name, "isError": res.isError, "summary": res.summary, "text": res.text})
 	return res
 }

@@ -105,6 +105,14 @@ type ModelConfig struct {
 	// MaxAttempts bounds tries of one model call on rate limits, server
 	// and network errors (default 4).
 	MaxAttempts int `json:"maxAttempts"`
+	// Replay answers every model call from a cassette file recorded with
+	// Record instead of calling a model: no endpoint, key or network is
+	// needed (docs/protocol.md "Deterministic model"). Relative paths
+	// resolve against the workspace folder.
+	Replay string `json:"replay,omitempty"`
+	// Record saves every model response of a run, as streamed, to a
+	// cassette file that Replay can serve later.
+	Record string `json:"record,omitempty"`
 }
 
 // ToolsConfig configures the built-in tools.
@@ -202,6 +210,8 @@ func (c Config) LLM() llm.Config {
 		Temperature:     c.Model.Temperature,
 		RequestTimeout:  time.Duration(c.Model.RequestTimeoutSeconds) * time.Second,
 		MaxAttempts:     c.Model.MaxAttempts,
+		Replay:          c.Model.Replay,
+		Record:          c.Model.Record,
 	}
 }
 

@@ -109,6 +109,13 @@ func Load(opts LoadOptions) (Config, []string, error) {
 	}
 	// Folders were applied last to first; report them first to last.
 	slices.Reverse(cfg.untrusted)
+	if len(opts.Folders) > 0 { // cassettes named relative to the workspace
+		for _, p := range []*string{&cfg.Model.Replay, &cfg.Model.Record} {
+			if *p != "" && !filepath.IsAbs(*p) {
+				*p = filepath.Join(opts.Folders[0], *p)
+			}
+		}
+	}
 	cfg, verrs, vwarn := validate(cfg, l.origin)
 	l.warnings = append(l.warnings, vwarn...)
 	l.errs = append(l.errs, verrs...)

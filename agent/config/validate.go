@@ -134,6 +134,9 @@ func checkServer(s mcp.ServerConfig) string {
 // ModelError returns nil when a model endpoint is configured, else an error
 // (wrapping ErrNoModel) telling the user exactly what to set.
 func (c Config) ModelError() error {
+	if c.Model.Replay != "" { // a recording needs no endpoint
+		return nil
+	}
 	var missing []string
 	if c.Model.BaseURL == "" {
 		missing = append(missing, "base URL")

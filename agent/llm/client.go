@@ -42,6 +42,23 @@ type Client struct {
 // New checks cfg and builds a client. It fails when the base URL or model
 // is missing or the URL is not http(s).
 func New(cfg Config) (*Client, error) {
+	var replay *replayer
+	if cfg.Replay != "" {
+		if cfg.Record != "" {
+			return nil, errors.New("llm: model.record and model.replay are both set; record against a real model, or replay a recording")
+		}
+		c, err := LoadCassette(cfg.Replay)
+		if err != nil {
+			return nil, err
+		}
+		replay = &replayer{path: cfg.Replay, c: c}
+		if strings.TrimSpace(cfg.BaseURL) == "" {
+			cfg.BaseURL = replayBaseURL
+		}
+		if strings.TrimSpace(cfg.Model) == "" {
+			cfg.Model = replayModel
+		}
+	}
 	base := strings.TrimRight(strings.TrimSpace(cfg.BaseURL), "/")
 	if base == "" {
 		return nil, errors.New("llm: the model base URL is empty; set model.baseURL (e.g. https://api.openai.com/v1 or http://localhost:11434/v1)")
@@ -71,9 +88,21 @@ func New(cfg Config) (*Client, error) {
 	}
 	hc := cfg.HTTPClient
 	var owned *http.Transport
-	if hc == nil {
+	switch {
+	case replay != nil:
+		hc = &http.Client{Transport: replay}
+	case hc == nil:
 		owned = http.DefaultTransport.(*http.Transport).Clone()
 		hc = &http.Client{Transport: owned}
+	}
+	if cfg.Record != "" {
+		next := hc.Transport
+		if next == nil {
+			next = http.DefaultTransport
+		}
+		rec := *hc
+		rec.Transport = &recorder{path: cfg.Record, next: next}
+		hc = &rec
 	}
 	oc := openai.DefaultConfig(cfg.APIKey)
 	oc.BaseURL = base
@@ -210,9 +239,12 @@ func (c *Client) classify(ctx, actx context.Context, err error, meta *respMeta, 
 	f := &failure{}
 	var apiErr *openai.APIError
 	var reqErr *openai.RequestError
+	var replayErr *ReplayError
 	switch {
 	case ctx.Err() != nil:
 		return &failure{err: canceled(ctx)}
+	case errors.As(err, &replayErr): // a cassette cannot answer: retrying would not help
+		return &failure{err: &Error{Kind: BadRequest, Err: replayErr, Message: replayErr.Error()}}
 	case errors.Is(actx.Err(), context.DeadlineExceeded):
 		f.err = &Error{Kind: Network, Status: meta.status, Err: err, Message: fmt.Sprintf(
 			"the model server at %s did not finish answering within %s (model.requestTimeoutSeconds)", c.cfg.BaseURL, c.cfg.RequestTimeout)}

@@ -47,6 +47,15 @@ type Config struct {
 	HTTPClient *http.Client
 	// Logger receives retries and failures (never the API key); nil: discard.
 	Logger *slog.Logger
+
+	// Replay names a cassette to answer from instead of a model server
+	// (docs/protocol.md "Deterministic model"): no network, and BaseURL,
+	// Model and APIKey may be empty. A request that differs from the
+	// recording fails with a *ReplayError naming the turn.
+	Replay string
+	// Record names a cassette file to write: every successful model
+	// response, as streamed, with a fingerprint of its request.
+	Record string
 }
 
 // Message is one chat message; we reuse go-openai's type so that requests

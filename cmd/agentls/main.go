@@ -7,7 +7,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -29,15 +28,17 @@ func main() {
 	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 }
 
-// usage is printed for -h and for unknown subcommands.
-const usage = `usage: agentls [flags] [serve]      serve LSP on stdin/stdout (default)
-       agentls run [flags] ...        run one agent task headless
+// usage is printed for --help and, on stderr, for unknown subcommands.
+const usage = `usage: agentls [serve] [flags]      serve LSP on stdin/stdout (what an editor starts)
+       agentls run [flags] PROMPT     run one agent task headless
        agentls mcp [flags] ...        inspect configured MCP servers
-       agentls version                print the version
+       agentls version                print the version (also --version)
+
+Run 'agentls COMMAND --help' for a command's flags.
 
 flags for serve:
-  --log-file FILE     append logs to FILE instead of stderr
-  --log-level LEVEL   debug, info, warn or error (default info)
+  --log-file FILE           append logs to FILE instead of stderr
+  --log-level LEVEL         debug, info, warn or error (default info)
 `
 
 // run dispatches the subcommand and returns the process exit code.
@@ -45,6 +46,12 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	cmd := "serve"
 	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
 		cmd, args = args[0], args[1:]
+	}
+	if cmd == "serve" && len(args) == 1 {
+		switch args[0] {
+		case "--version", "-version", "-v":
+			cmd, args = "version", nil
+		}
 	}
 	switch cmd {
 	case "serve":
@@ -65,23 +72,26 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 }
 
+// ttyHint is printed when someone starts the server by hand: without it
+// the process waits silently for LSP frames and then fails on the first
+// line typed.
+const ttyHint = `agentls: this is a language server: it speaks LSP on stdin/stdout and is started by your editor (see README "Editors").
+agentls: to try a task from the shell: agentls run --dir DIR "PROMPT" (agentls run --help). Waiting for LSP input; Ctrl-C quits.
+`
+
 // serveMain serves LSP on stdin/stdout and returns the exit code LSP
 // prescribes: 0 after shutdown+exit, 1 otherwise, 2 for unreadable input.
 func serveMain(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("agentls serve", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() { fmt.Fprint(stderr, usage) }
 	logFile := fs.String("log-file", "", "append logs to `file` instead of stderr")
 	logLevel := fs.String("log-level", "info", "log `level`: debug, info, warn or error")
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return 0
-		}
-		return 2
+	printUsage := func(w io.Writer) { fmt.Fprint(w, usage) }
+	if code := parseFlags(fs, args, printUsage, stdout, stderr); code >= 0 {
+		return code
 	}
 	if fs.NArg() > 0 && fs.Arg(0) == "serve" { // flags before the subcommand
-		if err := fs.Parse(fs.Args()[1:]); err != nil {
-			return 2
+		if code := parseFlags(fs, fs.Args()[1:], printUsage, stdout, stderr); code >= 0 {
+			return code
 		}
 	}
 	if fs.NArg() > 0 {
@@ -97,6 +107,9 @@ func serveMain(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	if isTerminal(stdin) {
+		fmt.Fprint(stderr, ttyHint)
+	}
 	logger.Info("agentls starting", "version", currentVersion(), "pid", os.Getpid())
 	code := lspserver.Serve(ctx, stdin, stdout, lspserver.Options{Version: currentVersion(), Logger: logger})
 	logger.Info("agentls exiting", "code", code)

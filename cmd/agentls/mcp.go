@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -52,30 +51,23 @@ type mcpFlags struct {
 
 // parseMCPFlags accepts flags before and after the subcommand. It returns
 // an exit code >= 0 when the command should stop.
-func parseMCPFlags(args []string, stderr io.Writer) (mcpFlags, int) {
+func parseMCPFlags(args []string, stdout, stderr io.Writer) (mcpFlags, int) {
 	var f mcpFlags
 	fs := flag.NewFlagSet("agentls mcp", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() { fmt.Fprint(stderr, mcpUsage); fs.PrintDefaults() }
 	fs.StringVar(&f.dir, "dir", ".", "workspace `directory` (config and MCP root)")
 	fs.DurationVar(&f.timeout, "timeout", 30*time.Second, "how long to wait for servers to connect")
-	fs.BoolVar(&f.verbose, "v", false, "log connection details (and servers' stderr) to stderr")
+	fs.BoolVar(&f.verbose, "verbose", false, "log connection details (and servers' stderr) to stderr (also -v)")
+	fs.BoolVar(&f.verbose, "v", false, "same as --verbose")
 	fs.BoolVar(&f.trust, "trust-workspace", false, trustWorkspaceUsage)
-	for {
-		if err := fs.Parse(args); err != nil {
-			if errors.Is(err, flag.ErrHelp) {
-				return f, 0
-			}
-			return f, 2
-		}
-		if fs.NArg() == 0 {
-			break
-		}
-		f.args = append(f.args, fs.Arg(0))
-		args = fs.Args()[1:]
+	usage := func(w io.Writer) { fmt.Fprint(w, mcpUsage); printFlags(w, fs) }
+	words, code := parseInterleaved(fs, args, usage, stdout, stderr)
+	if code >= 0 {
+		return f, code
 	}
+	f.args = words
 	if len(f.args) == 0 {
-		fs.Usage()
+		fmt.Fprintln(stderr, "agentls mcp: missing subcommand (list or call)")
+		usage(stderr)
 		return f, 2
 	}
 	return f, -1
@@ -83,7 +75,7 @@ func parseMCPFlags(args []string, stderr io.Writer) (mcpFlags, int) {
 
 // mcpMain implements `agentls mcp`.
 func mcpMain(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	f, code := parseMCPFlags(args, stderr)
+	f, code := parseMCPFlags(args, stdout, stderr)
 	if code >= 0 {
 		return code
 	}

@@ -4,15 +4,16 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"log/slog"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"strings"
 	"syscall"
+	"unicode/utf8"
 
 	"github.com/agentls/agentls/agent"
 	"github.com/agentls/agentls/agent/config"
@@ -22,12 +23,18 @@ import (
 	"github.com/agentls/agentls/tools/workspace"
 )
 
-const runUsage = `usage: agentls run [--dir DIR] [--apply] [--model NAME] [--allow-commands] [--trust-workspace] PROMPT
+const runUsage = `usage: agentls run [--dir DIR] [--apply] [--model NAME] [--allow-commands]
+                   [--trust-workspace] [--record FILE | --replay FILE] PROMPT
 
 Runs one agent task on the files in DIR (default: the current directory).
 Model text and tool activity stream to stderr; the final answer and a
 unified diff of the proposed changes go to stdout. Nothing is written
 unless --apply is given.
+
+--record FILE saves the model's responses of the run to FILE; --replay FILE
+serves them again instead of calling a model (no model configuration,
+API key or network needed), failing with an error that names the turn
+when the run asks something the recording does not hold.
 
 Exit status: 0 the run finished, 1 it failed or was cancelled (or --apply
 could not write everything), 2 bad usage or configuration.
@@ -38,41 +45,47 @@ flags:
 // runFlags are the parsed arguments of `agentls run`.
 type runFlags struct {
 	dir, model, prompt   string
+	record, replay       string
 	apply, allowCommands bool
 	trustWorkspace       bool
 }
 
 // parseRunFlags accepts flags before and after the prompt words. It
 // returns an exit code >= 0 when the command should stop.
-func parseRunFlags(args []string, stderr io.Writer) (runFlags, int) {
+func parseRunFlags(args []string, stdout, stderr io.Writer) (runFlags, int) {
 	var f runFlags
 	fs := flag.NewFlagSet("agentls run", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() { fmt.Fprint(stderr, runUsage); fs.PrintDefaults() }
 	fs.StringVar(&f.dir, "dir", ".", "workspace `directory` the agent works in")
 	fs.BoolVar(&f.apply, "apply", false, "write the proposed changes to disk")
 	fs.StringVar(&f.model, "model", "", "model `name`, overriding the configuration")
 	fs.BoolVar(&f.allowCommands, "allow-commands", false, "offer run_command; without a terminal to ask on, allow every command")
 	fs.BoolVar(&f.trustWorkspace, "trust-workspace", false, trustWorkspaceUsage)
-	var words []string
-	for {
-		if err := fs.Parse(args); err != nil {
-			if errors.Is(err, flag.ErrHelp) {
-				return f, 0
-			}
-			return f, 2
-		}
-		if fs.NArg() == 0 {
-			break
-		}
-		words = append(words, fs.Arg(0))
-		args = fs.Args()[1:]
+	fs.StringVar(&f.record, "record", "", "save the model's responses to `file` (a cassette)")
+	fs.StringVar(&f.replay, "replay", "", "answer from the cassette `file` instead of a model")
+	usage := func(w io.Writer) { fmt.Fprint(w, runUsage); printFlags(w, fs) }
+	words, code := parseInterleaved(fs, args, usage, stdout, stderr)
+	if code >= 0 {
+		return f, code
 	}
 	f.prompt = strings.TrimSpace(strings.Join(words, " "))
 	if f.prompt == "" {
 		fmt.Fprintln(stderr, "agentls run: missing PROMPT")
-		fs.Usage()
+		usage(stderr)
 		return f, 2
+	}
+	if f.record != "" && f.replay != "" {
+		fmt.Fprintln(stderr, "agentls run: --record and --replay cannot be used together")
+		return f, 2
+	}
+	for _, p := range []*string{&f.record, &f.replay} { // relative to the shell's directory, not --dir
+		if *p != "" {
+			abs, err := filepath.Abs(*p)
+			if err != nil {
+				fmt.Fprintf(stderr, "agentls run: %v\n", err)
+				return f, 2
+			}
+			*p = abs
+		}
 	}
 	return f, -1
 }
@@ -80,7 +93,7 @@ func parseRunFlags(args []string, stderr io.Writer) (runFlags, int) {
 // runMain runs one agent task headless (`agentls run`) and returns the exit
 // status.
 func runMain(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	f, code := parseRunFlags(args, stderr)
+	f, code := parseRunFlags(args, stdout, stderr)
 	if code >= 0 {
 		return code
 	}
@@ -94,6 +107,9 @@ func runMain(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	if f.model != "" {
 		cfg.Model.Name = f.model
+	}
+	if f.record != "" || f.replay != "" {
+		cfg.Model.Record, cfg.Model.Replay = f.record, f.replay
 	}
 	if err := cfg.ModelError(); err != nil {
 		fmt.Fprintf(stderr, "agentls run: %v\n", err)
@@ -149,18 +165,24 @@ func runMain(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if tr != nil {
 		fmt.Fprintf(stderr, "agentls: transcript %s\n", tr.Path())
 	}
-	return finishRun(out, env.Changes, view, f.apply, stdout, stderr)
+	// On a terminal the answer was just streamed to stderr; printing it to
+	// the same screen again on stdout would show it twice.
+	echo := !(isTerminal(stdout) && isTerminal(stderr))
+	return finishRun(out, env.Changes, view, f.apply, echo, stdout, stderr)
 }
 
 // finishRun prints the answer and the diff, applies the changes when asked
 // (only after a finished run) and returns the exit status.
-func finishRun(out agent.Outcome, cs *tools.Changeset, view *workspace.View, apply bool, stdout, stderr io.Writer) int {
-	if out.Status == agent.StatusFinished && strings.TrimSpace(out.Answer) != "" {
+// echoAnswer false leaves the answer out of stdout (it was streamed to the
+// same terminal already).
+func finishRun(out agent.Outcome, cs *tools.Changeset, view *workspace.View, apply, echoAnswer bool, stdout, stderr io.Writer) int {
+	answered := echoAnswer && out.Status == agent.StatusFinished && strings.TrimSpace(out.Answer) != ""
+	if answered {
 		fmt.Fprintln(stdout, strings.TrimRight(out.Answer, "\n"))
 	}
 	diff := cs.UnifiedDiff()
 	if diff != "" {
-		if out.Status == agent.StatusFinished && out.Answer != "" {
+		if answered {
 			fmt.Fprintln(stdout)
 		}
 		fmt.Fprint(stdout, diff)
@@ -178,6 +200,11 @@ func finishRun(out agent.Outcome, cs *tools.Changeset, view *workspace.View, app
 		return 1
 	}
 	if !apply {
+		if diff == "" {
+			fmt.Fprintln(stderr, "agentls run: no changes proposed; nothing was written")
+		} else {
+			fmt.Fprintf(stderr, "agentls run: nothing was written; run again with --apply to write the changes to %d file(s)\n", len(cs.Files()))
+		}
 		return 0
 	}
 	if diff == "" {
@@ -232,7 +259,11 @@ func (p *progress) event(ev agent.Event) {
 		if ev.IsError {
 			mark = "✗"
 		}
-		fmt.Fprintf(p.w, "  %s %s\n", mark, text.Clip(ev.Summary, 160))
+		msg := ev.Summary
+		if ev.IsError && strings.TrimSpace(ev.Text) != "" {
+			msg = ev.Text // failures in full: the model sees all of it, so should the user
+		}
+		fmt.Fprintf(p.w, "  %s %s\n", mark, wrap(strings.TrimSpace(msg), 96, "    "))
 	}
 }
 
@@ -264,6 +295,32 @@ func compactJSON(raw json.RawMessage) string {
 	var b bytes.Buffer
 	if err := json.Compact(&b, raw); err != nil {
 		return string(raw)
+	}
+	return b.String()
+}
+
+// wrap breaks s into lines of at most width runes at spaces (a longer word
+// stays whole), keeping s's own line breaks; continuation lines start with
+// indent. Nothing is dropped.
+func wrap(s string, width int, indent string) string {
+	var b strings.Builder
+	for i, line := range strings.Split(s, "\n") {
+		if i > 0 {
+			b.WriteString("\n" + indent)
+		}
+		n := 0
+		for j, word := range strings.Fields(line) {
+			w := utf8.RuneCountInString(word)
+			if j > 0 && n+1+w > width {
+				b.WriteString("\n" + indent)
+				n = 0
+			} else if j > 0 {
+				b.WriteByte(' ')
+				n++
+			}
+			b.WriteString(word)
+			n += w
+		}
 	}
 	return b.String()
 }

@@ -1,0 +1,329 @@
+package llm
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+)
+
+// CassetteVersion is the cassette format this package reads and writes
+// (docs/protocol.md "Deterministic model").
+const CassetteVersion = 1
+
+// replayBaseURL and replayModel stand in for the endpoint when replaying
+// without a model configuration; nothing is ever sent to them.
+const (
+	replayBaseURL = "http://replay.invalid/v1"
+	replayModel   = "replay"
+)
+
+// Cassette is a recorded run: for each model call in order, what the model
+// was asked and the exact SSE body it streamed back. Replaying the raw body
+// through an http.RoundTripper keeps go-openai's stream parsing and our
+// assembly in the path, so a replayed run behaves like the recorded one.
+type Cassette struct {
+	Version int    `json:"version"`
+	Turns   []Turn `json:"turns"`
+}
+
+// Turn is one model call.
+type Turn struct {
+	Request RequestPrint `json:"request"`
+	// SSE is the response body (text/event-stream) as the server sent it.
+	SSE string `json:"sse"`
+}
+
+// RequestPrint identifies a request by what the model would see: the
+// conversation and the tool list. The system prompt is left out (it names
+// the workspace folder, OS and date, which differ between machines), and so
+// are sampling settings and the model name, so a cassette replays under any
+// configuration.
+type RequestPrint struct {
+	SHA256      string         `json:"sha256"`
+	Tools       []string       `json:"tools"`
+	ToolsSHA256 string         `json:"toolsSha256"`
+	Messages    []MessagePrint `json:"messages"`
+}
+
+// MessagePrint is one message of a request: its hash, and enough text to
+// say what differs when a replay diverges.
+type MessagePrint struct {
+	Role    string `json:"role"`
+	SHA256  string `json:"sha256"`
+	Preview string `json:"preview"`
+}
+
+// ReplayError is a replayed run's request that the cassette cannot answer.
+// It is never retried.
+type ReplayError struct {
+	Path    string
+	Turn    int // 1-based model call
+	Message string
+}
+
+func (e *ReplayError) Error() string {
+	return fmt.Sprintf("replay %s: turn %d: %s", e.Path, e.Turn, e.Message)
+}
+
+// LoadCassette reads and checks a cassette file.
+func LoadCassette(path string) (*Cassette, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("replay: read cassette: %w", err)
+	}
+	var c Cassette
+	if err := json.Unmarshal(b, &c); err != nil {
+		return nil, fmt.Errorf("replay: %s is not a cassette (JSON): %w", path, err)
+	}
+	if c.Version != CassetteVersion {
+		return nil, fmt.Errorf("replay: %s has cassette version %d; this agentls reads version %d", path, c.Version, CassetteVersion)
+	}
+	return &c, nil
+}
+
+// fingerprint computes the RequestPrint of a chat-completions request body.
+func fingerprint(body []byte) (RequestPrint, error) {
+	var req struct {
+		Messages []map[string]any `json:"messages"`
+		Tools    []map[string]any `json:"tools"`
+	}
+	if err := json.Unmarshal(body, &req); err != nil {
+		return RequestPrint{}, fmt.Errorf("decode the model request: %w", err)
+	}
+	var p RequestPrint
+	all := sha256.New()
+	for _, m := range req.Messages {
+		role, _ := m["role"].(string)
+		if role == "system" || role == "developer" {
+			continue
+		}
+		canon, _ := json.Marshal(m) // maps marshal with sorted keys
+		all.Write(canon)
+		all.Write([]byte{'\n'})
+		sum := sha256.Sum256(canon)
+		p.Messages = append(p.Messages, MessagePrint{Role: role, SHA256: hex.EncodeToString(sum[:]), Preview: messagePreview(m)})
+	}
+	tools := sha256.New()
+	for _, t := range req.Tools {
+		canon, _ := json.Marshal(t)
+		tools.Write(canon)
+		tools.Write([]byte{'\n'})
+		if fn, ok := t["function"].(map[string]any); ok {
+			name, _ := fn["name"].(string)
+			p.Tools = append(p.Tools, name)
+		}
+	}
+	p.ToolsSHA256 = hex.EncodeToString(tools.Sum(nil))
+	all.Write([]byte(p.ToolsSHA256))
+	p.SHA256 = hex.EncodeToString(all.Sum(nil))
+	return p, nil
+}
+
+// messagePreview is a short readable form of a message for divergence errors.
+func messagePreview(m map[string]any) string {
+	var parts []string
+	if c, ok := m["content"].(string); ok && c != "" {
+		parts = append(parts, c)
+	}
+	if calls, ok := m["tool_calls"].([]any); ok {
+		for _, c := range calls {
+			if cm, ok := c.(map[string]any); ok {
+				if fn, ok := cm["function"].(map[string]any); ok {
+					parts = append(parts, fmt.Sprintf("%v(%v)", fn["name"], fn["arguments"]))
+				}
+			}
+		}
+	}
+	s := strings.Join(strings.Fields(strings.Join(parts, " ")), " ")
+	const maxLen = 200
+	if r := []rune(s); len(r) > maxLen {
+		s = string(r[:maxLen]) + "…"
+	}
+	return s
+}
+
+// diverge explains how a request differs from the recorded one.
+func diverge(rec, got RequestPrint) string {
+	if rec.ToolsSHA256 != got.ToolsSHA256 {
+		return fmt.Sprintf("the tool list differs from the recording (recorded %s; now %s)",
+			strings.Join(rec.Tools, ", "), strings.Join(got.Tools, ", "))
+	}
+	for i := 0; i < max(len(rec.Messages), len(got.Messages)); i++ {
+		switch {
+		case i >= len(rec.Messages):
+			return fmt.Sprintf("the request has %d messages, the recording %d; extra message %d (%s): %q",
+				len(got.Messages), len(rec.Messages), i+1, got.Messages[i].Role, got.Messages[i].Preview)
+		case i >= len(got.Messages):
+			return fmt.Sprintf("the request has %d messages, the recording %d; missing message %d (%s): %q",
+				len(got.Messages), len(rec.Messages), i+1, rec.Messages[i].Role, rec.Messages[i].Preview)
+		case rec.Messages[i].SHA256 != got.Messages[i].SHA256:
+			return fmt.Sprintf("message %d (%s) differs from the recording: recorded %q, now %q",
+				i+1, got.Messages[i].Role, rec.Messages[i].Preview, got.Messages[i].Preview)
+		}
+	}
+	return "the request differs from the recording"
+}
+
+// replayer answers chat-completions requests from a cassette, in order.
+type replayer struct {
+	path string
+	c    *Cassette
+	mu   sync.Mutex
+	next int
+}
+
+// RoundTrip serves the next recorded turn when the request matches it.
+func (r *replayer) RoundTrip(req *http.Request) (*http.Response, error) {
+	body, err := readBody(req)
+	if err != nil {
+		return nil, err
+	}
+	got, err := fingerprint(body)
+	if err != nil {
+		return nil, fmt.Errorf("replay %s: %w", r.path, err)
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	turn := r.next + 1
+	if r.next >= len(r.c.Turns) {
+		return nil, &ReplayError{Path: r.path, Turn: turn, Message: fmt.Sprintf(
+			"the run asks the model more often than recorded (the cassette holds %d turns); last message: %q",
+			len(r.c.Turns), lastPreview(got))}
+	}
+	rec := r.c.Turns[r.next]
+	if rec.Request.SHA256 != got.SHA256 {
+		return nil, &ReplayError{Path: r.path, Turn: turn, Message: diverge(rec.Request, got)}
+	}
+	r.next++
+	return &http.Response{
+		Status:        "200 OK",
+		StatusCode:    http.StatusOK,
+		Proto:         "HTTP/1.1",
+		ProtoMajor:    1,
+		ProtoMinor:    1,
+		Header:        http.Header{"Content-Type": {"text/event-stream"}},
+		Body:          io.NopCloser(strings.NewReader(rec.SSE)),
+		ContentLength: int64(len(rec.SSE)),
+		Request:       req,
+	}, nil
+}
+
+func lastPreview(p RequestPrint) string {
+	if len(p.Messages) == 0 {
+		return ""
+	}
+	return p.Messages[len(p.Messages)-1].Preview
+}
+
+// recorder passes requests to next and saves every successful response
+// into the cassette at path, rewriting the file after each turn so an
+// interrupted run still leaves a readable cassette.
+type recorder struct {
+	path string
+	next http.RoundTripper
+	mu   sync.Mutex
+	c    Cassette
+	err  error // the first save failure, reported by every later request
+}
+
+func (r *recorder) RoundTrip(req *http.Request) (*http.Response, error) {
+	body, err := readBody(req)
+	if err != nil {
+		return nil, err
+	}
+	fp, err := fingerprint(body)
+	if err != nil {
+		return nil, fmt.Errorf("record %s: %w", r.path, err)
+	}
+	r.mu.Lock()
+	saveErr := r.err
+	r.mu.Unlock()
+	if saveErr != nil {
+		return nil, saveErr
+	}
+	resp, err := r.next.RoundTrip(req)
+	if err != nil || resp.StatusCode != http.StatusOK {
+		return resp, err
+	}
+	resp.Body = &teeBody{rc: resp.Body, done: func(b []byte) { r.add(Turn{Request: fp, SSE: string(b)}) }}
+	return resp, nil
+}
+
+// add appends a turn and saves the cassette.
+func (r *recorder) add(t Turn) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.c.Version = CassetteVersion
+	r.c.Turns = append(r.c.Turns, t)
+	if err := writeCassette(r.path, &r.c); err != nil && r.err == nil {
+		r.err = fmt.Errorf("record: %w", err)
+	}
+}
+
+// writeCassette replaces path atomically (temp file + rename).
+func writeCassette(path string, c *Cassette) error {
+	b, err := json.MarshalIndent(c, "", "  ")
+	if err != nil {
+		return err
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(path), ".cassette-*")
+	if err != nil {
+		return fmt.Errorf("write cassette: %w", err)
+	}
+	_, werr := tmp.Write(append(b, '\n'))
+	cerr := tmp.Close()
+	if err := errors.Join(werr, cerr); err != nil {
+		_ = os.Remove(tmp.Name())
+		return fmt.Errorf("write cassette %s: %w", path, err)
+	}
+	if err := os.Rename(tmp.Name(), path); err != nil {
+		_ = os.Remove(tmp.Name())
+		return fmt.Errorf("write cassette: %w", err)
+	}
+	return nil
+}
+
+// teeBody keeps a copy of what is read from a response body and hands it
+// to done once, when the body is closed.
+type teeBody struct {
+	rc   io.ReadCloser
+	buf  bytes.Buffer
+	done func([]byte)
+	once sync.Once
+}
+
+func (t *teeBody) Read(p []byte) (int, error) {
+	n, err := t.rc.Read(p)
+	t.buf.Write(p[:n])
+	return n, err
+}
+
+func (t *teeBody) Close() error {
+	err := t.rc.Close()
+	t.once.Do(func() { t.done(slices.Clone(t.buf.Bytes())) })
+	return err
+}
+
+// readBody reads a request body and leaves a fresh copy in place.
+func readBody(req *http.Request) ([]byte, error) {
+	if req.Body == nil {
+		return nil, nil
+	}
+	b, err := io.ReadAll(req.Body)
+	_ = req.Body.Close()
+	if err != nil {
+		return nil, fmt.Errorf("read the model request: %w", err)
+	}
+	req.Body = io.NopCloser(bytes.NewReader(b))
+	return b, nil
+}
