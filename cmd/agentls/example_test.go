@@ -72,7 +72,8 @@ func TestExampleHello(t *testing.T) {
 	before := readFile(t, filepath.Join(exampleDir, "greet.py"))
 	code, stdout, stderr := runCLI(t, "--dir", exampleDir, "--replay", exampleCassette, examplePrompt)
 	if code != 0 {
-		t.Fatalf("replay: exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
+		t.Fatalf("replay: exit %d\nstdout:\n%s\nstderr:\n%s\nIf the tools or the prompt changed on purpose, re-record the cassette: "+
+			"go test ./cmd/agentls -run TestExampleHello -update", code, stdout, stderr)
 	}
 	for _, want := range []string{
 		"--- a/greet.py", "+++ b/greet.py",
