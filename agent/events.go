@@ -5,6 +5,7 @@ import (
 	"sync"
 
 	"github.com/agentls/agentls/agent/llm"
+	"github.com/agentls/agentls/tools"
 )
 
 // EventKind says what an Event reports. lspserver maps the kinds to the
@@ -21,6 +22,12 @@ const (
 	EventFailed                      // the run ended without an answer; Err and Summary set
 	EventCancelled                   // the run's context was cancelled
 	EventTodo                        // the model updated its plan (todo_write); Todos set
+	// EventStaged reports a file whose staged change a tool call made,
+	// replaced or discarded: Path and Staged (the changeset's entry now;
+	// only Path set and Pending() false when it was discarded). It is
+	// emitted after the tool call that staged it and before its
+	// EventToolResult. Review consumes it: the run never calls review.
+	EventStaged
 )
 
 // String returns the agentls/runEvent kind name.
@@ -42,6 +49,8 @@ func (k EventKind) String() string {
 		return "cancelled"
 	case EventTodo:
 		return "todo"
+	case EventStaged:
+		return "staged"
 	}
 	return "unknown"
 }
@@ -66,6 +75,8 @@ type Event struct {
 	// ParentRunID is set on the events of a sub-agent started by the task
 	// tool (RunID is then the sub-agent's own id); empty for a top-level run.
 	ParentRunID string
+	Path        string           // EventStaged: the file (absolute, symlinks resolved)
+	Staged      tools.StagedFile // EventStaged: the run's staged entry for Path
 }
 
 // emitter numbers events and delivers them one at a time, so that events

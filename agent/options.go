@@ -126,6 +126,12 @@ type Options struct {
 	// NoAgentTools leaves out the loop's own tools (todo_write, task,
 	// skill), for callers that want exactly the registry's tools.
 	NoAgentTools bool
+	// Between, when set, is called on the run's goroutine at every step
+	// boundary: before each model call, before each tool call and before
+	// Run returns. No tool call runs meanwhile, so it may update the run's
+	// own changeset (a Session applies the user's review decisions
+	// there); changes it makes are not reported as EventStaged.
+	Between func()
 }
 
 // ModePlan is Options.Mode for a planning run.

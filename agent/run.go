@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"slices"
 	"sort"
 	"sync"
 	"time"
@@ -38,6 +39,9 @@ type runner struct {
 	usageMu    sync.Mutex
 
 	toolTokCache map[string]int // tool definition text → tokens
+
+	stagedMu sync.Mutex
+	staged   []string // paths the changeset reported since the last flush, in order
 }
 
 // Run executes one agent task and returns how it ended. It blocks until the
@@ -69,7 +73,57 @@ func Run(ctx context.Context, opts Options) Outcome {
 	if err != nil {
 		return Outcome{Status: StatusFailed, Err: err}
 	}
-	return r.run(ctx)
+	if r.env.Changes != nil {
+		defer r.env.Changes.Subscribe(r.noteStaged)()
+	}
+	out := r.run(ctx)
+	r.between()
+	return out
+}
+
+// noteStaged is the changeset subscriber: it only records the path (it
+// runs inside the tool call that staged it); flushStaged reports it.
+func (r *runner) noteStaged(path string) {
+	r.stagedMu.Lock()
+	if !slices.Contains(r.staged, path) {
+		r.staged = append(r.staged, path)
+	}
+	r.stagedMu.Unlock()
+}
+
+func (r *runner) takeStaged() []string {
+	r.stagedMu.Lock()
+	defer r.stagedMu.Unlock()
+	out := r.staged
+	r.staged = nil
+	return out
+}
+
+// flushStaged emits EventStaged for every path staged since the last
+// flush. A consumer may change the changeset again while handling the
+// event (apply mode marks the change applied), which is reported in the
+// next round; the loop ends when a round stages nothing new.
+func (r *runner) flushStaged() {
+	for paths := r.takeStaged(); len(paths) > 0; paths = r.takeStaged() {
+		for _, p := range paths {
+			f, ok := r.env.Changes.Get(p)
+			if !ok {
+				f = tools.StagedFile{Path: p}
+			}
+			r.events.emit(Event{Kind: EventStaged, Path: p, Staged: f})
+		}
+	}
+}
+
+// between runs Options.Between at a step boundary; what it changes in the
+// changeset is the caller's own doing and is not reported back to it.
+func (r *runner) between() {
+	if r.opts.Between == nil {
+		return
+	}
+	r.flushStaged()
+	r.opts.Between()
+	r.takeStaged()
 }
 
 func newRunner(opts Options) (*runner, error) {
@@ -222,6 +276,7 @@ func (r *runner) run(parent context.Context) Outcome {
 		if r.turns >= r.limits.MaxTurns {
 			return r.fail(fmt.Errorf("%w: the model still wanted tools after %d turns", ErrMaxTurns, r.turns))
 		}
+		r.between()
 		available := r.tools()
 		defs := toolDefs(available)
 		if err := r.compact(ctx, defs); err != nil {

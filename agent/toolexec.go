@@ -38,6 +38,7 @@ type plannedCall struct {
 func (r *runner) execTurn(ctx context.Context, planned []plannedCall) []callResult {
 	results := make([]callResult, len(planned))
 	for i := 0; i < len(planned); {
+		r.between()
 		if !planned[i].readOnly {
 			r.emitCall(planned[i].call)
 			results[i] = r.execOne(ctx, planned[i])
@@ -93,6 +94,9 @@ func (r *runner) execOne(ctx context.Context, pc plannedCall) callResult {
 		res = *pc.early
 	} else {
 		res = r.invoke(ctx, pc)
+	}
+	if !pc.readOnly && r.env.Changes != nil {
+		r.flushStaged()
 	}
 	res.call = pc.call
 	res.text = truncateOutput(res.text, r.limits.MaxOutputLines, r.limits.MaxOutputBytes)

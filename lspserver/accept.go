@@ -4,12 +4,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"time"
 
 	"go.lsp.dev/protocol"
 	"go.lsp.dev/uri"
 
+	"github.com/agentls/agentls/agent"
 	"github.com/agentls/agentls/lspserver/proposal"
 	"github.com/agentls/agentls/tools/workspace"
 )
@@ -35,27 +37,28 @@ const (
 )
 
 // acceptCommand implements agentls.accept. It runs as a released request,
-// so it may call the client.
-func (s *Server) acceptCommand(ctx context.Context, a reviewArgs) (acceptResult, error) {
+// so it may call the client. The decisions it returns (one per run and
+// file whose hunks were applied) are for the runs' sessions.
+func (s *Server) acceptCommand(ctx context.Context, a reviewArgs) (acceptResult, []agent.Decision, error) {
 	r := s.rv()
 	filter, err := s.reviewFilter(a)
 	if err != nil {
-		return acceptResult{}, err
+		return acceptResult{}, nil, err
 	}
 	if !s.Session().Features.ApplyEdit {
-		return acceptResult{FailureReason: reasonNoApply}, nil
+		return acceptResult{FailureReason: reasonNoApply}, nil, nil
 	}
 	enc := s.Session().Encoding
 	var plan proposal.AcceptPlan
 	for attempt := 1; ; attempt++ {
 		if plan, err = r.store.Accept(filter, enc); err != nil {
 			if errors.Is(err, proposal.ErrNotFound) {
-				return acceptResult{}, invalidParams("agentls.accept: %v", err)
+				return acceptResult{}, nil, invalidParams("agentls.accept: %v", err)
 			}
-			return acceptResult{}, requestFailed("agentls.accept: %v", err)
+			return acceptResult{}, nil, requestFailed("agentls.accept: %v", err)
 		}
 		if plan.Empty() {
-			return s.nothingAccepted(plan), nil
+			return s.nothingAccepted(plan), nil, nil
 		}
 		stale := s.staleFiles(plan)
 		if len(stale) == 0 {
@@ -65,7 +68,7 @@ func (s *Server) acceptCommand(ctx context.Context, a reviewArgs) (acceptResult,
 		// to date and compute it again.
 		r.store.Failed(plan, reasonChanging)
 		if attempt == acceptAttempts {
-			return acceptResult{FailureReason: reasonChanging, Conflicts: s.conflicts(plan.Conflicts)}, nil
+			return acceptResult{FailureReason: reasonChanging, Conflicts: s.conflicts(plan.Conflicts)}, nil, nil
 		}
 		for _, path := range stale {
 			s.resyncDocument(path)
@@ -76,16 +79,17 @@ func (s *Server) acceptCommand(ctx context.Context, a reviewArgs) (acceptResult,
 	if reason := s.sendPlan(ctx, plan); reason != "" {
 		r.store.Failed(plan, reason)
 		res.FailureReason = reason
-		return res, nil
+		return res, nil, nil
 	}
 	r.store.Applied(plan)
+	var decisions []agent.Decision
 	for _, fe := range plan.Files {
-		for _, run := range runs[fe.Path] {
-			s.syncRunChanges(run, fe.Path, true, fe.Expected)
+		for _, run := range slices.Sorted(maps.Keys(runs[fe.Path])) {
+			decisions = append(decisions, s.decisionFor(run, fe.Path, true, fe.Expected, "", runs[fe.Path][run]))
 		}
 	}
 	res.Applied = true
-	return res, nil
+	return res, decisions, nil
 }
 
 // sendPlan sends plan with workspace/applyEdit and checks that it landed:
@@ -202,38 +206,48 @@ func (s *Server) conflicts(cs []proposal.Conflict) []hunkConflict {
 	return out
 }
 
-// planRuns returns, per file of plan, the runs whose hunks it applies.
-func (s *Server) planRuns(plan proposal.AcceptPlan) map[string][]string {
-	out := map[string][]string{}
+// planRuns returns, per file of plan, the runs whose hunks it applies
+// and how many of each.
+func (s *Server) planRuns(plan proposal.AcceptPlan) map[string]map[string]int {
+	out := map[string]map[string]int{}
 	for _, fe := range plan.Files {
 		for _, id := range fe.HunkIDs {
-			if h, ok := s.review.store.Hunk(id); ok && !slices.Contains(out[fe.Path], h.RunID) {
-				out[fe.Path] = append(out[fe.Path], h.RunID)
+			if h, ok := s.review.store.Hunk(id); ok {
+				if out[fe.Path] == nil {
+					out[fe.Path] = map[string]int{}
+				}
+				out[fe.Path][h.RunID]++
 			}
 		}
 	}
 	return out
 }
 
-// rejectCommand implements agentls.reject.
-func (s *Server) rejectCommand(_ context.Context, a reviewArgs) (rejectResult, error) {
+// rejectCommand implements agentls.reject. The decisions it returns (one
+// per run and file whose hunks were dropped, with the user's reason) are
+// for the runs' sessions.
+func (s *Server) rejectCommand(_ context.Context, a reviewArgs) (rejectResult, []agent.Decision, error) {
 	r := s.rv()
 	filter, err := s.reviewFilter(a)
 	if err != nil {
-		return rejectResult{}, err
+		return rejectResult{}, nil, err
 	}
 	type key struct{ run, path string }
 	var touched []key
+	count := map[key]int{}
 	for _, h := range r.store.Select(filter) {
-		if k := (key{h.RunID, h.Path}); !slices.Contains(touched, k) {
+		k := key{h.RunID, h.Path}
+		if count[k] == 0 {
 			touched = append(touched, k)
 		}
+		count[k]++
 	}
 	n := r.store.Reject(filter)
+	decisions := make([]agent.Decision, 0, len(touched))
 	for _, k := range touched {
-		s.syncRunChanges(k.run, k.path, false, "")
+		decisions = append(decisions, s.decisionFor(k.run, k.path, false, "", a.Reason, count[k]))
 	}
-	return rejectResult{Rejected: n}, nil
+	return rejectResult{Rejected: n}, decisions, nil
 }
 
 // reviewFilter turns accept/reject arguments into a store filter; a hunk id

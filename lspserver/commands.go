@@ -12,7 +12,6 @@ import (
 
 	"github.com/agentls/agentls/agent"
 	"github.com/agentls/agentls/agent/config"
-	"github.com/agentls/agentls/agent/llm"
 	"github.com/agentls/agentls/tools/text"
 )
 
@@ -80,13 +79,17 @@ func (s *Server) command(ctx context.Context, p *protocol.ExecuteCommandParams) 
 		if err != nil {
 			return nil, err
 		}
-		return s.acceptCommand(ctx, a)
+		res, decisions, err := s.acceptCommand(ctx, a)
+		s.decide(decisions)
+		return res, err
 	case CommandReject:
 		a, err := decodeReviewArgs(p.Command, arg)
 		if err != nil {
 			return nil, err
 		}
-		return s.rejectCommand(ctx, a)
+		res, decisions, err := s.rejectCommand(ctx, a)
+		s.decide(decisions)
+		return res, err
 	}
 	return nil, invalidParams("unknown command %q; agentls offers %s", p.Command, strings.Join(commandNames(), ", "))
 }
@@ -179,21 +182,28 @@ func (s *Server) runCommand(_ context.Context, raw json.RawMessage) (any, error)
 		s.showWarning("agentls: this editor does not support workspace/applyEdit, so the run uses preview mode")
 		mode = config.ModePreview
 	}
-	lc := cfg.LLM()
-	lc.Logger = s.log.With("component", "llm")
-	model, err := llm.New(lc)
+	ctx, cancel := context.WithCancel(s.ctx)
+	r := &run{id: agent.NewRunID(), mode: mode, cancel: cancel, session: agent.NewSession("")}
+	approver := &editorApprover{s: s, runID: r.id}
+	prepared, err := r.session.Prepare(agent.Setup{
+		Config:        cfg,
+		View:          s.view,
+		Approver:      approver,
+		Logger:        s.log.With("run", r.id),
+		TranscriptDir: s.runs.cfg.options().TranscriptDir,
+		SyncTools:     s.syncMCPTools,
+	}, agent.RunRequest{RunID: r.id, Prompt: a.Prompt, Editor: editor,
+		OnEvent: func(ev agent.Event) { s.onEvent(ctx, r, ev) }})
 	if err != nil {
+		cancel()
 		s.showError("agentls cannot start an agent run: " + err.Error())
 		return nil, requestFailed("%v", err)
 	}
-
-	ctx, cancel := context.WithCancel(s.ctx)
-	r := &run{id: agent.NewRunID(), mode: mode, cancel: cancel}
 	s.runs.reg.add(r)
 	s.log.Info("run started", "run", r.id, "mode", mode, "uri", a.URI)
 	s.goBackground("agent run "+r.id, func(context.Context) {
 		defer cancel()
-		s.execute(ctx, r, job{cfg: cfg, model: model, prompt: a.Prompt, editor: editor})
+		s.execute(ctx, r, job{cfg: cfg, prepared: prepared, approver: approver})
 	})
 	return &RunResult{RunID: r.id}, nil
 }

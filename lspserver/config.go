@@ -55,7 +55,7 @@ type RunOptions struct {
 }
 
 // NoTranscripts as RunOptions.TranscriptDir disables run transcripts.
-const NoTranscripts = "-"
+const NoTranscripts = "-" // agent.NoTranscript
 
 // SetRunOptions sets the options of agent runs. Call it before Serve.
 func (s *Server) SetRunOptions(o RunOptions) {

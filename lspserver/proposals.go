@@ -10,7 +10,6 @@ import (
 	"go.lsp.dev/uri"
 
 	"github.com/agentls/agentls/lspserver/proposal"
-	"github.com/agentls/agentls/tools"
 	"github.com/agentls/agentls/tools/workspace"
 )
 
@@ -74,9 +73,8 @@ type proposalsChangedParams struct {
 	URI uri.URI `json:"uri"`
 }
 
-// reviewState is the server's side of previews: the proposal store, the
-// active runs' changesets, editor aliases of paths, and the announcer
-// queue. Its zero value is inert: rv() initialises it on first use.
+// reviewState is the server's side of previews: the proposal store,
+// editor aliases of paths, and the announcer queue. Its zero value is inert: rv() initialises it on first use.
 type reviewState struct {
 	once  sync.Once
 	store *proposal.Store
@@ -89,10 +87,8 @@ type reviewState struct {
 	docMu sync.Mutex
 
 	mu        sync.Mutex
-	runs      map[string]*tools.Changeset // active preview runs (registerRunChanges)
-	syncing   map[runPath]int             // (run, path) whose changeset review is updating
-	pending   map[string]struct{}         // paths to announce
-	wake      chan struct{}               // announcer wake-up, capacity 1
+	pending   map[string]struct{} // paths to announce
+	wake      chan struct{}       // announcer wake-up, capacity 1
 	aliasMu   sync.RWMutex
 	alias     map[string]string // editor key → store path, only where they differ (symlinks)
 	editorKey map[string]string // store path → editor key, the inverse
@@ -102,9 +98,6 @@ type reviewState struct {
 	verifyWait time.Duration
 }
 
-// runPath names one run's change to one file.
-type runPath struct{ runID, path string }
-
 // rv returns the review state, starting it on first use: the store, its
 // change subscription, the disk-change subscription and the announcer
 // goroutine (owned by the server, stopped with it).
@@ -112,8 +105,6 @@ func (s *Server) rv() *reviewState {
 	r := &s.review
 	r.once.Do(func() {
 		r.store = proposal.New()
-		r.runs = map[string]*tools.Changeset{}
-		r.syncing = map[runPath]int{}
 		r.pending = map[string]struct{}{}
 		r.wake = make(chan struct{}, 1)
 		r.alias = map[string]string{}

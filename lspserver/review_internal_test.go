@@ -109,7 +109,7 @@ func TestAcceptRecomputesOnStaleDocument(t *testing.T) {
 	}
 	s.review.store.Failed(plan, "test")
 
-	res, err := s.acceptCommand(context.Background(), reviewArgs{})
+	res, _, err := s.acceptCommand(context.Background(), reviewArgs{})
 	if err != nil || !res.Applied {
 		t.Fatalf("accept = %+v, %v", res, err)
 	}
@@ -125,10 +125,12 @@ func TestAcceptRecomputesOnStaleDocument(t *testing.T) {
 	}
 }
 
-// Accepting and rejecting hunks of an active run rewrites its changeset:
-// the accepted text becomes its base, rejected changes leave its proposed
-// text, and a later stage by the run does not bring them back.
-func TestReviewFeedsRunChangeset(t *testing.T) {
+// Accepting and rejecting hunks of a run produce decisions for its
+// session, not calls into the run: applied to the run's changeset (as
+// agent.Session does between steps, with Decision.Apply) the accepted text becomes its base,
+// rejected changes leave its proposed text, and nothing is staged back
+// into review by the echo.
+func TestReviewDecisionsForRunChangeset(t *testing.T) {
 	s, _, root := newReviewServer(t)
 	path := filepath.Join(root, "a.go")
 	base := "a\nb\nc\nd\ne\n"
@@ -138,21 +140,24 @@ func TestReviewFeedsRunChangeset(t *testing.T) {
 	s.view.Open(path, 1, base)
 	env := tools.NewEnv("run1", s.view, nil, tools.Policy{})
 	cs := env.Changes
-	defer s.registerRunChanges("run1", cs)()
-	defer cs.Subscribe(func(p string) {
-		f, _ := cs.Get(p)
-		s.stagePreview("run1", f)
-	})()
 	stageEdit(t, env, path, "a\nB\nc\nD\ne\n")
+	f, _ := cs.Get(path)
+	s.stagePreview("run1", f)
 	hunks := s.review.store.List(path)[0].Hunks
 	if len(hunks) != 2 {
 		t.Fatalf("hunks = %+v", hunks)
 	}
 
-	if res, err := s.acceptCommand(context.Background(), reviewArgs{HunkID: hunks[0].ID}); err != nil || !res.Applied {
+	res, ds, err := s.acceptCommand(context.Background(), reviewArgs{HunkID: hunks[0].ID})
+	if err != nil || !res.Applied {
 		t.Fatalf("accept = %+v %v", res, err)
 	}
-	f, _ := cs.Get(path)
+	if len(ds) != 1 || !ds[0].Accepted || ds[0].RunID != "run1" || ds[0].Path != path || ds[0].Hunks != 1 ||
+		ds[0].Applied != "a\nB\nc\nd\ne\n" || ds[0].Remaining == nil || *ds[0].Remaining != "a\nB\nc\nD\ne\n" {
+		t.Fatalf("accept decisions = %+v", ds)
+	}
+	ds[0].Apply(cs)
+	f, _ = cs.Get(path)
 	if f.Base != "a\nB\nc\nd\ne\n" || f.Text != "a\nB\nc\nD\ne\n" {
 		t.Fatalf("after accept the changeset holds base %q text %q", f.Base, f.Text)
 	}
@@ -160,9 +165,14 @@ func TestReviewFeedsRunChangeset(t *testing.T) {
 		t.Fatalf("store after accept = %+v", got)
 	}
 
-	if res, err := s.rejectCommand(context.Background(), reviewArgs{HunkID: hunks[1].ID}); err != nil || res.Rejected != 1 {
-		t.Fatalf("reject = %+v %v", res, err)
+	rres, ds, err := s.rejectCommand(context.Background(), reviewArgs{HunkID: hunks[1].ID, Reason: "keep d lower-case"})
+	if err != nil || rres.Rejected != 1 {
+		t.Fatalf("reject = %+v %v", rres, err)
 	}
+	if len(ds) != 1 || ds[0].Accepted || ds[0].Remaining != nil || ds[0].Reason != "keep d lower-case" {
+		t.Fatalf("reject decisions = %+v", ds)
+	}
+	ds[0].Apply(cs)
 	if f, ok := cs.Get(path); ok && f.Pending() {
 		t.Fatalf("after rejecting the rest the changeset still proposes %q", f.Text)
 	}

@@ -1,77 +1,32 @@
 package lspserver
 
 import (
+	"github.com/agentls/agentls/agent"
 	"github.com/agentls/agentls/lspserver/proposal"
 	"github.com/agentls/agentls/tools"
 )
 
-// Staging: a preview run's changeset entries become proposals, and what the
-// user decides on those proposals flows back into the run's changeset.
+// Staging: data flows one way, from runs to review to sessions.
 //
-// # Changeset ↔ store mapping
-//
-// The store's proposal for (run, path) is built from the changeset entry:
-// Put(base = entry.Base, proposed = entry.Text), then rebased onto the
-// document as the editor has it. When the user accepts or rejects hunks of
-// a run that is still active (its changeset registered with
-// registerRunChanges), the entry is rewritten so the agent's later reads
-// and edits see the file as it now stands:
-//
-//   - accepted hunks: MarkApplied(path, T), T being the document text after
-//     the edit landed; the run treats T as its own (no CONFLICT against
-//     itself);
-//   - hunks of the run still in the store: SetProposed(path, R) with R =
-//     Proposal.Result(), the current text with the run's pending hunks
-//     applied. Conflicted hunks cannot apply to the current text and are
-//     left out: the agent sees the user's text there, and a later edit by
-//     the agent re-proposes only what its staged text still holds;
-//   - nothing of the run left after an accept: SetProposed(path, T) (the
-//     entry no longer proposes anything); after a reject: Discard(path),
-//     which also makes the run read the file again before editing it.
-//
-// While review rewrites an entry, stagePreview calls for that (run, path)
-// are ignored (the changeset notifies its subscribers synchronously, and
-// the store already holds the result).
+//   - A preview run reports each staged change as an agent.EventStaged
+//     event; the runs part passes the entry to stagePreview, which puts it
+//     in the store as Put(base = entry.Base, proposed = entry.Text) and
+//     rebases it onto the document as the editor has it. The run emits the
+//     events in order from its own goroutine, reading the changeset when
+//     it emits, so review never sees an older text after a newer one.
+//   - Review owns the proposals from then on. Accepting or rejecting hunks
+//     produces agent.Decisions (decisionsFor): the texts the run's
+//     changeset should now hold. The command layer hands them to the
+//     run's session as inputs (runs.go, decide); a run still working
+//     applies them at its next step, and the session tells the model on
+//     its next run. Review never calls into a run, so no echo of its own
+//     change comes back and no re-entrancy guard is needed.
 
-// registerRunChanges tells review that runID is an active preview run whose
-// staged edits live in cs, so that accepting or rejecting its hunks updates
-// cs (see the mapping above) and stagePreview always stages cs's latest
-// entry. The runs half calls it when a preview run starts; forgetRun (or the
-// returned function) unregisters it. Runs never registered still get
-// proposals; only the feedback into their changeset is skipped.
-func (s *Server) registerRunChanges(runID string, cs *tools.Changeset) (unregister func()) {
-	r := s.rv()
-	r.mu.Lock()
-	r.runs[runID] = cs
-	r.mu.Unlock()
-	return func() {
-		r.mu.Lock()
-		if r.runs[runID] == cs {
-			delete(r.runs, runID)
-		}
-		r.mu.Unlock()
-	}
-}
-
-// stagePreview is called by the runs half when a preview-mode run stages
-// (or restages) a change to path. f is the changeset's current entry; when
-// the run is registered its latest entry is read again, so calls that
-// arrive late or out of order never stage an older text.
+// stagePreview puts a preview run's staged (or restaged, or discarded)
+// entry for f.Path into the store. A discarded entry (only Path set,
+// Pending false) drops what the store holds for the run and path.
 func (s *Server) stagePreview(runID string, f tools.StagedFile) {
 	r := s.rv()
-	r.mu.Lock()
-	cs, syncing := r.runs[runID], r.syncing[runPath{runID, f.Path}] > 0
-	r.mu.Unlock()
-	if syncing {
-		return
-	}
-	if cs != nil {
-		cur, ok := cs.Get(f.Path)
-		if !ok {
-			cur = tools.StagedFile{Path: f.Path} // discarded: nothing proposed
-		}
-		f = cur
-	}
 	if !f.Pending() {
 		s.dropProposal(runID, f.Path)
 		return
@@ -107,66 +62,23 @@ func (s *Server) dropProposal(runID, path string) {
 // forgetRun is called when a run ends and its proposals have been handed
 // over (or the run is dropped); its pending hunks stay listed for review.
 func (s *Server) forgetRun(runID string) {
-	r := s.rv()
-	r.store.ForgetRun(runID)
-	r.mu.Lock()
-	delete(r.runs, runID)
-	r.mu.Unlock()
+	s.rv().store.ForgetRun(runID)
 }
 
-// syncRunChanges rewrites the changeset entry of runID for path after the
-// user accepted (applied is the document text the accepted edit produced)
-// or rejected hunks of it (applied == ""), per the mapping above. It must
-// be called without holding docMu: the changeset notifies synchronously.
-//
-// A tool edit of the same run landing between the entry read here and the
-// rewrite can be overwritten (Changeset has no compare-and-set); the
-// agent's next read then shows the file without it and the run redoes it.
-func (s *Server) syncRunChanges(runID, path string, accepted bool, applied string) {
-	r := s.rv()
-	key := runPath{runID, path}
-	r.mu.Lock()
-	cs := r.runs[runID]
-	if cs == nil {
-		r.mu.Unlock()
-		return
-	}
-	r.syncing[key]++
-	r.mu.Unlock()
-	defer func() {
-		r.mu.Lock()
-		if r.syncing[key]--; r.syncing[key] <= 0 {
-			delete(r.syncing, key)
-		}
-		r.mu.Unlock()
-	}()
-
-	f, ok := cs.Get(path)
-	if !ok {
-		return
-	}
-	var remaining *string
-	var current string
-	for _, p := range r.store.List(path) {
+// decisionFor is the decision on runID's change to path after the user
+// accepted (applied is the document text the accepted edit produced) or
+// rejected hunks of it, with the texts the store now holds (see
+// agent.Decision).
+func (s *Server) decisionFor(runID, path string, accepted bool, applied, reason string, hunks int) agent.Decision {
+	d := agent.Decision{RunID: runID, Path: path, Accepted: accepted, Applied: applied, Reason: reason, Hunks: hunks}
+	for _, p := range s.rv().store.List(path) {
 		if p.RunID == runID {
 			res := p.Result()
-			remaining, current = &res, p.Text
+			d.Remaining = &res
+			if accepted {
+				d.Applied = p.Text
+			}
 		}
 	}
-	if accepted {
-		if remaining != nil {
-			applied = current
-		}
-		cs.MarkApplied(path, applied)
-	}
-	switch {
-	case remaining != nil:
-		if *remaining != f.Text {
-			cs.SetProposed(path, *remaining)
-		}
-	case accepted:
-		cs.SetProposed(path, applied)
-	default:
-		cs.Discard(path)
-	}
+	return d
 }

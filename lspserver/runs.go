@@ -15,7 +15,6 @@ import (
 
 	"github.com/agentls/agentls/agent"
 	"github.com/agentls/agentls/agent/config"
-	"github.com/agentls/agentls/agent/llm"
 	"github.com/agentls/agentls/tools"
 	"github.com/agentls/agentls/tools/text"
 )
@@ -29,12 +28,12 @@ import (
 //  2. waits for a slot: at most maxConcurrentRuns (default 4) runs work at
 //     once; later ones wait in FIFO order, reported as "queued" in their
 //     progress, and can be cancelled while waiting;
-//  3. runs agent.Run with the built-in tools and the MCP tools ready at
-//     each turn (tools.Offer defers MCP tools that would not fit), events
-//     forwarded as agentls/runEvent (events.go);
-//  4. sends each staged change to review (preview mode, stagePreview) or to
-//     the editor (apply mode, apply.go) as the tool call that made it
-//     returns;
+//  3. executes the run its agent.Session prepared (model, built-in tools,
+//     the MCP tools ready at each turn), events forwarded as
+//     agentls/runEvent (events.go);
+//  4. passes each staged-change event to review (preview mode,
+//     stagePreview) or to the editor (apply mode, apply.go) as the tool
+//     call that made it returns;
 //  5. ends: progress end, the final runEvent, window/showMessage with a
 //     summary (for clients without our plugins), then forgetRun.
 
@@ -50,9 +49,16 @@ type agentRuns struct {
 type run struct {
 	id        string
 	mode      string
+	session   *agent.Session
 	cancel    context.CancelFunc
 	cancelled atomic.Bool
 	token     string // progress token, "" if none (under runRegistry.mu)
+
+	// Set by execute before the agent starts, read by onEvent on the
+	// run's goroutines.
+	events *eventStream
+	prog   *runProgress
+	ap     *applier // apply mode only
 }
 
 // stop cancels the run; it reports whether this call did it.
@@ -64,116 +70,95 @@ func (r *run) stop() bool {
 	return true
 }
 
-// job is everything a run needs, prepared by runCommand.
+// job is everything a run needs, prepared by runCommand: the session's
+// run, built (model client, tools, policy) but not started.
 type job struct {
-	cfg    config.Config
-	model  *llm.Client
-	prompt string
-	editor *agent.EditorContext
+	cfg      config.Config
+	prepared *agent.SessionRun
+	approver *editorApprover
 }
 
 // execute is the run's goroutine.
 func (s *Server) execute(ctx context.Context, r *run, j job) {
-	defer j.model.Close()
-	events := newEventStream(s, r.id)
+	defer j.prepared.Close()
+	r.events = newEventStream(s, r.id)
 	var prog *runProgress
 	defer func() {
 		// A bug must not leave the editor with a run that never ends.
 		if p := recover(); p != nil {
 			s.log.Error("agent run panicked", "run", r.id, "panic", p, "stack", string(debug.Stack()))
 			s.runs.reg.remove(r)
-			s.endRun(ctx, r, events, prog, agent.Outcome{RunID: r.id, Status: agent.StatusFailed,
+			s.endRun(ctx, r, r.events, prog, agent.Outcome{RunID: r.id, Status: agent.StatusFailed,
 				Err: fmt.Errorf("internal error in agentls: %v", p)}, 0, "")
 		}
 	}()
 	prog = s.startProgress(ctx, r, "starting")
+	r.prog, j.approver.progress = prog, prog
 	release, err := s.runs.reg.acquire(ctx, j.cfg.MaxConcurrentRuns, func(running int) {
 		prog.report(ctx, fmt.Sprintf("queued: %d agent runs are working; this one starts when one of them ends", running))
 	})
 	if err != nil { // cancelled while queued
 		s.runs.reg.remove(r)
-		s.endRun(ctx, r, events, prog, agent.Outcome{RunID: r.id, Status: agent.StatusCancelled}, 0, "")
+		s.endRun(ctx, r, r.events, prog, agent.Outcome{RunID: r.id, Status: agent.StatusCancelled}, 0, "")
 		return
 	}
 	defer release()
 	s.waitMCP(ctx, j.cfg.MCP.StartupTimeoutSeconds, prog)
 	prog.report(ctx, "running")
 
-	policy := tools.Policy{RunCommand: j.cfg.Tools.RunCommand, AllowSecrets: j.cfg.Tools.AllowSecrets, SecretPatterns: j.cfg.Tools.SecretPatterns}
-	env := tools.NewEnv(r.id, s.view, &editorApprover{s: s, runID: r.id, progress: prog}, policy)
-	var ap *applier
+	env := j.prepared.Env()
 	if r.mode == config.ModeApply {
-		ap = newApplier(s, r.id, env, events, prog, s.runs.cfg.options().ApplySettle)
-	} else {
-		// Review feeds accepted/rejected hunks back into the changeset.
-		defer s.registerRunChanges(r.id, env.Changes)()
+		r.ap = newApplier(s, r.id, env, r.events, prog, s.runs.cfg.options().ApplySettle)
 	}
-	unsubscribe := env.Changes.Subscribe(func(path string) {
-		if ap != nil {
-			ap.staged(ctx, path)
-			return
-		}
-		s.previewStaged(r.id, env.Changes, events, path)
-	})
-	tr := s.openTranscript(r.id, j.cfg)
-	reg := tools.NewRegistry(tools.Builtins(policy)...)
-	counter := agent.NewCounter()
-	offer := tools.NewOffer(reg, j.cfg.Model.ContextWindow, j.cfg.MCP.DeferredToolShare, counter.Count)
-
-	out := agent.Run(ctx, agent.Options{
-		Model:        j.model,
-		ToolsForTurn: func() []tools.Tool { s.syncMCPTools(reg); return offer.Tools() },
-		Env:          env,
-		Limits:       agent.LimitsFromConfig(j.cfg),
-		Prompt:       j.prompt,
-		Editor:       j.editor,
-		OnEvent: func(ev agent.Event) {
-			events.agentEvent(ev, r.mode)
-			switch {
-			case ev.ParentRunID != "":
-			case ev.Kind == agent.EventToolCall:
-				prog.report(ctx, ev.Tool+" "+text.Clip(string(ev.Args), 80))
-			case ev.Kind == agent.EventTodo:
-				prog.report(ctx, agent.PlanProgress(ev.Todos))
-			}
-		},
-		Transcript: tr,
-		Tokens:     counter,
-		Logger:     s.log.With("run", r.id),
-	})
-	unsubscribe()
+	out := j.prepared.Execute(ctx)
 	s.runs.reg.remove(r)
-	if tr != nil {
-		if err := tr.Close(); err != nil {
-			s.log.Warn("run transcript incomplete", "run", r.id, "path", tr.Path(), "err", err)
-		}
-	}
 
 	pending := len(env.Changes.Files())
 	note := ""
-	if ap != nil {
-		applied, held := ap.summary()
-		pending, note = s.handOver(r.id, env.Changes, events, out.Status, applied, held)
+	if r.ap != nil {
+		applied, held := r.ap.summary()
+		pending, note = s.handOver(r.id, env.Changes, r.events, out.Status, applied, held)
 	} else if pending > 0 {
 		note = fmt.Sprintf("%s pending review", plural(pending, "changed file"))
 	} else {
 		note = "no changes"
 	}
-	s.endRun(ctx, r, events, prog, out, pending, note)
+	s.endRun(ctx, r, r.events, prog, out, pending, note)
 }
 
-// previewStaged passes a staged (or restaged, or discarded) file of a
-// preview-mode run to review and tells plugins with a "proposal" event.
-// A discarded entry is passed as a StagedFile with only Path set (Pending
-// is false), so review drops what it holds for the run and path.
-func (s *Server) previewStaged(runID string, cs *tools.Changeset, events *eventStream, path string) {
-	f, ok := cs.Get(path)
-	if !ok {
-		f = tools.StagedFile{Path: path}
+// onEvent is the agent's OnEvent for run r: events go to the editor as
+// agentls/runEvent, tool calls to the progress, and staged changes to
+// review (preview) or straight to the editor (apply mode).
+func (s *Server) onEvent(ctx context.Context, r *run, ev agent.Event) {
+	if ev.Kind == agent.EventStaged {
+		if r.ap != nil {
+			r.ap.staged(ctx, ev.Path)
+			return
+		}
+		s.stagePreview(r.id, ev.Staged)
+		if ev.Staged.Pending() {
+			r.events.send(RunEvent{Kind: kindProposal, URI: string(uri.File(ev.Path))})
+		}
+		return
 	}
-	s.stagePreview(runID, f)
-	if f.Pending() {
-		events.send(RunEvent{Kind: kindProposal, URI: string(uri.File(path))})
+	r.events.agentEvent(ev, r.mode)
+	switch {
+	case ev.ParentRunID != "":
+	case ev.Kind == agent.EventToolCall:
+		r.prog.report(ctx, ev.Tool+" "+text.Clip(string(ev.Args), 80))
+	case ev.Kind == agent.EventTodo:
+		r.prog.report(ctx, agent.PlanProgress(ev.Todos))
+	}
+}
+
+// decide passes review decisions to the sessions of their runs as inputs:
+// a run still working applies them at its next step. Decisions on runs
+// the server no longer tracks are dropped.
+func (s *Server) decide(ds []agent.Decision) {
+	for _, d := range ds {
+		if r := s.runs.reg.get(d.RunID); r != nil && r.session != nil {
+			r.session.Decide(d)
+		}
 	}
 }
 
@@ -244,21 +229,6 @@ func endMessage(id string, out agent.Outcome, note string) (string, protocol.Mes
 	default:
 		return fmt.Sprintf("Agent run %s cancelled%s", id, suffix), protocol.MessageTypeInfo
 	}
-}
-
-// openTranscript opens the run's JSONL transcript; failure is logged, not
-// fatal (nil means none).
-func (s *Server) openTranscript(runID string, cfg config.Config) *agent.Transcript {
-	dir := s.runs.cfg.options().TranscriptDir
-	if dir == NoTranscripts {
-		return nil
-	}
-	tr, err := agent.OpenTranscript(dir, runID, agent.NewRedactor(cfg.APIKey()))
-	if err != nil {
-		s.log.Warn("no transcript for this run", "run", runID, "err", err)
-		return nil
-	}
-	return tr
 }
 
 func plural(n int, what string) string {

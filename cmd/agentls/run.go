@@ -17,7 +17,6 @@ import (
 
 	"github.com/agentls/agentls/agent"
 	"github.com/agentls/agentls/agent/config"
-	"github.com/agentls/agentls/agent/llm"
 	"github.com/agentls/agentls/tools"
 	"github.com/agentls/agentls/tools/text"
 	"github.com/agentls/agentls/tools/workspace"
@@ -115,60 +114,38 @@ func runMain(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "agentls run: %v\n", err)
 		return 2
 	}
+	if f.allowCommands {
+		cfg.Tools.RunCommand = config.RunCommandAsk
+	}
 	logger := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
-	lc := cfg.LLM()
-	lc.Logger = logger
-	client, err := llm.New(lc)
+	view := workspace.New(workspace.Options{Folders: []string{dir}, Logger: logger})
+	p := &progress{w: stderr}
+	session := agent.NewSession("")
+	prepared, err := session.Prepare(agent.Setup{
+		Config:   cfg,
+		View:     view,
+		Approver: newTermApprover(stdin, stderr, f.allowCommands),
+		Logger:   logger,
+	}, agent.RunRequest{Prompt: f.prompt, OnEvent: p.event})
 	if err != nil {
 		fmt.Fprintf(stderr, "agentls run: %v\n", err)
 		return 2
 	}
-	defer client.Close()
-
-	policy := tools.Policy{RunCommand: cfg.Tools.RunCommand, AllowSecrets: cfg.Tools.AllowSecrets, SecretPatterns: cfg.Tools.SecretPatterns}
-	if f.allowCommands {
-		policy.RunCommand = config.RunCommandAsk
-	}
-	view := workspace.New(workspace.Options{Folders: []string{dir}, Logger: logger})
-	runID := agent.NewRunID()
-	env := tools.NewEnv(runID, view, newTermApprover(stdin, stderr, f.allowCommands), policy)
-	tr, err := agent.OpenTranscript("", runID, agent.NewRedactor(cfg.APIKey()))
-	if err != nil {
-		fmt.Fprintf(stderr, "agentls: warning: no transcript: %v\n", err)
-	}
-	defer func() {
-		if err := tr.Close(); err != nil {
-			fmt.Fprintf(stderr, "agentls: warning: transcript incomplete: %v\n", err)
-		}
-	}()
+	defer prepared.Close()
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	reg := tools.NewRegistry(tools.Builtins(policy)...)
-	closeMCP := startRunMCP(ctx, cfg, dir, reg, logger, stderr)
+	closeMCP := startRunMCP(ctx, cfg, dir, prepared.Registry(), logger, stderr)
 	defer closeMCP()
-	counter := agent.NewCounter()
-	offer := tools.NewOffer(reg, cfg.Model.ContextWindow, cfg.MCP.DeferredToolShare, counter.Count)
-	p := &progress{w: stderr}
-	out := agent.Run(ctx, agent.Options{
-		Model:        client,
-		ToolsForTurn: offer.Tools,
-		Env:          env,
-		Limits:       agent.LimitsFromConfig(cfg),
-		Prompt:       f.prompt,
-		OnEvent:      p.event,
-		Transcript:   tr,
-		Tokens:       counter,
-		Logger:       logger,
-	})
+	out := prepared.Execute(ctx)
 	p.endLine()
-	if tr != nil {
-		fmt.Fprintf(stderr, "agentls: transcript %s\n", tr.Path())
+	if path := prepared.TranscriptPath(); path != "" {
+		fmt.Fprintf(stderr, "agentls: transcript %s\n", path)
 	}
 	// On a terminal the answer was just streamed to stderr; printing it to
 	// the same screen again on stdout would show it twice.
 	echo := !(isTerminal(stdout) && isTerminal(stderr))
-	return finishRun(out, env.Changes, view, f.apply, echo, stdout, stderr)
+	return finishRun(out, prepared.Env().Changes, view, f.apply, echo, stdout, stderr)
 }
 
 // finishRun prints the answer and the diff, applies the changes when asked

@@ -1,0 +1,210 @@
+package agent
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"sync"
+
+	"github.com/agentls/agentls/agent/config"
+	"github.com/agentls/agentls/agent/llm"
+	"github.com/agentls/agentls/tools"
+	"github.com/agentls/agentls/tools/workspace"
+)
+
+// A Session is the one owner of building and running agent runs: the
+// model client, the tools and their policy, the MCP tools, the transcript,
+// the limits and the conversation. Front-ends (the CLI's `agentls run`,
+// lspserver's agentls.run) describe what they have (Setup) and what the
+// user asked (RunRequest), then Prepare and Execute; they see the run
+// only through its events (text, tool calls, staged changes, the end).
+//
+// Review decisions on a run's staged changes (accept, reject, with a
+// reason) come back as explicit inputs (Decide): a running run applies
+// them to its own changeset at its next step boundary, and the session
+// keeps them for the model on its next run. Nothing calls into a run
+// while it works.
+type Session struct {
+	id string
+
+	mu     sync.Mutex
+	inputs []Decision // decisions not yet applied to the active run
+	active string     // id of the run in progress, "" when none
+}
+
+// NewSession returns a new, empty session; id "" gets a fresh one.
+func NewSession(id string) *Session {
+	if id == "" {
+		id = NewRunID()
+	}
+	return &Session{id: id}
+}
+
+// ID names the session (agentls.run's sessionId).
+func (s *Session) ID() string { return s.id }
+
+// Setup is what a front-end provides to build a run from.
+type Setup struct {
+	// Config is the merged configuration: model, tool policy, limits,
+	// context window, deferred tool share.
+	Config config.Config
+	// View is the workspace the tools work on.
+	View *workspace.View
+	// Approver answers approval requests (run_command); nil denies.
+	Approver tools.Approver
+	// Logger receives the run's logs; nil discards them.
+	Logger *slog.Logger
+	// TranscriptDir is where the JSONL transcript goes: "" is
+	// DefaultTranscriptDir, NoTranscript disables it.
+	TranscriptDir string
+	// SyncTools, when set, is called before every model call with the
+	// run's registry, so tools that come and go (MCP servers) are offered
+	// as they are at that turn.
+	SyncTools func(*tools.Registry)
+	// Model, when set, is used instead of a client built from Config
+	// (tests with fakes); the run does not close it.
+	Model Model
+}
+
+// NoTranscript as Setup.TranscriptDir disables the run's transcript.
+const NoTranscript = "-"
+
+// RunRequest is one task for the session.
+type RunRequest struct {
+	// RunID names the run; "" gets a fresh one.
+	RunID  string
+	Prompt string
+	Editor *EditorContext
+	// OnEvent receives the run's events in order (Options.OnEvent).
+	OnEvent func(Event)
+}
+
+// SessionRun is a run built by Prepare and not yet executed (or
+// executing). Its changeset and registry are exposed for front-ends that
+// act on staged changes themselves (apply mode, `agentls run --apply`)
+// or add tools before the run starts (the CLI's MCP servers).
+type SessionRun struct {
+	s       *Session
+	setup   Setup
+	req     RunRequest
+	env     *tools.Env
+	reg     *tools.Registry
+	counter *Counter
+	offer   *tools.Offer
+	model   Model
+	closer  func()
+	closeMu sync.Once
+
+	transcriptPath string
+}
+
+// NewModelClient builds the model client described by cfg.
+func NewModelClient(cfg config.Config, logger *slog.Logger) (*llm.Client, error) {
+	lc := cfg.LLM()
+	lc.Logger = logger
+	c, err := llm.New(lc)
+	if err != nil {
+		return nil, fmt.Errorf("model client: %w", err)
+	}
+	return c, nil
+}
+
+// Prepare builds a run: the model client (unless setup.Model is given),
+// the tool policy, environment, registry and offer. It fails only when
+// the model client cannot be built; the caller should check
+// setup.Config.ModelError first for a message naming what to set. A
+// prepared run must be Executed or Closed.
+func (s *Session) Prepare(setup Setup, req RunRequest) (*SessionRun, error) {
+	if req.RunID == "" {
+		req.RunID = NewRunID()
+	}
+	if setup.Logger == nil {
+		setup.Logger = slog.New(slog.DiscardHandler)
+	}
+	r := &SessionRun{s: s, setup: setup, req: req, model: setup.Model, closer: func() {}}
+	if r.model == nil {
+		c, err := NewModelClient(setup.Config, setup.Logger.With("component", "llm"))
+		if err != nil {
+			return nil, err
+		}
+		r.model, r.closer = c, c.Close
+	}
+	cfg := setup.Config
+	policy := tools.Policy{RunCommand: cfg.Tools.RunCommand, AllowSecrets: cfg.Tools.AllowSecrets, SecretPatterns: cfg.Tools.SecretPatterns}
+	r.env = tools.NewEnv(req.RunID, setup.View, setup.Approver, policy)
+	r.reg = tools.NewRegistry(tools.Builtins(policy)...)
+	r.counter = NewCounter()
+	r.offer = tools.NewOffer(r.reg, cfg.Model.ContextWindow, cfg.MCP.DeferredToolShare, r.counter.Count)
+	return r, nil
+}
+
+// ID is the run's id.
+func (r *SessionRun) ID() string { return r.req.RunID }
+
+// Env is what the run's tool calls reach; Env().Changes holds its staged
+// changes.
+func (r *SessionRun) Env() *tools.Env { return r.env }
+
+// Registry is the run's tool registry (built-ins; add tools before
+// Execute).
+func (r *SessionRun) Registry() *tools.Registry { return r.reg }
+
+// TranscriptPath is the transcript file of an executed run, "" if none.
+func (r *SessionRun) TranscriptPath() string { return r.transcriptPath }
+
+// Close releases the model client; Execute does it itself. It is safe to
+// call more than once.
+func (r *SessionRun) Close() { r.closeMu.Do(r.closer) }
+
+// Execute runs the task and returns how it ended; it blocks until the run
+// is over (cancel ctx to stop it early). The transcript is opened here
+// (a failure is logged: the run goes on without one).
+func (r *SessionRun) Execute(ctx context.Context) Outcome {
+	defer r.Close()
+	s, log := r.s, r.setup.Logger
+	tr := r.openTranscript()
+	s.mu.Lock()
+	s.active = r.req.RunID
+	s.mu.Unlock()
+	out := Run(ctx, Options{
+		Model: r.model,
+		ToolsForTurn: func() []tools.Tool {
+			if r.setup.SyncTools != nil {
+				r.setup.SyncTools(r.reg)
+			}
+			return r.offer.Tools()
+		},
+		Env:        r.env,
+		Limits:     LimitsFromConfig(r.setup.Config),
+		Prompt:     r.req.Prompt,
+		Editor:     r.req.Editor,
+		OnEvent:    r.req.OnEvent,
+		Transcript: tr,
+		Tokens:     r.counter,
+		Logger:     log,
+		Between:    r.applyDecisions,
+	})
+	s.mu.Lock()
+	s.active = ""
+	s.mu.Unlock()
+	if tr != nil {
+		r.transcriptPath = tr.Path()
+		if err := tr.Close(); err != nil {
+			log.Warn("run transcript incomplete", "path", tr.Path(), "err", err)
+		}
+	}
+	return out
+}
+
+func (r *SessionRun) openTranscript() *Transcript {
+	dir := r.setup.TranscriptDir
+	if dir == NoTranscript {
+		return nil
+	}
+	tr, err := OpenTranscript(dir, r.req.RunID, NewRedactor(r.setup.Config.APIKey()))
+	if err != nil {
+		r.setup.Logger.Warn("no transcript for this run", "err", err)
+		return nil
+	}
+	return tr
+}
