@@ -84,10 +84,16 @@ func (a *applier) staged(ctx context.Context, path string) {
 		return
 	}
 	label := "Agent run " + a.runID
-	// The server context, not the run's: once sent, the editor's answer
-	// is awaited even if the run is cancelled meanwhile, so we know what
-	// the document holds.
-	res, err := a.s.client.ApplyEdit(a.s.ctx, &protocol.ApplyWorkspaceEditParams{Label: &label, Edit: a.s.workspaceEdit([]fileEdit{fe})})
+	// The run's context: cancelling the run stops waiting for the editor
+	// (and sends $/cancelRequest), and client.requestTimeoutSeconds bounds
+	// an editor that never answers (client.go). Either way the change
+	// stays staged; a cancelled run proposes nothing, so nothing is
+	// offered twice.
+	res, err := a.s.client.ApplyEdit(ctx, &protocol.ApplyWorkspaceEditParams{Label: &label, Edit: a.s.workspaceEdit([]fileEdit{fe})})
+	if err != nil && ctx.Err() != nil {
+		a.hold(path, "the run was cancelled while the editor was applying the change")
+		return
+	}
 	if err != nil || !res.Applied {
 		reason := "the editor refused the change"
 		switch {

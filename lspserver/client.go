@@ -2,7 +2,9 @@ package lspserver
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"time"
 
 	"go.lsp.dev/jsonrpc2"
 	"go.lsp.dev/protocol"
@@ -23,6 +25,13 @@ const (
 // the read loop and would deadlock (docs/pitfalls.md "LSP: server→client calls"); call them from a request
 // handler (already released) or a goroutine the Server owns (Server.goBackground).
 // Cancelling ctx sends $/cancelRequest for the outstanding call.
+//
+// An editor that never answers must not stall anything: every request
+// except ShowMessageRequest is bounded by client.requestTimeoutSeconds
+// (default 30 s) on top of the caller's ctx, and fails with an error
+// saying the editor did not answer. ShowMessageRequest waits for a human
+// (approvals), so it has no timeout of its own: it ends with the caller's
+// ctx, which for an approval is the run's (cancel, maxWallClockSeconds).
 type Client interface {
 	// ApplyEdit asks the editor to apply a workspace edit (workspace/applyEdit).
 	ApplyEdit(ctx context.Context, params *protocol.ApplyWorkspaceEditParams) (*protocol.ApplyWorkspaceEditResult, error)
@@ -53,16 +62,40 @@ type Client interface {
 type connClient struct {
 	conn jsonrpc2.Conn
 	std  protocol.Client
+	// timeout is the bound of requests that do not wait for a human.
+	timeout func() time.Duration
 }
 
-func newConnClient(conn jsonrpc2.Conn) *connClient {
-	return &connClient{conn: conn, std: protocol.ClientDispatcher(conn)}
+func newConnClient(conn jsonrpc2.Conn, timeout func() time.Duration) *connClient {
+	return &connClient{conn: conn, std: protocol.ClientDispatcher(conn), timeout: timeout}
+}
+
+// ErrClientTimeout is wrapped by the error of a server→client request the
+// editor did not answer within client.requestTimeoutSeconds.
+var ErrClientTimeout = errors.New("the editor did not answer")
+
+// bounded runs call with ctx bounded by the request timeout; a call that
+// ran out of time (and not because ctx itself ended) fails with an error
+// wrapping ErrClientTimeout.
+func (c *connClient) bounded(ctx context.Context, method string, call func(context.Context) error) error {
+	d := c.timeout()
+	tctx, cancel := context.WithTimeout(ctx, d)
+	defer cancel()
+	err := call(tctx)
+	if err != nil && ctx.Err() == nil && tctx.Err() != nil {
+		return fmt.Errorf("%s: %w within %s (client.requestTimeoutSeconds)", method, ErrClientTimeout, d)
+	}
+	return wrap(method, err)
 }
 
 func (c *connClient) ApplyEdit(ctx context.Context, p *protocol.ApplyWorkspaceEditParams) (*protocol.ApplyWorkspaceEditResult, error) {
-	r, err := c.std.ApplyEdit(ctx, p)
+	var r *protocol.ApplyWorkspaceEditResult
+	err := c.bounded(ctx, "workspace/applyEdit", func(ctx context.Context) (err error) {
+		r, err = c.std.ApplyEdit(ctx, p)
+		return err
+	})
 	if err != nil {
-		return nil, fmt.Errorf("workspace/applyEdit: %w", err)
+		return nil, err
 	}
 	if r == nil {
 		return nil, fmt.Errorf("workspace/applyEdit: editor answered null")
@@ -88,15 +121,19 @@ func (c *connClient) Progress(ctx context.Context, p *protocol.ProgressParams) e
 }
 
 func (c *connClient) WorkDoneProgressCreate(ctx context.Context, p *protocol.WorkDoneProgressCreateParams) error {
-	return wrap("window/workDoneProgress/create", c.std.WorkDoneProgressCreate(ctx, p))
+	return c.bounded(ctx, "window/workDoneProgress/create", func(ctx context.Context) error {
+		return c.std.WorkDoneProgressCreate(ctx, p)
+	})
 }
 
 func (c *connClient) CodeLensRefresh(ctx context.Context) error {
-	return wrap("workspace/codeLens/refresh", c.std.CodeLensRefresh(ctx))
+	return c.bounded(ctx, "workspace/codeLens/refresh", c.std.CodeLensRefresh)
 }
 
 func (c *connClient) RegisterCapability(ctx context.Context, p *protocol.RegistrationParams) error {
-	return wrap("client/registerCapability", c.std.RegisterCapability(ctx, p))
+	return c.bounded(ctx, "client/registerCapability", func(ctx context.Context) error {
+		return c.std.RegisterCapability(ctx, p)
+	})
 }
 
 func (c *connClient) Notify(ctx context.Context, method string, params any) error {

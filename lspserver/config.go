@@ -107,7 +107,25 @@ func (s *Server) loadConfig() (config.Config, []string, error) {
 			lerr = err
 		}
 	}
+	s.clientTimeout.Store(int64(time.Duration(cfg.Client.RequestTimeoutSeconds) * time.Second))
 	return cfg, warnings, lerr
+}
+
+// clientRequestTimeout is client.requestTimeoutSeconds (client.go): the
+// value of the latest configuration load, or, before the first, a load of
+// its own, so the bound never depends on whether the background load after
+// initialized has finished.
+func (s *Server) clientRequestTimeout() time.Duration {
+	if d := time.Duration(s.clientTimeout.Load()); d > 0 {
+		return d
+	}
+	if _, _, err := s.loadConfig(); err != nil {
+		s.log.Debug("configuration problems while reading client.requestTimeoutSeconds", "err", err)
+	}
+	if d := time.Duration(s.clientTimeout.Load()); d > 0 {
+		return d
+	}
+	return time.Duration(config.Defaults().Client.RequestTimeoutSeconds) * time.Second
 }
 
 // reportConfig tells the user about configuration problems once each:

@@ -5,6 +5,7 @@ import (
 	"io"
 	"log/slog"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"go.lsp.dev/jsonrpc2"
@@ -50,8 +51,11 @@ type Server struct {
 	ctx    context.Context // server lifetime: parent of all background work
 	cancel context.CancelFunc
 
-	client Client           // typed server→client messages
-	routes map[string]route // the method table
+	client Client // typed server→client messages
+	// clientTimeout is client.requestTimeoutSeconds of the latest loaded
+	// configuration, in nanoseconds; 0 until one is loaded (config.go).
+	clientTimeout atomic.Int64
+	routes        map[string]route // the method table
 
 	life     lifecycle
 	inflight inflight
@@ -101,7 +105,7 @@ func (s *Server) View() *workspace.View { return s.view }
 func (s *Server) Serve(ctx context.Context, in io.Reader, out io.Writer) int {
 	w := newWire(in, out, s.log)
 	conn := jsonrpc2.NewConn(jsonrpc2.NewHeaderStream(w), jsonrpc2.WithCodec(codec{}))
-	s.client = newConnClient(conn)
+	s.client = newConnClient(conn, s.clientRequestTimeout)
 	if s.opts.WrapClient != nil {
 		s.client = s.opts.WrapClient(s.client)
 	}

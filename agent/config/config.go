@@ -75,9 +75,21 @@ type Config struct {
 	MCP MCPConfig `json:"mcp"`
 	// Preview configures how proposals are shown to LSP clients.
 	Preview PreviewConfig `json:"preview"`
+	// Client configures how the server talks to the editor.
+	Client ClientConfig `json:"client"`
 
 	envKey    string      // the API key read from the environment by Load
 	untrusted []Untrusted // workspace files whose keys needing trust were withheld
+}
+
+// ClientConfig is how the language server treats its editor.
+type ClientConfig struct {
+	// RequestTimeoutSeconds bounds the wait for the editor's answer to a
+	// server→client request (workspace/applyEdit, progress creation, code
+	// lens refresh, registration); default 30. An editor that never answers
+	// then fails that step instead of stalling the run or the accept.
+	// Approval prompts wait for a person and are bounded by the run instead.
+	RequestTimeoutSeconds int `json:"requestTimeoutSeconds"`
 }
 
 // ModelConfig is the model endpoint and how to call it.
@@ -176,6 +188,7 @@ func Defaults() Config {
 		TaskMaxTurns:             12,
 		Tools:                    ToolsConfig{RunCommand: RunCommandOff, CommandTimeoutSeconds: 120},
 		MCP:                      MCPConfig{DeferredToolShare: 0.1, StartupTimeoutSeconds: 15},
+		Client:                   ClientConfig{RequestTimeoutSeconds: 30},
 	}
 }
 

@@ -59,6 +59,7 @@ func validate(c Config, origin map[string]string) (Config, []error, []string) {
 		{"model.maxAttempts", &c.Model.MaxAttempts, &d.Model.MaxAttempts, 1, ""},
 		{"tools.commandTimeoutSeconds", &c.Tools.CommandTimeoutSeconds, &d.Tools.CommandTimeoutSeconds, 1, ""},
 		{"mcp.startupTimeoutSeconds", &c.MCP.StartupTimeoutSeconds, &d.MCP.StartupTimeoutSeconds, 0, " (0 means runs do not wait)"},
+		{"client.requestTimeoutSeconds", &c.Client.RequestTimeoutSeconds, &d.Client.RequestTimeoutSeconds, 1, ""},
 	}
 	for _, p := range positive {
 		if *p.v < p.min {
