@@ -1,9 +1,13 @@
 # The README's commands. CI (.ci/run) calls `make test`.
 GO ?= go
 
-.PHONY: build test bench
+.PHONY: build install test bench
 build:
 	$(GO) build -o bin/agentls ./cmd/agentls
+
+# install: into $(go env GOBIN), else $(go env GOPATH)/bin.
+install:
+	$(GO) install ./cmd/agentls
 
 # test: vet, every test with the race detector, then the grep/ripgrep
 # parity check, which reads all of GOROOT/src and so skips itself under -race.

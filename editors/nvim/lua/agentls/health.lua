@@ -63,7 +63,7 @@ function M.check()
     end
   else
     r.error(string.format("server binary %q is not executable or not on PATH", bin), {
-      "Install it: go install github.com/agentls/agentls/cmd/agentls@latest",
+      "Install it from a clone of the repository: go install ./cmd/agentls (the module is not published yet)",
       "or set cmd = { '/path/to/agentls' } in setup()",
     })
   end

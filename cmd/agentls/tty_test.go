@@ -1,0 +1,114 @@
+//go:build linux
+
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// openPTY opens a pseudo-terminal pair in raw mode (no echo, no CR/LF
+// translation), so LSP frames pass through unchanged.
+func openPTY(t *testing.T) (master, slave *os.File) {
+	t.Helper()
+	m, err := os.OpenFile("/dev/ptmx", os.O_RDWR|unix.O_NOCTTY, 0)
+	if err != nil {
+		t.Fatalf("open /dev/ptmx: %v", err)
+	}
+	fd := int(m.Fd())
+	if err := unix.IoctlSetPointerInt(fd, unix.TIOCSPTLCK, 0); err != nil {
+		t.Fatalf("unlockpt: %v", err)
+	}
+	n, err := unix.IoctlGetInt(fd, unix.TIOCGPTN)
+	if err != nil {
+		t.Fatalf("ptsname: %v", err)
+	}
+	s, err := os.OpenFile(fmt.Sprintf("/dev/pts/%d", n), os.O_RDWR|unix.O_NOCTTY, 0)
+	if err != nil {
+		t.Fatalf("open pts: %v", err)
+	}
+	tio, err := unix.IoctlGetTermios(int(s.Fd()), unix.TCGETS)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tio.Iflag &^= unix.IGNBRK | unix.BRKINT | unix.PARMRK | unix.ISTRIP | unix.INLCR | unix.IGNCR | unix.ICRNL | unix.IXON
+	tio.Oflag &^= unix.OPOST
+	tio.Lflag &^= unix.ECHO | unix.ECHONL | unix.ICANON | unix.ISIG | unix.IEXTEN
+	tio.Cflag &^= unix.CSIZE | unix.PARENB
+	tio.Cflag |= unix.CS8
+	tio.Cc[unix.VMIN], tio.Cc[unix.VTIME] = 1, 0
+	if err := unix.IoctlSetTermios(int(s.Fd()), unix.TCSETS, tio); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = m.Close(); _ = s.Close() })
+	return m, s
+}
+
+// syncBuffer is a bytes.Buffer safe for one writer and one poller.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// TestServeOnTerminalPrintsHintAndKeepsServing: `agentls` started by hand
+// on a terminal says what it is on stderr, once, and still speaks LSP.
+func TestServeOnTerminalPrintsHintAndKeepsServing(t *testing.T) {
+	master, slave := openPTY(t)
+	var stdout, stderr syncBuffer
+	done := make(chan int, 1)
+	go func() { done <- run(nil, slave, &stdout, &stderr) }()
+
+	body := `{"jsonrpc":"2.0","id":1,"method":"shutdown"}`
+	exit := `{"jsonrpc":"2.0","method":"exit"}`
+	frames := fmt.Sprintf("Content-Length: %d\r\n\r\n%sContent-Length: %d\r\n\r\n%s", len(body), body, len(exit), exit)
+	if _, err := master.WriteString(frames); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case code := <-done:
+		// shutdown before initialize is refused (-32002), so exit ends with 1:
+		// what matters is that the frames were served as LSP.
+		if code != 0 && code != 1 {
+			t.Fatalf("exit code %d; stderr:\n%s", code, stderr.String())
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatalf("the server did not serve LSP on the terminal; stderr:\n%s", stderr.String())
+	}
+	errText := stderr.String()
+	if strings.Count(errText, "this is a language server") != 1 || !strings.Contains(errText, "agentls run") {
+		t.Fatalf("stderr lacks the one-time hint:\n%s", errText)
+	}
+	if !strings.Contains(stdout.String(), `"id":1`) {
+		t.Fatalf("no LSP response on stdout: %q", stdout.String())
+	}
+}
+
+// TestServeWithoutTerminalPrintsNoHint: editors start agentls on pipes;
+// they must not get the hint.
+func TestServeWithoutTerminalPrintsNoHint(t *testing.T) {
+	exit := `{"jsonrpc":"2.0","method":"exit"}`
+	var stdout, stderr bytes.Buffer
+	run(nil, strings.NewReader(fmt.Sprintf("Content-Length: %d\r\n\r\n%s", len(exit), exit)), &stdout, &stderr)
+	if strings.Contains(stderr.String(), "language server") {
+		t.Fatalf("hint printed without a terminal:\n%s", stderr.String())
+	}
+}
