@@ -25,6 +25,10 @@ import (
 //   - and afresh for every agentls.run, so a run always uses the current
 //     files and settings (Load is a few small file reads).
 //
+// Every load checks workspace trust (trust.go): keys of an untrusted
+// workspace file that act on the user's behalf are withheld, and the user
+// is asked once per file content.
+//
 // Precedence inside the editor layer: didChangeConfiguration settings
 // override initializationOptions key by key (objects merge, mcpServers
 // entries replace by name), so a client that sends only changed keys and a
@@ -75,6 +79,8 @@ type runConfig struct {
 	listening bool
 	// reload serialises reloadConfig.
 	reload sync.Mutex
+	// trust is the workspace-trust state (trust.go).
+	trust workspaceTrust
 }
 
 func (c *runConfig) options() RunOptions {
@@ -99,7 +105,9 @@ func (s *Server) loadConfig() (config.Config, []string, error) {
 		Folders:  s.Folders(),
 		Init:     init,
 		Env:      o.Env,
+		Trusted:  s.trusted(s.trustStore()),
 	})
+	s.askTrust(cfg.Untrusted())
 	if err != nil {
 		if lerr != nil {
 			lerr = fmt.Errorf("%w\n%w", err, lerr)
