@@ -18,7 +18,9 @@ import (
 // with emoji and CJK; the first is accepted and the second rejected through
 // Neovim's own code action → executeCommand → workspace/applyEdit path; the
 // buffer must hold exactly the accepted change, and the file on disk must
-// be untouched (the server never writes).
+// be untouched (the server never writes). Before the review, Neovim's own
+// diagnostics (vim.diagnostic, no plugin) hold each hunk with its change,
+// and hover on a hunk is its diff; after it, the diagnostics are gone.
 func TestNeovimReview(t *testing.T) {
 	nvim, err := exec.LookPath("nvim")
 	if err != nil {
@@ -71,7 +73,10 @@ func TestNeovimReview(t *testing.T) {
 			if lines := strings.Split(string(report), "\n"); lines[0] != "OK" {
 				t.Fatalf("review through Neovim failed:\n%s\nnvim output:\n%s", report, out)
 			}
-			for _, want := range []string{"positionEncoding: " + enc, "run: finished", "hunks: 2", "Agent: Accept change: offered {", "Agent: Reject change: offered {", "buffer: ok", "server view: ok"} {
+			for _, want := range []string{"positionEncoding: " + enc, "run: finished", "hunks: 2",
+				`diagnostic 1: line 3 severity 3: Agent proposes: return "😀 日本" + uno   (replacing: return "😀 日本" + one)`,
+				`diagnostic 2: line 7 severity 3: Agent proposes: return "café 🇫🇷" + dos   (replacing: return "café 🇫🇷" + two)`,
+				"hover: diff", "diagnostics after review: none", "Agent: Accept change: offered {", "Agent: Reject change: offered {", "buffer: ok", "server view: ok"} {
 				if !strings.Contains(string(report), want) {
 					t.Fatalf("the script did not get to %q:\n%s", want, report)
 				}

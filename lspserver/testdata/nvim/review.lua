@@ -126,6 +126,35 @@ local function run()
     return fail("preview changed the buffer before any accept")
   end
 
+  -- 1b. Preview without a plugin: Neovim's own diagnostics hold each hunk
+  -- (what `vim.diagnostic` shows as virtual text / float), and hover on a
+  -- hunk returns its diff.
+  local function agent_diags()
+    local out = {}
+    for _, d in ipairs(vim.diagnostic.get(bufnr)) do
+      if d.source == "agentls" then
+        table.insert(out, d)
+      end
+    end
+    table.sort(out, function(a, b) return a.lnum < b.lnum end)
+    return out
+  end
+  if not vim.wait(10000, function() return #agent_diags() == 2 end, 10) then
+    return fail("diagnostics after the run: " .. vim.inspect(vim.diagnostic.get(bufnr)))
+  end
+  local diags = agent_diags()
+  for i, d in ipairs(diags) do
+    log(string.format("diagnostic %d: line %d severity %d: %s", i, d.lnum, d.severity, d.message))
+    if d.lnum ~= hunks[i].range.start.line or d.severity ~= vim.diagnostic.severity.INFO then
+      fail("diagnostic " .. i .. " is not at its hunk: " .. vim.inspect(d))
+    end
+  end
+  local hover = client.request_sync("textDocument/hover", {
+    textDocument = { uri = uri }, position = { line = hunks[1].range.start.line, character = 1 },
+  }, 10000, bufnr)
+  local hv = hover and hover.result and hover.result.contents and hover.result.contents.value or ""
+  log("hover: " .. (hv:find("```diff", 1, true) and "diff" or vim.inspect(hover)))
+
   -- 2. Code actions as a user picks them.
   local function pick(title, hunk, want_left)
     vim.api.nvim_win_set_cursor(0, { hunk.range.start.line + 1, 2 })
@@ -150,6 +179,10 @@ local function run()
   end
   pick("Agent: Accept change", hunks[1], 1)
   pick("Agent: Reject change", hunks[2], 0)
+  if not vim.wait(10000, function() return #agent_diags() == 0 end, 10) then
+    return fail("diagnostics after the review: " .. vim.inspect(agent_diags()))
+  end
+  log("diagnostics after review: none")
 
   local want = read_all(expect_path)
   local got = buffer_text(bufnr)

@@ -1,0 +1,91 @@
+package lspserver_test
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/agentls/agentls/agent/llm/llmtest"
+	"github.com/agentls/agentls/lspserver/lsptest"
+)
+
+// TestEglotPreview drives a real Emacs 30 with its built-in eglot and no
+// plugin (testdata/emacs/preview.el): after an agent run in preview mode
+// (scripted model), flymake's diagnostics must hold the proposed change,
+// exactly, before anything is accepted (eglot shows no code lenses, so
+// this is what its users see); hover must hold the diff; accepting through
+// eglot's code actions must change the buffer and clear the diagnostic.
+func TestEglotPreview(t *testing.T) {
+	emacs, err := exec.LookPath("emacs")
+	if err != nil {
+		lsptest.SkipWithoutPeer(t, "emacs not on PATH (.ci/run installs Emacs 30 from bookworm-backports)")
+	}
+	if v, _ := exec.Command(emacs, "--batch", "-Q", "--eval", "(princ emacs-major-version)").Output(); emacsMajor(v) < 30 {
+		lsptest.SkipWithoutPeer(t, "emacs %q is older than 30 (.ci/run installs Emacs 30 from bookworm-backports)", v)
+	}
+	bin := lsptest.BuildBinary(t)
+	script, err := filepath.Abs("testdata/emacs/preview.el")
+	if err != nil {
+		t.Fatal(err)
+	}
+	const base = "Greeting:\n  say hi\nEnd.\n"
+	model := llmtest.New(t, func(req *llmtest.ChatRequest) llmtest.Reply {
+		switch {
+		case !req.HasToolResult("r1"):
+			return llmtest.ToolCalls(llmtest.Call{ID: "r1", Name: "read_file", Args: callArgs(map[string]any{"path": "notes.txt"})})
+		case !req.HasToolResult("e1"):
+			return llmtest.ToolCalls(llmtest.Call{ID: "e1", Name: "edit_file", Args: callArgs(map[string]any{
+				"path": "notes.txt", "old_string": "  say hi\n", "new_string": "  say goodbye\n  politely\n"})})
+		}
+		return llmtest.Text("Done.")
+	})
+	dir := t.TempDir()
+	file := filepath.Join(dir, "notes.txt")
+	if err := os.WriteFile(file, []byte(base), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	result := filepath.Join(t.TempDir(), "result.txt")
+	home := t.TempDir()
+	cmd := exec.CommandContext(lsptest.Context(t), emacs, "--batch", "-Q", "-l", script)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(),
+		"AGENTLS_BIN="+bin, "AGENTLS_FILE="+file, "AGENTLS_RESULT="+result,
+		"AGENTLS_MODEL_URL="+model.URL(), "OPENAI_API_KEY=test-key",
+		"HOME="+home, "XDG_CONFIG_HOME="+filepath.Join(home, "config"),
+		"XDG_DATA_HOME="+filepath.Join(home, "data"), "XDG_STATE_HOME="+filepath.Join(home, "state"),
+		"XDG_CACHE_HOME="+filepath.Join(home, "cache"))
+	out, err := cmd.CombinedOutput()
+	report, rerr := os.ReadFile(result)
+	if rerr != nil {
+		t.Fatalf("no result from emacs (%v): %v\noutput:\n%s", err, rerr, out)
+	}
+	t.Logf("emacs report:\n%s", report)
+	if lines := strings.Split(string(report), "\n"); lines[0] != "OK" {
+		t.Fatalf("review through eglot failed:\n%s\nemacs output:\n%s", report, out)
+	}
+	for _, want := range []string{
+		"eglot: managed by agentls",
+		"run: finished",
+		"flymake: line 2 eglot-note: agentls [proposal]: Agent proposes replacing 1 line with 2:\n-   say hi\n+   say goodbye\n+   politely",
+		"hover: diff",
+		"Agent: Accept change",
+		"after accept: 0 diagnostics",
+		"buffer: Greeting:\n  say goodbye\n  politely\nEnd.\n",
+	} {
+		if !strings.Contains(string(report), want) {
+			t.Errorf("the eglot session did not show %q", want)
+		}
+	}
+	if data, _ := os.ReadFile(file); string(data) != base {
+		t.Errorf("the file on disk changed: %q", data)
+	}
+}
+
+func emacsMajor(v []byte) int {
+	n, _ := strconv.Atoi(regexp.MustCompile(`^\d+`).FindString(strings.TrimSpace(string(v))))
+	return n
+}
