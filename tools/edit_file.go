@@ -101,12 +101,8 @@ func describeOutcome(out editmatch.Outcome, i, n int) []string {
 	if out.Count > 1 {
 		notes = append(notes, fmt.Sprintf("%s%d replacements", prefix, out.Count))
 	}
-	switch out.Eq {
-	case editmatch.MatchExact:
-	case editmatch.MatchIndentShift:
-		notes = append(notes, fmt.Sprintf("%sold_string matched at line %d with a uniform indentation shift (%s); new_string was shifted the same way", prefix, out.Line, out.Shift))
-	default:
-		notes = append(notes, fmt.Sprintf("%sold_string matched at line %d only after ignoring %s", prefix, out.Line, out.Eq))
+	if note := out.Note(); note != "" {
+		notes = append(notes, prefix+note)
 	}
 	return notes
 }

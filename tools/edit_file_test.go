@@ -157,3 +157,35 @@ func TestEditResultIsCompact(t *testing.T) {
 		t.Fatalf("result must be a short numbered diff, got %d bytes:\n%s", len(out), out)
 	}
 }
+
+// TestEditFileDrift drives the drift rungs through the edit_file tool: the
+// staged text and the note the model reads, and a refusal that points at
+// the right lines.
+func TestEditFileDrift(t *testing.T) {
+	root := newWorkspace(t, map[string]string{
+		"m.go":  "package m\n\nfunc f(x int) int {\n\tif x > 0 {\n\t\treturn x\n\t}\n\treturn -x\n}\n",
+		"p.py":  "def f(x):\n    return x\n",
+		"q.txt": "Say “hi”  twice.\n",
+	})
+	env := newEnv(t, root, Policy{})
+	readAll(t, env, "m.go", "p.py", "q.txt")
+	out := mustOK(t, call(t, env, "edit_file", map[string]any{"path": "m.go",
+		"old_string": "    if x > 0 {\n        return x\n    }",
+		"new_string": "    if x > 0 {\n        x--\n        return x\n    }"}))
+	if !strings.Contains(out, "indentation written differently (4 spaces in old_string ↔ 1 tab in the file)") {
+		t.Fatalf("note missing:\n%s", out)
+	}
+	if got := stagedText(t, env, root, "m.go"); got != "package m\n\nfunc f(x int) int {\n\tif x > 0 {\n\t\tx--\n\t\treturn x\n\t}\n\treturn -x\n}\n" {
+		t.Fatalf("m.go: %q", got)
+	}
+	mustOK(t, call(t, env, "edit_file", map[string]any{"path": "p.py", "old_string": "return x", "new_string": "if x is None:\n    return 0\nreturn x"}))
+	if got := stagedText(t, env, root, "p.py"); got != "def f(x):\n    if x is None:\n        return 0\n    return x\n" {
+		t.Fatalf("p.py: %q", got)
+	}
+	out = mustOK(t, call(t, env, "edit_file", map[string]any{"path": "q.txt", "old_string": "Say \"hi\" twice.", "new_string": "Say \"hi\" once."}))
+	if got := stagedText(t, env, root, "q.txt"); got != "Say “hi”  once.\n" || !strings.Contains(out, "typographic characters and inner whitespace") {
+		t.Fatalf("q.txt: %q\n%s", got, out)
+	}
+	mustErr(t, call(t, env, "edit_file", map[string]any{"path": "m.go", "old_string": "\treturn -y\n}", "new_string": "x"}),
+		"The most similar text is at lines 8-9; it differs in the text of line 8:\n8\t\treturn -x\n9\t}\n")
+}

@@ -170,6 +170,17 @@ func genScenario(r *rand.Rand, kind int) (scenario, bool) {
 			break
 		}
 	}
+	onlyFirst := true // old_string's lines after the first are all blank
+	for i := 1; i < k; i++ {
+		if region[i].content != "" {
+			onlyFirst = false
+		}
+	}
+	if startMid && onlyFirst {
+		// Added lines of a match starting after the indentation take the
+		// line's indentation (written here as the file has it).
+		baseIndent = region[0].indent
+	}
 	type nline struct{ indent, content string }
 	nk := 1 + r.IntN(3)
 	var news []nline
@@ -324,18 +335,19 @@ func genScenario(r *rand.Rand, kind int) (scenario, bool) {
 			return scenario{}, false
 		}
 	case driftTabsToSpaces:
-		if !strings.Contains(oldTrue, "\t") || strings.Contains(strings.ReplaceAll(oldTrue, "\t", ""), "\t") {
-			return scenario{}, false
+		// The model writes 4 spaces for every tab of indentation, in
+		// old_string and new_string alike; the file's tabs must come back.
+		for i, ol := range olds {
+			if (i > 0 || !startMid) && strings.Trim(ol.indent, "\t") != "" {
+				return scenario{}, false // not tab-indented
+			}
 		}
-		conv := func(i int, ind string) string { return strings.ReplaceAll(ind, "\t", "    ") }
+		conv := func(_ int, ind string) string { return strings.ReplaceAll(ind, "\t", "    ") }
 		s.old = renderOld(conv, fileEOLAt, same)
-		if !strings.Contains(renderOld(same, fileEOLAt, same), "\t") || s.old == oldTrue {
+		s.new = renderNew(conv, func(int) string { return firstEOL })
+		if s.old == oldTrue || strings.Contains(text, s.old) {
 			return scenario{}, false
 		}
-		// Only indentation tabs are converted; if the region has tabs
-		// elsewhere, the conversion may leave an exact match. Refusal is
-		// required only when the indentation really had tabs.
-		s.mustAccept, s.mustRefuse = false, true
 	case driftAmbiguous:
 		// Insert a copy of the whole region lines with a tab appended to
 		// every line (so it is only equivalent), and drift old by a space.

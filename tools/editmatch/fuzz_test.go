@@ -79,14 +79,14 @@ func FuzzEditLadder(f *testing.F) {
 }
 
 // checkLooseWindow asserts that the file lines starting at the reported line
-// equal old's lines with all surrounding whitespace ignored (first line as a
-// suffix, last as a prefix, as the ladder defines them).
+// equal old's lines with all whitespace and typographic characters ignored
+// (first line as a suffix, last as a prefix, as the ladder defines them).
 func checkLooseWindow(t *testing.T, lines []fileLine, old []string) {
 	t.Helper()
 	if len(lines) < len(old) {
 		t.Fatalf("window of %d lines runs past the end", len(old))
 	}
-	loose := func(s string) string { return strings.TrimSpace(s) }
+	loose := looseKey // whitespace and typographic characters ignored
 	for j, ol := range old {
 		fl := loose(lines[j].content)
 		o := loose(ol)

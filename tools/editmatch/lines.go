@@ -17,6 +17,7 @@ type fileLine struct {
 	start, end int
 	content    string
 	eol        string
+	no         int // 1-based line number
 }
 
 // splitFileLines splits text at "\n" (a preceding "\r" belongs to the line
@@ -28,14 +29,14 @@ func splitFileLines(text string) []fileLine {
 	for {
 		i := strings.IndexByte(text[start:], '\n')
 		if i < 0 {
-			out = append(out, fileLine{start: start, end: len(text), content: text[start:]})
+			out = append(out, fileLine{start: start, end: len(text), content: text[start:], no: len(out) + 1})
 			return out
 		}
 		end, eol := start+i, "\n"
 		if end > start && text[end-1] == '\r' {
 			end, eol = end-1, "\r\n"
 		}
-		out = append(out, fileLine{start: start, end: end, content: text[start:end], eol: eol})
+		out = append(out, fileLine{start: start, end: end, content: text[start:end], eol: eol, no: len(out) + 1})
 		start += i + 1
 	}
 }
@@ -57,6 +58,7 @@ type window struct {
 	line       int // index of the first file line
 	start, end int
 	shift      indentShift
+	imap       indentMap // MatchIndentMap: the inferred mapping
 	firstWhole bool
 }
 
@@ -275,21 +277,38 @@ func candidateLines(ws []window) []int {
 }
 
 // replaceWindows replaces every window (non-overlapping ones only: a later
-// window overlapping an earlier one is skipped) with new, adapted to the
-// file's line endings and, for MatchIndentShift, shifted like old_string.
-func replaceWindows(text string, lines []fileLine, ws []window, newStr string, eq Equivalence) (Outcome, error) {
+// window overlapping an earlier one is skipped) with new_string, adapted
+// to the file's line endings and to the rung: shifted (MatchIndentShift),
+// re-indented (MatchIndentMap), merged with the file's characters
+// (MatchTypography), and with added lines indented like the line a
+// one-line old_string starts in.
+func replaceWindows(text string, lines []fileLine, ws []window, e Edit, eq Equivalence) (Outcome, error) {
 	var b strings.Builder
 	prev, count := 0, 0
+	oneLine := !strings.Contains(e.Old, "\n")
 	for _, w := range ws {
 		if w.start < prev {
 			continue
 		}
-		repl := strings.ReplaceAll(newStr, "\r\n", "\n")
-		if eq == MatchIndentShift {
-			var err error
-			if repl, err = shiftLines(repl, w.shift, w.firstWhole); err != nil {
-				return Outcome{}, err
-			}
+		repl := strings.ReplaceAll(e.New, "\r\n", "\n")
+		var err error
+		switch eq {
+		case MatchIndentShift:
+			repl, err = shiftLines(repl, w.shift, w.firstWhole)
+		case MatchIndentMap:
+			// A blank first line of old_string matched at a line start puts
+			// new_string's first line at that line start too.
+			whole := w.firstWhole || (isBlank(strings.TrimSuffix(e.Old[:strings.IndexByte(e.Old+"\n", '\n')], "\r")) && w.start == lines[w.line].start)
+			repl, err = remapLines(repl, w.imap, whole)
+		case MatchTypography:
+			span := strings.ReplaceAll(text[w.start:w.end], "\r\n", "\n")
+			repl = keepFileChars(span, strings.ReplaceAll(e.Old, "\r\n", "\n"), repl)
+		}
+		if err != nil {
+			return Outcome{}, err
+		}
+		if oneLine && !w.firstWhole {
+			repl = indentAdded(repl, leadingIndent(text, w.start))
 		}
 		b.WriteString(text[prev:w.start])
 		b.WriteString(AdaptEOL(repl, eolOfWindow(text, lines, w)))
@@ -298,12 +317,15 @@ func replaceWindows(text string, lines []fileLine, ws []window, newStr string, e
 	}
 	b.WriteString(text[prev:])
 	out := Outcome{Text: b.String(), Count: count, Eq: eq, Line: ws[0].line + 1}
-	if eq == MatchIndentShift {
+	switch eq {
+	case MatchIndentShift:
 		verb := "removed"
 		if ws[0].shift.add {
 			verb = "added"
 		}
 		out.Shift = verb + " " + describeIndent(ws[0].shift.delta)
+	case MatchIndentMap:
+		out.Shift = ws[0].imap.String()
 	}
 	return out, nil
 }

@@ -25,6 +25,16 @@ const (
 	// new_string. Tabs are never converted to spaces or back: that needs a
 	// tab width, which is a guess, and a wrong guess mis-indents new_string.
 	MatchIndentShift
+	// MatchIndentMap accepts indentation written with other characters or
+	// another step (4 spaces where the file has 1 tab, 2 spaces where it
+	// has 4), with the mapping inferred from the matched lines themselves
+	// (remap.go); new_string is re-indented with it.
+	MatchIndentMap
+	// MatchTypography accepts typographic characters (curly quotes,
+	// dashes, non-breaking spaces) and inner whitespace written
+	// differently; indentation must be exact (normalize.go). The file's
+	// own characters are kept wherever the model did not change the text.
+	MatchTypography
 )
 
 // String is the phrase used in tool results ("matched after ignoring ...").
@@ -38,6 +48,10 @@ func (e Equivalence) String() string {
 		return "trailing whitespace"
 	case MatchIndentShift:
 		return "uniform indentation shift"
+	case MatchIndentMap:
+		return "indentation characters"
+	case MatchTypography:
+		return "typographic characters and inner whitespace"
 	}
 	return fmt.Sprintf("Equivalence(%d)", int(e))
 }
@@ -54,7 +68,24 @@ type Outcome struct {
 	Count int         // replacements made
 	Eq    Equivalence // rung that matched
 	Line  int         // 1-based line of the first replacement in the old text
-	Shift string      // MatchIndentShift: human description of the shift
+	Shift string      // MatchIndentShift, MatchIndentMap: the shift or mapping used
+}
+
+// Note explains a match that was not exact, for the tool result ("" when
+// there is nothing to say), so the model learns what the file really
+// looks like.
+func (o Outcome) Note() string {
+	switch o.Eq {
+	case MatchExact:
+		return ""
+	case MatchIndentShift:
+		return fmt.Sprintf("old_string matched at line %d with a uniform indentation shift (%s); new_string was shifted the same way", o.Line, o.Shift)
+	case MatchIndentMap:
+		return fmt.Sprintf("old_string matched at line %d with its indentation written differently (%s); new_string was re-indented the same way", o.Line, o.Shift)
+	case MatchTypography:
+		return fmt.Sprintf("old_string matched at line %d only after ignoring %s; the file's own characters were kept where new_string does not change the text", o.Line, o.Eq)
+	}
+	return fmt.Sprintf("old_string matched at line %d only after ignoring %s", o.Line, o.Eq)
 }
 
 // Refusal is a refusal the model can act on (not found, ambiguous...).
@@ -66,8 +97,9 @@ func refusef(format string, args ...any) error {
 	return &Refusal{msg: fmt.Sprintf(format, args...)}
 }
 
-// maxListedLines bounds the candidate line numbers listed in a refusal.
-const maxListedLines = 10
+// maxListedLines bounds the candidate line numbers listed in a refusal;
+// past it the count is still exact up to maxCounted.
+const maxListedLines = 50
 
 // Apply performs one edit on text with the matching ladder. It returns a
 // *Refusal for anything the model should fix; text is never touched on
@@ -84,7 +116,7 @@ func Apply(text string, e Edit) (Outcome, error) {
 	}
 	lines := splitFileLines(text)
 	oldLines := splitOldLines(e.Old)
-	for eq := MatchLineEndings; eq <= MatchIndentShift; eq++ {
+	for eq := MatchLineEndings; eq <= MatchTypography; eq++ {
 		if eq == MatchLineEndings && len(oldLines) == 1 {
 			continue // no line ending in old_string: this rung adds nothing
 		}
@@ -92,7 +124,26 @@ func Apply(text string, e Edit) (Outcome, error) {
 		if e.ReplaceAll {
 			limit = -1
 		}
-		cands, err := findWindows(lines, oldLines, eq, limit)
+		var cands []window
+		var err error
+		switch eq {
+		case MatchIndentMap:
+			if e.ReplaceAll {
+				continue
+			}
+			var ms []indentMap
+			cands, ms, err = findMapped(lines, oldLines, limit)
+			for i := range cands {
+				cands[i].imap = ms[i]
+			}
+		case MatchTypography:
+			if e.ReplaceAll {
+				continue
+			}
+			cands, err = findNormalized(lines, oldLines, limit)
+		default:
+			cands, err = findWindows(lines, oldLines, eq, limit)
+		}
 		if err != nil {
 			return Outcome{}, err
 		}
@@ -105,7 +156,7 @@ func Apply(text string, e Edit) (Outcome, error) {
 		if len(cands) > 1 && !e.ReplaceAll {
 			return Outcome{}, ambiguous(cands, eq)
 		}
-		return replaceWindows(text, lines, cands, e.New, eq)
+		return replaceWindows(text, lines, cands, e, eq)
 	}
 	return Outcome{}, notFound(lines, oldLines)
 }
@@ -152,7 +203,11 @@ func exactEdit(text string, e Edit) (Outcome, bool, error) {
 	prev := 0
 	for _, s := range starts {
 		b.WriteString(text[prev:s])
-		b.WriteString(AdaptEOL(e.New, eolOf(text, s, s+len(e.Old))))
+		repl := e.New
+		if !strings.Contains(e.Old, "\n") {
+			repl = indentAdded(repl, leadingIndent(text, s))
+		}
+		b.WriteString(AdaptEOL(repl, eolOf(text, s, s+len(e.Old))))
 		prev = s + len(e.Old)
 	}
 	b.WriteString(text[prev:])
@@ -167,30 +222,42 @@ func ambiguous(cands []window, eq Equivalence) error {
 	return refusef("old_string matches %s places after ignoring %s (lines %s); include more surrounding lines to make it unique", n, eq, joinInts(candidateLines(cands), maxListedLines))
 }
 
-// notFound explains a miss and, when the first line of old_string appears
-// (ignoring whitespace), says where, so the model re-reads the right spot.
-func notFound(lines []fileLine, oldLines []string) error {
-	msg := "old_string not found (also tried ignoring line endings, trailing whitespace and a uniform indentation shift). Re-read the file and copy the text exactly, including whitespace"
-	first := ""
-	for _, l := range oldLines {
-		if t := strings.TrimSpace(l); t != "" {
-			first = t
-			break
+// leadingIndent returns the whitespace between the start of the line
+// holding offset s and s, or "" when anything else precedes s there.
+func leadingIndent(text string, s int) string {
+	ls := strings.LastIndexByte(text[:s], '\n') + 1
+	if pre := text[ls:s]; strings.TrimLeft(pre, " \t") == "" {
+		return pre
+	}
+	return ""
+}
+
+// indentAdded indents the lines a one-line old_string's new_string adds
+// when the match starts after a line's indentation: the model wrote them
+// relative to old_string, which starts at column 0 for it, so they get the
+// line's indentation (in Python, leaving them at column 0 changes the
+// program). When every added line already carries that indentation the
+// model wrote them in file terms and they are left alone.
+func indentAdded(s, base string) string {
+	if base == "" || !strings.Contains(s, "\n") {
+		return s
+	}
+	parts := strings.Split(s, "\n")
+	absolute := true
+	for _, p := range parts[1:] {
+		if !isBlank(p) && !strings.HasPrefix(p, base) {
+			absolute = false
 		}
 	}
-	if first == "" {
-		return refusef("%s.", msg)
+	if absolute {
+		return s
 	}
-	var at []int
-	for i, l := range lines {
-		if strings.TrimSpace(l.content) == first {
-			at = append(at, i+1)
+	for i := 1; i < len(parts); i++ {
+		if !isBlank(parts[i]) {
+			parts[i] = base + parts[i]
 		}
 	}
-	if len(at) == 0 {
-		return refusef("%s.", msg)
-	}
-	return refusef("%s. Its first non-blank line appears at line(s) %s; the difference is further down (or in tabs versus spaces).", msg, joinInts(at, maxListedLines))
+	return strings.Join(parts, "\n")
 }
 
 func joinInts(xs []int, max int) string {

@@ -1,0 +1,301 @@
+package editmatch
+
+import "strings"
+
+// This file holds the MatchIndentMap rung: old_string indented with one
+// character (or step) and the file with another, typically spaces in
+// old_string and tabs in a Go file, or 2-space steps against 4-space ones.
+//
+// There is no global tab width. The mapping is inferred from the matched
+// lines themselves: each non-blank line whose indentation is known gives a
+// pair (old width, file width), counted in the indentation character of
+// each side, and the pairs must all fit one linear map
+//
+//	file width = old width × num/den + off
+//
+// with whole-number results. Two different depths fix the map; a window at
+// a single depth w ↔ f is taken as the plain ratio f/w (no offset). The
+// same map re-indents new_string, and a line it cannot convert exactly is
+// refused, never rounded.
+
+// indentMap is an inferred mapping between old_string's indentation and
+// the file's.
+type indentMap struct {
+	oc, fc   byte // indentation character of old_string and of the file
+	num, den int  // ratio of widths, reduced, both > 0
+	off      int  // file units added after scaling (may be negative)
+	unit     int  // old_string's indentation step, for the description
+}
+
+// indentPair is one matched line's indentation on each side.
+type indentPair struct{ old, file string }
+
+// pureIndent reports the single character s is made of (0 for "") and
+// whether s is made of one character only.
+func pureIndent(s string) (byte, bool) {
+	if s == "" {
+		return 0, true
+	}
+	c := s[0]
+	for i := 1; i < len(s); i++ {
+		if s[i] != c {
+			return 0, false
+		}
+	}
+	return c, true
+}
+
+// inferIndentMap finds the mapping the pairs imply, or ok=false when there
+// is none, or when an earlier rung (same character, same step) covers it.
+func inferIndentMap(pairs []indentPair) (indentMap, bool) {
+	var m indentMap
+	type wp struct{ o, f int }
+	var ws []wp
+	for _, p := range pairs {
+		oc, ok1 := pureIndent(p.old)
+		fc, ok2 := pureIndent(p.file)
+		if !ok1 || !ok2 {
+			return m, false // mixed tabs and spaces on one line
+		}
+		if oc != 0 {
+			if m.oc != 0 && m.oc != oc {
+				return m, false
+			}
+			m.oc = oc
+		}
+		if fc != 0 {
+			if m.fc != 0 && m.fc != fc {
+				return m, false
+			}
+			m.fc = fc
+		}
+		ws = append(ws, wp{len(p.old), len(p.file)})
+	}
+	if m.oc == 0 || m.fc == 0 || (m.oc == '\t' && m.fc == '\t') {
+		return m, false
+	}
+	a := ws[0]
+	var b *wp
+	for i := range ws {
+		if ws[i].o != a.o {
+			b = &ws[i]
+			break
+		}
+	}
+	if b != nil {
+		dn, dd := b.f-a.f, b.o-a.o
+		if dn*dd <= 0 {
+			return m, false // not increasing
+		}
+		if dd < 0 {
+			dn, dd = -dn, -dd
+		}
+		g := gcd(dn, dd)
+		m.num, m.den = dn/g, dd/g
+		if (a.f*m.den-a.o*m.num)%m.den != 0 {
+			return m, false
+		}
+		m.off = (a.f*m.den - a.o*m.num) / m.den
+	} else {
+		if a.o == 0 || a.f == 0 {
+			return m, false
+		}
+		g := gcd(a.f, a.o)
+		m.num, m.den = a.f/g, a.o/g
+	}
+	if m.num == m.den && m.oc == m.fc {
+		return m, false // same step: the uniform shift rung's case
+	}
+	for _, w := range ws {
+		if f, ok := m.apply(w.o); !ok || f != w.f {
+			return m, false
+		}
+	}
+	for _, w := range ws {
+		if w.o > 0 {
+			m.unit = gcd(m.unit, w.o)
+		}
+	}
+	return m, true
+}
+
+func gcd(a, b int) int {
+	for b != 0 {
+		a, b = b, a%b
+	}
+	if a < 0 {
+		return -a
+	}
+	return a
+}
+
+// apply maps an old width to a file width.
+func (m indentMap) apply(o int) (int, bool) {
+	if (o*m.num)%m.den != 0 {
+		return 0, false
+	}
+	f := o*m.num/m.den + m.off
+	return f, f >= 0
+}
+
+// convert re-indents one line of new_string.
+func (m indentMap) convert(ind string) (string, bool) {
+	c, ok := pureIndent(ind)
+	if !ok || (c != 0 && c != m.oc) {
+		return "", false
+	}
+	f, ok := m.apply(len(ind))
+	if !ok {
+		return "", false
+	}
+	return strings.Repeat(string(m.fc), f), true
+}
+
+// String names the equivalence for the model: "4 spaces in old_string ↔
+// 1 tab in the file", with the offset when there is one.
+func (m indentMap) String() string {
+	o, f := m.den, m.num
+	if m.den == 1 && m.unit > 1 {
+		o, f = m.unit, m.unit*m.num
+	}
+	s := describeIndent(strings.Repeat(string(m.oc), o)) + " in old_string ↔ " + describeIndent(strings.Repeat(string(m.fc), f)) + " in the file"
+	switch {
+	case m.off > 0:
+		s += ", plus " + describeIndent(strings.Repeat(string(m.fc), m.off))
+	case m.off < 0:
+		s += ", minus " + describeIndent(strings.Repeat(string(m.fc), -m.off))
+	}
+	return s
+}
+
+// mapWindow matches old against lines ignoring how indentation is
+// written, and infers the mapping. Middle lines compare whole (content
+// after indentation, trailing whitespace ignored); the first line may start
+// mid-line when old's first line is not indented; the last may stop
+// mid-line.
+func mapWindow(lines []fileLine, old []string, budget *int) (window, indentMap, bool) {
+	n := len(old)
+	var pairs []indentPair
+	var w window
+	*budget -= n
+	// First line.
+	ol0 := old[0]
+	oi0, or0 := splitIndent(trimRight(ol0))
+	switch {
+	case n == 1:
+		if oi0 == "" || or0 == "" {
+			return w, indentMap{}, false
+		}
+		fi, fr := splitIndent(lines[0].content)
+		k, ok := prefixLen(fr, strings.TrimLeft(ol0, " \t"))
+		if !ok {
+			return w, indentMap{}, false
+		}
+		pairs = append(pairs, indentPair{oi0, fi})
+		w.start, w.end, w.firstWhole = lines[0].start, lines[0].start+len(fi)+k, true
+	case oi0 != "" && or0 != "":
+		fi, fr := splitIndent(trimRight(lines[0].content))
+		if fr != or0 {
+			return w, indentMap{}, false
+		}
+		pairs = append(pairs, indentPair{oi0, fi})
+		w.start, w.firstWhole = lines[0].start, true
+	default:
+		tf, to := trimRight(lines[0].content), trimRight(ol0)
+		if !strings.HasSuffix(tf, to) {
+			return w, indentMap{}, false
+		}
+		w.start = lines[0].start + len(tf) - len(to)
+	}
+	for j := 1; j < n; j++ {
+		fl, ol := lines[j].content, old[j]
+		if j == n-1 {
+			if ol == "" {
+				w.end = lines[j].start
+				break
+			}
+			if isBlank(ol) {
+				if !strings.HasPrefix(fl, ol) {
+					return w, indentMap{}, false
+				}
+				w.end = lines[j].start + len(ol)
+				break
+			}
+			fi, fr := splitIndent(fl)
+			oi, or := splitIndent(ol)
+			k, ok := prefixLen(fr, or)
+			if !ok {
+				return w, indentMap{}, false
+			}
+			pairs = append(pairs, indentPair{oi, fi})
+			w.end = lines[j].start + len(fi) + k
+			break
+		}
+		if isBlank(fl) || isBlank(ol) {
+			if !(isBlank(fl) && isBlank(ol)) {
+				return w, indentMap{}, false
+			}
+			continue
+		}
+		fi, fr := splitIndent(trimRight(fl))
+		oi, or := splitIndent(trimRight(ol))
+		if fr != or {
+			return w, indentMap{}, false
+		}
+		pairs = append(pairs, indentPair{oi, fi})
+	}
+	if len(pairs) == 0 {
+		return w, indentMap{}, false
+	}
+	m, ok := inferIndentMap(pairs)
+	return w, m, ok
+}
+
+// remapLines re-indents new_string (LF line breaks) with m. The first line
+// is left alone unless old_string's first line was matched from its line
+// start; blank lines are left alone.
+func remapLines(s string, m indentMap, firstWhole bool) (string, error) {
+	parts := strings.Split(s, "\n")
+	for i, p := range parts {
+		if (i == 0 && !firstWhole) || isBlank(p) {
+			continue
+		}
+		ind, rest := splitIndent(p)
+		conv, ok := m.convert(ind)
+		if !ok {
+			return "", refusef("old_string matched with its indentation written differently (%s), but line %d of new_string is indented by %s, which does not convert to a whole indentation under that mapping; indent new_string as the file does", m, i+1, describeIndentOrNone(ind))
+		}
+		parts[i] = conv + rest
+	}
+	return strings.Join(parts, "\n"), nil
+}
+
+func describeIndentOrNone(s string) string {
+	if s == "" {
+		return "nothing"
+	}
+	return describeIndent(s)
+}
+
+// findMapped scans every window with mapWindow and returns those that
+// match, each with its own mapping (stopping after limit+1).
+func findMapped(lines []fileLine, old []string, limit int) ([]window, []indentMap, error) {
+	n := len(old)
+	var ws []window
+	var ms []indentMap
+	budget := matchBudget
+	for i := 0; i+n <= len(lines); i++ {
+		w, m, ok := mapWindow(lines[i:i+n], old, &budget)
+		if budget < 0 {
+			return nil, nil, refusef("old_string (%d lines) is too repetitive to match safely in this file; use a shorter, distinctive old_string copied exactly", n)
+		}
+		if ok {
+			w.line = i
+			ws, ms = append(ws, w), append(ms, m)
+			if len(ws) > limit {
+				break
+			}
+		}
+	}
+	return ws, ms, nil
+}
