@@ -100,6 +100,11 @@ func (s *Server) acceptCommand(ctx context.Context, a reviewArgs) (acceptResult,
 // (bounded, woken by the view's events) until the buffer holds the
 // expected text. For files not open the editor's word is taken: their edit
 // went to a buffer the server cannot see.
+//
+// The user may type between the editor's didChange for the edit and its
+// answer (or our check), so the buffer may never equal the expected text
+// when we look: a file also counts as landed when the store saw its
+// document become the expected text (Store.Landed), whatever came after.
 func (s *Server) sendPlan(ctx context.Context, plan proposal.AcceptPlan) string {
 	files := make([]fileEdit, len(plan.Files))
 	want := map[string]string{}
@@ -134,7 +139,7 @@ func (s *Server) sendPlan(ctx context.Context, plan proposal.AcceptPlan) string 
 	for {
 		landed := true
 		for path, expected := range want {
-			if snap, open := s.view.Overlay(path); open && snap.Text != expected {
+			if snap, open := s.view.Overlay(path); open && snap.Text != expected && !s.review.store.Landed(plan, path) {
 				landed = false
 				break
 			}

@@ -170,6 +170,21 @@ func (s *Store) land(fs *fileState, pf *planFile) {
 	s.rebaseFile(fs, strText(pf.expected), pf.edits, &origin{hunks: accepted, order: order})
 }
 
+// Landed reports whether the store saw path's document become the
+// expected text of plan (in flight: neither Applied nor Failed yet), even
+// if the user has typed since. An accept checks this rather than the
+// current text, which a keystroke right after the edit makes differ.
+func (s *Store) Landed(p AcceptPlan, path string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	pl := s.plans[p.ID]
+	if pl == nil {
+		return false
+	}
+	pf := pl.files[path]
+	return pf != nil && pf.landed
+}
+
 // Applied records that the client applied plan: its hunks are removed as
 // accepted and, where the store has not yet seen the resulting text, the
 // remaining hunks are rebased onto it exactly (the document version is

@@ -328,3 +328,36 @@ func TestSelectAndHunk(t *testing.T) {
 		t.Fatal("snapshot aliases the store")
 	}
 }
+
+// TestLandedSurvivesLaterTyping: once the document became the plan's
+// expected text, Landed stays true while the user types on, until the plan
+// is settled.
+func TestLandedSurvivesLaterTyping(t *testing.T) {
+	s := New()
+	s.Put("r1", "f", fourBase, ver(1), fourProposed, false)
+	p, err := s.Accept(Filter{}, text.UTF16)
+	if err != nil || len(p.Files) != 1 {
+		t.Fatalf("Accept = %+v, %v", p, err)
+	}
+	if s.Landed(p, "f") {
+		t.Fatal("landed before any change")
+	}
+	s.DocumentChanged("f", ver(2), fourBase+"typed before\n")
+	if s.Landed(p, "f") {
+		t.Fatal("landed on a change that is not the plan's")
+	}
+	s.Failed(p, "stale")
+	p, _ = s.Accept(Filter{}, text.UTF16)
+	s.DocumentChanged("f", ver(3), p.Files[0].Expected)
+	s.DocumentChanged("f", ver(4), p.Files[0].Expected+"typed after\n")
+	if !s.Landed(p, "f") {
+		t.Fatal("typing after the edit landed hid it")
+	}
+	s.Applied(p)
+	if s.Landed(p, "f") {
+		t.Fatal("a settled plan still reports landed")
+	}
+	if got := s.List("f"); len(got) != 0 {
+		t.Fatalf("hunks left after the plan landed: %+v", got)
+	}
+}
