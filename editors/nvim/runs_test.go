@@ -283,3 +283,45 @@ func TestRunShowsPlan(t *testing.T) {
 		}
 	}
 }
+
+// TestRunReplay: what a plugin author's deterministic test looks like. A
+// run recorded through Neovim with model.record replays with only
+// model.replay in the settings (no model server, no key): same status,
+// same proposal, same run log.
+func TestRunReplay(t *testing.T) {
+	t.Parallel()
+	cassette := filepath.Join(t.TempDir(), "loud.cassette.json")
+	srv := llmtest.New(t, readThenEdit("greet.go", "Made it loud.", [2]string{`"hello"`, `"HELLO"`}))
+	files := map[string]string{"greet.go": greetGo}
+	rec := runScript(t, "run_replay.lua", options{files: files,
+		env: map[string]string{"AGENTLS_TEST_MODEL": srv.URL(), "AGENTLS_TEST_CASSETTE": cassette}})
+	want := strings.Replace(greetGo, `"hello"`, `"HELLO"`, 1)
+	if got := rec.str(t, "status"); got != "finished" {
+		t.Fatalf("recording run status %q (error %q)", got, rec.str(t, "error"))
+	}
+	if got := rec.str(t, "proposed"); got != want {
+		t.Fatalf("recording run proposed:\n%s", got)
+	}
+	calls := len(srv.Requests())
+
+	rep := runScript(t, "run_replay.lua", options{files: files, env: map[string]string{"AGENTLS_TEST_CASSETTE": cassette}})
+	if got := rep.str(t, "status"); got != "finished" {
+		t.Fatalf("replayed run status %q (error %q)", got, rep.str(t, "error"))
+	}
+	if got := rep.str(t, "proposed"); got != want {
+		t.Fatalf("replayed run proposed:\n%s\nwant:\n%s", got, want)
+	}
+	if n := len(srv.Requests()); n != calls {
+		t.Fatalf("the replay called the model server (%d requests, %d when recording)", n, calls)
+	}
+	var recLog, repLog []string
+	rec.fact(t, "log", &recLog)
+	rep.fact(t, "log", &repLog)
+	if len(repLog) != len(recLog) {
+		t.Errorf("run log: %d lines replayed, %d recorded:\n%s\n---\n%s", len(repLog), len(recLog),
+			strings.Join(repLog, "\n"), strings.Join(recLog, "\n"))
+	}
+	if !strings.Contains(strings.Join(repLog, "\n"), "Made it loud.") {
+		t.Errorf("replayed run log lacks the answer:\n%s", strings.Join(repLog, "\n"))
+	}
+}
