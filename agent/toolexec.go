@@ -7,6 +7,7 @@ import (
 	"runtime/debug"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/agentls/agentls/agent/llm"
 	"github.com/agentls/agentls/tools"
@@ -118,7 +119,35 @@ func (r *runner) execOne(ctx context.Context, pc plannedCall) callResult {
 	return res
 }
 
-func (r *runner) invoke(ctx context.Context, pc plannedCall) (res callResult) {
+// toolGrace is how long a tool may take to return once its context is
+// cancelled (cancel, wall clock) before the run stops waiting for it.
+const toolGrace = time.Second
+
+// invoke runs the call bounded by ctx: a tool that does not return within
+// toolGrace of cancellation (a read blocked in the kernel, a tool that
+// ignores its context) is abandoned with a cancelled result, so cancel and
+// the wall clock always end a run. The abandoned goroutine ends when the
+// tool does; its result is dropped.
+func (r *runner) invoke(ctx context.Context, pc plannedCall) callResult {
+	done := make(chan callResult, 1)
+	go func() { done <- r.invokeSync(ctx, pc) }()
+	select {
+	case res := <-done:
+		return res
+	case <-ctx.Done():
+	}
+	grace := time.NewTimer(toolGrace)
+	defer grace.Stop()
+	select {
+	case res := <-done:
+		return res
+	case <-grace.C:
+		r.log.Warn("tool did not stop after cancellation; no longer waiting for it", "tool", pc.call.Name, "grace", toolGrace)
+		return callResult{text: fmt.Sprintf("Error: tool %s was cancelled.", pc.call.Name), isError: true}
+	}
+}
+
+func (r *runner) invokeSync(ctx context.Context, pc plannedCall) (res callResult) {
 	defer func() {
 		if p := recover(); p != nil {
 			r.log.Error("tool panicked", "tool", pc.call.Name, "panic", p, "stack", string(debug.Stack()))
