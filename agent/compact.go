@@ -251,7 +251,7 @@ func (r *runner) requestSummary(ctx context.Context, head []llm.Message, target 
 	if err != nil {
 		return "", err
 	}
-	u := r.account(resp, promptTokens)
+	u := r.account(ctx, resp, promptTokens)
 	r.transcript.record("summary_response", map[string]any{"text": resp.Text, "usage": u})
 	if strings.TrimSpace(resp.Text) == "" {
 		return "", fmt.Errorf("the model returned an empty summary")

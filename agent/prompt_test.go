@@ -99,7 +99,7 @@ func TestTaskMessageWithEditorContext(t *testing.T) {
 
 func TestCounter(t *testing.T) {
 	c := NewCounter()
-	if c.enc == nil {
+	if c.encoding() == nil {
 		t.Fatal("offline tokenizer did not load")
 	}
 	if n := c.Count("hello world"); n != 2 {

@@ -69,6 +69,8 @@ type runner struct {
 //     the counts from the next turn on, since re-reading after an edit is
 //     progress.
 func Run(ctx context.Context, opts Options) Outcome {
+	holdTables()
+	defer releaseTables()
 	r, err := newRunner(opts)
 	if err != nil {
 		return Outcome{Status: StatusFailed, Err: err}
@@ -363,7 +365,7 @@ func (r *runner) callModel(ctx context.Context, req llm.Request, nTools int) (ll
 		r.transcript.record("error", map[string]any{"where": "model", "turn": r.turns, "error": err.Error()})
 		return resp, err
 	}
-	u := r.account(resp, func() int { return r.conv.tokens() + r.toolTokens(req.Tools) })
+	u := r.account(ctx, resp, func() int { return r.conv.tokens() + r.toolTokens(req.Tools) })
 	calls := make([]map[string]any, len(resp.ToolCalls))
 	for i, tc := range resp.ToolCalls {
 		calls[i] = map[string]any{"id": tc.ID, "name": tc.Name, "args": tc.Args, "argsError": errString(tc.ArgsErr)}
@@ -373,14 +375,17 @@ func (r *runner) callModel(ctx context.Context, req llm.Request, nTools int) (ll
 }
 
 // account adds a response's usage to the run total, counting tokens
-// ourselves (promptTokens) when the server reported none.
-func (r *runner) account(resp llm.Response, promptTokens func() int) llm.Usage {
+// ourselves (promptTokens) when the server reported none. Counting stops
+// when ctx ends (the run is ending; the usage is then a lower bound).
+func (r *runner) account(ctx context.Context, resp llm.Response, promptTokens func() int) llm.Usage {
 	u := resp.Usage
 	if !resp.UsageKnown {
 		u.PromptTokens = promptTokens()
-		u.CompletionTokens = r.counter.Count(resp.Text)
+		n, _ := r.counter.CountContext(ctx, resp.Text)
+		u.CompletionTokens = n
 		for _, tc := range resp.ToolCalls {
-			u.CompletionTokens += perMessage + r.counter.Count(tc.Name) + r.counter.Count(tc.Args)
+			n, _ := r.counter.CountContext(ctx, tc.Args)
+			u.CompletionTokens += perMessage + r.counter.Count(tc.Name) + n
 		}
 		u.TotalTokens = 0
 	}

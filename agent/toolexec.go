@@ -3,6 +3,7 @@ package agent
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"runtime/debug"
 	"strings"
@@ -178,6 +179,8 @@ func (r *runner) plan(calls []llm.ToolCall, available []tools.Tool) []plannedCal
 		switch {
 		case !ok:
 			pc.early = &callResult{isError: true, text: fmt.Sprintf("Error: there is no tool named %q. Available tools: %s.", tc.Name, toolNames(available))}
+		case errors.Is(tc.ArgsErr, llm.ErrArgsTooLarge):
+			pc.early = &callResult{isError: true, text: "Error: " + tc.ArgsErr.Error()}
 		case tc.ArgsErr != nil:
 			pc.early = &callResult{isError: true, text: fmt.Sprintf(
 				"Error: the arguments for %s were not valid JSON (%v). You sent: %s\nCall the tool again with one JSON object that matches its schema.",

@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -21,10 +22,18 @@ type Transcript struct {
 	now    func() time.Time
 	err    error // first write error; later records are dropped
 
+	max     int64 // bytes; past it one "truncated" record, then nothing
+	written int64
+	full    bool
+
 	// A sub-agent's transcript writes through its parent's (sub).
 	parent                *Transcript
 	subRunID, parentRunID string
 }
+
+// DefaultTranscriptMaxBytes bounds one run's transcript: a runaway run
+// (huge answers, thousands of tool results) cannot fill the disk.
+const DefaultTranscriptMaxBytes = 32 << 20
 
 // DefaultTranscriptDir is $XDG_STATE_HOME/agentls/runs, falling back to
 // ~/.local/state/agentls/runs.
@@ -60,7 +69,19 @@ func OpenTranscript(dir, runID string, redact *Redactor) (*Transcript, error) {
 	if redact == nil {
 		redact = NewRedactor()
 	}
-	return &Transcript{f: f, path: path, redact: redact, now: time.Now}, nil
+	return &Transcript{f: f, path: path, redact: redact, now: time.Now, max: DefaultTranscriptMaxBytes}, nil
+}
+
+// SetMaxBytes changes the size bound (DefaultTranscriptMaxBytes); n <= 0
+// keeps the default. Records that would pass it are replaced by one
+// {"kind":"truncated"} line, and the records after it are dropped.
+func (t *Transcript) SetMaxBytes(n int64) {
+	if t == nil || n <= 0 {
+		return
+	}
+	t.mu.Lock()
+	t.max = n
+	t.mu.Unlock()
 }
 
 // sub returns the transcript of a sub-agent: its records go into this
@@ -101,17 +122,32 @@ func (t *Transcript) record(kind string, fields map[string]any) {
 	}
 	rec["kind"] = kind
 	rec["time"] = t.now().UTC().Format(time.RFC3339Nano)
+	t.mu.Lock()
+	full := t.full
+	t.mu.Unlock()
+	if full {
+		return // do not even encode what will be dropped
+	}
 	line, err := t.redact.JSON(rec)
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	if t.err != nil || t.f == nil {
+	if t.err != nil || t.f == nil || t.full {
 		return
 	}
 	if err != nil {
 		t.err = fmt.Errorf("encode transcript record %s: %w", kind, err)
 		return
 	}
-	if _, err := t.f.Write(append(line, '\n')); err != nil {
+	line = append(line, '\n')
+	if t.max > 0 && t.written+int64(len(line)) > t.max {
+		t.full = true
+		line, _ = json.Marshal(map[string]any{"kind": "truncated", "time": rec["time"], "dropped": kind,
+			"note": fmt.Sprintf("the transcript reached its bound of %d bytes; this record (%d bytes) and every later one were dropped", t.max, len(line))})
+		line = append(line, '\n')
+	}
+	n, err := t.f.Write(line)
+	t.written += int64(n)
+	if err != nil {
 		t.err = fmt.Errorf("write transcript: %w", err)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -140,5 +141,45 @@ func TestNilTranscriptIsSafe(t *testing.T) {
 	tr.record("x", nil)
 	if tr.Close() != nil || tr.Path() != "" {
 		t.Fatal("nil transcript misbehaves")
+	}
+}
+
+// A run's transcript stops at its bound with one marker line (a 100 MB
+// answer wrote a 210 MB transcript before).
+func TestTranscriptBounded(t *testing.T) {
+	dir := t.TempDir()
+	tr, err := OpenTranscript(dir, "run1", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const bound = 64 << 10
+	tr.SetMaxBytes(bound)
+	big := &testTool{name: "read", readOnly: true, fn: func(context.Context, json.RawMessage) (tools.Result, error) {
+		return tools.Result{Text: strings.Repeat("line of output\n", 2000)}, nil
+	}}
+	m := &fakeModel{step: func(_ context.Context, n int, _ llm.Request, d func(llm.Delta)) (llm.Response, error) {
+		if n <= 10 {
+			return reply(d, strings.Repeat("z", 20<<10), call(fmt.Sprint("c", n), "read", fmt.Sprintf(`{"n":%d}`, n))), nil
+		}
+		return reply(d, "done"), nil
+	}}
+	opts := newOpts(m, &eventLog{}, big)
+	opts.Transcript = tr
+	opts.Limits.RepeatWarnAt, opts.Limits.RepeatStopAt = -1, -1
+	out := Run(context.Background(), opts)
+	if err := tr.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if out.Status != StatusFinished {
+		t.Fatalf("outcome %+v", out)
+	}
+	data, err := os.ReadFile(tr.Path())
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(string(data)), "\n")
+	last := lines[len(lines)-1]
+	if len(data) > bound+1024 || !strings.Contains(last, `"kind":"truncated"`) || !strings.Contains(last, "65536 bytes") {
+		t.Fatalf("transcript is %d bytes, last line %.200s", len(data), last)
 	}
 }

@@ -114,6 +114,13 @@ type ModelConfig struct {
 	// RequestTimeoutSeconds bounds one model call attempt, streaming
 	// included (default 300).
 	RequestTimeoutSeconds int `json:"requestTimeoutSeconds"`
+	// MaxAnswerBytes bounds one model answer, text and tool-call arguments
+	// together (default 8 MiB); a longer answer is stopped and ends the run
+	// with an error.
+	MaxAnswerBytes int `json:"maxAnswerBytes"`
+	// MaxToolArgsBytes bounds one tool call's arguments (default 2 MiB); a
+	// larger call is not run and the model is told to make smaller ones.
+	MaxToolArgsBytes int `json:"maxToolArgsBytes"`
 	// MaxAttempts bounds tries of one model call on rate limits, server
 	// and network errors (default 4).
 	MaxAttempts int `json:"maxAttempts"`
@@ -176,6 +183,8 @@ func Defaults() Config {
 			APIKeyEnv:             DefaultAPIKeyEnv,
 			ContextWindow:         128000,
 			RequestTimeoutSeconds: 300,
+			MaxAnswerBytes:        llm.DefaultMaxAnswerBytes,
+			MaxToolArgsBytes:      llm.DefaultMaxToolArgsBytes,
 			MaxAttempts:           4,
 		},
 		Mode:                     ModePreview,
@@ -216,15 +225,17 @@ func (c Config) WithEnvAPIKey(key string) Config { c.envKey = key; return c }
 // LLM returns the model client configuration.
 func (c Config) LLM() llm.Config {
 	return llm.Config{
-		BaseURL:         c.Model.BaseURL,
-		Model:           c.Model.Name,
-		APIKey:          c.APIKey(),
-		MaxOutputTokens: c.Model.MaxOutputTokens,
-		Temperature:     c.Model.Temperature,
-		RequestTimeout:  time.Duration(c.Model.RequestTimeoutSeconds) * time.Second,
-		MaxAttempts:     c.Model.MaxAttempts,
-		Replay:          c.Model.Replay,
-		Record:          c.Model.Record,
+		BaseURL:          c.Model.BaseURL,
+		Model:            c.Model.Name,
+		APIKey:           c.APIKey(),
+		MaxOutputTokens:  c.Model.MaxOutputTokens,
+		Temperature:      c.Model.Temperature,
+		RequestTimeout:   time.Duration(c.Model.RequestTimeoutSeconds) * time.Second,
+		MaxAttempts:      c.Model.MaxAttempts,
+		MaxAnswerBytes:   c.Model.MaxAnswerBytes,
+		MaxToolArgsBytes: c.Model.MaxToolArgsBytes,
+		Replay:           c.Model.Replay,
+		Record:           c.Model.Record,
 	}
 }
 

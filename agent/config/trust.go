@@ -96,6 +96,8 @@ var narrowingLimits = map[string]bool{
 	"model.maxOutputTokens":       true,
 	"model.requestTimeoutSeconds": false,
 	"model.maxAttempts":           false,
+	"model.maxAnswerBytes":        false,
+	"model.maxToolArgsBytes":      false,
 	"tools.commandTimeoutSeconds": false,
 }
 

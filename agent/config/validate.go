@@ -57,6 +57,8 @@ func validate(c Config, origin map[string]string) (Config, []error, []string) {
 		{"model.maxOutputTokens", &c.Model.MaxOutputTokens, &d.Model.MaxOutputTokens, 0, " (0 leaves it to the provider)"},
 		{"model.requestTimeoutSeconds", &c.Model.RequestTimeoutSeconds, &d.Model.RequestTimeoutSeconds, 1, ""},
 		{"model.maxAttempts", &c.Model.MaxAttempts, &d.Model.MaxAttempts, 1, ""},
+		{"model.maxAnswerBytes", &c.Model.MaxAnswerBytes, &d.Model.MaxAnswerBytes, 1024, ""},
+		{"model.maxToolArgsBytes", &c.Model.MaxToolArgsBytes, &d.Model.MaxToolArgsBytes, 1024, ""},
 		{"tools.commandTimeoutSeconds", &c.Tools.CommandTimeoutSeconds, &d.Tools.CommandTimeoutSeconds, 1, ""},
 		{"mcp.startupTimeoutSeconds", &c.MCP.StartupTimeoutSeconds, &d.MCP.StartupTimeoutSeconds, 0, " (0 means runs do not wait)"},
 		{"client.requestTimeoutSeconds", &c.Client.RequestTimeoutSeconds, &d.Client.RequestTimeoutSeconds, 1, ""},

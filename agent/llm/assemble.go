@@ -31,12 +31,16 @@ type assembler struct {
 	finish     string
 	usage      Usage
 	usageKnown bool
+	size       int // bytes of text and arguments received
+	maxArgs    int // one call's argument bound; 0: none
 }
 
 // partialCall is a tool call still being streamed.
 type partialCall struct {
 	id, name  string
 	args      strings.Builder
+	argsBytes int  // received, kept or not
+	tooLarge  bool // over maxArgs: args dropped
 	announced bool // DeltaToolCall sent
 }
 
@@ -61,6 +65,7 @@ func (a *assembler) add(ch *openai.ChatCompletionStreamResponse, emit func(Delta
 			text = c.Delta.Refusal
 		}
 		if text != "" {
+			a.size += len(text)
 			a.text.WriteString(text)
 			emit(Delta{Kind: DeltaText, Text: text})
 		}
@@ -72,7 +77,16 @@ func (a *assembler) add(ch *openai.ChatCompletionStreamResponse, emit func(Delta
 			if p.name == "" {
 				p.name = tc.Function.Name
 			}
-			p.args.WriteString(tc.Function.Arguments)
+			a.size += len(tc.Function.Arguments)
+			p.argsBytes += len(tc.Function.Arguments)
+			if a.maxArgs > 0 && p.argsBytes > a.maxArgs {
+				if !p.tooLarge {
+					p.tooLarge = true
+					p.args = strings.Builder{} // free what was kept
+				}
+			} else {
+				p.args.WriteString(tc.Function.Arguments)
+			}
 			if p.name != "" && !p.announced {
 				p.announced = true
 				emit(Delta{Kind: DeltaToolCall, ToolName: p.name})
@@ -127,7 +141,7 @@ func (a *assembler) started() bool { return a.text.Len() > 0 || len(a.calls) > 0
 func (a *assembler) response() Response {
 	r := Response{Text: a.text.String(), FinishReason: a.finish, Usage: a.usage, UsageKnown: a.usageKnown}
 	for _, p := range a.calls {
-		tc := p.finish()
+		tc := p.finish(a.maxArgs)
 		if tc.ArgsErr != nil && a.finish == "length" {
 			tc.ArgsErr = fmt.Errorf("%w (the answer was cut off at the output token limit; make smaller edits or calls)", tc.ArgsErr)
 		}
@@ -139,13 +153,23 @@ func (a *assembler) response() Response {
 	return r
 }
 
+// ErrArgsTooLarge is wrapped by ToolCall.ArgsErr when a call's arguments
+// exceeded Config.MaxToolArgsBytes; the message is written for the model.
+var ErrArgsTooLarge = errors.New("tool call arguments too large")
+
 // finish turns a partial call into a ToolCall, checking its arguments.
 // Empty arguments become "{}" (servers send "" for parameterless calls); a
 // JSON string holding an object (double-encoded arguments) is unwrapped.
-func (p *partialCall) finish() ToolCall {
+func (p *partialCall) finish(maxArgs int) ToolCall {
 	tc := ToolCall{ID: p.id, Name: p.name, Args: strings.TrimSpace(p.args.String())}
 	if tc.ID == "" {
 		tc.ID = newCallID()
+	}
+	if p.tooLarge {
+		tc.Args = "{}"
+		tc.ArgsErr = fmt.Errorf("%w: the arguments for %s were %d bytes, over the limit of %d bytes (model.maxToolArgsBytes), and were dropped; make smaller calls (for example, write a large file in parts with edit_file)",
+			ErrArgsTooLarge, p.name, p.argsBytes, maxArgs)
+		return tc
 	}
 	if tc.Args == "" {
 		tc.Args = "{}"

@@ -18,10 +18,17 @@ import (
 // Defaults for zero Config fields.
 const (
 	DefaultRequestTimeout = 5 * time.Minute
-	DefaultMaxAttempts    = 4
-	DefaultBackoffBase    = 500 * time.Millisecond
-	DefaultBackoffMax     = 30 * time.Second
-	DefaultMaxRetryAfter  = 60 * time.Second
+	// DefaultMaxAnswerBytes bounds one answer (text and arguments): far
+	// above any real answer (output token limits are tens of thousands of
+	// tokens), low enough that a runaway stream cannot eat the memory.
+	DefaultMaxAnswerBytes = 8 << 20
+	// DefaultMaxToolArgsBytes bounds one call's arguments (a write_file of
+	// a 1 MB file passes).
+	DefaultMaxToolArgsBytes = 2 << 20
+	DefaultMaxAttempts      = 4
+	DefaultBackoffBase      = 500 * time.Millisecond
+	DefaultBackoffMax       = 30 * time.Second
+	DefaultMaxRetryAfter    = 60 * time.Second
 )
 
 // emptyMessagesLimit replaces go-openai's 300: OpenRouter sends an SSE
@@ -73,6 +80,12 @@ func New(cfg Config) (*Client, error) {
 	cfg.BaseURL = base
 	if cfg.RequestTimeout <= 0 {
 		cfg.RequestTimeout = DefaultRequestTimeout
+	}
+	if cfg.MaxAnswerBytes <= 0 {
+		cfg.MaxAnswerBytes = DefaultMaxAnswerBytes
+	}
+	if cfg.MaxToolArgsBytes <= 0 {
+		cfg.MaxToolArgsBytes = DefaultMaxToolArgsBytes
 	}
 	if cfg.MaxAttempts <= 0 {
 		cfg.MaxAttempts = DefaultMaxAttempts
@@ -184,6 +197,9 @@ func (c *Client) Stream(ctx context.Context, req Request, onDelta func(Delta)) (
 	}
 }
 
+// errAnswerTooLarge is the Err of a TooLarge Error.
+var errAnswerTooLarge = errors.New("answer too large")
+
 // failure is one failed attempt and whether it may be retried.
 type failure struct {
 	err           *Error
@@ -204,7 +220,7 @@ func (c *Client) attempt(ctx context.Context, oreq openai.ChatCompletionRequest,
 		return Response{}, c.classify(ctx, actx, err, meta, false)
 	}
 	defer stream.Close()
-	var asm assembler
+	asm := assembler{maxArgs: c.cfg.MaxToolArgsBytes}
 	for {
 		chunk, err := stream.Recv()
 		if errors.Is(err, io.EOF) {
@@ -214,6 +230,12 @@ func (c *Client) attempt(ctx context.Context, oreq openai.ChatCompletionRequest,
 			return Response{}, c.classify(ctx, actx, err, meta, asm.started())
 		}
 		asm.add(&chunk, onDelta)
+		if asm.size > c.cfg.MaxAnswerBytes {
+			e := &Error{Kind: TooLarge, Status: meta.status, Err: errAnswerTooLarge, Message: fmt.Sprintf(
+				"the model's answer from %s exceeded %d bytes (model.maxAnswerBytes) and was stopped; the run cannot use an answer that size",
+				c.cfg.BaseURL, c.cfg.MaxAnswerBytes)}
+			return Response{}, &failure{err: e}
+		}
 	}
 	if asm.finish == "" && !asm.started() && meta.header != nil &&
 		!strings.Contains(meta.header.Get("Content-Type"), "event-stream") {

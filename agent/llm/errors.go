@@ -21,6 +21,7 @@ const (
 	Network                          // cannot connect, connection reset, attempt timed out
 	Truncated                        // the stream ended without a finish_reason
 	Canceled                         // the caller's context ended
+	TooLarge                         // the answer exceeded Config.MaxAnswerBytes
 )
 
 // String names the kind for logs and transcripts.
@@ -42,6 +43,8 @@ func (k ErrorKind) String() string {
 		return "truncated"
 	case Canceled:
 		return "canceled"
+	case TooLarge:
+		return "too_large"
 	}
 	return fmt.Sprintf("ErrorKind(%d)", int(k))
 }

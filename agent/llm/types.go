@@ -38,6 +38,18 @@ type Config struct {
 	BackoffBase     time.Duration // first backoff; 0: 500ms (tests set it small)
 	BackoffMax      time.Duration // cap; 0: 30s
 
+	// MaxAnswerBytes bounds one streamed answer: its text plus every tool
+	// call's arguments. Past it the stream is closed and the call fails
+	// with a TooLarge error (the run ends: an answer that size is runaway
+	// or hostile output, and feeding it back would only cost more). 0:
+	// DefaultMaxAnswerBytes.
+	MaxAnswerBytes int
+	// MaxToolArgsBytes bounds one tool call's arguments. A call over it
+	// keeps no arguments and comes back with ArgsErr, which the model gets
+	// as the tool result (it can retry with smaller calls). 0:
+	// DefaultMaxToolArgsBytes.
+	MaxToolArgsBytes int
+
 	// MaxRetryAfter caps how long a server's Retry-After may make us wait;
 	// a longer demand ends the retries at once. 0: 60s.
 	MaxRetryAfter time.Duration
