@@ -162,3 +162,31 @@ func TestReplayDivergence(t *testing.T) {
 		}
 	})
 }
+
+// TestRecordThenReplay: a run recorded against the scripted model replays
+// with every model variable unset and produces the same diff and answer.
+func TestRecordThenReplay(t *testing.T) {
+	srv := llmtest.New(t, helloScript())
+	cliEnv(t, srv)
+	cas := filepath.Join(t.TempDir(), "rec.json")
+	dir := copyExample(t)
+	code, recOut, stderr := runCLI(t, "--dir", dir, "--record", cas, examplePrompt)
+	if code != 0 {
+		t.Fatalf("record: exit %d\n%s", code, stderr)
+	}
+	c, err := llm.LoadCassette(cas)
+	if err != nil || len(c.Turns) != 3 || !strings.Contains(c.Turns[0].SSE, "data: ") {
+		t.Fatalf("cassette: %v, %+v", err, c)
+	}
+	noModelEnv(t)
+	code, repOut, stderr := runCLI(t, "--dir", copyExample(t), "--replay", cas, examplePrompt)
+	if code != 0 {
+		t.Fatalf("replay: exit %d\n%s", code, stderr)
+	}
+	if repOut != recOut || !strings.Contains(repOut, "+++ b/greet.py") {
+		t.Fatalf("replayed stdout differs from the recorded run:\n%s\n---\n%s", repOut, recOut)
+	}
+	if n := len(srv.Requests()); n != 3 {
+		t.Fatalf("the model server saw %d requests, want the 3 recorded ones only", n)
+	}
+}
