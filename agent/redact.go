@@ -2,29 +2,20 @@ package agent
 
 import (
 	"encoding/json"
-	"regexp"
 	"strings"
+
+	"github.com/agentls/agentls/tools/redact"
 )
 
-// Redactor removes API keys and bearer tokens from text before it is
-// written anywhere (transcripts, logs). Patterns cover the common shapes;
-// the configured key values are removed literally.
+// Redactor removes API keys, bearer tokens and credentials in URLs from
+// text before it is written anywhere (transcripts, logs): the configured
+// key values literally, then everything tools/redact recognises.
 type Redactor struct {
 	secrets []string
 }
 
 // redacted replaces every secret.
-const redacted = "[REDACTED]"
-
-// secretPatterns match secrets by shape. Each keeps its first group (the
-// label) and replaces the rest.
-var secretPatterns = []*regexp.Regexp{
-	regexp.MustCompile(`(?i)(authorization["']?\s*[:=]\s*["']?)[^"'\r\n]+`),
-	regexp.MustCompile(`(?i)(bearer\s+)[A-Za-z0-9._~+/=\-]{6,}`),
-	regexp.MustCompile(`(?i)((?:api[_-]?key|x-api-key|access[_-]?token|auth[_-]?token|secret[_-]?key|password)["']?\s*[:=]\s*["']?)[^"'&\s,;]+`),
-	regexp.MustCompile(`()\bsk-(?:[A-Za-z0-9_-]{2,}-)?[A-Za-z0-9_-]{16,}`),
-	regexp.MustCompile(`()\b(?:gh[pousr]_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{20,}|xox[baprs]-[A-Za-z0-9-]{10,}|AKIA[0-9A-Z]{16}|AIza[0-9A-Za-z_\-]{35})`),
-}
+const redacted = redact.Mask
 
 // NewRedactor returns a redactor that also removes the given secret values
 // (the configured API key, MCP header tokens). Values shorter than 6 bytes
@@ -46,10 +37,7 @@ func (r *Redactor) String(s string) string {
 			s = strings.ReplaceAll(s, sec, redacted)
 		}
 	}
-	for _, re := range secretPatterns {
-		s = re.ReplaceAllString(s, "${1}"+redacted)
-	}
-	return s
+	return redact.Text(s) // secrets by shape, credentials in URLs
 }
 
 // Value redacts every string (keys included) inside a JSON-like value, so

@@ -2,12 +2,15 @@ package lspserver
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"time"
 
 	"go.lsp.dev/jsonrpc2"
 	"go.lsp.dev/protocol"
+
+	"github.com/agentls/agentls/tools/redact"
 )
 
 // Custom server→client notifications of the agentls protocol (docs/protocol.md).
@@ -103,21 +106,49 @@ func (c *connClient) ApplyEdit(ctx context.Context, p *protocol.ApplyWorkspaceEd
 	return r, nil
 }
 
+// Messages for people (showMessage, showMessageRequest, logMessage,
+// $/progress, a run's error) pass through redact.Text on their way out, so
+// a key or a credential in a URL (http://user:pass@host, ?api-key=…) quoted
+// by any error never reaches the editor, whoever built the message.
+
 func (c *connClient) ShowMessage(ctx context.Context, p *protocol.ShowMessageParams) error {
-	return wrap("window/showMessage", c.std.ShowMessage(ctx, p))
+	q := *p
+	q.Message = redact.Text(p.Message)
+	return wrap("window/showMessage", c.std.ShowMessage(ctx, &q))
 }
 
 func (c *connClient) ShowMessageRequest(ctx context.Context, p *protocol.ShowMessageRequestParams) (*protocol.MessageActionItem, error) {
-	r, err := c.std.ShowMessageRequest(ctx, p)
+	q := *p
+	q.Message = redact.Text(p.Message)
+	r, err := c.std.ShowMessageRequest(ctx, &q)
 	return r, wrap("window/showMessageRequest", err)
 }
 
 func (c *connClient) LogMessage(ctx context.Context, p *protocol.LogMessageParams) error {
-	return wrap("window/logMessage", c.std.LogMessage(ctx, p))
+	q := *p
+	q.Message = redact.Text(p.Message)
+	return wrap("window/logMessage", c.std.LogMessage(ctx, &q))
 }
 
 func (c *connClient) Progress(ctx context.Context, p *protocol.ProgressParams) error {
-	return wrap("$/progress", c.std.Progress(ctx, p))
+	q := *p
+	var v map[string]any
+	if json.Unmarshal(p.Value, &v) == nil {
+		changed := false
+		for _, k := range []string{"title", "message"} {
+			if str, ok := v[k].(string); ok {
+				if r := redact.Text(str); r != str {
+					v[k], changed = r, true
+				}
+			}
+		}
+		if changed {
+			if raw, err := json.Marshal(v); err == nil {
+				q.Value = raw
+			}
+		}
+	}
+	return wrap("$/progress", c.std.Progress(ctx, &q))
 }
 
 func (c *connClient) WorkDoneProgressCreate(ctx context.Context, p *protocol.WorkDoneProgressCreateParams) error {
@@ -137,6 +168,15 @@ func (c *connClient) RegisterCapability(ctx context.Context, p *protocol.Registr
 }
 
 func (c *connClient) Notify(ctx context.Context, method string, params any) error {
+	switch ev := params.(type) {
+	case RunEvent:
+		ev.Error = redact.Text(ev.Error)
+		params = ev
+	case *RunEvent:
+		e := *ev
+		e.Error = redact.Text(ev.Error)
+		params = &e
+	}
 	return wrap(method, c.conn.Notify(ctx, method, params))
 }
 

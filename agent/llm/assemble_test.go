@@ -153,7 +153,7 @@ func TestNewValidates(t *testing.T) {
 }
 
 func TestRedactKey(t *testing.T) {
-	got := redact("bad key sk-secret-123 \n\n given", "sk-secret-123")
+	got := redactText("bad key sk-secret-123 \n\n given", "sk-secret-123")
 	if got != "bad key [REDACTED] given" {
 		t.Fatalf("redact = %q", got)
 	}

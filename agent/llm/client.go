@@ -13,6 +13,8 @@ import (
 	"time"
 
 	openai "github.com/sashabaranov/go-openai"
+
+	"github.com/agentls/agentls/tools/redact"
 )
 
 // Defaults for zero Config fields.
@@ -72,7 +74,7 @@ func New(cfg Config) (*Client, error) {
 	}
 	u, err := url.Parse(base)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return nil, fmt.Errorf("llm: the model base URL %q is not an http(s) URL like https://api.openai.com/v1", cfg.BaseURL)
+		return nil, fmt.Errorf("llm: the model base URL %q is not an http(s) URL like https://api.openai.com/v1", redact.URL(cfg.BaseURL))
 	}
 	if strings.TrimSpace(cfg.Model) == "" {
 		return nil, errors.New("llm: the model name is empty; set model.name (e.g. gpt-4.1, or a local model such as qwen2.5-coder)")
@@ -241,12 +243,12 @@ func (c *Client) attempt(ctx context.Context, oreq openai.ChatCompletionRequest,
 		!strings.Contains(meta.header.Get("Content-Type"), "event-stream") {
 		e := &Error{Kind: Server, Status: meta.status, Err: io.ErrUnexpectedEOF, Message: fmt.Sprintf(
 			"the model server at %s answered without streaming (Content-Type %q); agentls needs a server that supports \"stream\": true",
-			c.cfg.BaseURL, meta.header.Get("Content-Type"))}
+			redact.URL(c.cfg.BaseURL), meta.header.Get("Content-Type"))}
 		return Response{}, &failure{err: e}
 	}
 	if asm.finish == "" {
 		e := &Error{Kind: Truncated, Status: meta.status, Err: io.ErrUnexpectedEOF,
-			Message: fmt.Sprintf("the model server at %s ended the response stream early (no finish_reason)", c.cfg.BaseURL)}
+			Message: fmt.Sprintf("the model server at %s ended the response stream early (no finish_reason)", redact.URL(c.cfg.BaseURL))}
 		if asm.started() {
 			e.Message += " after part of the answer had arrived"
 		}
@@ -269,10 +271,10 @@ func (c *Client) classify(ctx, actx context.Context, err error, meta *respMeta, 
 		return &failure{err: &Error{Kind: BadRequest, Err: replayErr, Message: replayErr.Error()}}
 	case errors.Is(actx.Err(), context.DeadlineExceeded):
 		f.err = &Error{Kind: Network, Status: meta.status, Err: err, Message: fmt.Sprintf(
-			"the model server at %s did not finish answering within %s (model.requestTimeoutSeconds)", c.cfg.BaseURL, c.cfg.RequestTimeout)}
+			"the model server at %s did not finish answering within %s (model.requestTimeoutSeconds)", redact.URL(c.cfg.BaseURL), c.cfg.RequestTimeout)}
 		f.retry = true
 	case errors.As(err, &apiErr) && apiErr.HTTPStatusCode != 0:
-		f.err = statusError(apiErr.HTTPStatusCode, redact(apiErr.Message, c.cfg.APIKey), &c.cfg, err)
+		f.err = statusError(apiErr.HTTPStatusCode, redactText(apiErr.Message, c.cfg.APIKey), &c.cfg, err)
 		f.retry = retryableStatus(apiErr.HTTPStatusCode) && !quotaExhausted(apiErr)
 		if quotaExhausted(apiErr) {
 			f.err.Message += "; the account's quota is used up, check its plan and billing"
@@ -281,33 +283,33 @@ func (c *Client) classify(ctx, actx context.Context, err error, meta *respMeta, 
 		// OpenRouter reports e.g. auth and model errors as data: {"error":
 		// {"code": 401, ...}} on a 200 stream.
 		code := streamErrorStatus(apiErr)
-		f.err = statusError(code, redact(apiErr.Message, c.cfg.APIKey), &c.cfg, err)
+		f.err = statusError(code, redactText(apiErr.Message, c.cfg.APIKey), &c.cfg, err)
 		f.retry = retryableStatus(code)
 	case errors.As(err, &apiErr): // data: {"error": ...} in the middle of the stream
 		f.err = &Error{Kind: Server, Status: meta.status, Err: err, Message: fmt.Sprintf(
-			"the model server at %s reported an error while streaming: %s", c.cfg.BaseURL, redact(apiErr.Message, c.cfg.APIKey))}
+			"the model server at %s reported an error while streaming: %s", redact.URL(c.cfg.BaseURL), redactText(apiErr.Message, c.cfg.APIKey))}
 		f.retry = true
 	case errors.As(err, &reqErr):
 		f.err = statusError(reqErr.HTTPStatusCode, bodyText(reqErr.Body, c.cfg.APIKey), &c.cfg, err)
 		f.retry = retryableStatus(reqErr.HTTPStatusCode)
 	case errors.Is(err, openai.ErrTooManyEmptyStreamMessages):
 		f.err = &Error{Kind: Server, Status: meta.status, Err: err, Message: fmt.Sprintf(
-			"the model server at %s sent too many empty stream lines", c.cfg.BaseURL)}
+			"the model server at %s sent too many empty stream lines", redact.URL(c.cfg.BaseURL))}
 		f.retry = true
 	case !meta.sent: // refused by go-openai before sending (model/parameter checks, encoding)
 		f.err = &Error{Kind: BadRequest, Err: err, Message: fmt.Sprintf(
 			"the model request for %q could not be sent: %v", c.cfg.Model, err)}
 	case isJSONError(err):
 		f.err = &Error{Kind: Server, Status: meta.status, Err: err, Message: fmt.Sprintf(
-			"the model server at %s sent a stream chunk that is not OpenAI's format: %v", c.cfg.BaseURL, err)}
+			"the model server at %s sent a stream chunk that is not OpenAI's format: %v", redact.URL(c.cfg.BaseURL), err)}
 		f.retry = true
 	case meta.status != 0: // the stream had begun: a broken connection or a malformed chunk
 		f.err = &Error{Kind: Network, Status: meta.status, Err: err, Message: fmt.Sprintf(
-			"the response stream from %s broke: %s", c.cfg.BaseURL, redact(err.Error(), c.cfg.APIKey))}
+			"the response stream from %s broke: %s", redact.URL(c.cfg.BaseURL), redactText(err.Error(), c.cfg.APIKey))}
 		f.retry = true
 	default:
 		f.err = &Error{Kind: Network, Err: err, Message: fmt.Sprintf(
-			"cannot reach the model server at %s: %s", c.cfg.BaseURL, redact(err.Error(), c.cfg.APIKey))}
+			"cannot reach the model server at %s: %s", redact.URL(c.cfg.BaseURL), redactText(err.Error(), c.cfg.APIKey))}
 		f.retry = true
 	}
 	if started && f.retry {
@@ -368,5 +370,5 @@ func bodyText(body []byte, apiKey string) string {
 			b.WriteRune(r)
 		}
 	}
-	return redact(b.String(), apiKey)
+	return redactText(b.String(), apiKey)
 }

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+
+	"github.com/agentls/agentls/tools/redact"
 )
 
 // ErrorKind classifies a failed model call by what the user should do
@@ -95,33 +97,33 @@ func statusError(status int, serverMsg string, cfg *Config, cause error) *Error 
 	case status == 401:
 		e.Kind = Auth
 		e.Message = fmt.Sprintf("the model server at %s rejected the API key (HTTP 401)%s; check the key "+
-			"(OPENAI_API_KEY, or the variable named by model.apiKeyEnv)", cfg.BaseURL, detail)
+			"(OPENAI_API_KEY, or the variable named by model.apiKeyEnv)", redact.URL(cfg.BaseURL), detail)
 		if cfg.APIKey == "" {
 			e.Message = fmt.Sprintf("the model server at %s requires an API key and none is set (HTTP 401)%s; "+
-				"set OPENAI_API_KEY or the variable named by model.apiKeyEnv", cfg.BaseURL, detail)
+				"set OPENAI_API_KEY or the variable named by model.apiKeyEnv", redact.URL(cfg.BaseURL), detail)
 		}
 	case status == 403:
 		e.Kind = Auth
 		e.Message = fmt.Sprintf("the model server at %s refused access (HTTP 403)%s; the API key may lack "+
-			"permission for model %q", cfg.BaseURL, detail, cfg.Model)
+			"permission for model %q", redact.URL(cfg.BaseURL), detail, cfg.Model)
 	case status == 404:
 		e.Kind = NotFound
 		e.Message = fmt.Sprintf("model %q or endpoint not found at %s (HTTP 404)%s; check model.name and "+
-			"model.baseURL (it usually ends in /v1)", cfg.Model, cfg.BaseURL, detail)
+			"model.baseURL (it usually ends in /v1)", cfg.Model, redact.URL(cfg.BaseURL), detail)
 	case status == 429:
 		e.Kind = RateLimited
-		e.Message = fmt.Sprintf("the model server at %s is rate limiting requests (HTTP 429)%s", cfg.BaseURL, detail)
+		e.Message = fmt.Sprintf("the model server at %s is rate limiting requests (HTTP 429)%s", redact.URL(cfg.BaseURL), detail)
 	case status >= 500:
 		e.Kind = Server
-		e.Message = fmt.Sprintf("the model server at %s failed (HTTP %d)%s", cfg.BaseURL, status, detail)
+		e.Message = fmt.Sprintf("the model server at %s failed (HTTP %d)%s", redact.URL(cfg.BaseURL), status, detail)
 	case status == 408:
 		e.Kind = Network
-		e.Message = fmt.Sprintf("the model server at %s timed out (HTTP 408)%s", cfg.BaseURL, detail)
+		e.Message = fmt.Sprintf("the model server at %s timed out (HTTP 408)%s", redact.URL(cfg.BaseURL), detail)
 	default:
 		e.Kind = BadRequest
 		e.Message = fmt.Sprintf("the model server at %s rejected the request (HTTP %d)%s; the conversation, "+
 			"tool definitions or settings (model, maxOutputTokens, temperature) may not suit this model",
-			cfg.BaseURL, status, detail)
+			redact.URL(cfg.BaseURL), status, detail)
 	}
 	return e
 }
@@ -136,10 +138,11 @@ func retryableStatus(status int) bool {
 }
 
 // redact replaces the API key in s and shortens s to a readable length.
-func redact(s, apiKey string) string {
+func redactText(s, apiKey string) string {
 	if apiKey != "" {
 		s = strings.ReplaceAll(s, apiKey, "[REDACTED]")
 	}
+	s = redact.Text(s) // credentials in URLs the message quotes
 	s = strings.Join(strings.Fields(s), " ")
 	const maxLen = 500
 	if len(s) > maxLen {

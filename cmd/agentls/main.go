@@ -18,6 +18,7 @@ import (
 	"syscall"
 
 	"github.com/agentls/agentls/lspserver"
+	"github.com/agentls/agentls/tools/redact"
 )
 
 // version is the release version, set at build time with
@@ -130,7 +131,8 @@ func newLogger(file, level string, stderr io.Writer) (*slog.Logger, func(), erro
 		}
 		out, closeFn = f, func() { _ = f.Close() }
 	}
-	return slog.New(slog.NewTextHandler(out, &slog.HandlerOptions{Level: lvl})), closeFn, nil
+	// Every record is redacted (keys, credentials in URLs), whoever logs it.
+	return slog.New(redact.Handler(slog.NewTextHandler(out, &slog.HandlerOptions{Level: lvl}))), closeFn, nil
 }
 
 // currentVersion is the ldflags version, else the module version recorded

@@ -18,6 +18,7 @@ import (
 	"github.com/agentls/agentls/agent/config"
 	"github.com/agentls/agentls/tools"
 	"github.com/agentls/agentls/tools/mcp"
+	"github.com/agentls/agentls/tools/redact"
 	"github.com/agentls/agentls/tools/text"
 )
 
@@ -83,7 +84,7 @@ func mcpMain(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if f.verbose {
 		level = slog.LevelDebug
 	}
-	logger := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level}))
+	logger := slog.New(redact.Handler(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level})))
 	dir, cfg, err, ok := loadWorkspace("mcp", f.dir, f.trust, stdin, stderr)
 	if !ok {
 		return 2

@@ -18,6 +18,7 @@ import (
 	"github.com/agentls/agentls/agent"
 	"github.com/agentls/agentls/agent/config"
 	"github.com/agentls/agentls/tools"
+	"github.com/agentls/agentls/tools/redact"
 	"github.com/agentls/agentls/tools/text"
 	"github.com/agentls/agentls/tools/workspace"
 )
@@ -117,7 +118,7 @@ func runMain(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if f.allowCommands {
 		cfg.Tools.RunCommand = config.RunCommandAsk
 	}
-	logger := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	logger := slog.New(redact.Handler(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn})))
 	view := workspace.New(workspace.Options{Folders: []string{dir}, Logger: logger})
 	p := &progress{w: stderr}
 	session := agent.NewSession("")
@@ -166,7 +167,7 @@ func finishRun(out agent.Outcome, cs *tools.Changeset, view *workspace.View, app
 	}
 	switch out.Status {
 	case agent.StatusFailed:
-		fmt.Fprintf(stderr, "agentls run: failed: %v\n", out.Err)
+		fmt.Fprintf(stderr, "agentls run: failed: %s\n", redact.Text(fmt.Sprint(out.Err)))
 	case agent.StatusCancelled:
 		fmt.Fprintln(stderr, "agentls run: cancelled")
 	}

@@ -402,3 +402,25 @@ func TestRunHostileWorkspaceEndpoint(t *testing.T) {
 		t.Fatalf("trusted run still warns:\n%s", stderr)
 	}
 }
+
+// Credentials in the base URL (user info, ?api-key=) never reach stderr or
+// the transcript, though the failure names the (redacted) URL.
+func TestRunRedactsCredentialsInBaseURL(t *testing.T) {
+	srv := llmtest.New(t, llmtest.Always(llmtest.Text("never")), llmtest.WithAPIKey("the-right-key-123456"))
+	state := cliEnv(t, srv)
+	t.Setenv("OPENAI_BASE_URL", strings.Replace(srv.URL(), "http://", "http://alice:pa55word@", 1)+"?api-key=s3cretq")
+	code, _, stderr := runCLI(t, "--dir", t.TempDir(), "hi")
+	if code != 1 || !strings.Contains(stderr, "[REDACTED]@127.0.0.1") {
+		t.Fatalf("code %d stderr:\n%s", code, stderr)
+	}
+	transcripts, _ := filepath.Glob(filepath.Join(state, "agentls", "runs", "*.jsonl"))
+	if len(transcripts) != 1 {
+		t.Fatalf("transcripts %v", transcripts)
+	}
+	tr := readFile(t, transcripts[0])
+	for _, s := range []string{"alice", "pa55word", "s3cretq", testKey} {
+		if strings.Contains(stderr, s) || strings.Contains(tr, s) {
+			t.Errorf("%q leaked:\nstderr:\n%s\ntranscript:\n%s", s, stderr, tr)
+		}
+	}
+}

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/agentls/agentls/agent/config"
+	"github.com/agentls/agentls/tools/redact"
 )
 
 // trustWorkspaceUsage documents --trust-workspace for run and mcp.
@@ -54,7 +55,7 @@ func loadWorkspace(name, dirFlag string, trustAll bool, stdin io.Reader, stderr 
 		}
 	}
 	for _, w := range warnings {
-		fmt.Fprintf(stderr, "agentls %s: warning: %s\n", name, w)
+		fmt.Fprintf(stderr, "agentls %s: warning: %s\n", name, redact.Text(w))
 	}
 	return dir, cfg, cfgErr, true
 }

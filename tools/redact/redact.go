@@ -1,11 +1,15 @@
 // Package redact removes credentials from URLs and from text that may
-// contain URLs (error messages, log lines), before they are shown or
-// stored anywhere. It is the one place that knows the shapes of a
-// credential in a URL, so every layer (tools, agent, lspserver, the CLI)
-// uses it rather than its own copy.
+// contain them (error messages, log lines, transcripts) before they are
+// shown or stored anywhere. It is the one place that knows the shapes of a
+// credential, so every layer (tools, agent, lspserver, the CLI) uses it
+// rather than its own copy: agent.Redactor adds the configured key values,
+// Handler applies it to every log record.
 package redact
 
 import (
+	"context"
+	"fmt"
+	"log/slog"
 	"net/url"
 	"regexp"
 	"strings"
@@ -59,13 +63,78 @@ var (
 	queryCred = regexp.MustCompile(`(?i)([?&;][a-z0-9_.\-]*(?:key|token|secret|passw(?:or)?d|pwd|auth|sig|signature|credential|session)[a-z0-9_.\-]*=)[^&#\s"'<>]+`)
 )
 
-// Text masks credentials in every URL found in s (user info and
-// credential-like query parameters): for error messages and log lines that
-// embed a URL, such as `Post "http://u:p@host/v1/chat/completions": …`.
+// secretPatterns match secrets by shape in free text. Each keeps its first
+// group (the label) and replaces the rest.
+var secretPatterns = []*regexp.Regexp{
+	regexp.MustCompile(`(?i)(authorization["']?\s*[:=]\s*["']?)[^"'\r\n]+`),
+	regexp.MustCompile(`(?i)(bearer\s+)[A-Za-z0-9._~+/=\-]{6,}`),
+	regexp.MustCompile(`(?i)((?:api[_-]?key|x-api-key|access[_-]?token|auth[_-]?token|secret[_-]?key|password)["']?\s*[:=]\s*["']?)[^"'&\s,;]+`),
+	regexp.MustCompile(`()\bsk-(?:[A-Za-z0-9_-]{2,}-)?[A-Za-z0-9_-]{16,}`),
+	regexp.MustCompile(`()\b(?:gh[pousr]_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{20,}|xox[baprs]-[A-Za-z0-9-]{10,}|AKIA[0-9A-Z]{16}|AIza[0-9A-Za-z_\-]{35})`),
+}
+
+// Text masks credentials in free text (error messages, log lines,
+// transcripts): in every URL it contains (user info and credential-like
+// query parameters, as in `Post "http://u:p@host/v1/chat/completions": …`)
+// and secrets recognisable by shape (Authorization values, bearer tokens,
+// api_key=…, sk-…, GitHub, Slack, AWS and Google keys).
 func Text(s string) string {
-	if !strings.ContainsAny(s, "@?&;") {
-		return s
+	if strings.ContainsAny(s, "@?&;") {
+		s = userInfo.ReplaceAllString(s, "${1}"+Mask+"@")
+		s = queryCred.ReplaceAllString(s, "${1}"+Mask)
 	}
-	s = userInfo.ReplaceAllString(s, "${1}"+Mask+"@")
-	return queryCred.ReplaceAllString(s, "${1}"+Mask)
+	for _, re := range secretPatterns {
+		s = re.ReplaceAllString(s, "${1}"+Mask)
+	}
+	return s
+}
+
+// Handler wraps h so that every log record's message and attribute values
+// (strings, errors, anything printed with %v) pass through Text: log files
+// never hold a key or a credential-bearing URL, whoever logged it.
+func Handler(h slog.Handler) slog.Handler { return handler{h} }
+
+type handler struct{ next slog.Handler }
+
+func (h handler) Enabled(ctx context.Context, l slog.Level) bool { return h.next.Enabled(ctx, l) }
+
+func (h handler) Handle(ctx context.Context, r slog.Record) error {
+	out := slog.NewRecord(r.Time, r.Level, Text(r.Message), r.PC)
+	r.Attrs(func(a slog.Attr) bool {
+		out.AddAttrs(attr(a))
+		return true
+	})
+	return h.next.Handle(ctx, out)
+}
+
+func (h handler) WithAttrs(as []slog.Attr) slog.Handler {
+	clean := make([]slog.Attr, len(as))
+	for i, a := range as {
+		clean[i] = attr(a)
+	}
+	return handler{h.next.WithAttrs(clean)}
+}
+
+func (h handler) WithGroup(name string) slog.Handler { return handler{h.next.WithGroup(name)} }
+
+// attr redacts one attribute's value.
+func attr(a slog.Attr) slog.Attr {
+	v := a.Value.Resolve()
+	switch v.Kind() {
+	case slog.KindString:
+		return slog.String(a.Key, Text(v.String()))
+	case slog.KindGroup:
+		g := v.Group()
+		clean := make([]any, len(g))
+		for i, e := range g {
+			clean[i] = attr(e)
+		}
+		return slog.Group(a.Key, clean...)
+	case slog.KindAny:
+		if v.Any() == nil {
+			return a
+		}
+		return slog.String(a.Key, Text(fmt.Sprint(v.Any())))
+	}
+	return a
 }
