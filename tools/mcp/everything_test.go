@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 
@@ -28,6 +29,14 @@ func startNodeServer(t *testing.T, entry, mode, readyLine string) int {
 	}
 	port := l.Addr().(*net.TCPAddr).Port
 	_ = l.Close()
+	t.Cleanup(startNodeServerOn(t, entry, mode, readyLine, port))
+	return port
+}
+
+// startNodeServerOn runs an npm MCP server on port and returns once it is
+// listening; the returned func stops it (and waits for it).
+func startNodeServerOn(t *testing.T, entry, mode, readyLine string, port int) (stop func()) {
+	t.Helper()
 	cmd := exec.Command("node", entry, mode)
 	cmd.Env = append(os.Environ(), fmt.Sprintf("PORT=%d", port))
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
@@ -38,10 +47,13 @@ func startNodeServer(t *testing.T, entry, mode, readyLine string) int {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() {
-		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
-		_ = cmd.Wait()
-	})
+	var once sync.Once
+	stop = func() {
+		once.Do(func() {
+			_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+			_ = cmd.Wait()
+		})
+	}
 	sc := bufio.NewScanner(stderr)
 	for sc.Scan() {
 		if strings.Contains(sc.Text(), readyLine) {
@@ -49,11 +61,12 @@ func startNodeServer(t *testing.T, entry, mode, readyLine string) int {
 				for sc.Scan() {
 				}
 			}()
-			return port
+			return stop
 		}
 	}
+	stop()
 	t.Fatalf("%s %s exited before listening", entry, mode)
-	return 0
+	return nil
 }
 
 func TestEverythingServer(t *testing.T) {

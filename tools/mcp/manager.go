@@ -45,6 +45,10 @@ type Options struct {
 	OnProgress func(Progress)
 	// ClientVersion is sent as clientInfo.version (default "dev").
 	ClientVersion string
+	// Elicit asks the user for what a server requests (elicitation/create);
+	// it may block until the user answers or ctx ends. nil declines every
+	// request.
+	Elicit func(ctx context.Context, e Elicitation) (ElicitResult, error)
 }
 
 // Progress is one notifications/progress message for a running tool call.

@@ -10,7 +10,6 @@ import (
 
 	"github.com/agentls/agentls/tools"
 	"github.com/mark3labs/mcp-go/client/transport"
-	"github.com/mark3labs/mcp-go/mcp"
 )
 
 // mcpTool is one server tool as the model sees it.
@@ -85,18 +84,19 @@ func (t *mcpTool) Call(ctx context.Context, _ *tools.Env, args json.RawMessage) 
 	defer cancel()
 	token := fmt.Sprintf("agentls-%d", s.m.tokens.Add(1))
 	defer s.trackCall(token, t.name)()
-	req := mcp.CallToolRequest{}
-	req.Params.Name = t.remote
-	req.Params.Arguments = args
-	req.Params.Meta = &mcp.Meta{ProgressToken: token}
-
-	res, err := c.client.CallTool(cctx, req)
+	res, err := callTool(cctx, c.client.GetTransport(), t.remote, args, token)
 	switch {
 	case err == nil:
 	case ctx.Err() != nil:
 		return tools.Result{}, fmt.Errorf("%s: %w", t.name, context.Cause(ctx))
 	case errors.Is(cctx.Err(), context.DeadlineExceeded):
 		return tools.Errorf("%s timed out after %s; try a smaller request or different arguments", t.name, timeout), nil
+	case errors.Is(err, transport.ErrSessionTerminated) || c.lostWith(errSessionEnded):
+		// The server answered 404 to the session: it has forgotten it (it
+		// restarted). The call never ran; the server reconnects, and the
+		// model may call again.
+		c.markLost(errSessionEnded)
+		return tools.Errorf("%s did not run: MCP server %q ended the session (it may have restarted); reconnecting, call it again", t.name, s.name), nil
 	case isConnError(err):
 		if c.proc != nil && errors.Is(err, transport.ErrTransportClosed) {
 			// The child closed stdout; its exit status is the better reason.

@@ -1,10 +1,12 @@
 package mcp
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"net"
 	"net/http"
 	"strings"
@@ -39,6 +41,16 @@ func (c *conn) markLost(err error) {
 		c.lostErr = err
 		close(c.lost)
 	})
+}
+
+// lostWith reports whether the connection was lost for reason why.
+func (c *conn) lostWith(why error) bool {
+	select {
+	case <-c.lost:
+		return errors.Is(c.lostErr, why)
+	default:
+		return false
+	}
 }
 
 // close ends the connection and everything it started.
@@ -99,9 +111,14 @@ func (s *server) dial(ctx context.Context) (*conn, error) {
 	}
 	if kind != "sse" {
 		// mcp-go's SSE client cannot answer server requests: advertising
-		// roots there would leave servers waiting for a roots/list reply.
-		opts = append(opts, client.WithRootsHandler(rootsHandler{m}))
+		// roots or elicitation there would leave servers waiting for a reply.
+		// These handlers only make mcp-go advertise the capabilities;
+		// serverRequests answers the requests.
+		opts = append(opts, client.WithRootsHandler(rootsHandler{m}), client.WithElicitationHandler(elicitHandler{s}))
 	}
+	// mcp-go logs at ERROR on conditions we handle (a closed stream, a
+	// retry); its logs go to ours at debug level.
+	quiet := slog.New(debugOnly{s.log.Handler()})
 	switch kind {
 	case "stdio":
 		p, err := startProcess(exp.expand(s.cfg.Command), exp.expandAll(s.cfg.Args), exp.expandMap(s.cfg.Env), m.workDir(), s.log)
@@ -126,7 +143,7 @@ func (s *server) dial(ctx context.Context) (*conn, error) {
 			transport.WithEndpointTimeout(m.opts.ConnectTimeout),
 			// Calls carry their own deadline; this only must not cut them first.
 			transport.WithResponseTimeout(max(m.opts.CallTimeout, m.opts.ConnectTimeout)+time.Second),
-			transport.WithSSELogger(s.log))
+			transport.WithSSELogger(quiet))
 		if err != nil {
 			cancel()
 			return nil, err
@@ -139,12 +156,12 @@ func (s *server) dial(ctx context.Context) (*conn, error) {
 			transport.WithHTTPHeaders(exp.expandMap(s.cfg.Headers)),
 			// No http.Client.Timeout: it would cut long streamed responses;
 			// every request carries a context deadline instead.
-			transport.WithHTTPBasicClient(&http.Client{Transport: c.http}),
+			transport.WithHTTPBasicClient(&http.Client{Transport: &sessionWatch{base: c.http, c: c, cctx: cctx}}),
 			// The standalone GET stream carries tools/list_changed on the
 			// pinned handshake-era protocol.
 			//lint:ignore SA1019 deprecated only for protocol 2026-07-28, which we do not negotiate
 			transport.WithContinuousListening(),
-			transport.WithHTTPLogger(s.log))
+			transport.WithHTTPLogger(quiet))
 		if err != nil {
 			cancel()
 			return nil, err
@@ -159,8 +176,89 @@ func (s *server) dial(ctx context.Context) (*conn, error) {
 		c.close()
 		return nil, fmt.Errorf("start transport: %w", err)
 	}
+	// Replace mcp-go's dispatcher of server requests (set by Start), which
+	// answers unknown methods with an internal error, by ours.
+	if bidi, ok := c.client.GetTransport().(transport.BidirectionalInterface); ok && kind != "sse" {
+		bidi.SetRequestHandler(s.serverRequest)
+	}
 	return c, nil
 }
+
+// errSessionEnded is why a streamable HTTP connection is renewed when the
+// server answers 404 to our session: it has forgotten it (it restarted, or
+// the session expired).
+var errSessionEnded = errors.New("the server ended the session (HTTP 404; it may have restarted)")
+
+// sessionWatch sees every HTTP exchange of a streamable HTTP connection.
+// mcp-go, on a 404 to the session, only refuses further requests until the
+// caller initializes again, and retries a listening stream whose server is
+// gone every second: both end the connection here, so the server loop
+// starts a new session (and lists the tools again) or reports the server
+// lost.
+type sessionWatch struct {
+	base http.RoundTripper
+	c    *conn
+	cctx context.Context // the connection's lifetime
+}
+
+func (w *sessionWatch) RoundTrip(r *http.Request) (*http.Response, error) {
+	resp, err := w.base.RoundTrip(r)
+	if w.cctx.Err() != nil || r.Method == http.MethodDelete {
+		return resp, err
+	}
+	switch {
+	case err != nil && r.Method == http.MethodGet && r.Context().Err() == nil:
+		// The listening stream cannot reach the server.
+		w.c.markLost(fmt.Errorf("the server stopped answering: %w", err))
+	case err == nil && sessionRejected(resp) && r.Header.Get(transport.HeaderKeySessionID) != "":
+		if r.Method == http.MethodPost {
+			w.c.markLost(errSessionEnded)
+			break
+		}
+		// A refusal of the listening stream may also mean the server
+		// offers none: a ping on the session tells (its refusal lands
+		// above).
+		go func() {
+			ctx, cancel := context.WithTimeout(w.cctx, 10*time.Second)
+			defer cancel()
+			_ = w.c.client.Ping(ctx)
+		}()
+	}
+	return resp, err
+}
+
+// sessionRejected reports whether resp refuses the request's session: 404,
+// as the MCP specification says, or 400 with a message about the session,
+// as the TypeScript SDK's example servers (server-everything) answer.
+func sessionRejected(resp *http.Response) bool {
+	switch resp.StatusCode {
+	case http.StatusNotFound:
+		return true
+	case http.StatusBadRequest:
+		head, _ := io.ReadAll(io.LimitReader(resp.Body, 4096))
+		resp.Body = struct {
+			io.Reader
+			io.Closer
+		}{io.MultiReader(bytes.NewReader(head), resp.Body), resp.Body}
+		return bytes.Contains(bytes.ToLower(head), []byte("session"))
+	}
+	return false
+}
+
+// debugOnly passes every record on at debug level.
+type debugOnly struct{ h slog.Handler }
+
+func (d debugOnly) Enabled(ctx context.Context, _ slog.Level) bool {
+	return d.h.Enabled(ctx, slog.LevelDebug)
+}
+
+func (d debugOnly) Handle(ctx context.Context, r slog.Record) error {
+	r.Level = slog.LevelDebug
+	return d.h.Handle(ctx, r)
+}
+
+func (d debugOnly) WithAttrs(as []slog.Attr) slog.Handler { return debugOnly{d.h.WithAttrs(as)} }
+func (d debugOnly) WithGroup(name string) slog.Handler    { return debugOnly{d.h.WithGroup(name)} }
 
 // newHTTPTransport bounds connecting but not the length of a response: tool
 // calls stream for as long as their context allows.
@@ -220,7 +318,9 @@ func isConnError(err error) bool {
 		errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) ||
 		errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.ECONNREFUSED) ||
 		errors.As(err, &op) ||
-		// mcp-go's SSE transport reports these without a wrapped cause.
+		// mcp-go reports these without a wrapped cause: the first when a
+		// streamed HTTP response ends before its answer.
+		strings.Contains(err.Error(), "unexpected nil response") ||
 		strings.Contains(err.Error(), "transport has been closed") ||
 		strings.Contains(err.Error(), "endpoint not received")
 }

@@ -9,6 +9,7 @@ package mcptest
 import (
 	"context"
 	"encoding/base64"
+	"encoding/json"
 	"fmt"
 	"io"
 	"net/http/httptest"
@@ -167,5 +168,40 @@ func AddSchemaTool(s *server.MCPServer) {
 				return mcp.NewToolResultText("search: " + q), nil
 			}
 			return mcp.NewToolResultText(fmt.Sprintf("search: #%d", r.GetInt("id", 0))), nil
+		})
+}
+
+// AddClientRequestTools adds tools that send requests to the client in the
+// middle of a call and report the answer as text:
+//
+//	sample        → sampling/createMessage; "sampling error: <err>" (agentls does not support it)
+//	ask {message} → elicitation/create with a form (name: string, default
+//	                "anon"; color: enum red/green); "<action> <content JSON>"
+func AddClientRequestTools(s *server.MCPServer) {
+	s.AddTool(mcp.NewTool("sample", mcp.WithDescription("Ask the client's model.")),
+		func(ctx context.Context, r mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			req := mcp.CreateMessageRequest{}
+			req.Messages = []mcp.SamplingMessage{{Role: mcp.RoleUser, Content: mcp.NewTextContent("hi")}}
+			req.MaxTokens = 10
+			_, err := s.RequestSampling(ctx, req)
+			return mcp.NewToolResultText(fmt.Sprintf("sampling error: %v", err)), nil
+		})
+	s.AddTool(mcp.NewTool("ask", mcp.WithDescription("Ask the user."), mcp.WithString("message")),
+		func(ctx context.Context, r mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			req := mcp.ElicitationRequest{}
+			req.Params.Message = r.GetString("message", "Who are you?")
+			req.Params.RequestedSchema = map[string]any{
+				"type": "object",
+				"properties": map[string]any{
+					"name":  map[string]any{"type": "string", "default": "anon"},
+					"color": map[string]any{"type": "string", "enum": []string{"red", "green"}},
+				},
+			}
+			res, err := s.RequestElicitation(ctx, req)
+			if err != nil {
+				return mcp.NewToolResultError("elicitation failed: " + err.Error()), nil
+			}
+			b, _ := json.Marshal(res.Content)
+			return mcp.NewToolResultText(fmt.Sprintf("%s %s", res.Action, b)), nil
 		})
 }
