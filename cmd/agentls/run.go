@@ -8,11 +8,8 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"os"
-	"os/signal"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"unicode/utf8"
 
 	"github.com/agentls/agentls/agent"
@@ -134,7 +131,7 @@ func runMain(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	defer prepared.Close()
 
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ctx, stop := signalContext(context.Background(), stderr)
 	defer stop()
 	closeMCP := startRunMCP(ctx, cfg, dir, prepared.Registry(), logger, stderr)
 	defer closeMCP()
