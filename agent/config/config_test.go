@@ -506,3 +506,26 @@ func TestRedacted(t *testing.T) {
 		t.Fatal("Redacted must not modify the original")
 	}
 }
+
+// Keys added after the trust rule was written are judged too: replay and
+// record paths need trust, display settings and narrowing waits do not.
+func TestWorkspaceTrustLaterKeys(t *testing.T) {
+	f := newFixture(t)
+	f.folder(`{"model": {"replay": "cassette.jsonl", "record": "/tmp/out.jsonl", "maxAnswerBytes": 4096},
+		"mcp": {"readOnlyServers": ["x"], "startupTimeoutSeconds": 0}, "preview": {"diagnostics": false},
+		"client": {"requestTimeoutSeconds": 600}, "taskMaxTurns": 3}`)
+	c, _ := f.mustLoad("")
+	if c.Model.Replay != "" || c.Model.Record != "" || len(c.MCP.ReadOnlyServers) != 0 || c.Client.RequestTimeoutSeconds != Defaults().Client.RequestTimeoutSeconds {
+		t.Fatalf("untrusted keys applied: %+v %+v %+v", c.Model, c.MCP, c.Client)
+	}
+	if c.Model.MaxAnswerBytes != 4096 || c.MCP.StartupTimeoutSeconds != 0 || c.Preview.Diagnostics == nil || *c.Preview.Diagnostics || c.TaskMaxTurns != 3 {
+		t.Fatalf("narrowing keys not applied: %+v %+v %+v task=%d", c.Model, c.MCP, c.Preview, c.TaskMaxTurns)
+	}
+	un := c.Untrusted()
+	if len(un) != 1 || strings.Join(un[0].Keys, ",") != "client.requestTimeoutSeconds,mcp.readOnlyServers,model.record,model.replay" {
+		t.Fatalf("Untrusted = %+v", un)
+	}
+	if a := strings.Join(un[0].Actions, "\n"); !strings.Contains(a, "recorded model responses in cassette.jsonl") || !strings.Contains(a, "write every model response of a run to /tmp/out.jsonl") {
+		t.Fatalf("actions:\n%s", a)
+	}
+}

@@ -21,19 +21,22 @@ import (
 //   - Always applied (they only narrow what agentls does, or are harmless):
 //     model.name (a model name on the user's own endpoint), model.temperature,
 //     tools.secretPatterns (more files hidden), mcp.deferredToolShare,
+//     preview.diagnostics,
 //     mode "preview", tools.runCommand "off", tools.allowSecrets false, and
 //     mcpServers entries with "disabled": true (they only turn a server off).
 //   - Limits (narrowingLimits) apply when they are lower than or equal to
 //     the value they would replace (earlier sources, else the default):
 //     lowering maxTurns is fine, raising it spends the user's money. For
 //     tokenBudget and model.maxOutputTokens 0 means unlimited, so 0 is a
-//     raise.
+//     raise; for mcp.startupTimeoutSeconds 0 (do not wait) is the lowest.
 //   - Everything else needs trust: model.baseURL (where the key and the
 //     code go), model.apiKeyEnv and model.apiKey (which credential is sent),
-//     mcpServers (processes and connections), tools.runCommand "ask",
-//     tools.allowSecrets true, mode "apply", raised limits, and any key
-//     not named above, so a key added later needs trust until someone
-//     decides otherwise here.
+//     model.replay and model.record (files read as the model's answers,
+//     files written with what the model saw), mcpServers (processes and
+//     connections), mcp.readOnlyServers (more tools for sub-agents),
+//     tools.runCommand "ask", tools.allowSecrets true, mode "apply", raised
+//     limits, and any key not named above, so a key added later needs
+//     trust until someone decides otherwise here.
 //
 // Withheld keys are dropped before merging: an untrusted model.baseURL is
 // ignored, so the user's own endpoint (or none: "no model configured") is
@@ -72,6 +75,7 @@ var safeKeys = map[string]bool{
 	"model.temperature":     true,
 	"tools.secretPatterns":  true,
 	"mcp.deferredToolShare": true,
+	"preview.diagnostics":   true,
 }
 
 // narrowingValues are applied from an untrusted workspace only with these
@@ -82,27 +86,38 @@ var narrowingValues = map[string]any{
 	"tools.allowSecrets": false,
 }
 
+// What 0 means for a limit.
+type zeroMeaning int
+
+const (
+	zeroInvalid   zeroMeaning = iota // 0 is rejected by validation
+	zeroUnlimited                    // 0 lifts the limit: a raise
+	zeroNarrowest                    // 0 is the tightest setting
+)
+
 // narrowingLimits are numeric limits applied from an untrusted workspace
-// when they do not raise the limit; the value says whether 0 means
-// unlimited.
-var narrowingLimits = map[string]bool{
-	"maxTurns":                    false,
-	"maxWallClockSeconds":         false,
-	"tokenBudget":                 true,
-	"maxConsecutiveToolErrors":    false,
-	"maxRepeatedCalls":            false,
-	"maxConcurrentRuns":           false,
-	"model.contextWindow":         false,
-	"model.maxOutputTokens":       true,
-	"model.requestTimeoutSeconds": false,
-	"model.maxAttempts":           false,
-	"model.maxAnswerBytes":        false,
-	"model.maxToolArgsBytes":      false,
-	"tools.commandTimeoutSeconds": false,
+// when they do not raise the limit.
+var narrowingLimits = map[string]zeroMeaning{
+	"maxTurns":                     zeroInvalid,
+	"maxWallClockSeconds":          zeroInvalid,
+	"tokenBudget":                  zeroUnlimited,
+	"maxConsecutiveToolErrors":     zeroInvalid,
+	"maxRepeatedCalls":             zeroInvalid,
+	"maxConcurrentRuns":            zeroInvalid,
+	"taskMaxTurns":                 zeroInvalid,
+	"model.contextWindow":          zeroInvalid,
+	"model.maxOutputTokens":        zeroUnlimited,
+	"model.requestTimeoutSeconds":  zeroInvalid,
+	"model.maxAttempts":            zeroInvalid,
+	"model.maxAnswerBytes":         zeroInvalid,
+	"model.maxToolArgsBytes":       zeroInvalid,
+	"tools.commandTimeoutSeconds":  zeroInvalid,
+	"mcp.startupTimeoutSeconds":    zeroNarrowest,
+	"client.requestTimeoutSeconds": zeroInvalid,
 }
 
 // containers are the objects whose keys are judged one by one.
-var containers = map[string]bool{"model": true, "tools": true, "mcp": true}
+var containers = map[string]bool{"model": true, "tools": true, "mcp": true, "preview": true, "client": true}
 
 // gate removes from m (a cleaned workspace source) the keys that need
 // trust and returns them by dotted path. current looks up the value a key
@@ -157,23 +172,23 @@ func keepUntrusted(path string, v any, current func(string) (any, bool)) bool {
 		}
 		return v == want
 	}
-	zeroUnlimited, ok := narrowingLimits[path]
+	zero, ok := narrowingLimits[path]
 	if !ok {
 		return false
 	}
 	n, isNum := v.(float64)
-	if !isNum || n != math.Trunc(n) {
+	if !isNum || n != math.Trunc(n) || n < 0 {
 		return false
 	}
-	if n <= 0 {
-		return false // 0 is unlimited, provider default or invalid: never narrower
+	if n == 0 {
+		return zero == zeroNarrowest // else unlimited or invalid: never narrower
 	}
 	cur, ok := current(path)
 	if !ok {
 		return false
 	}
 	c, _ := cur.(float64)
-	if zeroUnlimited && c == 0 {
+	if zero == zeroUnlimited && c == 0 {
 		return true // anything is narrower than unlimited
 	}
 	return n <= c
@@ -237,6 +252,12 @@ func describe(withheld map[string]any, keyEnv string) []string {
 			out = append(out, "show secret-looking files (.env*, private keys) to the model")
 		case p == "mode":
 			out = append(out, fmt.Sprintf("set mode %v (edits reach your buffers without review)", v))
+		case p == "model.replay":
+			out = append(out, fmt.Sprintf("answer runs from the recorded model responses in %v instead of your model", v))
+		case p == "model.record":
+			out = append(out, fmt.Sprintf("write every model response of a run to %v", v))
+		case p == "mcp.readOnlyServers":
+			out = append(out, fmt.Sprintf("let sub-agents use read-only tools of the MCP servers %v", fmtValue(v)))
 		default:
 			if _, limit := narrowingLimits[p]; limit {
 				out = append(out, fmt.Sprintf("raise %s to %v", p, fmtJSON(v)))
