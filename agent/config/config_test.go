@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -527,5 +528,21 @@ func TestWorkspaceTrustLaterKeys(t *testing.T) {
 	}
 	if a := strings.Join(un[0].Actions, "\n"); !strings.Contains(a, "recorded model responses in cassette.jsonl") || !strings.Contains(a, "write every model response of a run to /tmp/out.jsonl") {
 		t.Fatalf("actions:\n%s", a)
+	}
+}
+
+// A FIFO at the workspace config path is reported, never read (the open
+// would block until a writer appears and hang the server at start).
+func TestWorkspaceConfigFIFONotRead(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(dir, ".agentls"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Mkfifo(filepath.Join(dir, ".agentls", "config.json"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, err := readRegular(filepath.Join(dir, ".agentls", "config.json"))
+	if err == nil || !strings.Contains(err.Error(), "not a regular file") {
+		t.Fatalf("err = %v", err)
 	}
 }

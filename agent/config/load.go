@@ -164,7 +164,7 @@ type withheldFile struct {
 
 // file reads one config file. A missing file is skipped unless required.
 func (l *loader) file(path string, required, workspace bool) {
-	data, err := os.ReadFile(path)
+	data, err := readRegular(path)
 	if errors.Is(err, fs.ErrNotExist) && !required {
 		return
 	}

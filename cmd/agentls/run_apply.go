@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -26,7 +27,7 @@ func applyChanges(cs *tools.Changeset, view *workspace.View) (applied int, errs 
 			errs = append(errs, fmt.Errorf("not applied to %s: %w", p, err))
 			continue
 		}
-		if err := applyOne(f); err != nil {
+		if err := applyOne(view, f); err != nil {
 			errs = append(errs, err)
 			continue
 		}
@@ -35,8 +36,8 @@ func applyChanges(cs *tools.Changeset, view *workspace.View) (applied int, errs 
 	return applied, errs
 }
 
-func applyOne(f tools.StagedFile) error {
-	cur, err := os.ReadFile(f.Path)
+func applyOne(view *workspace.View, f tools.StagedFile) error {
+	cur, err := readConfined(view, f.Path)
 	switch {
 	case f.Created && err == nil:
 		if string(cur) == f.Text {
@@ -59,6 +60,17 @@ func applyOne(f tools.StagedFile) error {
 		return fmt.Errorf("not applied to %s: %w", f.Path, err)
 	}
 	return writeAtomic(f.Path, []byte(f.Text), st.Mode().Perm())
+}
+
+// readConfined reads the current disk content of path the way tools do:
+// regular files only, never blocking, confined on the opened descriptor.
+func readConfined(view *workspace.View, path string) ([]byte, error) {
+	f, err := view.OpenFile(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return io.ReadAll(f)
 }
 
 // writeAtomic replaces path with data through a temporary file in the same
