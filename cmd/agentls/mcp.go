@@ -158,7 +158,7 @@ func mcpList(ctx context.Context, servers map[string]mcp.ServerConfig, dir strin
 			fmt.Fprintf(stdout, "%s: disabled\n", st.Name)
 		default:
 			code = 1
-			fmt.Fprintf(stdout, "%s: %s: %s\n", st.Name, st.State, st.Err)
+			fmt.Fprintf(stdout, "%s: %s: %s\n", st.Name, st.State, redact.Text(st.Err))
 		}
 	}
 	return code
@@ -187,7 +187,7 @@ func mcpCall(ctx context.Context, servers map[string]mcp.ServerConfig, dir strin
 	m := mcpStartServers(ctx, map[string]mcp.ServerConfig{server: cfg}, dir, timeout, logger)
 	defer m.Close()
 	if st := m.Status()[0]; st.State != mcp.StateReady {
-		fmt.Fprintf(stderr, "agentls mcp call: server %q is %s: %s\n", server, st.State, st.Err)
+		fmt.Fprintf(stderr, "agentls mcp call: server %q is %s: %s\n", server, st.State, redact.Text(st.Err))
 		return 1
 	}
 	t, ok := m.Tool(server, tool)

@@ -129,3 +129,20 @@ func TestMCPUsage(t *testing.T) {
 		t.Errorf("no servers: exit %d %q", code, out)
 	}
 }
+
+// A remote server's URL with credentials fails to connect; its state line
+// and the verbose log name it without the credentials.
+func TestMCPListRedactsURLCredentials(t *testing.T) {
+	dir := mcpWorkspace(t, map[string]mcp.ServerConfig{
+		"remote": {Type: "http", URL: "http://alice:pa55word@127.0.0.1:1/mcp?token=s3cretq"},
+	})
+	code, out, errs := runMCP("list", "-v", "--dir", dir, "--timeout", "5s")
+	if code != 1 || !strings.Contains(out, "remote: failed") || !strings.Contains(out+errs, "[REDACTED]") {
+		t.Fatalf("code %d\nstdout:\n%s\nstderr:\n%s", code, out, errs)
+	}
+	for _, s := range []string{"alice", "pa55word", "s3cretq"} {
+		if strings.Contains(out, s) || strings.Contains(errs, s) {
+			t.Errorf("%q leaked:\nstdout:\n%s\nstderr:\n%s", s, out, errs)
+		}
+	}
+}

@@ -13,6 +13,8 @@ import (
 
 	"github.com/mark3labs/mcp-go/client/transport"
 	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/agentls/agentls/tools/redact"
 )
 
 // stableAfter is how long a connection must have lasted for its loss to
@@ -328,7 +330,7 @@ func (s *server) status() ServerStatus {
 	defer s.mu.Unlock()
 	st.State, st.Refreshes = s.state, s.refreshes
 	if s.err != nil {
-		st.Err = s.err.Error()
+		st.Err = redact.Text(s.err.Error()) // a remote URL may carry a token
 	}
 	return st
 }
