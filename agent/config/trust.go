@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"maps"
 	"math"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -273,21 +274,57 @@ func describe(withheld map[string]any, keyEnv string) []string {
 // or the URL it would connect to.
 func describeServer(name string, v any) string {
 	e, _ := v.(map[string]any)
+	var out string
 	if url, _ := e["url"].(string); url != "" {
-		return fmt.Sprintf("connect to MCP server %q at %s", name, redact.URL(url))
+		out = fmt.Sprintf("connect to MCP server %q at %s", name, redact.URL(url))
+	} else {
+		cmd, _ := e["command"].(string)
+		words := []string{shellQuote(cmd)}
+		args, _ := e["args"].([]any)
+		for _, a := range args {
+			s, _ := a.(string)
+			words = append(words, shellQuote(s))
+		}
+		line := strings.Join(words, " ")
+		if env, _ := e["env"].(map[string]any); len(env) > 0 {
+			line = strings.Join(slices.Sorted(maps.Keys(env)), "=… ") + "=… " + line
+		}
+		out = fmt.Sprintf("run the command %s (MCP server %q)", line, name)
 	}
-	cmd, _ := e["command"].(string)
-	words := []string{shellQuote(cmd)}
-	args, _ := e["args"].([]any)
-	for _, a := range args {
-		s, _ := a.(string)
-		words = append(words, shellQuote(s))
+	if vars := envRefs(e); len(vars) > 0 {
+		out += " and pass it your environment variables " + strings.Join(vars, ", ")
 	}
-	line := strings.Join(words, " ")
-	if env, _ := e["env"].(map[string]any); len(env) > 0 {
-		line = strings.Join(slices.Sorted(maps.Keys(env)), "=… ") + "=… " + line
+	return out
+}
+
+// envRef is a ${VAR} or ${VAR:-default} reference, expanded from the
+// user's environment when a server starts.
+var envRef = regexp.MustCompile(`\$\{([A-Za-z_][A-Za-z0-9_]*)`)
+
+// envRefs lists the environment variables a server entry would receive
+// (in its command, args, env, url or headers), sorted: a workspace entry
+// with "Bearer ${OPENAI_API_KEY}" would hand your key to its server.
+func envRefs(e map[string]any) []string {
+	seen := map[string]bool{}
+	var walk func(v any)
+	walk = func(v any) {
+		switch x := v.(type) {
+		case string:
+			for _, m := range envRef.FindAllStringSubmatch(x, -1) {
+				seen[m[1]] = true
+			}
+		case []any:
+			for _, y := range x {
+				walk(y)
+			}
+		case map[string]any:
+			for _, y := range x {
+				walk(y)
+			}
+		}
 	}
-	return fmt.Sprintf("run the command %s (MCP server %q)", line, name)
+	walk(e)
+	return slices.Sorted(maps.Keys(seen))
 }
 
 // shellQuote quotes s for display the way a shell would need it.
