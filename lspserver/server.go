@@ -52,6 +52,8 @@ type Server struct {
 	cancel context.CancelFunc
 
 	client Client // typed server→client messages
+	// reclaim hands the memory of closed documents back (reclaim.go).
+	reclaim reclaimer
 	// clientTimeout is client.requestTimeoutSeconds of the latest loaded
 	// configuration, in nanoseconds; 0 until one is loaded (config.go).
 	clientTimeout atomic.Int64

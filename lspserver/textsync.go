@@ -3,6 +3,7 @@ package lspserver
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	"go.lsp.dev/protocol"
 )
@@ -14,9 +15,14 @@ import (
 
 func (s *Server) didOpen(_ context.Context, p *protocol.DidOpenTextDocumentParams) error {
 	td := p.TextDocument
-	s.view.Open(docKey(td.URI), td.Version, td.Text)
-	s.reviewOpened(docKey(td.URI), td.Version, td.Text)
-	s.previewDocChanged(docKey(td.URI))
+	// Decoded strings may share memory with the whole JSON frame (text
+	// included): the key outlives the notification in the view's and the
+	// review's maps, so it gets its own copy, or every open document would
+	// be held twice.
+	key := strings.Clone(docKey(td.URI))
+	s.view.Open(key, td.Version, td.Text)
+	s.reviewOpened(key, td.Version, td.Text)
+	s.previewDocChanged(key)
 	return nil
 }
 
@@ -50,7 +56,7 @@ func (s *Server) didSave(_ context.Context, p *protocol.DidSaveTextDocumentParam
 }
 
 func (s *Server) didClose(_ context.Context, p *protocol.DidCloseTextDocumentParams) error {
-	s.view.Close(docKey(p.TextDocument.URI))
+	s.reclaim.released(s, s.view.Close(docKey(p.TextDocument.URI)))
 	s.reviewClosed(docKey(p.TextDocument.URI))
 	s.previewDocChanged(docKey(p.TextDocument.URI))
 	return nil

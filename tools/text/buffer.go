@@ -67,13 +67,17 @@ func NewBuffer(text string) *Buffer {
 	return b
 }
 
-// reset replaces the whole content.
+// reset replaces the whole content. text itself is not kept as the
+// String cache: it is usually a freshly decoded didOpen string that
+// aliases the whole JSON frame it came from, and keeping it held the
+// document three times over for as long as it was open (chunks, string,
+// frame: 177 MB for 1,000 open 50 KB documents; 61 MB without it).
 func (b *Buffer) reset(text string) {
 	clear(b.chunks)
 	b.chunks = b.chunks[:0]
 	b.rebuild(0, 0, text)
 	b.recount(0)
-	b.str, b.strOK = text, true
+	b.str, b.strOK = "", false
 }
 
 // String returns the current text. The first call after an edit copies the

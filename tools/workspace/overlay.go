@@ -176,12 +176,16 @@ func changed(changes []text.Change) bool {
 // Close drops an editor buffer (didClose); Read goes back to disk and
 // subscribers get a Changed event with Buffer set, since what the view
 // shows for the path may differ now. Closing a key that is not open does
-// nothing.
-func (v *View) Close(key string) {
+// nothing. It returns the size in bytes of the buffer it dropped (0 when
+// none), so the caller can decide to hand memory back to the system.
+func (v *View) Close(key string) int {
 	c, o := v.lookup(key)
 	if o == nil {
-		return
+		return 0
 	}
+	o.mu.Lock()
+	size := o.buf.Len()
+	o.mu.Unlock()
 	v.mu.Lock()
 	delete(v.overlays, c)
 	for alias, target := range v.aliases {
@@ -191,6 +195,7 @@ func (v *View) Close(key string) {
 	}
 	v.mu.Unlock()
 	v.emit(Event{Path: c, Kind: Changed, Buffer: true})
+	return size
 }
 
 // Overlay returns the open buffer for key (a path, possibly through a
@@ -224,4 +229,14 @@ func (v *View) OpenPaths() []string {
 		out = append(out, k)
 	}
 	return out
+}
+
+// BufferMaps returns how many entries the view's maps of open buffers
+// hold: buffers by canonical path, and the other spellings (symlinks)
+// that lead to them. Both drop to zero once every document is closed;
+// tests use this to prove closing returns everything.
+func (v *View) BufferMaps() (buffers, aliases int) {
+	v.mu.RLock()
+	defer v.mu.RUnlock()
+	return len(v.overlays), len(v.aliases)
 }

@@ -1,0 +1,17 @@
+package lspserver
+
+// DocumentMapSizes returns the size of every map that gains an entry when
+// a document is opened, by name, for tests proving didClose removes them.
+func DocumentMapSizes(s *Server) map[string]int {
+	out := map[string]int{}
+	out["view.overlays"], out["view.aliases"] = s.view.BufferMaps()
+	r := &s.review
+	r.aliasMu.RLock()
+	out["review.alias"], out["review.editorKey"] = len(r.alias), len(r.editorKey)
+	r.aliasMu.RUnlock()
+	d := &s.diags
+	d.mu.Lock()
+	out["diags.pending"], out["diags.published"] = len(d.pending), len(d.published)
+	d.mu.Unlock()
+	return out
+}
