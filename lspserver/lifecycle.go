@@ -2,6 +2,7 @@ package lspserver
 
 import (
 	"context"
+	"encoding/json"
 	"sync"
 	"sync/atomic"
 
@@ -66,6 +67,8 @@ type ClientFeatures struct {
 	WorkspaceFolders       bool // workspace.workspaceFolders
 	ConfigurationPull      bool // workspace.configuration
 	PositionEncodingsGiven bool // general.positionEncodings was sent
+	ShowDocument           bool // window.showDocument.support
+	ElicitationForms       bool // experimental.agentls.elicitationForms: answers agentls/elicit (elicit.go)
 }
 
 // Session returns what initialize negotiated (a zero Session before it).
@@ -199,6 +202,15 @@ func clientFeatures(c protocol.ClientCapabilities) ClientFeatures {
 	if w := c.Window; w != nil {
 		f.WorkDoneProgress = is(w.WorkDoneProgress)
 		f.ShowMessageActions = w.ShowMessage != nil && w.ShowMessage.MessageActionItem != nil
+		f.ShowDocument = w.ShowDocument != nil && w.ShowDocument.Support
+	}
+	var exp struct {
+		Agentls struct {
+			ElicitationForms bool `json:"elicitationForms"`
+		} `json:"agentls"`
+	}
+	if len(c.Experimental) > 0 && json.Unmarshal(c.Experimental, &exp) == nil {
+		f.ElicitationForms = exp.Agentls.ElicitationForms
 	}
 	return f
 }

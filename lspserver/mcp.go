@@ -171,6 +171,7 @@ func (s *Server) superviseMCP(ctx context.Context) {
 				Logger:        s.log.With("component", "mcp"),
 				Env:           opts.Env,
 				ClientVersion: s.opts.Version,
+				Elicit:        s.elicit,
 			})
 			cur.Start(ctx)
 			s.runs.mcp.setManager(cur)

@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/go-json-experiment/json/jsontext"
 	"go.lsp.dev/protocol"
 
 	"github.com/agentls/agentls/agent/llm/llmtest"
@@ -133,4 +134,77 @@ func TestRunWaitsBoundedForMCP(t *testing.T) {
 	if !waited {
 		t.Errorf("no progress naming the server the run waited for")
 	}
+}
+
+// TestMCPElicitationInEditor: a tool's elicitation/create reaches the user:
+// our plugins (experimental.agentls.elicitationForms) get the whole form as
+// agentls/elicit and the schema's defaults are applied to their answer; a
+// plain client gets a single-enum form as window/showMessageRequest, and a
+// form it cannot render is declined.
+func TestMCPElicitationInEditor(t *testing.T) {
+	t.Parallel()
+	srv := mcptest.NewServer(mcptest.Options{})
+	mcptest.AddClientRequestTools(srv)
+	url := mcptest.StartHTTP(t, srv)
+	servers := map[string]any{"helper": map[string]any{"type": "http", "url": url}}
+	scriptFor := func(args string) llmtest.Script {
+		return func(req *llmtest.ChatRequest) llmtest.Reply {
+			if !req.HasToolResult("a1") {
+				return llmtest.ToolCalls(llmtest.Call{ID: "a1", Name: "mcp__helper__ask", Args: args})
+			}
+			res, _ := req.ToolResult("a1")
+			return llmtest.Text(res)
+		}
+	}
+	run := func(t *testing.T, rs *runSession) string {
+		id := rs.start(t, lspserver.RunArgs{Prompt: "Ask."})
+		evs := rs.events(t, id)
+		fin := evs[len(evs)-1]
+		if fin.Kind != "finished" || fin.Text == nil {
+			t.Fatalf("final %+v; %v", fin, kinds(evs))
+		}
+		return *fin.Text
+	}
+
+	t.Run("plugin", func(t *testing.T) {
+		caps := lsptest.DefaultCapabilities()
+		caps.Experimental = jsontext.Value(`{"agentls":{"elicitationForms":true}}`)
+		rs := newRunSession(t, scriptFor(`{"message":"Who?"}`), runOpts{settings: map[string]any{"mcpServers": servers},
+			init: lsptest.InitOptions{Capabilities: &caps}})
+		var got lspserver.ElicitParams
+		rs.c.Handle(lspserver.MethodElicit, func(req lsptest.Message) (any, *lsptest.Error) {
+			_ = req.DecodeParams(&got)
+			return lspserver.ElicitAnswer{Action: "accept", Content: map[string]any{"color": "red"}}, nil
+		})
+		if text := run(t, rs); text != `accept {"color":"red","name":"anon"}` {
+			t.Errorf("result %q", text)
+		}
+		if got.Server != "helper" || got.Message != "Who?" || got.Mode != "form" || !strings.Contains(string(got.RequestedSchema), `"default":"anon"`) {
+			t.Errorf("agentls/elicit params %+v", got)
+		}
+	})
+	t.Run("enum as message", func(t *testing.T) {
+		rs := newRunSession(t, scriptFor(`{"message":"Color?","form":"color"}`), runOpts{settings: map[string]any{"mcpServers": servers}})
+		var shown protocol.ShowMessageRequestParams
+		rs.c.Handle(protocol.MethodWindowShowMessageRequest, func(req lsptest.Message) (any, *lsptest.Error) {
+			_ = req.DecodeParams(&shown)
+			return protocol.MessageActionItem{Title: "green"}, nil
+		})
+		if text := run(t, rs); text != `accept {"color":"green"}` {
+			t.Errorf("result %q", text)
+		}
+		var titles []string
+		for _, a := range shown.Actions {
+			titles = append(titles, a.Title)
+		}
+		if !strings.Contains(shown.Message, `"helper" asks: Color?`) || strings.Join(titles, ",") != "red,green,Decline" {
+			t.Errorf("message %q actions %v", shown.Message, titles)
+		}
+	})
+	t.Run("form without plugin", func(t *testing.T) {
+		rs := newRunSession(t, scriptFor(`{"message":"Who?"}`), runOpts{settings: map[string]any{"mcpServers": servers}})
+		if text := run(t, rs); text != "decline null" {
+			t.Errorf("result %q", text)
+		}
+	})
 }

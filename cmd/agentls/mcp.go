@@ -120,10 +120,11 @@ func mcpMain(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 }
 
 // mcpStartServers connects servers and waits until each is ready or failed.
-func mcpStartServers(ctx context.Context, servers map[string]mcp.ServerConfig, dir string, timeout time.Duration, logger *slog.Logger) *mcp.Manager {
+func mcpStartServers(ctx context.Context, servers map[string]mcp.ServerConfig, dir string, timeout time.Duration, logger *slog.Logger,
+	elicit func(context.Context, mcp.Elicitation) (mcp.ElicitResult, error)) *mcp.Manager {
 	m := mcp.NewManager(mcp.Options{
 		Servers: servers, Roots: []string{dir}, Registry: tools.NewRegistry(), Logger: logger,
-		ConnectTimeout: timeout, ReconnectAttempts: 1, ClientVersion: currentVersion(),
+		ConnectTimeout: timeout, ReconnectAttempts: 1, ClientVersion: currentVersion(), Elicit: elicit,
 	})
 	m.Start(ctx)
 	wctx, cancel := context.WithTimeout(ctx, timeout+time.Second)
@@ -138,7 +139,7 @@ func mcpList(ctx context.Context, servers map[string]mcp.ServerConfig, dir strin
 			mcpOrDefault(config.UserFilePath(nil), "the user config file"), config.WorkspaceFile(dir))
 		return 0
 	}
-	m := mcpStartServers(ctx, servers, dir, timeout, logger)
+	m := mcpStartServers(ctx, servers, dir, timeout, logger, nil)
 	defer m.Close()
 	code := 0
 	for _, st := range m.Status() {
@@ -184,7 +185,8 @@ func mcpCall(ctx context.Context, servers map[string]mcp.ServerConfig, dir strin
 		fmt.Fprintf(stderr, "agentls mcp call: arguments must be a JSON object: %v\n", err)
 		return 2
 	}
-	m := mcpStartServers(ctx, map[string]mcp.ServerConfig{server: cfg}, dir, timeout, logger)
+	// A tool may ask the user (elicitation): on a terminal, they answer.
+	m := mcpStartServers(ctx, map[string]mcp.ServerConfig{server: cfg}, dir, timeout, logger, cliElicit(os.Stdin, stderr))
 	defer m.Close()
 	if st := m.Status()[0]; st.State != mcp.StateReady {
 		fmt.Fprintf(stderr, "agentls mcp call: server %q is %s: %s\n", server, st.State, redact.Text(st.Err))

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"os"
 	"time"
 
 	"github.com/agentls/agentls/agent/config"
@@ -20,7 +21,8 @@ func startRunMCP(ctx context.Context, cfg config.Config, dir string, reg *tools.
 	if len(cfg.MCPServers) == 0 {
 		return func() {}
 	}
-	m := mcp.NewManager(mcp.Options{Servers: cfg.MCPServers, Roots: []string{dir}, Registry: reg, Logger: logger, ClientVersion: currentVersion()})
+	m := mcp.NewManager(mcp.Options{Servers: cfg.MCPServers, Roots: []string{dir}, Registry: reg, Logger: logger, ClientVersion: currentVersion(),
+		Elicit: cliElicit(os.Stdin, stderr)})
 	m.Start(ctx)
 	// Like a run in the editor, wait (bounded by mcp.startupTimeoutSeconds)
 	// for the servers: a run without its configured tools would surprise.

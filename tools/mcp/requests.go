@@ -90,6 +90,9 @@ func (s *server) elicit(ctx context.Context, p mcp.ElicitationParams) ElicitResu
 	if s.m.opts.Elicit == nil {
 		return ElicitResult{Action: ElicitDecline}
 	}
+	// The user may take a while, but not forever: as long as a tool call.
+	ctx, cancel := context.WithTimeout(ctx, s.m.opts.CallTimeout)
+	defer cancel()
 	res, err := s.m.opts.Elicit(ctx, e)
 	if err != nil {
 		s.log.Debug("elicitation not answered", "err", err)

@@ -175,8 +175,9 @@ func AddSchemaTool(s *server.MCPServer) {
 // middle of a call and report the answer as text:
 //
 //	sample        → sampling/createMessage; "sampling error: <err>" (agentls does not support it)
-//	ask {message} → elicitation/create with a form (name: string, default
-//	                "anon"; color: enum red/green); "<action> <content JSON>"
+//	ask {message, form} → elicitation/create with a form (name: string,
+//	                default "anon"; color: enum red/green; only color when
+//	                form is "color"); "<action> <content JSON>"
 func AddClientRequestTools(s *server.MCPServer) {
 	s.AddTool(mcp.NewTool("sample", mcp.WithDescription("Ask the client's model.")),
 		func(ctx context.Context, r mcp.CallToolRequest) (*mcp.CallToolResult, error) {
@@ -186,17 +187,18 @@ func AddClientRequestTools(s *server.MCPServer) {
 			_, err := s.RequestSampling(ctx, req)
 			return mcp.NewToolResultText(fmt.Sprintf("sampling error: %v", err)), nil
 		})
-	s.AddTool(mcp.NewTool("ask", mcp.WithDescription("Ask the user."), mcp.WithString("message")),
+	s.AddTool(mcp.NewTool("ask", mcp.WithDescription("Ask the user."), mcp.WithString("message"), mcp.WithString("form")),
 		func(ctx context.Context, r mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 			req := mcp.ElicitationRequest{}
 			req.Params.Message = r.GetString("message", "Who are you?")
-			req.Params.RequestedSchema = map[string]any{
-				"type": "object",
-				"properties": map[string]any{
-					"name":  map[string]any{"type": "string", "default": "anon"},
-					"color": map[string]any{"type": "string", "enum": []string{"red", "green"}},
-				},
+			props := map[string]any{
+				"name":  map[string]any{"type": "string", "default": "anon"},
+				"color": map[string]any{"type": "string", "enum": []string{"red", "green"}},
 			}
+			if r.GetString("form", "") == "color" {
+				delete(props, "name")
+			}
+			req.Params.RequestedSchema = map[string]any{"type": "object", "properties": props}
 			res, err := s.RequestElicitation(ctx, req)
 			if err != nil {
 				return mcp.NewToolResultError("elicitation failed: " + err.Error()), nil
