@@ -175,6 +175,11 @@ func (r *runner) placeholderResults(keep int) int {
 func (r *runner) summarise(ctx context.Context, target int) error {
 	start := r.firstCompactable()
 	split := r.recentSplit(start, target/2)
+	if t := r.lastTask(); t > start && split > t {
+		// A follow-up run: summarise the earlier conversation first, never
+		// past the current task.
+		split = t
+	}
 	if split <= start {
 		r.transcript.record("compaction", map[string]any{"layer": "summary", "skipped": "nothing old enough to summarise"})
 		return nil
@@ -199,6 +204,16 @@ func (r *runner) summarise(ctx context.Context, target int) error {
 	r.conv.replace(start, split, []llm.Message{msg}, []msgMeta{{kind: kindSummary}})
 	r.transcript.record("compaction", map[string]any{"layer": "summary", "messages": split - start, "tokensBefore": before, "tokensAfter": r.conv.tokens(), "summary": msg.Content})
 	return nil
+}
+
+// lastTask is the index of the current task message.
+func (r *runner) lastTask() int {
+	for i := len(r.conv.meta) - 1; i >= 0; i-- {
+		if r.conv.meta[i].kind == kindTask {
+			return i
+		}
+	}
+	return -1
 }
 
 // firstCompactable is the first message that is neither system, task nor

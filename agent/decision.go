@@ -25,20 +25,25 @@ type Decision struct {
 	// Remaining is the text the run's hunks still in review would make,
 	// nil when none are left.
 	Remaining *string
+	// Document is the document text after the decision (rejected
+	// decisions), for telling the next run what changed later.
+	Document string
 	// Reason is the user's reason for a rejection, if given.
 	Reason string
 	// Hunks counts the hunks decided.
 	Hunks int
 }
 
-// Decide records a review decision. A decision on the run in progress is
-// applied by that run at its next step boundary.
+// Decide records a review decision: the session's next run is told about
+// it, and a decision on the run in progress is applied by that run at its
+// next step boundary.
 func (s *Session) Decide(d Decision) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if d.RunID != "" && d.RunID == s.active {
 		s.inputs = append(s.inputs, d)
 	}
+	s.note(d)
 }
 
 // applyDecisions is the run's Options.Between: it applies the decisions

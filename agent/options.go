@@ -126,6 +126,14 @@ type Options struct {
 	// NoAgentTools leaves out the loop's own tools (todo_write, task,
 	// skill), for callers that want exactly the registry's tools.
 	NoAgentTools bool
+	// History is the earlier conversation of the session this run
+	// continues (Outcome.History of its previous run); it follows the
+	// system prompt, before the task.
+	History []HistoryMessage
+	// Followup, when set, is put before the task in the task message:
+	// what happened since the session's previous run (review decisions,
+	// the user's changes).
+	Followup string
 	// Between, when set, is called on the run's goroutine at every step
 	// boundary: before each model call, before each tool call and before
 	// Run returns. No tool call runs meanwhile, so it may update the run's
@@ -169,6 +177,9 @@ type Outcome struct {
 	Turns     int       // model calls made for the task (summaries excluded)
 	ToolCalls int       // tool calls executed
 	Usage     llm.Usage // summed over all model calls, summaries included
+	// History is the conversation after the run (without the system
+	// prompt), for the session's next run; see CarryHistory.
+	History []HistoryMessage
 }
 
 // Reasons a run fails, wrapped in Outcome.Err with details.

@@ -267,6 +267,12 @@ func (r *runner) run(parent context.Context) Outcome {
 	system := r.systemPrompt(view, now())
 	task := buildTaskMessage(r.opts.Prompt, r.opts.Editor, folders)
 	r.conv.add(llm.Message{Role: openai.ChatMessageRoleSystem, Content: system}, kindSystem, "")
+	for _, h := range r.opts.History {
+		r.conv.add(h.Message, h.kind(), toolName(h.Message, r.opts.History))
+	}
+	if r.opts.Followup != "" {
+		task = r.opts.Followup + "\n\n## Your new task\n" + task
+	}
 	r.conv.add(llm.Message{Role: openai.ChatMessageRoleUser, Content: task}, kindTask, "")
 	r.events.emit(Event{Kind: EventStarted, Text: r.opts.Prompt})
 	r.transcript.record("start", map[string]any{"runId": r.env.RunID, "limits": r.limits, "system": system, "task": task})
@@ -397,7 +403,7 @@ func (r *runner) account(ctx context.Context, resp llm.Response, promptTokens fu
 }
 
 func (r *runner) outcome(s Status) Outcome {
-	return Outcome{RunID: r.env.RunID, Status: s, Turns: r.turns, ToolCalls: r.toolCalls, Usage: r.usage}
+	return Outcome{RunID: r.env.RunID, Status: s, Turns: r.turns, ToolCalls: r.toolCalls, Usage: r.usage, History: r.history()}
 }
 
 func (r *runner) finish(answer string) Outcome {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"log/slog"
 	"sync"
+	"time"
 
 	"github.com/agentls/agentls/agent/config"
 	"github.com/agentls/agentls/agent/llm"
@@ -30,6 +31,7 @@ type Session struct {
 	mu     sync.Mutex
 	inputs []Decision // decisions not yet applied to the active run
 	active string     // id of the run in progress, "" when none
+	st     sessionState
 }
 
 // NewSession returns a new, empty session; id "" gets a fresh one.
@@ -37,7 +39,8 @@ func NewSession(id string) *Session {
 	if id == "" {
 		id = NewRunID()
 	}
-	return &Session{id: id}
+	now := time.Now().UTC()
+	return &Session{id: id, st: sessionState{Created: now, Updated: now, Known: map[string]string{}}}
 }
 
 // ID names the session (agentls.run's sessionId).
@@ -77,6 +80,9 @@ type RunRequest struct {
 	Editor *EditorContext
 	// OnEvent receives the run's events in order (Options.OnEvent).
 	OnEvent func(Event)
+	// Proposals are the session's proposals still in review (the front-end
+	// owns them), told to the model when the run continues the session.
+	Proposals []ProposalState
 }
 
 // SessionRun is a run built by Prepare and not yet executed (or
@@ -163,11 +169,11 @@ func (r *SessionRun) Execute(ctx context.Context) Outcome {
 	defer r.Close()
 	s, log := r.s, r.setup.Logger
 	tr := r.openTranscript()
-	s.mu.Lock()
-	s.active = r.req.RunID
-	s.mu.Unlock()
+	history, followup := s.begin(r.req, r.setup.View)
 	out := Run(ctx, Options{
-		Model: r.model,
+		History:  history,
+		Followup: followup,
+		Model:    r.model,
 		ToolsForTurn: func() []tools.Tool {
 			if r.setup.SyncTools != nil {
 				r.setup.SyncTools(r.reg)
@@ -184,9 +190,7 @@ func (r *SessionRun) Execute(ctx context.Context) Outcome {
 		Logger:     log,
 		Between:    r.applyDecisions,
 	})
-	s.mu.Lock()
-	s.active = ""
-	s.mu.Unlock()
+	s.end(r, out)
 	if tr != nil {
 		r.transcriptPath = tr.Path()
 		if err := tr.Close(); err != nil {

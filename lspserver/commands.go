@@ -25,7 +25,7 @@ const (
 
 // commandNames is executeCommandProvider.commands.
 func commandNames() []string {
-	return []string{CommandRun, CommandCancel, CommandAccept, CommandReject}
+	return []string{CommandRun, CommandCancel, CommandAccept, CommandReject, CommandDeleteSession, CommandClearSessions}
 }
 
 // RunArgs is arguments[0] of agentls.run.
@@ -34,11 +34,14 @@ type RunArgs struct {
 	URI    string          `json:"uri,omitempty"`
 	Range  *protocol.Range `json:"range,omitempty"`
 	Mode   string          `json:"mode,omitempty"`
+	// SessionID continues that session; "" starts a new one.
+	SessionID string `json:"sessionId,omitempty"`
 }
 
 // RunResult is the result of agentls.run.
 type RunResult struct {
-	RunID string `json:"runId"`
+	RunID     string `json:"runId"`
+	SessionID string `json:"sessionId"`
 }
 
 // CancelArgs is arguments[0] of agentls.cancel.
@@ -90,6 +93,14 @@ func (s *Server) command(ctx context.Context, p *protocol.ExecuteCommandParams) 
 		res, decisions, err := s.rejectCommand(ctx, a)
 		s.decide(decisions)
 		return res, err
+	case CommandDeleteSession:
+		var a SessionArgs
+		if err := decodeArg(p.Command, arg, &a); err != nil {
+			return nil, err
+		}
+		return s.deleteSessionCommand(a)
+	case CommandClearSessions:
+		return s.clearSessionsCommand()
 	}
 	return nil, invalidParams("unknown command %q; agentls offers %s", p.Command, strings.Join(commandNames(), ", "))
 }
@@ -110,11 +121,13 @@ func decodeArg(command string, raw json.RawMessage, v any) error {
 func argShape(command string) string {
 	switch command {
 	case CommandRun:
-		return `{"prompt": "…", "uri"?: "file:///…", "range"?: {…}, "mode"?: "preview"|"apply"}`
+		return `{"prompt": "…", "uri"?: "file:///…", "range"?: {…}, "mode"?: "preview"|"apply", "sessionId"?: "…"}`
 	case CommandCancel:
 		return `{"runId": "…"}`
+	case CommandDeleteSession:
+		return `{"sessionId": "…"}`
 	}
-	return `{"runId"?: "…", "uri"?: "file:///…", "hunkId"?: "…"}`
+	return `{"runId"?: "…", "uri"?: "file:///…", "hunkId"?: "…", "reason"?: "…"}`
 }
 
 func decodeReviewArgs(command string, raw json.RawMessage) (reviewArgs, error) {
@@ -182,8 +195,15 @@ func (s *Server) runCommand(_ context.Context, raw json.RawMessage) (any, error)
 		s.showWarning("agentls: this editor does not support workspace/applyEdit, so the run uses preview mode")
 		mode = config.ModePreview
 	}
+	sess, err := s.session(a.SessionID)
+	if err != nil {
+		return nil, err
+	}
+	if active := sess.Active(); active != "" {
+		return nil, requestFailed("%s: session %s has run %s in progress; wait for it or cancel it", CommandRun, sess.ID(), active)
+	}
 	ctx, cancel := context.WithCancel(s.ctx)
-	r := &run{id: agent.NewRunID(), mode: mode, cancel: cancel, session: agent.NewSession("")}
+	r := &run{id: agent.NewRunID(), mode: mode, cancel: cancel, session: sess}
 	approver := &editorApprover{s: s, runID: r.id}
 	prepared, err := r.session.Prepare(agent.Setup{
 		Config:        cfg,
@@ -192,20 +212,21 @@ func (s *Server) runCommand(_ context.Context, raw json.RawMessage) (any, error)
 		Logger:        s.log.With("run", r.id),
 		TranscriptDir: s.runs.cfg.options().TranscriptDir,
 		SyncTools:     s.syncMCPTools,
-	}, agent.RunRequest{RunID: r.id, Prompt: a.Prompt, Editor: editor,
+	}, agent.RunRequest{RunID: r.id, Prompt: a.Prompt, Editor: editor, Proposals: s.proposalStates(sess),
 		OnEvent: func(ev agent.Event) { s.onEvent(ctx, r, ev) }})
 	if err != nil {
 		cancel()
 		s.showError("agentls cannot start an agent run: " + err.Error())
 		return nil, requestFailed("%v", err)
 	}
+	sess.AddRun(r.id)
 	s.runs.reg.add(r)
-	s.log.Info("run started", "run", r.id, "mode", mode, "uri", a.URI)
+	s.log.Info("run started", "run", r.id, "session", sess.ID(), "mode", mode, "uri", a.URI)
 	s.goBackground("agent run "+r.id, func(context.Context) {
 		defer cancel()
 		s.execute(ctx, r, job{cfg: cfg, prepared: prepared, approver: approver})
 	})
-	return &RunResult{RunID: r.id}, nil
+	return &RunResult{RunID: r.id, SessionID: sess.ID()}, nil
 }
 
 // editorContext turns agentls.run's uri and range into the agent's editor

@@ -56,6 +56,10 @@ type RunOptions struct {
 	// server (didChange, or the file on disk) before the run goes on;
 	// default 3s. See apply.go.
 	ApplySettle time.Duration
+	// StateDir is where sessions are saved (under sessions/<workspace>):
+	// "" is $XDG_STATE_HOME/agentls (else $HOME/.local/state/agentls) as
+	// Env gives them, NoSessionState keeps them in memory.
+	StateDir string
 }
 
 // NoTranscripts as RunOptions.TranscriptDir disables run transcripts.

@@ -152,6 +152,7 @@ func (s *Server) capabilities(sess *Session) protocol.ServerCapabilities {
 
 func (s *Server) initialized(context.Context, *protocol.InitializedParams) error {
 	s.life.initOnce.Do(func() {
+		s.sessions() // restore saved sessions and their proposals
 		if s.Session().Features.WatchedFilesDynamic {
 			s.goBackground("register didChangeWatchedFiles", s.registerWatchedFiles)
 		}

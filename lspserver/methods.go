@@ -42,5 +42,6 @@ func (s *Server) methodTable() map[string]route {
 		// agentls/* custom requests (docs/protocol.md).
 		MethodDocument:  request(s.document),
 		MethodProposals: request(s.proposals, optionalParams),
+		MethodSessions:  request(s.sessionsRequest, optionalParams),
 	}
 }

@@ -338,6 +338,7 @@ type reviewArgs struct {
 	RunID  string `json:"runId,omitempty"`
 	URI    string `json:"uri,omitempty"`
 	HunkID string `json:"hunkId,omitempty"`
+	Reason string `json:"reason,omitempty"`
 }
 
 func (e *fakeEditor) accept(t *testing.T, a reviewArgs) acceptResult {

@@ -136,6 +136,7 @@ func (s *Server) onEvent(ctx context.Context, r *run, ev agent.Event) {
 			return
 		}
 		s.stagePreview(r.id, ev.Staged)
+		s.saveSession(r.session)
 		if ev.Staged.Pending() {
 			r.events.send(RunEvent{Kind: kindProposal, URI: string(uri.File(ev.Path))})
 		}
@@ -151,14 +152,28 @@ func (s *Server) onEvent(ctx context.Context, r *run, ev agent.Event) {
 	}
 }
 
-// decide passes review decisions to the sessions of their runs as inputs:
-// a run still working applies them at its next step. Decisions on runs
-// the server no longer tracks are dropped.
+// decide passes review decisions to the sessions of their runs as inputs
+// (a run still working applies them at its next step; the session's next
+// run is told), then saves those sessions.
 func (s *Server) decide(ds []agent.Decision) {
+	var touched []*agent.Session
 	for _, d := range ds {
-		if r := s.runs.reg.get(d.RunID); r != nil && r.session != nil {
-			r.session.Decide(d)
+		sess := s.sessionOfRun(d.RunID)
+		if sess == nil {
+			continue
 		}
+		if !d.Accepted {
+			if content, _, err := s.diskText(d.Path); err == nil {
+				d.Document = content
+			}
+		}
+		sess.Decide(d)
+		if !slices.Contains(touched, sess) {
+			touched = append(touched, sess)
+		}
+	}
+	for _, sess := range touched {
+		s.saveSession(sess)
 	}
 }
 
@@ -191,6 +206,7 @@ func (s *Server) handOver(runID string, cs *tools.Changeset, events *eventStream
 // endRun reports the end of a run everywhere: progress end, the final
 // runEvent, window/showMessage; then review is told the run is over.
 func (s *Server) endRun(ctx context.Context, r *run, events *eventStream, prog *runProgress, out agent.Outcome, pending int, note string) {
+	s.saveSession(r.session) // before the end is announced: a client may stop the server then
 	msg, typ := endMessage(r.id, out, note)
 	prog.end(ctx, msg)
 	fallback := RunEvent{Kind: out.Status.String()}

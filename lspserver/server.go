@@ -69,8 +69,9 @@ type Server struct {
 
 	runs agentRuns // agent runs, their configuration and MCP servers (runs.go)
 
-	review reviewState  // proposals under review (proposals.go)
-	diags  previewDiags // proposals as diagnostics for plugin-less clients (diagnostics.go)
+	review reviewState   // proposals under review (proposals.go)
+	sess   sessionsState // conversations and their persistence (sessions.go)
+	diags  previewDiags  // proposals as diagnostics for plugin-less clients (diagnostics.go)
 }
 
 // New returns a Server that is not yet connected; Serve connects and runs it.

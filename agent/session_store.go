@@ -1,0 +1,339 @@
+package agent
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strings"
+	"time"
+)
+
+// Sessions are saved per workspace, one file per session:
+//
+//	$XDG_STATE_HOME/agentls/sessions/<workspace key>/<session id>.json
+//
+// (~/.local/state when XDG_STATE_HOME is unset). The workspace key is a
+// hash of the workspace's first folder. Files are written atomically
+// (temporary file, fsync, rename) with owner-only permissions (0600 in
+// 0700 directories) and hold the conversation, review notes, and the
+// session's pending proposals; API keys are redacted from everything.
+//
+// Two servers on the same workspace: each session is its own file, so
+// sessions started in different servers never overwrite each other, and
+// a server lists each restored proposal once (proposals are keyed by
+// session, run and file). A session changed in both servers at once keeps
+// the later write (last writer wins per session); no server ever rewrites
+// a session it did not change.
+//
+// Bounds: at most MaxSessions files and MaxBytes in total per workspace,
+// the least recently updated dropped first; one session's file at most
+// maxSessionFileBytes (its conversation is shortened, then dropped, to
+// fit). A file that does not parse, or has another version, is logged and
+// set aside (renamed to .bad), never fatal.
+
+// sessionFileVersion is the version of the session file format.
+const sessionFileVersion = 1
+
+// Session store bounds (defaults of SessionStore).
+const (
+	DefaultMaxSessions  = 50
+	DefaultMaxBytes     = 64 << 20
+	maxSessionFileBytes = 8 << 20
+)
+
+// SavedProposal is one pending proposal of a session, saved so that it
+// survives a restart: the document text it was computed against and the
+// proposed text. On restore it is rebased onto the file as it is then.
+type SavedProposal struct {
+	RunID    string `json:"runId"`
+	Path     string `json:"path"`
+	Base     string `json:"base"`
+	Proposed string `json:"proposed"`
+	Created  bool   `json:"created,omitempty"`
+}
+
+// sessionFile is the saved form of a session.
+type sessionFile struct {
+	Version int    `json:"version"`
+	ID      string `json:"id"`
+	sessionState
+	Proposals []SavedProposal `json:"proposals,omitempty"`
+}
+
+// SessionStore saves and restores the sessions of one workspace.
+type SessionStore struct {
+	dir         string
+	log         *slog.Logger
+	MaxSessions int
+	MaxBytes    int64
+}
+
+// DefaultStateDir is $XDG_STATE_HOME/agentls, falling back to
+// $HOME/.local/state/agentls, in the environment env (nil: os.Getenv).
+func DefaultStateDir(env func(string) string) (string, error) {
+	if env == nil {
+		env = os.Getenv
+	}
+	if d := env("XDG_STATE_HOME"); d != "" && filepath.IsAbs(d) {
+		return filepath.Join(d, "agentls"), nil
+	}
+	if home := env("HOME"); home != "" {
+		return filepath.Join(home, ".local", "state", "agentls"), nil
+	}
+	return "", errors.New("no state directory (set XDG_STATE_HOME or HOME)")
+}
+
+// OpenSessionStore opens (creating it) the session directory of the
+// workspace whose first folder is folder, under stateDir. It fails when
+// the directory cannot be created or written: the caller then runs
+// without persistence.
+func OpenSessionStore(stateDir, folder string, log *slog.Logger) (*SessionStore, error) {
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	sum := sha256.Sum256([]byte(filepath.Clean(folder)))
+	dir := filepath.Join(stateDir, "sessions", hex.EncodeToString(sum[:8]))
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return nil, fmt.Errorf("session dir: %w", err)
+	}
+	probe, err := os.CreateTemp(dir, ".probe-*")
+	if err != nil {
+		return nil, fmt.Errorf("session dir %s is not writable: %w", dir, err)
+	}
+	probe.Close()
+	os.Remove(probe.Name())
+	return &SessionStore{dir: dir, log: log, MaxSessions: DefaultMaxSessions, MaxBytes: DefaultMaxBytes}, nil
+}
+
+// Dir is the workspace's session directory.
+func (st *SessionStore) Dir() string { return st.dir }
+
+func (st *SessionStore) path(id string) string { return filepath.Join(st.dir, id+".json") }
+
+// validID keeps session ids to what NewRunID makes, so an id from a
+// client never names a path outside the directory.
+func validID(id string) bool {
+	if id == "" || len(id) > 64 {
+		return false
+	}
+	for _, c := range id {
+		if !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f') {
+			return false
+		}
+	}
+	return true
+}
+
+// Save writes the session with its pending proposals, then drops the
+// oldest sessions beyond the bounds. The conversation and notes are
+// redacted with redact (secret-looking strings, the configured API key);
+// proposals are the user's file texts and are saved as they are.
+func (st *SessionStore) Save(s *Session, props []SavedProposal, redact *Redactor) error {
+	if !validID(s.id) {
+		return fmt.Errorf("save session: invalid id %q", s.id)
+	}
+	s.mu.Lock()
+	f := sessionFile{Version: sessionFileVersion, ID: s.id, sessionState: s.st, Proposals: props}
+	f.History = redactHistory(f.History, redact)
+	f.Notes = slices.Clone(f.Notes)
+	for i := range f.Notes {
+		f.Notes[i] = redact.String(f.Notes[i])
+	}
+	s.mu.Unlock()
+	var data []byte
+	for {
+		var err error
+		data, err = json.Marshal(f)
+		if err != nil {
+			return fmt.Errorf("save session %s: %w", s.id, err)
+		}
+		if len(data) <= maxSessionFileBytes || len(f.History) == 0 {
+			break
+		}
+		f.History = CarryHistory(f.History, len(data)/2-len(data)/8)
+	}
+	if len(data) > maxSessionFileBytes {
+		return fmt.Errorf("save session %s: %d bytes even without its conversation (limit %d)", s.id, len(data), maxSessionFileBytes)
+	}
+	if err := writeAtomic(st.path(s.id), data); err != nil {
+		return fmt.Errorf("save session %s: %w", s.id, err)
+	}
+	st.prune(s.id)
+	return nil
+}
+
+// writeAtomic writes data to path through a temporary file in the same
+// directory, so a reader sees the old file or the new one, never a part.
+func writeAtomic(path string, data []byte) error {
+	tmp, err := os.CreateTemp(filepath.Dir(path), ".tmp-*")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name()) // after a successful rename: no such file, ignored
+	if err := tmp.Chmod(0o600); err != nil {
+		tmp.Close()
+		return err
+	}
+	if _, err := tmp.Write(data); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Sync(); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	return os.Rename(tmp.Name(), path)
+}
+
+type storedFile struct {
+	id   string
+	size int64
+	mod  time.Time
+}
+
+func (st *SessionStore) files() []storedFile {
+	ents, err := os.ReadDir(st.dir)
+	if err != nil {
+		st.log.Warn("cannot list sessions", "dir", st.dir, "err", err)
+		return nil
+	}
+	var out []storedFile
+	for _, e := range ents {
+		id, ok := strings.CutSuffix(e.Name(), ".json")
+		if !ok || !validID(id) || !e.Type().IsRegular() {
+			continue
+		}
+		info, err := e.Info()
+		if err != nil {
+			continue
+		}
+		out = append(out, storedFile{id: id, size: info.Size(), mod: info.ModTime()})
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].mod.After(out[j].mod) }) // newest first
+	return out
+}
+
+// prune drops the least recently written sessions beyond the bounds,
+// never keep (the session just saved).
+func (st *SessionStore) prune(keep string) {
+	var total int64
+	n := 0
+	for _, f := range st.files() {
+		total += f.size
+		n++
+		if f.id == keep || (n <= st.MaxSessions && total <= st.MaxBytes) {
+			continue
+		}
+		if err := os.Remove(st.path(f.id)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			st.log.Warn("cannot drop old session", "session", f.id, "err", err)
+			continue
+		}
+		st.log.Info("dropped old session to stay within bounds", "session", f.id)
+		total -= f.size
+		n--
+	}
+}
+
+// Restored is a session read back from its file, with its proposals.
+type Restored struct {
+	Session   *Session
+	Proposals []SavedProposal
+}
+
+// Load reads every session of the workspace, newest first. A file that is
+// corrupted or of another version is logged, renamed to .bad, and
+// skipped.
+func (st *SessionStore) Load() []Restored {
+	var out []Restored
+	for _, sf := range st.files() {
+		r, err := st.load(sf.id)
+		if err != nil {
+			st.log.Warn("session file ignored; starting that session afresh", "session", sf.id, "err", err)
+			if err := os.Rename(st.path(sf.id), st.path(sf.id)+".bad"); err != nil {
+				st.log.Warn("cannot set the session file aside", "session", sf.id, "err", err)
+			}
+			continue
+		}
+		out = append(out, r)
+	}
+	return out
+}
+
+// LoadOne reads one session (another server may have saved it).
+func (st *SessionStore) LoadOne(id string) (Restored, error) {
+	if !validID(id) {
+		return Restored{}, fmt.Errorf("invalid session id %q", id)
+	}
+	return st.load(id)
+}
+
+func (st *SessionStore) load(id string) (Restored, error) {
+	data, err := os.ReadFile(st.path(id))
+	if err != nil {
+		return Restored{}, err
+	}
+	var f sessionFile
+	if err := json.Unmarshal(data, &f); err != nil {
+		return Restored{}, fmt.Errorf("parse %s: %w", st.path(id), err)
+	}
+	if f.Version != sessionFileVersion {
+		return Restored{}, fmt.Errorf("%s has version %d, this agentls reads version %d", st.path(id), f.Version, sessionFileVersion)
+	}
+	if f.ID != id {
+		return Restored{}, fmt.Errorf("%s holds session %q", st.path(id), f.ID)
+	}
+	if f.Known == nil {
+		f.Known = map[string]string{}
+	}
+	return Restored{Session: &Session{id: id, st: f.sessionState}, Proposals: f.Proposals}, nil
+}
+
+// Delete removes one session's file; a missing file is not an error.
+func (st *SessionStore) Delete(id string) error {
+	if !validID(id) {
+		return fmt.Errorf("invalid session id %q", id)
+	}
+	if err := os.Remove(st.path(id)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("delete session %s: %w", id, err)
+	}
+	return nil
+}
+
+// Clear removes every session of the workspace.
+func (st *SessionStore) Clear() error {
+	var errs []error
+	for _, f := range st.files() {
+		errs = append(errs, st.Delete(f.id))
+	}
+	return errors.Join(errs...)
+}
+
+// redactHistory copies h with secrets removed from message texts and tool
+// arguments.
+func redactHistory(h []HistoryMessage, redact *Redactor) []HistoryMessage {
+	out := make([]HistoryMessage, len(h))
+	for i, m := range h {
+		msg := m.Message
+		msg.Content = redact.String(msg.Content)
+		msg.MultiContent = nil
+		if len(msg.ToolCalls) > 0 {
+			msg.ToolCalls = slices.Clone(msg.ToolCalls)
+			for j := range msg.ToolCalls {
+				msg.ToolCalls[j].Function.Arguments = redact.String(msg.ToolCalls[j].Function.Arguments)
+			}
+		}
+		out[i] = HistoryMessage{Message: msg, Summary: m.Summary}
+	}
+	return out
+}

@@ -1,0 +1,310 @@
+package lspserver
+
+import (
+	"context"
+	"slices"
+	"sort"
+	"sync"
+	"time"
+
+	"github.com/agentls/agentls/agent"
+	"github.com/agentls/agentls/lspserver/proposal"
+	"github.com/agentls/agentls/tools"
+)
+
+// Sessions (part of runs): a session is one conversation with the agent,
+// its runs and its pending proposals (agent.Session). agentls.run without
+// sessionId starts one, with sessionId continues it. Sessions are saved
+// per workspace (agent.SessionStore: atomic, owner-only, bounded) after
+// every staged change, run end and review decision, and restored when the
+// server starts: each restored proposal is put back into review and
+// rebased onto the document as it is now (hunks the user's edits touched
+// become conflicted).
+
+// Session commands and requests (docs/protocol.md).
+const (
+	MethodSessions       = "agentls/sessions"
+	CommandDeleteSession = "agentls.deleteSession"
+	CommandClearSessions = "agentls.clearSessions"
+)
+
+// NoSessionState as RunOptions.StateDir keeps sessions in memory only.
+const NoSessionState = "-"
+
+// SessionsResult is the result of agentls/sessions, newest first.
+type SessionsResult struct {
+	Sessions []SessionInfo `json:"sessions"`
+}
+
+// SessionInfo describes one session.
+type SessionInfo struct {
+	ID      string `json:"id"`
+	Title   string `json:"title"`
+	Updated string `json:"updated"` // RFC 3339
+	Runs    int    `json:"runs"`
+	Pending int    `json:"pending"` // hunks awaiting review
+}
+
+// SessionArgs is arguments[0] of agentls.deleteSession.
+type SessionArgs struct {
+	SessionID string `json:"sessionId"`
+}
+
+// sessionsState is the server's sessions.
+type sessionsState struct {
+	once  sync.Once
+	mu    sync.Mutex
+	byID  map[string]*agent.Session
+	store *agent.SessionStore // nil: not persisted
+}
+
+// sessions returns the sessions, restoring the saved ones on first use
+// (after initialize, when the workspace folders are known).
+func (s *Server) sessions() *sessionsState {
+	ss := &s.sess
+	ss.once.Do(func() {
+		ss.byID = map[string]*agent.Session{}
+		opts := s.runs.cfg.options()
+		dir := opts.StateDir
+		folders := s.view.Folders()
+		if dir == NoSessionState || len(folders) == 0 {
+			return
+		}
+		if dir == "" {
+			d, err := agent.DefaultStateDir(opts.Env)
+			if err != nil {
+				s.log.Warn("sessions are not saved", "err", err)
+				return
+			}
+			dir = d
+		}
+		st, err := agent.OpenSessionStore(dir, folders[0], s.log)
+		if err != nil {
+			s.log.Warn("sessions are not saved: the state directory is not usable", "err", err)
+			return
+		}
+		ss.store = st
+		s.restoreSessions(st)
+	})
+	return ss
+}
+
+// restoreSessions loads the workspace's saved sessions and puts their
+// proposals back into review, rebased onto the current text.
+func (s *Server) restoreSessions(st *agent.SessionStore) {
+	restored := st.Load()
+	n := 0
+	for _, r := range restored {
+		s.sess.byID[r.Session.ID()] = r.Session
+		for _, p := range r.Proposals {
+			if !s.inWorkspace(p.Path) {
+				s.log.Warn("restored proposal outside the workspace ignored", "session", r.Session.ID(), "path", p.Path)
+				continue
+			}
+			s.stagePreview(p.RunID, tools.StagedFile{Path: p.Path, Base: p.Base, Text: p.Proposed, Created: p.Created})
+			s.forgetRun(p.RunID)
+			n++
+		}
+	}
+	if len(restored) > 0 {
+		s.log.Info("sessions restored", "sessions", len(restored), "proposals", n, "dir", st.Dir())
+	}
+}
+
+// inWorkspace reports whether path lies in a workspace folder.
+func (s *Server) inWorkspace(path string) bool {
+	for _, dir := range s.view.Folders() {
+		if _, ok := relPath(dir, path); ok {
+			return true
+		}
+	}
+	return false
+}
+
+// session returns the session to run in: a new one for id "", else the
+// known (or saved by another server) session id.
+func (s *Server) session(id string) (*agent.Session, error) {
+	ss := s.sessions()
+	ss.mu.Lock()
+	defer ss.mu.Unlock()
+	if id == "" {
+		sess := agent.NewSession("")
+		ss.byID[sess.ID()] = sess
+		return sess, nil
+	}
+	if sess, ok := ss.byID[id]; ok {
+		return sess, nil
+	}
+	if ss.store != nil {
+		if r, err := ss.store.LoadOne(id); err == nil {
+			ss.byID[id] = r.Session
+			return r.Session, nil
+		}
+	}
+	return nil, invalidParams("%s: no session %q in this workspace (%s lists them)", CommandRun, id, MethodSessions)
+}
+
+// sessionOfRun finds the session a run belongs to.
+func (s *Server) sessionOfRun(runID string) *agent.Session {
+	if r := s.runs.reg.get(runID); r != nil && r.session != nil {
+		return r.session
+	}
+	ss := s.sessions()
+	ss.mu.Lock()
+	defer ss.mu.Unlock()
+	for _, sess := range ss.byID {
+		if sess.HasRun(runID) {
+			return sess
+		}
+	}
+	return nil
+}
+
+// saveSession writes sess with its pending proposals; failures are
+// logged (the session lives on in memory).
+func (s *Server) saveSession(sess *agent.Session) {
+	ss := s.sessions()
+	if ss.store == nil || sess == nil {
+		return
+	}
+	ss.mu.Lock()
+	known := ss.byID[sess.ID()] == sess
+	ss.mu.Unlock()
+	if !known {
+		return // deleted meanwhile
+	}
+	var props []agent.SavedProposal
+	for _, p := range s.rv().store.List("") {
+		if !sess.HasRun(p.RunID) {
+			continue
+		}
+		if res := p.Result(); res != p.Text || (p.Created && hasPending(p)) {
+			props = append(props, agent.SavedProposal{RunID: p.RunID, Path: p.Path, Base: p.Text, Proposed: res, Created: p.Created})
+		}
+	}
+	cfg, _, _ := s.loadConfig()
+	if err := ss.store.Save(sess, props, agent.NewRedactor(cfg.APIKey())); err != nil {
+		s.log.Warn("session not saved", "session", sess.ID(), "err", err)
+	}
+}
+
+func hasPending(p proposal.Proposal) bool {
+	return slices.ContainsFunc(p.Hunks, func(h proposal.Hunk) bool { return h.Status != proposal.StatusConflicted })
+}
+
+// proposalStates is what a follow-up run is told about the session's
+// proposals still in review.
+func (s *Server) proposalStates(sess *agent.Session) []agent.ProposalState {
+	var out []agent.ProposalState
+	for _, p := range s.rv().store.List("") {
+		if !sess.HasRun(p.RunID) {
+			continue
+		}
+		st := agent.ProposalState{RunID: p.RunID, Path: p.Path}
+		for _, h := range p.Hunks {
+			if h.Status == proposal.StatusConflicted {
+				st.Conflicted++
+				st.Reasons = append(st.Reasons, h.Reason)
+			} else {
+				st.Pending++
+			}
+		}
+		out = append(out, st)
+	}
+	return out
+}
+
+// sessionsRequest answers agentls/sessions.
+func (s *Server) sessionsRequest(context.Context, *struct{}) (*SessionsResult, error) {
+	ss := s.sessions()
+	ss.mu.Lock()
+	list := make([]*agent.Session, 0, len(ss.byID))
+	for _, sess := range ss.byID {
+		list = append(list, sess)
+	}
+	ss.mu.Unlock()
+	pending := map[string]int{}
+	for _, p := range s.rv().store.List("") {
+		pending[p.RunID] += len(p.Hunks)
+	}
+	out := &SessionsResult{Sessions: []SessionInfo{}}
+	infos := make([]agent.SessionInfo, 0, len(list))
+	for _, sess := range list {
+		infos = append(infos, sess.Info())
+	}
+	sort.Slice(infos, func(i, j int) bool {
+		if !infos[i].Updated.Equal(infos[j].Updated) {
+			return infos[i].Updated.After(infos[j].Updated)
+		}
+		return infos[i].ID < infos[j].ID
+	})
+	for _, in := range infos {
+		if len(in.Runs) == 0 {
+			continue // started, but its first run never began
+		}
+		n := 0
+		for _, id := range in.Runs {
+			n += pending[id]
+		}
+		out.Sessions = append(out.Sessions, SessionInfo{ID: in.ID, Title: in.Title, Updated: in.Updated.Format(time.RFC3339), Runs: len(in.Runs), Pending: n})
+	}
+	return out, nil
+}
+
+// latestSession is the most recently updated session with runs, nil if
+// none.
+func (s *Server) latestSession() *SessionInfo {
+	res, _ := s.sessionsRequest(context.Background(), nil)
+	if len(res.Sessions) == 0 {
+		return nil
+	}
+	return &res.Sessions[0]
+}
+
+// deleteSessionCommand implements agentls.deleteSession: the session is
+// forgotten and its file removed; its proposals stay in review until
+// decided (they are no longer saved).
+func (s *Server) deleteSessionCommand(a SessionArgs) (any, error) {
+	if a.SessionID == "" {
+		return nil, invalidParams("%s: arguments[0].sessionId is required", CommandDeleteSession)
+	}
+	ss := s.sessions()
+	ss.mu.Lock()
+	sess, ok := ss.byID[a.SessionID]
+	if ok && sess.Active() != "" {
+		ss.mu.Unlock()
+		return nil, requestFailed("%s: session %s has a run in progress; cancel it first", CommandDeleteSession, a.SessionID)
+	}
+	delete(ss.byID, a.SessionID)
+	ss.mu.Unlock()
+	if ss.store != nil {
+		if err := ss.store.Delete(a.SessionID); err != nil {
+			return nil, requestFailed("%s: %v", CommandDeleteSession, err)
+		}
+	}
+	return map[string]bool{"deleted": ok}, nil
+}
+
+// clearSessionsCommand implements agentls.clearSessions: every session of
+// the workspace without a run in progress is forgotten and its file
+// removed.
+func (s *Server) clearSessionsCommand() (any, error) {
+	ss := s.sessions()
+	ss.mu.Lock()
+	var ids []string
+	for id, sess := range ss.byID {
+		if sess.Active() == "" {
+			ids = append(ids, id)
+			delete(ss.byID, id)
+		}
+	}
+	ss.mu.Unlock()
+	if ss.store != nil {
+		for _, id := range ids {
+			if err := ss.store.Delete(id); err != nil {
+				return nil, requestFailed("%s: %v", CommandClearSessions, err)
+			}
+		}
+	}
+	return map[string]int{"deleted": len(ids)}, nil
+}
