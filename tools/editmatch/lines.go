@@ -1,6 +1,7 @@
 package editmatch
 
 import (
+	"fmt"
 	"strconv"
 	"strings"
 )
@@ -296,10 +297,8 @@ func replaceWindows(text string, lines []fileLine, ws []window, e Edit, eq Equiv
 		case MatchIndentShift:
 			repl, err = shiftLines(repl, w.shift, w.firstWhole)
 		case MatchIndentMap:
-			// A blank first line of old_string matched at a line start puts
-			// new_string's first line at that line start too.
-			whole := w.firstWhole || (isBlank(strings.TrimSuffix(e.Old[:strings.IndexByte(e.Old+"\n", '\n')], "\r")) && w.start == lines[w.line].start)
-			repl, err = remapLines(repl, w.imap, whole)
+			whole := firstWhole(splitOldLines(e.Old), w, lines)
+			repl, err = remapLines(repl, w.imap, whole, fmt.Sprintf("at line %d", w.line+1))
 		case MatchTypography:
 			span := strings.ReplaceAll(text[w.start:w.end], "\r\n", "\n")
 			repl = keepFileChars(span, strings.ReplaceAll(e.Old, "\r\n", "\n"), repl)

@@ -2,6 +2,7 @@ package editmatch
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -133,9 +134,7 @@ func Apply(text string, e Edit) (Outcome, error) {
 			}
 			var ms []indentMap
 			cands, ms, err = findMapped(lines, oldLines, limit)
-			for i := range cands {
-				cands[i].imap = ms[i]
-			}
+			cands, err = convertible(cands, ms, e, err, lines)
 		case MatchTypography:
 			if e.ReplaceAll {
 				continue
@@ -153,8 +152,25 @@ func Apply(text string, e Edit) (Outcome, error) {
 		if e.ReplaceAll && eq > MatchLineEndings {
 			return Outcome{}, refusef("old_string was found only after ignoring %s, and replace_all needs an exact match (or one differing only in line endings); copy the text exactly", eq)
 		}
+		if eq == MatchIndentShift && !e.ReplaceAll {
+			// The indentation-mapping rung is another reading of the same
+			// drift: a window it finds elsewhere makes the shift ambiguous
+			// ("    }" is "}" shifted, or "\t}" written with spaces).
+			mw, ms, merr := findMapped(lines, oldLines, limit)
+			if mw, merr = convertible(mw, ms, e, merr, lines); merr == nil {
+				if all := mergeWindows(cands, mw); len(all) > 1 {
+					return Outcome{}, ambiguous(all, MatchIndentShift)
+				}
+			}
+		}
 		if len(cands) > 1 && !e.ReplaceAll {
 			return Outcome{}, ambiguous(cands, eq)
+		}
+		if eq == MatchIndentShift && !e.ReplaceAll {
+			if m, ok := rescaleShift(lines, oldLines, e.New, cands[0]); ok {
+				cands[0].imap = m
+				return replaceWindows(text, lines, cands, e, MatchIndentMap)
+			}
 		}
 		return replaceWindows(text, lines, cands, e, eq)
 	}
@@ -219,7 +235,25 @@ func ambiguous(cands []window, eq Equivalence) error {
 	if len(cands) > maxListedLines {
 		n = fmt.Sprintf("more than %d", maxListedLines)
 	}
-	return refusef("old_string matches %s places after ignoring %s (lines %s); include more surrounding lines to make it unique", n, eq, joinInts(candidateLines(cands), maxListedLines))
+	what := eq.String()
+	if eq == MatchIndentShift {
+		what = "how indentation is written"
+	}
+	return refusef("old_string matches %s places after ignoring %s (lines %s); include more surrounding lines to make it unique", n, what, joinInts(candidateLines(cands), maxListedLines))
+}
+
+// mergeWindows is a and b in line order, without repeating a line.
+func mergeWindows(a, b []window) []window {
+	seen := map[int]bool{}
+	var out []window
+	for _, w := range append(append([]window(nil), a...), b...) {
+		if !seen[w.line] {
+			seen[w.line] = true
+			out = append(out, w)
+		}
+	}
+	slices.SortFunc(out, func(x, y window) int { return x.line - y.line })
+	return out
 }
 
 // leadingIndent returns the whitespace between the start of the line
@@ -316,4 +350,35 @@ func AdaptEOL(s, eol string) string {
 		return strings.ReplaceAll(s, "\r\n", "\n")
 	}
 	return s
+}
+
+// convertible keeps the indentation-mapped windows under whose mapping
+// new_string converts exactly: a mapping that cannot express new_string is
+// not what the model meant (4 spaces read as 2 tabs when new_string adds a
+// line 2 spaces deeper). When none is left, the first one's conversion
+// error is the refusal.
+func convertible(ws []window, ms []indentMap, e Edit, err error, lines []fileLine) ([]window, error) {
+	if err != nil || len(ws) == 0 {
+		return nil, err
+	}
+	nw := strings.ReplaceAll(e.New, "\r\n", "\n")
+	old := splitOldLines(e.Old)
+	var out []window
+	for i := range ws {
+		ws[i].imap = ms[i]
+	}
+	for _, w := range ws {
+		if _, cerr := remapLines(nw, w.imap, firstWhole(old, w, lines), ""); cerr == nil {
+			out = append(out, w)
+		}
+	}
+	if len(out) == 0 {
+		where := "at line " + joinInts(candidateLines(ws), maxListedLines)
+		if len(ws) > 1 {
+			where = "at lines " + joinInts(candidateLines(ws), maxListedLines)
+		}
+		_, err := remapLines(nw, ws[0].imap, firstWhole(old, ws[0], lines), where)
+		return nil, err
+	}
+	return out, nil
 }

@@ -269,17 +269,38 @@ func keepFileChars(span, old, nw string) string {
 			delO = append(delO, i)
 			i++
 		default:
-			if len(delO) > 0 {
-				k := delO[0]
-				delO = delO[1:]
-				out = append(out, mergeLine(f[k], o[k], n[j]))
-			} else {
+			// Pair the inserted line with the first removed line it shares
+			// most of its text with (an edited line); else it is new.
+			paired := false
+			for x, k := range delO {
+				if shared(o[k], n[j])*2 >= len(o[k]) {
+					out = append(out, mergeLine(f[k], o[k], n[j]))
+					delO = delO[x+1:]
+					paired = true
+					break
+				}
+			}
+			if !paired {
 				out = append(out, n[j])
 			}
 			j++
 		}
 	}
 	return strings.Join(out, "\n")
+}
+
+// shared is the length of the common prefix plus common suffix of a and
+// b (not overlapping).
+func shared(a, b string) int {
+	p := 0
+	for p < len(a) && p < len(b) && a[p] == b[p] {
+		p++
+	}
+	s := 0
+	for s < len(a)-p && s < len(b)-p && a[len(a)-1-s] == b[len(b)-1-s] {
+		s++
+	}
+	return p + s
 }
 
 // mergeLine is the model's changed line nw (from old line o) with the

@@ -88,7 +88,7 @@ func TestIndentMapping(t *testing.T) {
 		text:    goFunc,
 		old:     "    if x > 0 {\n        return x\n    }",
 		new:     "    if x > 0 {\n      return x\n    }",
-		refusal: "old_string matched with its indentation written differently (4 spaces in old_string ↔ 1 tab in the file), but line 2 of new_string is indented by 6 spaces, which does not convert to a whole indentation under that mapping; indent new_string as the file does",
+		refusal: "old_string matched at line 2 with its indentation written differently (4 spaces in old_string ↔ 1 tab in the file), but line 2 of new_string is indented by 6 spaces, which does not convert to a whole indentation under that mapping; indent new_string as the file does",
 	}, {
 		name:    "inconsistent mapping is not a match",
 		text:    "\tif a {\n\t\tb()\n\t}\n",

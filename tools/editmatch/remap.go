@@ -174,6 +174,18 @@ func (m indentMap) String() string {
 // mid-line when old's first line is not indented; the last may stop
 // mid-line.
 func mapWindow(lines []fileLine, old []string, budget *int) (window, indentMap, bool) {
+	w, pairs, ok := windowPairs(lines, old, budget)
+	if !ok || len(pairs) == 0 {
+		return w, indentMap{}, false
+	}
+	m, ok := inferIndentMap(pairs)
+	return w, m, ok
+}
+
+// windowPairs matches old against lines ignoring how indentation is
+// written and returns the indentation pairs of the lines whose
+// indentation is known.
+func windowPairs(lines []fileLine, old []string, budget *int) (window, []indentPair, bool) {
 	n := len(old)
 	var pairs []indentPair
 	var w window
@@ -184,26 +196,26 @@ func mapWindow(lines []fileLine, old []string, budget *int) (window, indentMap, 
 	switch {
 	case n == 1:
 		if oi0 == "" || or0 == "" {
-			return w, indentMap{}, false
+			return w, nil, false
 		}
 		fi, fr := splitIndent(lines[0].content)
 		k, ok := prefixLen(fr, strings.TrimLeft(ol0, " \t"))
 		if !ok {
-			return w, indentMap{}, false
+			return w, nil, false
 		}
 		pairs = append(pairs, indentPair{oi0, fi})
 		w.start, w.end, w.firstWhole = lines[0].start, lines[0].start+len(fi)+k, true
 	case oi0 != "" && or0 != "":
 		fi, fr := splitIndent(trimRight(lines[0].content))
 		if fr != or0 {
-			return w, indentMap{}, false
+			return w, nil, false
 		}
 		pairs = append(pairs, indentPair{oi0, fi})
 		w.start, w.firstWhole = lines[0].start, true
 	default:
 		tf, to := trimRight(lines[0].content), trimRight(ol0)
 		if !strings.HasSuffix(tf, to) {
-			return w, indentMap{}, false
+			return w, nil, false
 		}
 		w.start = lines[0].start + len(tf) - len(to)
 	}
@@ -216,7 +228,7 @@ func mapWindow(lines []fileLine, old []string, budget *int) (window, indentMap, 
 			}
 			if isBlank(ol) {
 				if !strings.HasPrefix(fl, ol) {
-					return w, indentMap{}, false
+					return w, nil, false
 				}
 				w.end = lines[j].start + len(ol)
 				break
@@ -225,7 +237,7 @@ func mapWindow(lines []fileLine, old []string, budget *int) (window, indentMap, 
 			oi, or := splitIndent(ol)
 			k, ok := prefixLen(fr, or)
 			if !ok {
-				return w, indentMap{}, false
+				return w, nil, false
 			}
 			pairs = append(pairs, indentPair{oi, fi})
 			w.end = lines[j].start + len(fi) + k
@@ -233,28 +245,24 @@ func mapWindow(lines []fileLine, old []string, budget *int) (window, indentMap, 
 		}
 		if isBlank(fl) || isBlank(ol) {
 			if !(isBlank(fl) && isBlank(ol)) {
-				return w, indentMap{}, false
+				return w, nil, false
 			}
 			continue
 		}
 		fi, fr := splitIndent(trimRight(fl))
 		oi, or := splitIndent(trimRight(ol))
 		if fr != or {
-			return w, indentMap{}, false
+			return w, nil, false
 		}
 		pairs = append(pairs, indentPair{oi, fi})
 	}
-	if len(pairs) == 0 {
-		return w, indentMap{}, false
-	}
-	m, ok := inferIndentMap(pairs)
-	return w, m, ok
+	return w, pairs, true
 }
 
 // remapLines re-indents new_string (LF line breaks) with m. The first line
 // is left alone unless old_string's first line was matched from its line
 // start; blank lines are left alone.
-func remapLines(s string, m indentMap, firstWhole bool) (string, error) {
+func remapLines(s string, m indentMap, firstWhole bool, where string) (string, error) {
 	parts := strings.Split(s, "\n")
 	for i, p := range parts {
 		if (i == 0 && !firstWhole) || isBlank(p) {
@@ -263,7 +271,7 @@ func remapLines(s string, m indentMap, firstWhole bool) (string, error) {
 		ind, rest := splitIndent(p)
 		conv, ok := m.convert(ind)
 		if !ok {
-			return "", refusef("old_string matched with its indentation written differently (%s), but line %d of new_string is indented by %s, which does not convert to a whole indentation under that mapping; indent new_string as the file does", m, i+1, describeIndentOrNone(ind))
+			return "", refusef("old_string matched %s with its indentation written differently (%s), but line %d of new_string is indented by %s, which does not convert to a whole indentation under that mapping; indent new_string as the file does", where, m, i+1, describeIndentOrNone(ind))
 		}
 		parts[i] = conv + rest
 	}
@@ -298,4 +306,112 @@ func findMapped(lines []fileLine, old []string, limit int) ([]window, []indentMa
 		}
 	}
 	return ws, ms, nil
+}
+
+// The uniform shift rung cannot tell "2 spaces more" from "2-space steps
+// written for 4-space ones" when old_string sits at one depth: both fit.
+// They differ on the lines new_string adds at other depths. When
+// new_string shows the model's step (the differences between its
+// indentation widths) and the file's own step differs, the lines are
+// rescaled instead of shifted, so an added nested line lands one file
+// step deeper, not one model step.
+
+// plausibleSteps are the indentation steps rescaling considers.
+var plausibleSteps = map[int]bool{2: true, 3: true, 4: true, 8: true}
+
+// fileStep is the file's indentation step in spaces: the most common
+// increase of indentation between consecutive non-blank space-indented
+// lines; 0 when there is none.
+func fileStep(lines []fileLine) int {
+	counts := map[int]int{}
+	prev := -1
+	for _, l := range lines {
+		if isBlank(l.content) {
+			continue
+		}
+		ind, _ := splitIndent(l.content)
+		if strings.Trim(ind, " ") != "" {
+			prev = -1
+			continue
+		}
+		if prev >= 0 && len(ind) > prev {
+			counts[len(ind)-prev]++
+		}
+		prev = len(ind)
+	}
+	best, n := 0, 0
+	for d, c := range counts {
+		if c > n || (c == n && d < best) {
+			best, n = d, c
+		}
+	}
+	return best
+}
+
+// modelStep is the indentation step old_string and new_string show: the
+// gcd of their space indentation widths (the model's indentation is
+// counted from column 0); 0 when they show fewer than two different
+// widths (one width is no evidence of a step) or use anything but spaces.
+func modelStep(old []string, nw string, firstWhole bool) int {
+	g := 0
+	widths := map[int]bool{}
+	for _, ls := range [][]string{old, strings.Split(strings.ReplaceAll(nw, "\r\n", "\n"), "\n")} {
+		for i, l := range ls {
+			if (i == 0 && !firstWhole) || isBlank(l) {
+				continue
+			}
+			ind, _ := splitIndent(l)
+			if strings.Trim(ind, " ") != "" {
+				return 0
+			}
+			g = gcd(g, len(ind))
+			widths[len(ind)] = true
+		}
+	}
+	if len(widths) < 2 {
+		return 0
+	}
+	return g
+}
+
+// rescaleShift returns the indentation map to use instead of a uniform
+// shift of spaces, when the model's and the file's steps differ (see
+// above); ok is false to keep the shift.
+func rescaleShift(lines []fileLine, old []string, nw string, w window) (indentMap, bool) {
+	if w.shift.delta == "" || strings.Trim(w.shift.delta, " ") != "" {
+		return indentMap{}, false
+	}
+	ms, fs := modelStep(old, nw, w.firstWhole), fileStep(lines)
+	if ms == fs || !plausibleSteps[ms] || !plausibleSteps[fs] {
+		return indentMap{}, false
+	}
+	budget := len(old) + 1
+	_, pairs, ok := windowPairs(lines[w.line:w.line+len(old)], old, &budget)
+	if !ok || len(pairs) == 0 {
+		return indentMap{}, false
+	}
+	g := gcd(fs, ms)
+	m := indentMap{oc: ' ', fc: ' ', num: fs / g, den: ms / g, unit: ms}
+	for _, p := range pairs {
+		// Pure scaling only: the model counts its indentation from column 0.
+		if c, ok := m.convert(p.old); !ok || c != p.file {
+			return indentMap{}, false
+		}
+	}
+	nw = strings.ReplaceAll(nw, "\r\n", "\n")
+	whole := firstWhole(old, w, lines)
+	shifted, err1 := shiftLines(nw, w.shift, whole)
+	scaled, err2 := remapLines(nw, m, whole, "")
+	if err1 != nil || err2 != nil || shifted == scaled {
+		return indentMap{}, false // keep the shift (and its refusal)
+	}
+	return m, true
+}
+
+// firstWhole reports whether new_string's first line is re-indented: when
+// old_string's first line was matched from its line start, or is blank and
+// the match starts at a line start (new_string's first line then starts
+// there too).
+func firstWhole(old []string, w window, lines []fileLine) bool {
+	return w.firstWhole || (isBlank(old[0]) && w.start == lines[w.line].start)
 }
