@@ -18,3 +18,10 @@ test:
 
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem ./...
+
+# fuzz: each fuzz target for a bounded time, starting from its committed
+# corpus (testdata/fuzz/<target>); CI runs it after the tests.
+FUZZTIME ?= 15s
+fuzz:
+	$(GO) test -run '^$$' -fuzz '^FuzzEditLadder$$' -fuzztime $(FUZZTIME) ./tools/editmatch
+	$(GO) test -run '^$$' -fuzz '^FuzzLineDFA$$' -fuzztime $(FUZZTIME) ./tools/grepengine

@@ -11,7 +11,8 @@ import (
 // FuzzEditLadder feeds arbitrary texts and edits to the ladder and checks
 // the properties that must hold whatever the input:
 //   - it never panics, and every refusal is a *Refusal;
-//   - a unique exact occurrence is replaced exactly there;
+//   - a unique exact occurrence is replaced exactly there (lines added by
+//     a one-line old_string after a line's indentation get it too);
 //   - an accepted fuzzy match starts at the reported line, and the text it
 //     replaced equals old_string once whitespace is ignored;
 //   - everything before the first touched line is left as it was;
@@ -66,7 +67,11 @@ func FuzzEditLadder(f *testing.F) {
 			if i < 0 {
 				t.Fatalf("exact match reported but old_string absent")
 			}
-			want := text[:i] + AdaptEOL(new, eolOf(text, i, i+len(old))) + text[i+len(old):]
+			repl := new
+			if !strings.Contains(old, "\n") {
+				repl = indentAdded(repl, leadingIndent(text, i))
+			}
+			want := text[:i] + AdaptEOL(repl, eolOf(text, i, i+len(old))) + text[i+len(old):]
 			if out.Text != want {
 				t.Fatalf("exact replacement differs:\n got %q\nwant %q", out.Text, want)
 			}

@@ -27,7 +27,7 @@ const hintOthers = 4
 
 // hintBudget bounds the line comparisons of the bigram similarity; past
 // it only whitespace-insensitive equality is scored.
-const hintBudget = 4_000_000
+const hintBudget = 1_000_000
 
 // looseKey is a line with all whitespace dropped and typographic runes in
 // ASCII: lines with the same key differ only in what the ladder's rungs
