@@ -12,8 +12,9 @@ import (
 // CRLF, trailing whitespace, repeated "}" lines, near-duplicate lines), a
 // region picked in each, and an old_string copied from it with the kinds of
 // drift models produce. The generator knows the one right answer, so every
-// accepted edit is checked to land exactly there, and the cases that must
-// be refused (ambiguous, tabs versus spaces) are checked to be refused.
+// accepted edit is checked to land exactly there (tabs written as spaces
+// included), and the ambiguous cases are checked to be refused. The
+// real-file corpus is in realcorpus_test.go.
 
 // drift kinds applied to old_string and new_string.
 const (
