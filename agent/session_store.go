@@ -99,7 +99,11 @@ func OpenSessionStore(stateDir, folder string, log *slog.Logger) (*SessionStore,
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	sum := sha256.Sum256([]byte(filepath.Clean(folder)))
+	folder = filepath.Clean(folder)
+	if real, err := filepath.EvalSymlinks(folder); err == nil {
+		folder = real // the same key whether the folder was named through a symlink or not
+	}
+	sum := sha256.Sum256([]byte(folder))
 	dir := filepath.Join(stateDir, "sessions", hex.EncodeToString(sum[:8]))
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, fmt.Errorf("session dir: %w", err)

@@ -32,6 +32,7 @@ func main() {
 // usage is printed for --help and, on stderr, for unknown subcommands.
 const usage = `usage: agentls [serve] [flags]      serve LSP on stdin/stdout (what an editor starts)
        agentls run [flags] PROMPT     run one agent task headless
+       agentls sessions [--dir DIR]   list the saved agent sessions of a workspace
        agentls mcp [flags] ...        inspect configured MCP servers
        agentls version                print the version (also --version)
 
@@ -59,6 +60,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return serveMain(args, stdin, stdout, stderr)
 	case "run":
 		return runMain(args, stdin, stdout, stderr)
+	case "sessions":
+		return sessionsMain(args, stdout, stderr)
 	case "mcp":
 		return mcpMain(args, stdin, stdout, stderr)
 	case "version":

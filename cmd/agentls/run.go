@@ -21,7 +21,8 @@ import (
 )
 
 const runUsage = `usage: agentls run [--dir DIR] [--apply] [--model NAME] [--allow-commands]
-                   [--trust-workspace] [--record FILE | --replay FILE] PROMPT
+                   [--trust-workspace] [--record FILE | --replay FILE]
+                   [--continue | --session ID] PROMPT
 
 Runs one agent task on the files in DIR (default: the current directory).
 Model text and tool activity stream to stderr; the final answer and a
@@ -32,6 +33,13 @@ unless --apply is given.
 serves them again instead of calling a model (no model configuration,
 API key or network needed), failing with an error that names the turn
 when the run asks something the recording does not hold.
+
+Every run belongs to a session, saved under $XDG_STATE_HOME/agentls (the
+same sessions the editor sees, see 'agentls sessions'): --continue goes on
+with the latest session of DIR, --session ID with that one; the model then
+sees the earlier conversation, what was accepted or rejected (and why),
+and how the files changed since. Changes not applied stay pending in the
+session, for the editor to review.
 
 Exit status: 0 the run finished, 1 it failed or was cancelled (or --apply
 could not write everything), 2 bad usage or configuration.
@@ -45,6 +53,8 @@ type runFlags struct {
 	record, replay       string
 	apply, allowCommands bool
 	trustWorkspace       bool
+	cont                 bool   // --continue
+	session              string // --session
 }
 
 // parseRunFlags accepts flags before and after the prompt words. It
@@ -59,6 +69,8 @@ func parseRunFlags(args []string, stdout, stderr io.Writer) (runFlags, int) {
 	fs.BoolVar(&f.trustWorkspace, "trust-workspace", false, trustWorkspaceUsage)
 	fs.StringVar(&f.record, "record", "", "save the model's responses to `file` (a cassette)")
 	fs.StringVar(&f.replay, "replay", "", "answer from the cassette `file` instead of a model")
+	fs.BoolVar(&f.cont, "continue", false, "continue the latest session of --dir")
+	fs.StringVar(&f.session, "session", "", "continue the session `ID` (agentls sessions lists them)")
 	usage := func(w io.Writer) { fmt.Fprint(w, runUsage); printFlags(w, fs) }
 	words, code := parseInterleaved(fs, args, usage, stdout, stderr)
 	if code >= 0 {
@@ -68,6 +80,10 @@ func parseRunFlags(args []string, stdout, stderr io.Writer) (runFlags, int) {
 	if f.prompt == "" {
 		fmt.Fprintln(stderr, "agentls run: missing PROMPT")
 		usage(stderr)
+		return f, 2
+	}
+	if f.cont && f.session != "" {
+		fmt.Fprintln(stderr, "agentls run: --continue and --session cannot be used together")
 		return f, 2
 	}
 	if f.record != "" && f.replay != "" {
@@ -118,13 +134,16 @@ func runMain(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	logger := slog.New(redact.Handler(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn})))
 	view := workspace.New(workspace.Options{Folders: []string{dir}, Logger: logger})
 	p := &progress{w: stderr}
-	session := agent.NewSession("")
-	prepared, err := session.Prepare(agent.Setup{
+	cs, code := openCLISession(f, dir, logger, stderr)
+	if code >= 0 {
+		return code
+	}
+	prepared, err := cs.session.Prepare(agent.Setup{
 		Config:   cfg,
 		View:     view,
 		Approver: newTermApprover(stdin, stderr, f.allowCommands),
 		Logger:   logger,
-	}, agent.RunRequest{Prompt: f.prompt, OnEvent: p.event})
+	}, agent.RunRequest{Prompt: f.prompt, OnEvent: p.event, Proposals: cs.states()})
 	if err != nil {
 		fmt.Fprintf(stderr, "agentls run: %v\n", err)
 		return 2
@@ -143,7 +162,9 @@ func runMain(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	// On a terminal the answer was just streamed to stderr; printing it to
 	// the same screen again on stdout would show it twice.
 	echo := !(isTerminal(stdout) && isTerminal(stderr))
-	return finishRun(out, prepared.Env().Changes, view, f.apply, echo, stdout, stderr)
+	code = finishRun(out, prepared.Env().Changes, view, f.apply, echo, stdout, stderr)
+	cs.save(prepared.Env().Changes, f.apply && code == 0 && out.Status == agent.StatusFinished, cfg, stderr)
+	return code
 }
 
 // finishRun prints the answer and the diff, applies the changes when asked

@@ -1,0 +1,87 @@
+package main
+
+import (
+	"bytes"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/agentls/agentls/agent/llm/llmtest"
+)
+
+// agentls run saves its session; --continue and --session go on with it
+// (the model sees the earlier conversation and the change still pending),
+// and agentls sessions lists it.
+func TestRunContinueSession(t *testing.T) {
+	var mu sync.Mutex
+	var second *llmtest.ChatRequest
+	srv := llmtest.New(t, func(req *llmtest.ChatRequest) llmtest.Reply {
+		if !strings.Contains(req.LastUser(), "Rename") {
+			mu.Lock()
+			second = req
+			mu.Unlock()
+			return llmtest.Text("Noted.")
+		}
+		switch {
+		case !req.HasToolResult("r1"):
+			return llmtest.ToolCalls(llmtest.Call{ID: "r1", Name: "read_file", Args: `{"path":"a.txt"}`})
+		case !req.HasToolResult("e1"):
+			return llmtest.ToolCalls(llmtest.Call{ID: "e1", Name: "edit_file", Args: `{"path":"a.txt","old_string":"old","new_string":"new"}`})
+		}
+		return llmtest.Text("Renamed.")
+	})
+	cliEnv(t, srv)
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, "a.txt"), "old name\n", 0o644)
+
+	code, _, stderr := runCLI(t, "--dir", dir, "Rename old to new")
+	if code != 0 {
+		t.Fatalf("first run: %d\n%s", code, stderr)
+	}
+	m := regexp.MustCompile(`session ([0-9a-f]+) \(continue with`).FindStringSubmatch(stderr)
+	if m == nil {
+		t.Fatalf("no session id on stderr:\n%s", stderr)
+	}
+	id := m[1]
+
+	code, _, stderr = runCLI(t, "--dir", dir, "--continue", "What did you change?")
+	if code != 0 {
+		t.Fatalf("--continue: %d\n%s", code, stderr)
+	}
+	mu.Lock()
+	req := second
+	mu.Unlock()
+	if req == nil || !req.HasToolResult("r1") || !strings.Contains(req.LastUser(), "still awaiting review") || !strings.Contains(req.LastUser(), "What did you change?") {
+		t.Fatalf("the continued run's request: %+v", req)
+	}
+	if !strings.Contains(stderr, "session "+id) {
+		t.Fatalf("--continue used another session:\n%s", stderr)
+	}
+	if code, _, stderr = runCLI(t, "--dir", dir, "--session", id, "And now?"); code != 0 {
+		t.Fatalf("--session: %d\n%s", code, stderr)
+	}
+	if code, _, stderr = runCLI(t, "--dir", dir, "--session", "0123456789ab", "x"); code != 2 || !strings.Contains(stderr, "no session") {
+		t.Fatalf("unknown --session: %d\n%s", code, stderr)
+	}
+
+	var out, errb bytes.Buffer
+	if code := run([]string{"sessions", "--dir", dir}, strings.NewReader(""), &out, &errb); code != 0 {
+		t.Fatalf("agentls sessions: %d\n%s", code, errb.String())
+	}
+	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
+	if len(lines) != 2 || !strings.HasPrefix(lines[1], id) || !strings.Contains(lines[1], "Rename old to new") || !strings.Contains(lines[1], " 3 ") {
+		t.Fatalf("agentls sessions:\n%s", out.String())
+	}
+}
+
+// --continue with nothing saved is a usage error naming the directory.
+func TestRunContinueWithoutSession(t *testing.T) {
+	srv := llmtest.New(t, func(*llmtest.ChatRequest) llmtest.Reply { return llmtest.Text("x") })
+	cliEnv(t, srv)
+	dir := t.TempDir()
+	if code, _, stderr := runCLI(t, "--dir", dir, "--continue", "x"); code != 2 || !strings.Contains(stderr, "no saved session") {
+		t.Fatalf("--continue without sessions: %d\n%s", code, stderr)
+	}
+}
