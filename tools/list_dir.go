@@ -37,7 +37,7 @@ func listDir(_ context.Context, env *Env, p listDirParams) (Result, error) {
 		return Errorf("%v", err), nil
 	}
 	path := env.display(abs)
-	ents, err := os.ReadDir(abs)
+	ents, err := env.View.ReadDir(abs)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
 			return Errorf("directory not found: %s", path), nil

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
+	"os"
 	"path/filepath"
 	"syscall"
 )
@@ -103,7 +105,7 @@ func (d *Dir) Open(p string) (*File, error) {
 	if !within(p, d.folder) {
 		return nil, fmt.Errorf("open %s: %w", p, ErrOutside)
 	}
-	fd, err := d.openBeneath(p)
+	fd, err := d.openBeneath(p, 0)
 	if err != nil {
 		return nil, err
 	}
@@ -118,6 +120,33 @@ func (d *Dir) Open(p string) (*File, error) {
 		return nil, notRegular(p, sig.mode)
 	}
 	return &File{fd: fd, path: p, sig: sig}, nil
+}
+
+// ReadDir lists the directory p (inside a workspace folder), unsorted,
+// with the same confinement as OpenFile: a directory swapped for a symlink
+// to outside while being opened is refused, never listed.
+func (v *View) ReadDir(p string) ([]fs.DirEntry, error) {
+	d, err := v.OpenDir(p)
+	if err != nil {
+		return nil, err
+	}
+	defer d.Close()
+	return d.ReadDir(p)
+}
+
+// ReadDir lists the directory p below d; see View.ReadDir.
+func (d *Dir) ReadDir(p string) ([]fs.DirEntry, error) {
+	p = filepath.Clean(p)
+	if !within(p, d.folder) {
+		return nil, fmt.Errorf("list %s: %w", p, ErrOutside)
+	}
+	fd, err := d.openBeneath(p, syscall.O_DIRECTORY)
+	if err != nil {
+		return nil, err
+	}
+	f := os.NewFile(uintptr(fd), p)
+	defer f.Close()
+	return f.ReadDir(-1)
 }
 
 // Close releases the folder descriptor.

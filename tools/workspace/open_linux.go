@@ -39,7 +39,7 @@ func openDir(folder string) (*Dir, error) {
 // openBeneath opens p (inside d.folder) with the kernel refusing any
 // resolution that leaves the folder, or, without openat2, opens it without
 // following a final symlink and checks where the descriptor really is.
-func (d *Dir) openBeneath(p string) (int, error) {
+func (d *Dir) openBeneath(p string, extra int) (int, error) {
 	if d.fd >= 0 && !noOpenat2.Load() {
 		rel := "."
 		if p != d.folder {
@@ -48,7 +48,7 @@ func (d *Dir) openBeneath(p string) (int, error) {
 				rel = rel[1:]
 			}
 		}
-		how := unix.OpenHow{Flags: openFlags, Resolve: unix.RESOLVE_BENEATH | unix.RESOLVE_NO_MAGICLINKS}
+		how := unix.OpenHow{Flags: uint64(openFlags | extra), Resolve: unix.RESOLVE_BENEATH | unix.RESOLVE_NO_MAGICLINKS}
 		for range 64 {
 			fd, err := unix.Openat2(d.fd, rel, &how)
 			switch {
@@ -58,7 +58,7 @@ func (d *Dir) openBeneath(p string) (int, error) {
 				continue // EAGAIN: a concurrent rename raced the lookup
 			case err == unix.ENOSYS || err == unix.EPERM && !permDenied(p):
 				noOpenat2.Store(true)
-				return d.openChecked(p)
+				return d.openChecked(p, extra)
 			case err == unix.EXDEV || err == unix.ELOOP:
 				return -1, fmt.Errorf("open %s: %w: it resolves (through a symlink) to a place outside the workspace folder %s", p, ErrOutside, d.folder)
 			default:
@@ -67,7 +67,7 @@ func (d *Dir) openBeneath(p string) (int, error) {
 		}
 		return -1, fmt.Errorf("open %s: %w", p, &os.PathError{Op: "open", Path: p, Err: unix.EAGAIN})
 	}
-	return d.openChecked(p)
+	return d.openChecked(p, extra)
 }
 
 // permDenied tells a real permission error (the file is unreadable, which
@@ -80,11 +80,11 @@ func permDenied(p string) bool {
 // symlink, then ask the kernel where the descriptor points
 // (/proc/self/fd), or, without /proc, compare it with what the path names
 // now.
-func (d *Dir) openChecked(p string) (int, error) {
+func (d *Dir) openChecked(p string, extra int) (int, error) {
 	var fd int
 	var err error
 	for {
-		fd, err = unix.Open(p, openFlags|unix.O_NOFOLLOW, 0)
+		fd, err = unix.Open(p, openFlags|unix.O_NOFOLLOW|extra, 0)
 		if err != unix.EINTR {
 			break
 		}

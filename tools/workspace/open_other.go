@@ -18,11 +18,11 @@ func openDir(folder string) (*Dir, error) { return &Dir{folder: folder, fd: -1},
 // the descriptor: the path, walked again without following symlinks, must
 // name the same inode, so a directory swapped for a symlink during the open
 // is caught.
-func (d *Dir) openBeneath(p string) (int, error) {
+func (d *Dir) openBeneath(p string, extra int) (int, error) {
 	var fd int
 	var err error
 	for {
-		fd, err = syscall.Open(p, openFlags|syscall.O_NOFOLLOW, 0)
+		fd, err = syscall.Open(p, openFlags|syscall.O_NOFOLLOW|extra, 0)
 		if err != syscall.EINTR {
 			break
 		}

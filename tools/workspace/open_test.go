@@ -108,13 +108,14 @@ func swapLoop(t *testing.T, path, target, inside string, stop <-chan struct{}, w
 	})
 }
 
-// raceReads reads both a file and a file below a directory that are being
-// swapped for symlinks to outside, n times each, and fails if outside
-// content is ever returned.
+// raceReads reads (and lists) both a file and a file below a directory
+// that are being swapped for symlinks to outside, n times each, and fails
+// if outside content or names are ever returned.
 func raceReads(t *testing.T, n int) {
 	v, root := newTestView(t, Options{})
 	outside := tempRoot(t)
 	writeFile(t, filepath.Join(outside, "f.txt"), "OUTSIDE SECRET\n")
+	writeFile(t, filepath.Join(outside, "OUTSIDE-NAME.txt"), "")
 	writeFile(t, filepath.Join(root, "f.txt"), "inside\n")
 	writeFile(t, filepath.Join(root, "real", "f.txt"), "inside\n")
 	stop := make(chan struct{})
@@ -148,6 +149,13 @@ func raceReads(t *testing.T, n int) {
 			}
 			if err == nil {
 				ok++
+			}
+			if ents, err := v.ReadDir(filepath.Join(root, filepath.Dir(p))); err == nil {
+				for _, e := range ents {
+					if strings.Contains(e.Name(), "OUTSIDE") {
+						t.Fatalf("ReadDir %s listed the outside directory", filepath.Dir(p))
+					}
+				}
 			}
 			if f, err := v.OpenFile(filepath.Join(root, p)); err == nil {
 				buf := make([]byte, 64)

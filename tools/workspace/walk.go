@@ -75,7 +75,7 @@ func (w *walker) dir(path string, own bool) error {
 	if err := w.ctx.Err(); err != nil {
 		return err
 	}
-	entries, err := readDirUnsorted(path)
+	entries, err := w.v.ReadDir(path)
 	if err != nil {
 		w.v.log.Debug("walk: directory skipped", "dir", path, "err", err)
 		return nil
@@ -149,14 +149,4 @@ func (w *walker) pushRules(path string, entries []fs.DirEntry) {
 	if len(r.patterns) > 0 {
 		w.levels = append(w.levels, level{r, len(w.comps)})
 	}
-}
-
-// readDirUnsorted lists a directory without os.ReadDir's sort.
-func readDirUnsorted(path string) ([]fs.DirEntry, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	return f.ReadDir(-1)
 }
