@@ -68,7 +68,7 @@ func FuzzEditLadder(f *testing.F) {
 				t.Fatalf("exact match reported but old_string absent")
 			}
 			repl := new
-			if !strings.Contains(old, "\n") {
+			if onlyFirstLine(old) {
 				repl = indentAdded(repl, leadingIndent(text, i))
 			}
 			want := text[:i] + AdaptEOL(repl, eolOf(text, i, i+len(old))) + text[i+len(old):]

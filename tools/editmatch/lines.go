@@ -286,7 +286,7 @@ func candidateLines(ws []window) []int {
 func replaceWindows(text string, lines []fileLine, ws []window, e Edit, eq Equivalence) (Outcome, error) {
 	var b strings.Builder
 	prev, count := 0, 0
-	oneLine := !strings.Contains(e.Old, "\n")
+	oneLine := onlyFirstLine(e.Old)
 	for _, w := range ws {
 		if w.start < prev {
 			continue

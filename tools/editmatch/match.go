@@ -220,7 +220,7 @@ func exactEdit(text string, e Edit) (Outcome, bool, error) {
 	for _, s := range starts {
 		b.WriteString(text[prev:s])
 		repl := e.New
-		if !strings.Contains(e.Old, "\n") {
+		if onlyFirstLine(e.Old) {
 			repl = indentAdded(repl, leadingIndent(text, s))
 		}
 		b.WriteString(AdaptEOL(repl, eolOf(text, s, s+len(e.Old))))
@@ -254,6 +254,14 @@ func mergeWindows(a, b []window) []window {
 	}
 	slices.SortFunc(out, func(x, y window) int { return x.line - y.line })
 	return out
+}
+
+// onlyFirstLine reports whether old_string has one line of text: no line
+// break, or only blank lines after the first ("return x\n"). Its other
+// lines then give no indentation for new_string's added lines.
+func onlyFirstLine(old string) bool {
+	_, rest, ok := strings.Cut(old, "\n")
+	return !ok || strings.TrimSpace(rest) == ""
 }
 
 // leadingIndent returns the whitespace between the start of the line

@@ -110,7 +110,7 @@ func normWindow(lines []fileLine, old []string, budget *int) (window, bool) {
 		w.start, w.firstWhole = fl0.start, true
 	} else {
 		nf, no := normalize(fr0), normalize(or0).s
-		if no == "" || !strings.HasSuffix(nf.s, no) {
+		if no == "" || !strings.HasSuffix(nf.s, no) || !boundary(nf.offs, len(nf.s)-len(no)) {
 			return w, false
 		}
 		w.start = fl0.start + len(fi0) + nf.offs[len(nf.s)-len(no)]
@@ -154,7 +154,7 @@ func normLast(l fileLine, ol string) (int, bool) {
 		return 0, false
 	}
 	nf, no := normalize(fr), normalize(or).s
-	if !strings.HasPrefix(nf.s, no) {
+	if !strings.HasPrefix(nf.s, no) || !boundary(nf.offs, len(no)) {
 		return 0, false
 	}
 	if len(no) == len(nf.s) {
@@ -176,7 +176,7 @@ func normSingle(l fileLine, ol string) []window {
 	nf := normalize(fr)
 	base := l.start + len(fi)
 	if oi != "" {
-		if fi != oi || !strings.HasPrefix(nf.s, no) {
+		if fi != oi || !strings.HasPrefix(nf.s, no) || !boundary(nf.offs, len(no)) {
 			return nil
 		}
 		end := base + nf.offs[len(no)]
@@ -193,6 +193,10 @@ func normSingle(l fileLine, ol string) []window {
 		}
 		s := from + i
 		e := s + len(no)
+		if !boundary(nf.offs, s) || !boundary(nf.offs, e) {
+			from = s + 1
+			continue
+		}
 		end := base + nf.offs[e]
 		if e == len(nf.s) {
 			end = l.end
@@ -348,7 +352,9 @@ func mergeLine(f, o, nw string) string {
 	return f[:fp] + nw[op:len(nw)-(len(o)-os)] + f[fs:]
 }
 
-// boundary reports whether normal-form index q starts a new source rune.
+// boundary reports whether normal-form index q starts a new source rune
+// (or is the end), so that a match starting or ending there does not cut
+// a rune that normalised to several bytes ("…" to "...").
 func boundary(offs []int, q int) bool {
-	return q == 0 || offs[q] != offs[q-1]
+	return q == 0 || q == len(offs)-1 || offs[q] != offs[q-1]
 }

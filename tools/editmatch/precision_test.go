@@ -134,6 +134,19 @@ func TestTypography(t *testing.T) {
 		want: "price = \"12\u00a0€\"\n",
 		note: "old_string matched at line 1 only after ignoring typographic characters and inner whitespace; the file's own characters were kept where new_string does not change the text",
 	}, {
+		name: "ellipsis kept",
+		text: "msg = \"wait… done\"\n",
+		old:  "msg = \"wait... done\"",
+		new:  "msg = \"wait... now\"",
+		want: "msg = \"wait… now\"\n",
+		note: "old_string matched at line 1 only after ignoring typographic characters and inner whitespace; the file's own characters were kept where new_string does not change the text",
+	}, {
+		name:    "a match may not cut an ellipsis",
+		text:    "a…b\n",
+		old:     "..b",
+		new:     "x",
+		refusal: "old_string not found, even ignoring line endings, trailing and inner whitespace, how indentation is written, and typographic quotes/dashes. The most similar text is at line 1; it differs in the text of line 1:\n1\ta…b\nCopy old_string from the file exactly (read it again if unsure).",
+	}, {
 		name:    "single and double quotes are different text",
 		text:    "s := “a”\nt := 1\ns := \"a\"  \n",
 		old:     "s := 'a'",
@@ -154,6 +167,12 @@ func TestAddedLinesIndented(t *testing.T) {
 		text: "def f(x):\n    return x\n",
 		old:  "return x",
 		new:  "if x is None:\n    return 0\nreturn x",
+		want: "def f(x):\n    if x is None:\n        return 0\n    return x\n",
+	}, {
+		name: "one line with its line break",
+		text: "def f(x):\n    return x\n",
+		old:  "return x\n",
+		new:  "if x is None:\n    return 0\nreturn x\n",
 		want: "def f(x):\n    if x is None:\n        return 0\n    return x\n",
 	}, {
 		name: "added lines already in file terms are left alone",
