@@ -2,6 +2,7 @@ package lspserver
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"strconv"
 	"strings"
@@ -22,7 +23,10 @@ import (
 //   - "Agent: Explain this code", "Agent: Document this code" and, when
 //     the range is not empty, "Agent: Refactor selection" (refactor.rewrite);
 //   - review's "Agent: Accept change" / "Agent: Reject change" for pending
-//     hunks overlapping the range (reviewActions).
+//     hunks overlapping the range (reviewActions);
+//   - "Agent: Continue “<title>”" (refactor.rewrite) when a session exists:
+//     a follow-up of the latest session that takes the review feedback
+//     into account, for clients without a plugin to type a follow-up in.
 //
 // context.only is honoured: an action is offered when its kind equals a
 // requested kind or is a sub-kind of one ("refactor" matches
@@ -39,6 +43,7 @@ const (
 	promptExplain  = "Explain what the selected code does. Do not change any file."
 	promptDocument = "Add documentation comments to the selected code in the project's style. Change nothing else."
 	promptRefactor = "Refactor the selected code for clarity without changing its behaviour."
+	promptContinue = "Continue the task of this session: take the review feedback above (accepted and rejected changes, with the reasons given) and the user's own edits into account, and propose what is still missing."
 )
 
 func (s *Server) codeAction(_ context.Context, p *protocol.CodeActionParams) ([]protocol.CommandOrCodeAction, error) {
@@ -62,6 +67,9 @@ func (s *Server) codeAction(_ context.Context, p *protocol.CodeActionParams) ([]
 		if p.Range.Start != p.Range.End {
 			out = append(out, agentAction("Agent: Refactor selection", protocol.CodeActionKindRefactorRewrite, promptRefactor, u, p.Range, nil))
 		}
+		if id, title := s.sess.latestSession(); id != "" {
+			out = append(out, continueAction(id, title))
+		}
 	}
 	for _, a := range s.reviewActions(docKey(p.TextDocument.URI), toTextRange(p.Range)) {
 		if ca, ok := a.(*protocol.CodeAction); ok && ca.Kind != nil && !kindWanted(only, *ca.Kind) {
@@ -70,6 +78,17 @@ func (s *Server) codeAction(_ context.Context, p *protocol.CodeActionParams) ([]
 		out = append(out, a)
 	}
 	return out, nil
+}
+
+// continueAction continues session id with promptContinue.
+func continueAction(id, title string) *protocol.CodeAction {
+	t := "Agent: Continue “" + text.Clip(title, 60) + "”"
+	arg, _ := json.Marshal(RunArgs{Prompt: promptContinue, SessionID: id}) // cannot fail: strings only
+	return &protocol.CodeAction{
+		Title:   t,
+		Kind:    ptr(protocol.CodeActionKindRefactorRewrite),
+		Command: protocol.Command{Title: t, Command: CommandRun, Arguments: []protocol.LSPAny{arg}},
+	}
 }
 
 // agentAction is a code action running the agent on prompt.

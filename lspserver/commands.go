@@ -220,6 +220,7 @@ func (s *Server) runCommand(_ context.Context, raw json.RawMessage) (any, error)
 		return nil, requestFailed("%v", err)
 	}
 	sess.AddRun(r.id)
+	s.sessions().setLatest(sess, a.Prompt)
 	s.runs.reg.add(r)
 	s.log.Info("run started", "run", r.id, "session", sess.ID(), "mode", mode, "uri", a.URI)
 	s.goBackground("agent run "+r.id, func(context.Context) {

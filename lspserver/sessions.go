@@ -10,6 +10,7 @@ import (
 	"github.com/agentls/agentls/agent"
 	"github.com/agentls/agentls/lspserver/proposal"
 	"github.com/agentls/agentls/tools"
+	"github.com/agentls/agentls/tools/text"
 )
 
 // Sessions (part of runs): a session is one conversation with the agent,
@@ -56,6 +57,29 @@ type sessionsState struct {
 	mu    sync.Mutex
 	byID  map[string]*agent.Session
 	store *agent.SessionStore // nil: not persisted
+
+	// latest is the most recently started (or, at start, saved) session,
+	// for the "Agent: Continue" code action, which must not list sessions.
+	latest, latestTitle string
+}
+
+// latestSession returns the id and title of the latest session ("" if
+// none), without restoring or listing anything.
+func (ss *sessionsState) latestSession() (id, title string) {
+	ss.mu.Lock()
+	defer ss.mu.Unlock()
+	return ss.latest, ss.latestTitle
+}
+
+// setLatest records the session a run just started in.
+func (ss *sessionsState) setLatest(sess *agent.Session, prompt string) {
+	title := sess.Info().Title
+	if title == "" {
+		title = text.Clip(text.FirstLine(prompt), 80)
+	}
+	ss.mu.Lock()
+	ss.latest, ss.latestTitle = sess.ID(), title
+	ss.mu.Unlock()
 }
 
 // sessions returns the sessions, restoring the saved ones on first use
@@ -94,6 +118,9 @@ func (s *Server) sessions() *sessionsState {
 func (s *Server) restoreSessions(st *agent.SessionStore) {
 	restored := st.Load()
 	n := 0
+	if len(restored) > 0 { // newest first
+		s.sess.latest, s.sess.latestTitle = restored[0].Session.ID(), restored[0].Session.Info().Title
+	}
 	for _, r := range restored {
 		s.sess.byID[r.Session.ID()] = r.Session
 		for _, p := range r.Proposals {
@@ -276,6 +303,9 @@ func (s *Server) deleteSessionCommand(a SessionArgs) (any, error) {
 		return nil, requestFailed("%s: session %s has a run in progress; cancel it first", CommandDeleteSession, a.SessionID)
 	}
 	delete(ss.byID, a.SessionID)
+	if ss.latest == a.SessionID {
+		ss.latest, ss.latestTitle = "", ""
+	}
 	ss.mu.Unlock()
 	if ss.store != nil {
 		if err := ss.store.Delete(a.SessionID); err != nil {
@@ -297,6 +327,9 @@ func (s *Server) clearSessionsCommand() (any, error) {
 			ids = append(ids, id)
 			delete(ss.byID, id)
 		}
+	}
+	if _, ok := ss.byID[ss.latest]; !ok {
+		ss.latest, ss.latestTitle = "", ""
 	}
 	ss.mu.Unlock()
 	if ss.store != nil {

@@ -322,3 +322,41 @@ func writeFile(t *testing.T, path, content string) {
 		t.Fatal(err)
 	}
 }
+
+// Plugin-less clients continue the latest session through a code action.
+func TestSessionContinueCodeAction(t *testing.T) {
+	rs := newRunSession(t, func(*llmtest.ChatRequest) llmtest.Reply { return llmtest.Text("ok") }, runOpts{})
+	u := rs.uri("a.txt")
+	if err := rs.c.DidOpen(lsptest.Context(t), u, "plaintext", 1, "text\n"); err != nil {
+		t.Fatal(err)
+	}
+	actions := func() []protocol.CodeAction {
+		var out []protocol.CodeAction
+		if err := rs.c.Call(lsptest.Context(t), protocol.MethodTextDocumentCodeAction, &protocol.CodeActionParams{
+			TextDocument: protocol.TextDocumentIdentifier{URI: u}}, &out); err != nil {
+			t.Fatal(err)
+		}
+		return out
+	}
+	for _, a := range actions() {
+		if strings.HasPrefix(a.Title, "Agent: Continue") {
+			t.Fatalf("continue offered with no session: %+v", a)
+		}
+	}
+	res := runIn(t, rs, lspserver.RunArgs{Prompt: "Tidy the notes"})
+	rs.events(t, res.RunID)
+	var cont *protocol.CodeAction
+	for _, a := range actions() {
+		if strings.HasPrefix(a.Title, "Agent: Continue") {
+			cont = &a
+		}
+	}
+	if cont == nil || !strings.Contains(cont.Title, "Tidy the notes") || cont.Command.Command != lspserver.CommandRun {
+		t.Fatalf("continue action = %+v", cont)
+	}
+	raw, _ := json.Marshal(cont.Command.Arguments[0])
+	var args lspserver.RunArgs
+	if err := json.Unmarshal(raw, &args); err != nil || args.SessionID != res.SessionID {
+		t.Fatalf("continue action arguments %s: %v", raw, err)
+	}
+}
