@@ -136,3 +136,24 @@ func TestHugeToolArguments(t *testing.T) {
 		t.Fatal("the tool ran with oversized arguments")
 	}
 }
+
+// A run whose server reports usage, with a conversation far below the
+// context window, never needs the token tables: they are not loaded.
+func TestUsageReportedRunDoesNotLoadTables(t *testing.T) {
+	srv := llmtest.New(t, func(req *llmtest.ChatRequest) llmtest.Reply {
+		if req.Turns() == 0 {
+			return llmtest.ToolCalls(llmtest.Call{ID: "c1", Name: "alpha", Args: `{}`}).Usage(500, 10)
+		}
+		return llmtest.Text("done").Usage(600, 5)
+	})
+	c := NewCounter()
+	opts := newOpts(newClient(t, srv), &eventLog{}, &testTool{name: "alpha", readOnly: true})
+	opts.Tokens = c
+	out := Run(context.Background(), opts)
+	if out.Status != StatusFinished || out.Usage.PromptTokens != 1100 {
+		t.Fatalf("outcome %+v", out)
+	}
+	if c.enc != nil {
+		t.Fatal("the run loaded the token tables although the server reported usage")
+	}
+}

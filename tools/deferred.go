@@ -58,6 +58,16 @@ func NewOffer(reg *Registry, windowTokens int, share float64, count func(string)
 // in activation order.
 func (o *Offer) Tools() []Tool {
 	all := o.reg.List()
+	// A token is at least one byte, so definitions whose bytes fit the
+	// budget fit without counting: the common case never loads the
+	// tokenizer.
+	bytes := 0
+	for _, t := range all {
+		bytes += len(toolText(t))
+	}
+	if bytes <= o.budget {
+		return all
+	}
 	total := 0
 	for _, t := range all {
 		total += o.toolCost(t)
@@ -118,10 +128,15 @@ func (o *Offer) Cost(ts []Tool) int {
 	return n
 }
 
+// toolText is what a tool's definition costs in a request.
+func toolText(t Tool) string {
+	return t.Name() + "\n" + t.Description() + "\n" + string(t.Schema())
+}
+
 // toolCost measures what a tool adds to a request: name, description and
 // parameter schema (cached: tools rarely change between turns).
 func (o *Offer) toolCost(t Tool) int {
-	text := t.Name() + "\n" + t.Description() + "\n" + string(t.Schema())
+	text := toolText(t)
 	o.mu.Lock()
 	n, ok := o.cost[text]
 	o.mu.Unlock()

@@ -67,7 +67,8 @@ func search(t *testing.T, o *Offer, query string) Result {
 
 func TestOfferAllToolsWhenTheyFit(t *testing.T) {
 	reg := offerRegistry()
-	o := NewOffer(reg, 1_000_000, 0.1, nil)
+	counted := 0
+	o := NewOffer(reg, 1_000_000, 0.1, func(s string) int { counted++; return len(s) })
 	got := names(o.Tools())
 	if want := names(reg.List()); strings.Join(got, ",") != strings.Join(want, ",") {
 		t.Fatalf("got %v, want every tool %v", got, want)
@@ -76,6 +77,9 @@ func TestOfferAllToolsWhenTheyFit(t *testing.T) {
 		if n == ToolSearchName {
 			t.Fatal("tool_search offered although nothing is deferred")
 		}
+	}
+	if counted != 0 {
+		t.Fatalf("counted %d definitions whose bytes fit the budget (the tokenizer would load for nothing)", counted)
 	}
 }
 
