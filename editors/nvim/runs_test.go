@@ -335,3 +335,31 @@ func TestRunReplay(t *testing.T) {
 		t.Errorf("replayed run log lacks the answer:\n%s", strings.Join(repLog, "\n"))
 	}
 }
+
+// TestRunFollowup: :AgentReject {reason} and :AgentFollowup {prompt}
+// continue the buffer's session; the follow-up's model request carries the
+// first run's reads and the reason.
+func TestRunFollowup(t *testing.T) {
+	t.Parallel()
+	first := readThenEdit("greet.go", "Both louder.", [2]string{`"hello"`, `"HELLO"`}, [2]string{`"bye"`, `"BYE"`})
+	srv := llmtest.New(t, func(req *llmtest.ChatRequest) llmtest.Reply {
+		if strings.Contains(req.LastUser(), "try again") {
+			return llmtest.Text("Kept bye as it was.")
+		}
+		return first(req)
+	})
+	r := runScript(t, "run_followup.lua", options{env: modelEnv(srv), files: map[string]string{"greet.go": twoFuncs}})
+	var ids []string
+	r.fact(t, "sessions", &ids)
+	if len(ids) != 2 || ids[0] == "" || ids[0] != ids[1] {
+		t.Fatalf("session ids of the run and its follow-up = %q", ids)
+	}
+	if got := r.str(t, "status"); got != "finished" {
+		t.Fatalf("follow-up status %q", got)
+	}
+	reqs := srv.Requests()
+	last := reqs[len(reqs)-1]
+	if !last.HasToolResult("read") || !strings.Contains(last.LastUser(), "keep bye lowercase, it is matched by a test") {
+		t.Fatalf("the follow-up request lacks the first run's read or the reason:\n%s", last.LastUser())
+	}
+}

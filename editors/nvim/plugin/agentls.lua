@@ -16,9 +16,10 @@ local scopes = function()
 end
 
 define("AgentRun", "run", "command", { nargs = "*", range = true, bang = true, desc = "agentls: run the agent (! = apply mode)" })
+define("AgentFollowup", "run", "followup_command", { nargs = "*", desc = "agentls: continue this buffer's agent session with a follow-up" })
 define("AgentCancel", "run", "cancel_command", { nargs = "?", desc = "agentls: cancel a run (default: the latest)" })
 define("AgentLog", "run", "open_log", { nargs = 0, desc = "agentls: show the run log" })
 define("AgentAccept", "review", "accept_command", { nargs = "?", complete = scopes, desc = "agentls: accept the hunk under the cursor, the file's or all proposals" })
-define("AgentReject", "review", "reject_command", { nargs = "?", complete = scopes, desc = "agentls: reject the hunk under the cursor, the file's or all proposals" })
+define("AgentReject", "review", "reject_command", { nargs = "*", complete = scopes, desc = "agentls: reject the hunk under the cursor, the file's or all proposals [file|all] [reason]" })
 define("AgentNextHunk", "review", "next_hunk", { nargs = 0, desc = "agentls: jump to the next proposed hunk" })
 define("AgentPrevHunk", "review", "prev_hunk", { nargs = 0, desc = "agentls: jump to the previous proposed hunk" })

@@ -47,7 +47,7 @@ local function conflicts_text(conflicts)
   return table.concat(parts, "; ")
 end
 
-local function review(command, scope, on_done)
+local function review(command, scope, on_done, reason)
   local bufnr = vim.api.nvim_get_current_buf()
   local client = client_mod.get(bufnr)
   if not client then
@@ -58,6 +58,9 @@ local function review(command, scope, on_done)
   if not arg then
     log.notify(vim.log.levels.WARN, "%s", err)
     return false
+  end
+  if reason then
+    arg.reason = reason
   end
   return client_mod.execute(client, command, arg, function(rpc_err, result)
     if rpc_err then
@@ -82,8 +85,9 @@ function M.accept(scope, on_done)
 end
 
 --- Rejects like accept() does; the result is { rejected = number }.
-function M.reject(scope, on_done)
-  return review("agentls.reject", scope, on_done)
+--- `reason` (optional) is told to the model on the session's next run.
+function M.reject(scope, on_done, reason)
+  return review("agentls.reject", scope, on_done, reason)
 end
 
 --- :AgentAccept [file|all]
@@ -91,9 +95,17 @@ function M.accept_command(args)
   M.accept(args.args)
 end
 
---- :AgentReject [file|all]
+--- :AgentReject [file|all] [reason]: a first word "file" or "all" is the
+--- scope (default: the hunk under the cursor); the rest is the reason,
+--- told to the model on the session's next run (:AgentFollowup).
 function M.reject_command(args)
-  M.reject(args.args)
+  local words = args.args or ""
+  local first, rest = words:match("^%s*(%S+)%s*(.-)%s*$")
+  if first == "file" or first == "all" then
+    M.reject(first, nil, rest ~= "" and rest or nil)
+  else
+    M.reject(nil, nil, words:match("^%s*(.-)%s*$") ~= "" and words:match("^%s*(.-)%s*$") or nil)
+  end
 end
 
 local function jump(forward)

@@ -227,7 +227,8 @@ function M.run(opts)
     log.notify(vim.log.levels.ERROR, "a prompt is required: :AgentRun {prompt}")
     return false
   end
-  local arg = { prompt = opts.prompt, uri = vim.uri_from_bufnr(bufnr), range = opts.range, mode = opts.mode }
+  local arg = { prompt = opts.prompt, uri = vim.uri_from_bufnr(bufnr), range = opts.range, mode = opts.mode,
+    sessionId = opts.session_id }
   return client_mod.execute(client, "agentls.run", arg, function(err, result)
     if err or type(result) ~= "table" or not result.runId then
       local msg = err and (err.message or vim.inspect(err)) or ("unexpected result " .. vim.inspect(result))
@@ -239,6 +240,12 @@ function M.run(opts)
     end
     local r = get_run(client.id, result.runId)
     r.prompt = opts.prompt
+    r.session_id = result.sessionId
+    if result.sessionId then
+      -- The buffer's session, which :AgentFollowup continues.
+      pcall(vim.api.nvim_buf_set_var, bufnr, "agentls_session", result.sessionId)
+      M.last_session = result.sessionId
+    end
     if r.seq == 0 then
       append({ string.format("[%s] %s%s", result.runId, opts.mode and ("(" .. opts.mode .. ") ") or "",
         one_line(opts.prompt, 200)) })
@@ -268,6 +275,33 @@ function M.command(args)
     start(args.args)
   else
     vim.ui.input({ prompt = "Agent: " }, start)
+  end
+end
+
+--- The session :AgentFollowup continues in `bufnr`: the buffer's own
+--- (its latest run's), else the latest of any buffer, else nil.
+function M.session_of(bufnr)
+  local ok, id = pcall(vim.api.nvim_buf_get_var, bufnr, "agentls_session")
+  if ok and id then
+    return id
+  end
+  return M.last_session
+end
+
+--- :AgentFollowup {prompt}: a run that continues the buffer's session (the
+--- model sees the earlier conversation and what was accepted or rejected,
+--- and why). Without a session yet it starts one, like :AgentRun.
+function M.followup_command(args)
+  local bufnr = vim.api.nvim_get_current_buf()
+  local start = function(prompt)
+    if prompt and prompt ~= "" then
+      M.run({ prompt = prompt, bufnr = bufnr, session_id = M.session_of(bufnr) })
+    end
+  end
+  if args.args and args.args ~= "" then
+    start(args.args)
+  else
+    vim.ui.input({ prompt = "Agent (follow-up): " }, start)
   end
 end
 
