@@ -70,6 +70,13 @@ func TestIndentMapping(t *testing.T) {
 		want: "func f(x int) int {\n\tif x > 0 {\n\t\tx++\n\t\treturn x\n\t}\n\treturn -x\n}\n",
 		note: "old_string matched at line 3 with its indentation written differently (4 spaces in old_string ↔ 1 tab in the file); new_string was re-indented the same way",
 	}, {
+		name: "block from column 0 with a nested part in spaces",
+		text: "func g() {\n\ta()\n\tb()\n}\n",
+		old:  "a()\nb()",
+		new:  "a()\nif c {\n    d()\n}\nb()",
+		want: "func g() {\n\ta()\n\tif c {\n\t\td()\n\t}\n\tb()\n}\n",
+		note: "old_string matched at line 2 with its indentation written differently (4 spaces in old_string ↔ 1 tab in the file, plus 1 tab); new_string was re-indented the same way",
+	}, {
 		name: "python 2 spaces for 4",
 		text: "def f(x):\n    if x:\n        return 1\n    return 2\n",
 		old:  "  if x:\n    return 1\n  return 2",

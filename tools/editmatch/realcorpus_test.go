@@ -77,13 +77,14 @@ const (
 	rkQuotes               // curly quotes and dashes written for ASCII ones
 	rkInnerSpace           // aligned runs of spaces written as one space
 	rkMidLineAdd           // a one-line old_string after the indentation, adding lines
+	rkRelative             // a nested block written from column 0 (Go: and with spaces)
 	rkAmbiguous            // the text occurs at several places; drifted old_string
 	rkNearMiss             // one identifier misremembered
 	rkDecoy                // misremembered, and a nearer decoy inserted close by
 	rkKinds
 )
 
-var rkNames = [...]string{"tabs→4 spaces (Go)", "tabs→2 spaces (Go)", "4→2 spaces (Py)", "spaces→tabs (Py)", "typographic quotes", "inner whitespace", "mid-line add", "ambiguous", "near-miss", "nearer decoy"}
+var rkNames = [...]string{"tabs→4 spaces (Go)", "tabs→2 spaces (Go)", "4→2 spaces (Py)", "spaces→tabs (Py)", "typographic quotes", "inner whitespace", "mid-line add", "block from column 0", "ambiguous", "near-miss", "nearer decoy"}
 
 func rkBenign(k int) bool { return k < rkAmbiguous }
 
@@ -179,7 +180,7 @@ func genReal(r *rand.Rand, f corpusFile, kind int) (rcase, bool) {
 	// line changed, one line added one level deeper.
 	oldTrue := strings.Join(region, "\n")
 	start, end := f.starts[a], f.starts[a+k-1]+len(region[k-1])
-	startMid := kind == rkMidLineAdd || (k > 1 && r.IntN(2) == 0)
+	startMid := kind == rkMidLineAdd || (k > 1 && kind != rkRelative && r.IntN(2) == 0)
 	ind0, _ := splitIndent(region[0])
 	if startMid {
 		start += len(ind0)
@@ -282,6 +283,41 @@ func genReal(r *rand.Rand, f corpusFile, kind int) (rcase, bool) {
 		}
 		c.old, c.new = collapse(oldTrue), collapse(newTrue)
 		if c.old == oldTrue || !benignOK() {
+			return rcase{}, false
+		}
+	case rkRelative:
+		// The model copies a nested block and writes it from column 0:
+		// the block's common indentation dropped (Go: tabs as 4 spaces).
+		base := ""
+		for i, l := range region {
+			if strings.TrimSpace(l) == "" {
+				continue
+			}
+			ind, _ := splitIndent(l)
+			if i == 0 || len(ind) < len(base) {
+				base = ind
+			}
+		}
+		if k < 2 || base == "" {
+			return rcase{}, false
+		}
+		conv := func(ind string) (string, bool) {
+			if !strings.HasPrefix(ind, base) {
+				return "", false
+			}
+			rel := ind[len(base):]
+			if f.lang == "go" {
+				if strings.Trim(rel, "\t") != "" {
+					return "", false
+				}
+				return strings.ReplaceAll(rel, "\t", "    "), true
+			}
+			return rel, strings.Trim(rel, " ") == ""
+		}
+		var ok1, ok2 bool
+		c.old, ok1 = convertIndent(oldTrue, false, conv)
+		c.new, ok2 = convertIndent(newTrue, false, conv)
+		if !ok1 || !ok2 || !benignOK() {
 			return rcase{}, false
 		}
 	case rkMidLineAdd:

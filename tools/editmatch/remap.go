@@ -375,37 +375,82 @@ func modelStep(old []string, nw string, firstWhole bool) int {
 }
 
 // rescaleShift returns the indentation map to use instead of a uniform
-// shift of spaces, when the model's and the file's steps differ (see
-// above); ok is false to keep the shift.
+// shift, when the model's and the file's steps or characters differ (see
+// above); ok is false to keep the shift. The two cases:
+//   - a shift of spaces, and old_string/new_string show a space step
+//     other than the file's: widths are scaled (2-space steps written for
+//     4-space ones);
+//   - a shift of tabs (or of spaces) while new_string indents its own
+//     lines with spaces (or tabs), as a model does when it writes a nested
+//     block from column 0: "\t" + "    y()" would mix the two, so the
+//     model's step becomes one file level.
 func rescaleShift(lines []fileLine, old []string, nw string, w window) (indentMap, bool) {
-	if w.shift.delta == "" || strings.Trim(w.shift.delta, " ") != "" {
+	d := w.shift.delta
+	if d == "" {
 		return indentMap{}, false
 	}
-	ms, fs := modelStep(old, nw, w.firstWhole), fileStep(lines)
-	if ms == fs || !plausibleSteps[ms] || !plausibleSteps[fs] {
+	nw = strings.ReplaceAll(nw, "\r\n", "\n")
+	whole := firstWhole(old, w, lines)
+	var m indentMap
+	switch {
+	case strings.Trim(d, "\t") == "" && w.shift.add:
+		ms := modelStep(old, nw, whole)
+		if !plausibleSteps[ms] {
+			return indentMap{}, false
+		}
+		m = indentMap{oc: ' ', fc: '\t', num: 1, den: ms, off: len(d), unit: ms}
+	case strings.Trim(d, " ") == "" && w.shift.add && tabIndented(old, nw, whole):
+		fs := fileStep(lines)
+		if !plausibleSteps[fs] {
+			return indentMap{}, false
+		}
+		m = indentMap{oc: '\t', fc: ' ', num: fs, den: 1, off: len(d)}
+	case strings.Trim(d, " ") == "":
+		ms, fs := modelStep(old, nw, whole), fileStep(lines)
+		if ms == fs || !plausibleSteps[ms] || !plausibleSteps[fs] {
+			return indentMap{}, false
+		}
+		g := gcd(fs, ms)
+		// Pure scaling only: the model counts its indentation from column 0.
+		m = indentMap{oc: ' ', fc: ' ', num: fs / g, den: ms / g, unit: ms}
+	default:
 		return indentMap{}, false
 	}
 	budget := len(old) + 1
 	_, pairs, ok := windowPairs(lines[w.line:w.line+len(old)], old, &budget)
-	if !ok || len(pairs) == 0 {
+	if !ok {
 		return indentMap{}, false
 	}
-	g := gcd(fs, ms)
-	m := indentMap{oc: ' ', fc: ' ', num: fs / g, den: ms / g, unit: ms}
 	for _, p := range pairs {
-		// Pure scaling only: the model counts its indentation from column 0.
 		if c, ok := m.convert(p.old); !ok || c != p.file {
 			return indentMap{}, false
 		}
 	}
-	nw = strings.ReplaceAll(nw, "\r\n", "\n")
-	whole := firstWhole(old, w, lines)
 	shifted, err1 := shiftLines(nw, w.shift, whole)
 	scaled, err2 := remapLines(nw, m, whole, "")
 	if err1 != nil || err2 != nil || shifted == scaled {
 		return indentMap{}, false // keep the shift (and its refusal)
 	}
 	return m, true
+}
+
+// tabIndented reports whether the indented lines of old and new (the
+// first excepted unless whole) are indented with tabs only, and some are.
+func tabIndented(old []string, nw string, whole bool) bool {
+	some := false
+	for _, ls := range [][]string{old, strings.Split(nw, "\n")} {
+		for i, l := range ls {
+			if (i == 0 && !whole) || isBlank(l) {
+				continue
+			}
+			ind, _ := splitIndent(l)
+			if strings.Trim(ind, "\t") != "" {
+				return false
+			}
+			some = some || ind != ""
+		}
+	}
+	return some
 }
 
 // firstWhole reports whether new_string's first line is re-indented: when
