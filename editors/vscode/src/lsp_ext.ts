@@ -36,11 +36,15 @@ export interface RunArgs {
   uri?: string;
   range?: Range;
   mode?: Mode;
+  /** Continues that session; absent starts a new one. */
+  sessionId?: string;
 }
 
 /** agentls.run result: answered at once, the run continues in the background. */
 export interface RunResult {
   runId: string;
+  /** The session the run belongs to (agentls/sessions lists them). */
+  sessionId?: string;
 }
 
 /** agentls.cancel arguments[0]. */
@@ -58,6 +62,8 @@ export interface ReviewArgs {
   runId?: string;
   uri?: string;
   hunkId?: string;
+  /** agentls.reject only: why, told to the model on the session's next run. */
+  reason?: string;
 }
 
 /** A hunk that could not be applied. */

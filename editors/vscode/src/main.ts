@@ -25,7 +25,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     onProposalsChanged: (p) => preview.onProposalsChanged(p.uri),
     onCommandResult: (command, args, result) => {
       if (command === ext.Commands.run && result && typeof (result as ext.RunResult).runId === "string") {
-        runs.started((result as ext.RunResult).runId, args[0] as ext.RunArgs | undefined);
+        runs.started((result as ext.RunResult).runId, args[0] as ext.RunArgs | undefined, (result as ext.RunResult).sessionId);
       } else if (command === ext.Commands.accept || command === ext.Commands.reject) {
         const r = result as ext.AcceptResult | undefined;
         if (command === ext.Commands.accept && r && r.applied === false) {
@@ -61,10 +61,33 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     }
     return { editor, view };
   };
-  const reviewHunk = async (command: string) => {
+  const reviewHunk = async (command: string, reason?: string) => {
     const h = editorHunk();
     if (h) {
-      await c.execute(command, { runId: h.view.runId, uri: h.view.uri, hunkId: h.view.hunkId } satisfies ext.ReviewArgs);
+      const args: ext.ReviewArgs = { runId: h.view.runId, uri: h.view.uri, hunkId: h.view.hunkId };
+      if (reason) {
+        args.reason = reason;
+      }
+      await c.execute(command, args);
+    }
+  };
+  const rejectWithReason = async () => {
+    if (!editorHunk()) {
+      return;
+    }
+    const reason = await vscode.window.showInputBox({
+      title: "agentls: Reject Change",
+      prompt: "Why? The agent is told on the session's next run (agentls: Follow Up).",
+      ignoreFocusOut: true,
+    });
+    if (reason !== undefined) {
+      await reviewHunk(ext.Commands.reject, reason.trim() || undefined);
+    }
+  };
+  const followUp = async (sessionId?: unknown) => {
+    const args = await runs.promptFollowup(typeof sessionId === "string" ? sessionId : undefined);
+    if (args) {
+      await c.execute(ext.Commands.run, args);
     }
   };
   const jump = (forward: boolean) => {
@@ -85,6 +108,8 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
   const commands: Record<string, (...args: unknown[]) => unknown> = {
     "agentls.acceptHunk": () => reviewHunk(ext.Commands.accept),
     "agentls.rejectHunk": () => reviewHunk(ext.Commands.reject),
+    "agentls.rejectHunkWithReason": () => rejectWithReason(),
+    "agentls.followUp": (sessionId?: unknown) => followUp(sessionId),
     "agentls.acceptAll": () => c.execute(ext.Commands.accept, {} satisfies ext.ReviewArgs),
     "agentls.rejectAll": () => c.execute(ext.Commands.reject, {} satisfies ext.ReviewArgs),
     "agentls.nextHunk": () => jump(true),

@@ -10,6 +10,8 @@ export class Runs implements vscode.Disposable {
   private readonly tracker = new RunTracker();
   private readonly channel = vscode.window.createOutputChannel("agentls runs");
   private readonly status = vscode.window.createStatusBarItem(vscode.StatusBarAlignment.Left, 10);
+  /** The session of the latest run the user started, for follow-ups. */
+  lastSession: string | undefined;
 
   constructor() {
     this.status.command = "agentls.showRuns";
@@ -39,9 +41,38 @@ export class Runs implements vscode.Disposable {
   }
 
   /** Records a run the user started (agentls.run answered with its id). */
-  started(runId: string, args: ext.RunArgs | undefined): void {
+  started(runId: string, args: ext.RunArgs | undefined, sessionId?: string): void {
     this.append(this.tracker.started(runId, args?.prompt ?? "", args?.mode));
+    if (sessionId) {
+      this.lastSession = sessionId;
+    }
     this.update();
+  }
+
+  /**
+   * Asks for a follow-up on `sessionId` (default: the latest session): the
+   * model sees the session's conversation and the review decisions.
+   */
+  async promptFollowup(sessionId?: string): Promise<ext.RunArgs | undefined> {
+    const session = sessionId ?? this.lastSession;
+    const prompt = await vscode.window.showInputBox({
+      title: session ? "agentls: Follow Up" : "agentls: Run Agent (no session to follow up yet)",
+      prompt: "What should the agent do next? It remembers the session and what you accepted or rejected.",
+      placeHolder: "e.g. now also update the tests",
+      ignoreFocusOut: true,
+    });
+    if (!prompt || prompt.trim() === "") {
+      return undefined;
+    }
+    const args: ext.RunArgs = { prompt };
+    if (session) {
+      args.sessionId = session;
+    }
+    const editor = vscode.window.activeTextEditor;
+    if (editor) {
+      args.uri = editor.document.uri.toString();
+    }
+    return args;
   }
 
   /** Marks running runs failed when the server goes away. */
