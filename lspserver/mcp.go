@@ -172,6 +172,10 @@ func (s *Server) superviseMCP(ctx context.Context) {
 				Env:           opts.Env,
 				ClientVersion: s.opts.Version,
 				Elicit:        s.elicit,
+				OAuth: mcp.OAuthOptions{
+					Store: mcp.NewTokenStore(mcp.DefaultTokenDir(opts.Env)),
+					Open:  s.openAuthorization,
+				},
 			})
 			cur.Start(ctx)
 			s.runs.mcp.setManager(cur)
@@ -316,4 +320,12 @@ func (s *Server) waitMCP(ctx context.Context, seconds int, prog *runProgress) {
 		case <-mchanged:
 		}
 	}
+}
+
+// openAuthorization sends the user to an MCP server's authorization page:
+// window/showDocument with external: true, or a message with the address.
+func (s *Server) openAuthorization(ctx context.Context, server, authURL string) error {
+	s.logToEditor(ctx, protocol.MessageTypeInfo, fmt.Sprintf("agentls: MCP server %q asks you to sign in; opening the authorization page in your browser", server))
+	s.openExternal(ctx, authURL)
+	return nil
 }

@@ -267,6 +267,13 @@ func (c Config) Redacted() Config {
 			s.Headers = maskValues(s.Headers)
 			s.URL = redact.URL(s.URL)
 			s.Args = append([]string(nil), s.Args...)
+			if s.OAuth != nil {
+				o := *s.OAuth
+				if o.ClientSecret != "" {
+					o.ClientSecret = masked
+				}
+				s.OAuth = &o
+			}
 			out.MCPServers[name] = s
 		}
 	}

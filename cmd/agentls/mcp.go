@@ -24,11 +24,18 @@ import (
 
 const mcpUsage = `usage: agentls mcp [flags] list
        agentls mcp [flags] call SERVER TOOL [JSON]
+       agentls mcp [flags] login SERVER
+       agentls mcp logout SERVER
 
 list   connects to every configured MCP server and prints its state and
        tools (the names the model sees, with their descriptions).
 call   calls one tool (by the server's name for it, or mcp__SERVER__TOOL)
        with JSON arguments (default {}) and prints the result text.
+login  signs in to a remote server that asks for OAuth authorization:
+       prints the authorization address (and opens it when a desktop is
+       present) and keeps the tokens, owner-only, under the state
+       directory ($XDG_STATE_HOME/agentls/mcp-auth).
+logout forgets a server's tokens.
 
 Servers come from "mcpServers" in the user config file and in
 DIR/.agentls/config.json; DIR is also advertised to servers as the root.
@@ -67,7 +74,7 @@ func parseMCPFlags(args []string, stdout, stderr io.Writer) (mcpFlags, int) {
 	}
 	f.args = words
 	if len(f.args) == 0 {
-		fmt.Fprintln(stderr, "agentls mcp: missing subcommand (list or call)")
+		fmt.Fprintln(stderr, "agentls mcp: missing subcommand (list, call, login or logout)")
 		usage(stderr)
 		return f, 2
 	}
@@ -113,8 +120,17 @@ func mcpMain(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			argJSON = f.args[3]
 		}
 		return mcpCall(ctx, cfg.MCPServers, dir, f.timeout, logger, f.args[1], f.args[2], argJSON, stdout, stderr)
+	case "login", "logout":
+		if len(f.args) != 2 {
+			fmt.Fprintf(stderr, "usage: agentls mcp %s SERVER\n", sub)
+			return 2
+		}
+		if sub == "logout" {
+			return mcpLogout(f.args[1], stdout, stderr)
+		}
+		return mcpLogin(ctx, cfg.MCPServers, dir, logger, f.args[1], stdout, stderr)
 	default:
-		fmt.Fprintf(stderr, "agentls mcp: unknown subcommand %q (want list or call)\n", sub)
+		fmt.Fprintf(stderr, "agentls mcp: unknown subcommand %q (want list, call, login or logout)\n", sub)
 		return 2
 	}
 }
@@ -125,6 +141,7 @@ func mcpStartServers(ctx context.Context, servers map[string]mcp.ServerConfig, d
 	m := mcp.NewManager(mcp.Options{
 		Servers: servers, Roots: []string{dir}, Registry: tools.NewRegistry(), Logger: logger,
 		ConnectTimeout: timeout, ReconnectAttempts: 1, ClientVersion: currentVersion(), Elicit: elicit,
+		OAuth: mcp.OAuthOptions{Store: mcp.NewTokenStore(mcp.DefaultTokenDir(nil))}, // no browser step: "login" does it
 	})
 	m.Start(ctx)
 	wctx, cancel := context.WithTimeout(ctx, timeout+time.Second)

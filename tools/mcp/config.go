@@ -22,4 +22,7 @@ type ServerConfig struct {
 	URL      string            `json:"url,omitempty"`
 	Headers  map[string]string `json:"headers,omitempty"`
 	Disabled bool              `json:"disabled,omitempty"`
+	// OAuth configures authorization for a remote server that asks for it
+	// (optional: discovery and dynamic registration need nothing).
+	OAuth *OAuthConfig `json:"oauth,omitempty"`
 }

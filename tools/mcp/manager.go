@@ -49,6 +49,8 @@ type Options struct {
 	// it may block until the user answers or ctx ends. nil declines every
 	// request.
 	Elicit func(ctx context.Context, e Elicitation) (ElicitResult, error)
+	// OAuth is how remote servers that ask for authorization get it.
+	OAuth OAuthOptions
 }
 
 // Progress is one notifications/progress message for a running tool call.
@@ -126,6 +128,9 @@ func NewManager(opts Options) *Manager {
 	}
 	if opts.Registry == nil {
 		opts.Registry = tools.NewRegistry()
+	}
+	if opts.OAuth.Store == nil {
+		opts.OAuth.Store = &memoryStore{}
 	}
 	log := opts.Logger
 	if log == nil {

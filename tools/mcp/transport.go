@@ -139,7 +139,7 @@ func (s *server) dial(ctx context.Context) (*conn, error) {
 		c.http = newHTTPTransport(m.opts.ConnectTimeout)
 		tr, err := transport.NewSSE(exp.expand(s.cfg.URL),
 			transport.WithHeaders(exp.expandMap(s.cfg.Headers)),
-			transport.WithHTTPClient(&http.Client{Transport: c.http}),
+			transport.WithHTTPClient(&http.Client{Transport: s.oauth(c.http, exp.expand(s.cfg.URL))}),
 			transport.WithEndpointTimeout(m.opts.ConnectTimeout),
 			// Calls carry their own deadline; this only must not cut them first.
 			transport.WithResponseTimeout(max(m.opts.CallTimeout, m.opts.ConnectTimeout)+time.Second),
@@ -156,7 +156,7 @@ func (s *server) dial(ctx context.Context) (*conn, error) {
 			transport.WithHTTPHeaders(exp.expandMap(s.cfg.Headers)),
 			// No http.Client.Timeout: it would cut long streamed responses;
 			// every request carries a context deadline instead.
-			transport.WithHTTPBasicClient(&http.Client{Transport: &sessionWatch{base: c.http, c: c, cctx: cctx}}),
+			transport.WithHTTPBasicClient(&http.Client{Transport: &sessionWatch{base: s.oauth(c.http, exp.expand(s.cfg.URL)), c: c, cctx: cctx}}),
 			// The standalone GET stream carries tools/list_changed on the
 			// pinned handshake-era protocol.
 			//lint:ignore SA1019 deprecated only for protocol 2026-07-28, which we do not negotiate
@@ -182,6 +182,18 @@ func (s *server) dial(ctx context.Context) (*conn, error) {
 		bidi.SetRequestHandler(s.serverRequest)
 	}
 	return c, nil
+}
+
+// oauth wraps a remote server's HTTP transport with OAuth (oauth.go).
+func (s *server) oauth(base http.RoundTripper, serverURL string) http.RoundTripper {
+	var cfg OAuthConfig
+	if s.cfg.OAuth != nil {
+		cfg = *s.cfg.OAuth
+	}
+	s.m.mu.Lock()
+	lifetime := s.m.ctx
+	s.m.mu.Unlock()
+	return &oauthTransport{base: base, server: s.name, serverURL: serverURL, cfg: cfg, opts: &s.m.opts.OAuth, lifetime: lifetime}
 }
 
 // errSessionEnded is why a streamable HTTP connection is renewed when the

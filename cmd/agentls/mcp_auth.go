@@ -1,0 +1,98 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"os/exec"
+	"runtime"
+	"time"
+
+	"github.com/agentls/agentls/tools"
+	"github.com/agentls/agentls/tools/mcp"
+)
+
+// loginTimeout bounds `agentls mcp login`: the user signs in meanwhile.
+const loginTimeout = 5 * time.Minute
+
+// cliOAuth is how the CLI authorizes MCP servers: it prints the
+// authorization address on stderr and opens it in a browser when a desktop
+// is present. Tokens are kept in mcp.DefaultTokenDir.
+func cliOAuth(stderr io.Writer) mcp.OAuthOptions {
+	return mcp.OAuthOptions{
+		Store: mcp.NewTokenStore(mcp.DefaultTokenDir(nil)),
+		Open: func(ctx context.Context, server, authURL string) error {
+			fmt.Fprintf(stderr, "agentls: MCP server %q asks you to sign in. Open this address in a browser:\n  %s\n", server, authURL)
+			openBrowser(ctx, authURL)
+			return nil
+		},
+	}
+}
+
+// openBrowser starts the desktop's URL opener, if there is a desktop.
+func openBrowser(ctx context.Context, u string) {
+	var cmd *exec.Cmd
+	switch {
+	case runtime.GOOS == "darwin":
+		cmd = exec.CommandContext(ctx, "open", u)
+	case os.Getenv("DISPLAY") != "" || os.Getenv("WAYLAND_DISPLAY") != "":
+		if _, err := exec.LookPath("xdg-open"); err != nil {
+			return
+		}
+		cmd = exec.CommandContext(ctx, "xdg-open", u)
+	default:
+		return
+	}
+	if err := cmd.Start(); err == nil {
+		go func() { _ = cmd.Wait() }()
+	}
+}
+
+// mcpLogin authorizes one remote server (the full OAuth flow when the
+// server asks for it) and keeps its tokens for later runs.
+func mcpLogin(ctx context.Context, servers map[string]mcp.ServerConfig, dir string, logger *slog.Logger, server string, stdout, stderr io.Writer) int {
+	cfg, ok := servers[server]
+	if !ok {
+		fmt.Fprintf(stderr, "agentls mcp login: no server %q configured\n", server)
+		return 2
+	}
+	if cfg.URL == "" {
+		fmt.Fprintf(stderr, "agentls mcp login: %q is not a remote (http or sse) server\n", server)
+		return 2
+	}
+	oauth := cliOAuth(stderr)
+	oauth.Timeout = loginTimeout
+	m := mcp.NewManager(mcp.Options{
+		Servers: map[string]mcp.ServerConfig{server: cfg}, Roots: []string{dir}, Registry: tools.NewRegistry(), Logger: logger,
+		ConnectTimeout: loginTimeout + 30*time.Second, ReconnectAttempts: 1, ClientVersion: currentVersion(), OAuth: oauth,
+	})
+	m.Start(ctx)
+	defer m.Close()
+	wctx, cancel := context.WithTimeout(ctx, loginTimeout+time.Minute)
+	defer cancel()
+	_ = m.WaitReady(wctx)
+	st := m.Status()[0]
+	if st.State != mcp.StateReady {
+		fmt.Fprintf(stderr, "agentls mcp login: %s: %s %s\n", server, st.State, st.Err)
+		return 1
+	}
+	fmt.Fprintf(stdout, "%s: signed in; %d tools\n", server, len(st.Tools))
+	return 0
+}
+
+// mcpLogout forgets a server's tokens and client registration.
+func mcpLogout(server string, stdout, stderr io.Writer) int {
+	dir := mcp.DefaultTokenDir(nil)
+	if dir == "" {
+		fmt.Fprintln(stderr, "agentls mcp logout: no state directory (set XDG_STATE_HOME or HOME)")
+		return 2
+	}
+	if err := (&mcp.FileTokenStore{Dir: dir}).Delete(server); err != nil {
+		fmt.Fprintf(stderr, "agentls mcp logout: %v\n", err)
+		return 1
+	}
+	fmt.Fprintf(stdout, "%s: signed out\n", server)
+	return 0
+}

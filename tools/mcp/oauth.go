@@ -1,0 +1,600 @@
+package mcp
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+)
+
+// OAuth 2.1 for remote MCP servers, per the MCP authorization
+// specification of protocol version 2025-11-25 (the version agentls pins).
+// It is an http.RoundTripper under mcp-go's transports, so it works the
+// same for streamable HTTP and SSE, and every request (tool calls included)
+// is retried after authorizing: a 401 or 403 means the server did not act
+// on it.
+//
+// On 401 (or 403 insufficient_scope) it: reads WWW-Authenticate
+// (resource_metadata, scope); fetches the protected resource metadata
+// (RFC 9728: the header's URL, else the well-known URLs for the path, then
+// the root); fetches the authorization server metadata (RFC 8414 and OpenID
+// discovery, path-aware; without any, the 2025-03-26 default endpoints on
+// the server's origin); picks a client id (configured, a client ID metadata
+// document URL when the server supports them, else dynamic client
+// registration, RFC 7591); sends the user to the authorization endpoint with
+// PKCE (S256), state and the resource parameter (RFC 8707) through
+// OAuthOptions.Open; receives the code on a loopback listener
+// (127.0.0.1, random port, checks state, one use); exchanges it; and retries
+// the request. Tokens (and registrations) are stored per server with
+// owner-only permissions; an expired token is refreshed first. mcp-go's own
+// OAuth handler is not used: it cannot take the scope from WWW-Authenticate,
+// step up on 403 or use client ID metadata documents.
+
+// OAuthConfig is the optional "oauth" entry of a remote server's
+// configuration.
+type OAuthConfig struct {
+	// ClientID and ClientSecret of a client registered in advance; without
+	// them, a client ID metadata document or dynamic registration is used.
+	ClientID     string `json:"clientId,omitempty"`
+	ClientSecret string `json:"clientSecret,omitempty"`
+	// Scopes requested when the server names none.
+	Scopes []string `json:"scopes,omitempty"`
+	// ClientMetadataURL is an HTTPS URL serving this client's metadata
+	// document (draft-ietf-oauth-client-id-metadata-document), used as the
+	// client id by authorization servers that support it.
+	ClientMetadataURL string `json:"clientMetadataUrl,omitempty"`
+}
+
+// OAuthOptions are the manager's means to authorize.
+type OAuthOptions struct {
+	// Store keeps tokens and registrations; nil keeps them in memory.
+	Store TokenStore
+	// Open sends the user to the authorization URL (the editor's
+	// window/showDocument, the CLI's browser); nil: servers that need
+	// authorization fail with a message saying to log in.
+	Open func(ctx context.Context, server, authURL string) error
+	// ClientName is sent in dynamic registration (default "agentls").
+	ClientName string
+	// Timeout bounds the user's authorization step (default 5 minutes).
+	Timeout time.Duration
+}
+
+// maxAuthorizations bounds authorizations for one request, so a server
+// that keeps refusing (403 insufficient_scope after every new token) cannot
+// loop forever.
+const maxAuthorizations = 3
+
+// ErrAuthorizationNeeded is why a server needing OAuth fails when no
+// browser step is possible; "agentls mcp login SERVER" authorizes it.
+var ErrAuthorizationNeeded = errors.New("it needs you to log in first (agentls mcp login SERVER)")
+
+// oauthTransport adds the server's bearer token to requests and authorizes
+// when the server asks.
+type oauthTransport struct {
+	base      http.RoundTripper
+	server    string
+	serverURL string
+	cfg       OAuthConfig
+	opts      *OAuthOptions
+
+	// lifetime ends with the manager: the user's authorization step
+	// outlives the request that needed it (bounded by OAuthOptions.Timeout),
+	// so a slow sign-in serves the next connection attempt.
+	lifetime context.Context
+
+	mu sync.Mutex // one authorization at a time
+}
+
+func (t *oauthTransport) store() TokenStore { return t.opts.Store }
+
+func (t *oauthTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	var body []byte
+	if r.Body != nil && r.GetBody == nil {
+		b, err := io.ReadAll(r.Body)
+		_ = r.Body.Close()
+		if err != nil {
+			return nil, err
+		}
+		body = b
+	}
+	sent := ""
+	attempt := func() (*http.Response, error) {
+		q := r.Clone(r.Context())
+		switch {
+		case body != nil:
+			q.Body = io.NopCloser(bytes.NewReader(body))
+		case r.GetBody != nil:
+			b, err := r.GetBody()
+			if err != nil {
+				return nil, err
+			}
+			q.Body = b
+		}
+		sent = ""
+		if st, _ := t.store().Load(t.server); st != nil && st.valid(t.serverURL) && st.Token.AccessToken != "" {
+			sent = st.Token.AccessToken
+			q.Header.Set("Authorization", "Bearer "+sent)
+		}
+		return t.base.RoundTrip(q)
+	}
+	resp, err := attempt()
+	for i := 0; err == nil && i < maxAuthorizations; i++ {
+		ch, need := challengeOf(resp)
+		if !need {
+			return resp, nil
+		}
+		_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))
+		_ = resp.Body.Close()
+		if aerr := t.authorize(r.Context(), ch, sent, i == 0 && resp.StatusCode == http.StatusUnauthorized); aerr != nil {
+			return nil, fmt.Errorf("MCP server %q could not be authorized: %w", t.server, aerr)
+		}
+		resp, err = attempt()
+	}
+	if err == nil {
+		if _, need := challengeOf(resp); need {
+			_ = resp.Body.Close()
+			return nil, fmt.Errorf("MCP server %q: still refused after %d authorizations (HTTP %d)", t.server, maxAuthorizations, resp.StatusCode)
+		}
+	}
+	return resp, err
+}
+
+// challenge is a parsed WWW-Authenticate Bearer challenge.
+type challenge struct {
+	status           int
+	resourceMetadata string
+	scope            string
+	err              string
+}
+
+// challengeOf reports whether resp asks for (more) authorization: 401, or
+// 403 with error="insufficient_scope".
+func challengeOf(resp *http.Response) (challenge, bool) {
+	if resp.StatusCode != http.StatusUnauthorized && resp.StatusCode != http.StatusForbidden {
+		return challenge{}, false
+	}
+	ch := challenge{status: resp.StatusCode}
+	for _, h := range resp.Header.Values("WWW-Authenticate") {
+		params := authParams(h)
+		if v, ok := params["resource_metadata"]; ok {
+			ch.resourceMetadata = v
+		}
+		if v, ok := params["scope"]; ok {
+			ch.scope = v
+		}
+		if v, ok := params["error"]; ok {
+			ch.err = v
+		}
+	}
+	if resp.StatusCode == http.StatusForbidden && ch.err != "insufficient_scope" {
+		return ch, false
+	}
+	return ch, true
+}
+
+// authParams parses the auth-params of a challenge (`Bearer a="b", c=d`).
+func authParams(h string) map[string]string {
+	out := map[string]string{}
+	s := strings.TrimSpace(h)
+	if i := strings.IndexByte(s, ' '); i > 0 && !strings.Contains(s[:i], "=") {
+		s = s[i+1:]
+	}
+	for len(s) > 0 {
+		s = strings.TrimLeft(s, " ,")
+		eq := strings.IndexByte(s, '=')
+		if eq < 0 {
+			break
+		}
+		key := strings.ToLower(strings.TrimSpace(s[:eq]))
+		s = s[eq+1:]
+		var val string
+		if strings.HasPrefix(s, `"`) {
+			var b strings.Builder
+			i := 1
+			for ; i < len(s) && s[i] != '"'; i++ {
+				if s[i] == '\\' && i+1 < len(s) {
+					i++
+				}
+				b.WriteByte(s[i])
+			}
+			val = b.String()
+			s = s[min(i+1, len(s)):]
+		} else {
+			end := strings.IndexByte(s, ',')
+			if end < 0 {
+				end = len(s)
+			}
+			val = strings.TrimSpace(s[:end])
+			s = s[end:]
+		}
+		out[key] = val
+	}
+	return out
+}
+
+// authorize obtains a token: by refreshing when allowed and possible, else
+// through the user.
+func (t *oauthTransport) authorize(ctx context.Context, ch challenge, sent string, mayRefresh bool) error {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	st, _ := t.store().Load(t.server)
+	if st == nil || !st.valid(t.serverURL) {
+		st = &storedAuth{ServerURL: t.serverURL}
+	}
+	if st.Token.AccessToken != "" && st.Token.AccessToken != sent && ch.status == http.StatusUnauthorized {
+		return nil // authorized meanwhile (another request, an earlier attempt): try that token
+	}
+	timeout := t.opts.Timeout
+	if timeout <= 0 {
+		timeout = 5 * time.Minute
+	}
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), timeout)
+	defer cancel()
+	if t.lifetime != nil {
+		defer context.AfterFunc(t.lifetime, cancel)()
+	}
+	prm, as, err := t.discover(ctx, ch)
+	if err != nil {
+		return err
+	}
+	if mayRefresh && st.Token.RefreshToken != "" && st.ClientID != "" {
+		if err := t.refresh(ctx, st, as, prm); err == nil {
+			return nil
+		}
+	}
+	if t.opts.Open == nil {
+		return ErrAuthorizationNeeded
+	}
+	scope := t.scope(ch, prm, st)
+	if err := t.register(ctx, st, as); err != nil {
+		return err
+	}
+	return t.authorizeCode(ctx, st, as, prm, scope)
+}
+
+// scope picks what to ask for: the challenge's scope (united with what was
+// granted before, for a step-up), else the resource's scopes_supported,
+// else the configured scopes, else none.
+func (t *oauthTransport) scope(ch challenge, prm *resourceMetadata, st *storedAuth) string {
+	var want []string
+	switch {
+	case ch.scope != "":
+		want = strings.Fields(ch.scope)
+		if ch.status == http.StatusForbidden {
+			for _, s := range strings.Fields(st.Token.Scope) {
+				if !slices.Contains(want, s) {
+					want = append([]string{s}, want...)
+				}
+			}
+		}
+	case prm != nil && len(prm.ScopesSupported) > 0:
+		want = prm.ScopesSupported
+	default:
+		want = t.cfg.Scopes
+	}
+	return strings.Join(want, " ")
+}
+
+// resourceMetadata is RFC 9728 protected resource metadata.
+type resourceMetadata struct {
+	Resource             string   `json:"resource"`
+	AuthorizationServers []string `json:"authorization_servers"`
+	ScopesSupported      []string `json:"scopes_supported"`
+}
+
+// asMetadata is RFC 8414 authorization server metadata.
+type asMetadata struct {
+	Issuer                            string   `json:"issuer"`
+	AuthorizationEndpoint             string   `json:"authorization_endpoint"`
+	TokenEndpoint                     string   `json:"token_endpoint"`
+	RegistrationEndpoint              string   `json:"registration_endpoint"`
+	CodeChallengeMethodsSupported     []string `json:"code_challenge_methods_supported"`
+	TokenEndpointAuthMethodsSupported []string `json:"token_endpoint_auth_methods_supported"`
+	ClientIDMetadataDocumentSupported bool     `json:"client_id_metadata_document_supported"`
+}
+
+// discover finds the protected resource and authorization server metadata.
+func (t *oauthTransport) discover(ctx context.Context, ch challenge) (*resourceMetadata, *asMetadata, error) {
+	su, err := url.Parse(t.serverURL)
+	if err != nil {
+		return nil, nil, err
+	}
+	origin := su.Scheme + "://" + su.Host
+	var prm *resourceMetadata
+	candidates := []string{}
+	if ch.resourceMetadata != "" {
+		candidates = append(candidates, ch.resourceMetadata)
+	}
+	if p := strings.TrimSuffix(su.Path, "/"); p != "" {
+		candidates = append(candidates, origin+"/.well-known/oauth-protected-resource"+p)
+	}
+	candidates = append(candidates, origin+"/.well-known/oauth-protected-resource")
+	for _, c := range candidates {
+		var m resourceMetadata
+		if t.getJSON(ctx, c, &m) == nil && len(m.AuthorizationServers) > 0 {
+			prm = &m
+			break
+		}
+	}
+	if prm != nil && prm.Resource != "" && !resourceCovers(prm.Resource, t.serverURL) {
+		// RFC 9728 §3.3: metadata for another resource must not be used.
+		return nil, nil, fmt.Errorf("the protected resource metadata is for %s, not for %s", prm.Resource, t.serverURL)
+	}
+	issuer := origin // 2025-03-26: the server's origin is the authorization server
+	if prm != nil {
+		issuer = prm.AuthorizationServers[0]
+	}
+	iu, err := url.Parse(issuer)
+	if err != nil {
+		return nil, nil, fmt.Errorf("authorization server %q: %w", issuer, err)
+	}
+	iorigin := iu.Scheme + "://" + iu.Host
+	var tries []string
+	if p := strings.TrimSuffix(iu.Path, "/"); p != "" {
+		tries = []string{iorigin + "/.well-known/oauth-authorization-server" + p, iorigin + "/.well-known/openid-configuration" + p, iorigin + p + "/.well-known/openid-configuration"}
+	} else {
+		tries = []string{iorigin + "/.well-known/oauth-authorization-server", iorigin + "/.well-known/openid-configuration"}
+	}
+	for _, u := range tries {
+		var m asMetadata
+		if t.getJSON(ctx, u, &m) == nil && m.AuthorizationEndpoint != "" && m.TokenEndpoint != "" {
+			return prm, &m, nil
+		}
+	}
+	if prm != nil {
+		return nil, nil, fmt.Errorf("no authorization server metadata for %s", issuer)
+	}
+	// 2025-03-26 fallback: default endpoints on the origin.
+	return nil, &asMetadata{Issuer: iorigin, AuthorizationEndpoint: iorigin + "/authorize", TokenEndpoint: iorigin + "/token",
+		RegistrationEndpoint: iorigin + "/register", CodeChallengeMethodsSupported: []string{"S256"}}, nil
+}
+
+func (t *oauthTransport) client() *http.Client {
+	return &http.Client{Transport: t.base, Timeout: 30 * time.Second}
+}
+
+func (t *oauthTransport) getJSON(ctx context.Context, u string, v any) error {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
+	if err != nil {
+		return err
+	}
+	req.Header.Set("Accept", "application/json")
+	resp, err := t.client().Do(req)
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return fmt.Errorf("GET %s: HTTP %d", u, resp.StatusCode)
+	}
+	return json.NewDecoder(io.LimitReader(resp.Body, 1<<20)).Decode(v)
+}
+
+// register gives st a client id: configured, a metadata document URL, a
+// stored registration, or a new dynamic registration.
+func (t *oauthTransport) register(ctx context.Context, st *storedAuth, as *asMetadata) error {
+	switch {
+	case t.cfg.ClientID != "":
+		st.ClientID, st.ClientSecret, st.AuthMethod = t.cfg.ClientID, t.cfg.ClientSecret, ""
+		return nil
+	case as.ClientIDMetadataDocumentSupported && t.cfg.ClientMetadataURL != "":
+		st.ClientID, st.ClientSecret, st.AuthMethod = t.cfg.ClientMetadataURL, "", "none"
+		return nil
+	case st.ClientID != "" && st.Issuer == as.Issuer:
+		return nil
+	case as.RegistrationEndpoint == "":
+		return errors.New("the authorization server offers no dynamic client registration: configure oauth.clientId")
+	}
+	name := t.opts.ClientName
+	if name == "" {
+		name = "agentls"
+	}
+	reqBody, _ := json.Marshal(map[string]any{
+		"client_name":                name,
+		"redirect_uris":              []string{"http://127.0.0.1/callback"},
+		"grant_types":                []string{"authorization_code", "refresh_token"},
+		"response_types":             []string{"code"},
+		"token_endpoint_auth_method": "none",
+	})
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, as.RegistrationEndpoint, bytes.NewReader(reqBody))
+	if err != nil {
+		return err
+	}
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := t.client().Do(req)
+	if err != nil {
+		return fmt.Errorf("client registration: %w", err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusCreated && resp.StatusCode != http.StatusOK {
+		b, _ := io.ReadAll(io.LimitReader(resp.Body, 512))
+		return fmt.Errorf("client registration: HTTP %d: %s", resp.StatusCode, b)
+	}
+	var reg struct {
+		ClientID                string `json:"client_id"`
+		ClientSecret            string `json:"client_secret"`
+		TokenEndpointAuthMethod string `json:"token_endpoint_auth_method"`
+	}
+	if err := json.NewDecoder(io.LimitReader(resp.Body, 1<<20)).Decode(&reg); err != nil || reg.ClientID == "" {
+		return fmt.Errorf("client registration: no client_id in the answer")
+	}
+	st.ClientID, st.ClientSecret, st.AuthMethod, st.Issuer = reg.ClientID, reg.ClientSecret, reg.TokenEndpointAuthMethod, as.Issuer
+	return nil
+}
+
+// authorizeCode runs the authorization code flow with PKCE through the
+// user and stores the token.
+func (t *oauthTransport) authorizeCode(ctx context.Context, st *storedAuth, as *asMetadata, prm *resourceMetadata, scope string) error {
+	if len(as.CodeChallengeMethodsSupported) > 0 && !slices.Contains(as.CodeChallengeMethodsSupported, "S256") {
+		return errors.New("the authorization server does not support PKCE with S256")
+	}
+	state, verifier := randomString(), randomString()
+	sum := sha256.Sum256([]byte(verifier))
+	lb, err := listenLoopback(state)
+	if err != nil {
+		return err
+	}
+	defer lb.close()
+	q := url.Values{
+		"response_type":         {"code"},
+		"client_id":             {st.ClientID},
+		"redirect_uri":          {lb.redirectURI},
+		"state":                 {state},
+		"code_challenge":        {base64.RawURLEncoding.EncodeToString(sum[:])},
+		"code_challenge_method": {"S256"},
+		"resource":              {t.resource(prm)},
+	}
+	if scope != "" {
+		q.Set("scope", scope)
+	}
+	sep := "?"
+	if strings.Contains(as.AuthorizationEndpoint, "?") {
+		sep = "&"
+	}
+	if err := t.opts.Open(ctx, t.server, as.AuthorizationEndpoint+sep+q.Encode()); err != nil {
+		return fmt.Errorf("opening the authorization page: %w", err)
+	}
+	code, err := lb.wait(ctx)
+	if err != nil {
+		return err
+	}
+	form := url.Values{
+		"grant_type":    {"authorization_code"},
+		"code":          {code},
+		"redirect_uri":  {lb.redirectURI},
+		"code_verifier": {verifier},
+		"resource":      {t.resource(prm)},
+	}
+	tok, err := t.token(ctx, st, as, form)
+	if err != nil {
+		return err
+	}
+	if tok.Scope == "" {
+		tok.Scope = scope
+	}
+	st.Token = *tok
+	return t.store().Save(t.server, st)
+}
+
+// refresh trades the refresh token for a new access token.
+func (t *oauthTransport) refresh(ctx context.Context, st *storedAuth, as *asMetadata, prm *resourceMetadata) error {
+	form := url.Values{
+		"grant_type":    {"refresh_token"},
+		"refresh_token": {st.Token.RefreshToken},
+		"resource":      {t.resource(prm)},
+	}
+	tok, err := t.token(ctx, st, as, form)
+	if err != nil {
+		return err
+	}
+	if tok.RefreshToken == "" {
+		tok.RefreshToken = st.Token.RefreshToken
+	}
+	if tok.Scope == "" {
+		tok.Scope = st.Token.Scope
+	}
+	st.Token = *tok
+	return t.store().Save(t.server, st)
+}
+
+// resource is the RFC 8707 resource indicator: the protected resource
+// metadata's resource, else the server URL without fragment.
+func (t *oauthTransport) resource(prm *resourceMetadata) string {
+	if prm != nil && prm.Resource != "" {
+		return prm.Resource
+	}
+	u, err := url.Parse(t.serverURL)
+	if err != nil {
+		return t.serverURL
+	}
+	u.Fragment = ""
+	return u.String()
+}
+
+// token calls the token endpoint with the client's authentication.
+func (t *oauthTransport) token(ctx context.Context, st *storedAuth, as *asMetadata, form url.Values) (*Token, error) {
+	method := st.AuthMethod
+	if method == "" {
+		switch {
+		case st.ClientSecret == "":
+			method = "none"
+		case slices.Contains(as.TokenEndpointAuthMethodsSupported, "client_secret_basic") || len(as.TokenEndpointAuthMethodsSupported) == 0:
+			method = "client_secret_basic"
+		default:
+			method = "client_secret_post"
+		}
+	}
+	if method != "client_secret_basic" {
+		form.Set("client_id", st.ClientID)
+	}
+	if method == "client_secret_post" {
+		form.Set("client_secret", st.ClientSecret)
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, as.TokenEndpoint, strings.NewReader(form.Encode()))
+	if err != nil {
+		return nil, err
+	}
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	req.Header.Set("Accept", "application/json")
+	if method == "client_secret_basic" {
+		req.SetBasicAuth(url.QueryEscape(st.ClientID), url.QueryEscape(st.ClientSecret))
+	}
+	resp, err := t.client().Do(req)
+	if err != nil {
+		return nil, fmt.Errorf("token request: %w", err)
+	}
+	defer resp.Body.Close()
+	var out struct {
+		AccessToken  string `json:"access_token"`
+		TokenType    string `json:"token_type"`
+		RefreshToken string `json:"refresh_token"`
+		ExpiresIn    int64  `json:"expires_in"`
+		Scope        string `json:"scope"`
+		Error        string `json:"error"`
+		ErrorDesc    string `json:"error_description"`
+	}
+	if err := json.NewDecoder(io.LimitReader(resp.Body, 1<<20)).Decode(&out); err != nil {
+		return nil, fmt.Errorf("token request: HTTP %d, unreadable answer", resp.StatusCode)
+	}
+	if resp.StatusCode != http.StatusOK || out.AccessToken == "" {
+		return nil, fmt.Errorf("token request: HTTP %d: %s %s", resp.StatusCode, out.Error, out.ErrorDesc)
+	}
+	tok := &Token{AccessToken: out.AccessToken, RefreshToken: out.RefreshToken, Scope: out.Scope}
+	if out.ExpiresIn > 0 {
+		tok.Expiry = time.Now().Add(time.Duration(out.ExpiresIn) * time.Second)
+	}
+	return tok, nil
+}
+
+func randomString() string {
+	b := make([]byte, 32)
+	_, _ = rand.Read(b)
+	return base64.RawURLEncoding.EncodeToString(b)
+}
+
+// resourceCovers reports whether the resource identifier resource names the
+// server at serverURL: same scheme and host, and a path that is the
+// server's path or a parent of it.
+func resourceCovers(resource, serverURL string) bool {
+	r, err1 := url.Parse(resource)
+	u, err2 := url.Parse(serverURL)
+	if err1 != nil || err2 != nil {
+		return false
+	}
+	if !strings.EqualFold(r.Scheme, u.Scheme) || !strings.EqualFold(r.Host, u.Host) {
+		return false
+	}
+	rp, up := strings.TrimSuffix(r.Path, "/"), strings.TrimSuffix(u.Path, "/")
+	return rp == "" || up == rp || strings.HasPrefix(up, rp+"/")
+}
