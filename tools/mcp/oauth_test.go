@@ -25,13 +25,13 @@ import (
 // authServer is a local OAuth 2.1 authorization server and a protected MCP
 // server (the mcptest server behind a bearer check).
 type authServer struct {
-	t        *testing.T
-	as, rs   *httptest.Server
-	mu       sync.Mutex
-	valid    map[string]bool // access tokens the resource accepts
-	issued   int
-	auths    []string // authorization requests' raw queries
-	tokenReq []string // token requests' forms
+	t                   *testing.T
+	as, rs              *httptest.Server
+	mu                  sync.Mutex
+	valid               map[string]bool // access tokens the resource accepts
+	issued              int
+	auths               []string // authorization requests' raw queries
+	tokenReq            []string // token requests' forms
 	challenge, resource string
 }
 
