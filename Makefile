@@ -1,7 +1,7 @@
 # The README's commands. CI (.ci/run) calls `make test`.
 GO ?= go
 
-.PHONY: build install test bench
+.PHONY: build install test bench fuzz
 build:
 	$(GO) build -o bin/agentls ./cmd/agentls
 
@@ -20,8 +20,16 @@ bench:
 	$(GO) test -run '^$$' -bench . -benchmem ./...
 
 # fuzz: each fuzz target for a bounded time, starting from its committed
-# corpus (testdata/fuzz/<target>); CI runs it after the tests.
+# corpus (testdata/fuzz/<target>); CI runs it after the tests. Nine targets
+# at 15 s keep CI's fuzzing at about 2.5 minutes of 2 cores.
 FUZZTIME ?= 15s
 fuzz:
 	$(GO) test -run '^$$' -fuzz '^FuzzEditLadder$$' -fuzztime $(FUZZTIME) ./tools/editmatch
 	$(GO) test -run '^$$' -fuzz '^FuzzLineDFA$$' -fuzztime $(FUZZTIME) ./tools/grepengine
+	$(GO) test -run '^$$' -fuzz '^FuzzRoundTrip$$' -fuzztime $(FUZZTIME) ./tools/text
+	$(GO) test -run '^$$' -fuzz '^FuzzDiff$$' -fuzztime $(FUZZTIME) ./tools
+	$(GO) test -run '^$$' -fuzz '^FuzzStore$$' -fuzztime $(FUZZTIME) ./lspserver/proposal
+	$(GO) test -run '^$$' -fuzz '^FuzzServe$$' -fuzztime $(FUZZTIME) ./lspserver
+	$(GO) test -run '^$$' -fuzz '^FuzzWireFrames$$' -fuzztime $(FUZZTIME) ./lspserver
+	$(GO) test -run '^$$' -fuzz '^FuzzParamDecoders$$' -fuzztime $(FUZZTIME) ./lspserver
+	$(GO) test -run '^$$' -fuzz '^FuzzTextSync$$' -fuzztime $(FUZZTIME) ./lspserver

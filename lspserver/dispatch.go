@@ -23,6 +23,8 @@ type route struct {
 	// value); otherwise they are InvalidParams.
 	optionalParams bool
 	run            func(ctx context.Context, params jsonrpc2.RawMessage) (any, error)
+	// decode only decodes params as run would, for the param fuzzer.
+	decode func(params jsonrpc2.RawMessage) error
 }
 
 // routeOption adjusts a route.
@@ -42,6 +44,9 @@ func request[P, R any](fn func(context.Context, *P) (R, error), opts ...routeOpt
 			return nil, err
 		}
 		return fn(ctx, &p)
+	}, decode: func(raw jsonrpc2.RawMessage) error {
+		var p P
+		return decodeParams(raw, &p)
 	}}
 	for _, o := range opts {
 		o(&r)

@@ -1,0 +1,232 @@
+package lspserver
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"unicode/utf8"
+
+	"go.lsp.dev/jsonrpc2"
+
+	"github.com/agentls/agentls/tools/text"
+)
+
+// Fuzz targets of the wire, the param decoders and text synchronisation.
+// Their seed corpora are in testdata/fuzz/<target>; `make fuzz` runs each
+// for a bounded time (CI does).
+
+// FuzzWireFrames: whatever bytes arrive, the frame reader passes on only
+// well-formed frames (a Content-Length that matches the body, a body that
+// is one JSON-RPC message and valid UTF-8) and every error response it
+// writes itself is a well-formed frame of valid UTF-8 JSON.
+func FuzzWireFrames(f *testing.F) {
+	f.Fuzz(func(t *testing.T, data []byte) {
+		var out bytes.Buffer
+		w := newWire(bytes.NewReader(data), &out, slog.New(slog.DiscardHandler))
+		passed, _ := io.ReadAll(w)
+		for _, fr := range readFrames(t, passed) {
+			if !utf8.Valid(fr) {
+				t.Fatalf("passed on a body that is not UTF-8: %q", fr)
+			}
+			if reply := validateFrame(fr); reply != nil {
+				t.Fatalf("passed on an invalid frame %q: %s", fr, reply.Error.Message)
+			}
+		}
+		for _, fr := range readFrames(t, out.Bytes()) {
+			if !utf8.Valid(fr) || !json.Valid(fr) {
+				t.Fatalf("wrote an invalid error response %q", fr)
+			}
+		}
+	})
+}
+
+// readFrames splits a stream the wire produced into bodies, failing on
+// any framing error.
+func readFrames(t *testing.T, b []byte) [][]byte {
+	t.Helper()
+	var out [][]byte
+	r := bufio.NewReader(bytes.NewReader(b))
+	for {
+		w := &wire{in: r}
+		n, err := w.readHeader()
+		if err == io.EOF {
+			return out
+		}
+		if err != nil {
+			t.Fatalf("the wire produced a bad header: %v in %q", err, b)
+		}
+		body := make([]byte, n)
+		if _, err := io.ReadFull(r, body); err != nil {
+			t.Fatalf("the wire produced a short body: %v in %q", err, b)
+		}
+		out = append(out, body)
+	}
+}
+
+// FuzzParamDecoders: every method's param decoder takes any JSON (or
+// not-JSON) without panicking, and its error, if any, is an InvalidParams
+// JSON-RPC error; didChange's strict decoder never accepts a range outside
+// LSP's bounds.
+func FuzzParamDecoders(f *testing.F) {
+	s := New(Options{NoWatcher: true})
+	methods := slices.Sorted(func(yield func(string) bool) {
+		for m := range s.routes {
+			if !yield(m) {
+				return
+			}
+		}
+	})
+	f.Fuzz(func(t *testing.T, params []byte) {
+		for _, m := range methods {
+			err := s.routes[m].decode(jsonrpc2.RawMessage(params))
+			var coded *jsonrpc2.Error
+			if err != nil && !(asCoded(err, &coded) && coded.Code == jsonrpc2.InvalidParams) {
+				t.Fatalf("%s: decode error %v is not InvalidParams", m, err)
+			}
+		}
+		var p didChangeParams
+		if decodeParams(jsonrpc2.RawMessage(params), &p) != nil {
+			return
+		}
+		changes, err := parseContentChanges(p.ContentChanges)
+		if err != nil {
+			return
+		}
+		for _, c := range changes {
+			if r := c.Range; r != nil {
+				if r.Start.Line > maxPosition || r.Start.Character > maxPosition || r.End.Line > maxPosition || r.End.Character > maxPosition {
+					t.Fatalf("accepted an out-of-bounds range %+v", *r)
+				}
+				if r.End.Line < r.Start.Line || r.End.Line == r.Start.Line && r.End.Character < r.Start.Character {
+					t.Fatalf("accepted a range whose start is after its end %+v", *r)
+				}
+			}
+		}
+	})
+}
+
+func asCoded(err error, target **jsonrpc2.Error) bool {
+	e, ok := err.(*jsonrpc2.Error)
+	if ok {
+		*target = e
+	}
+	return ok
+}
+
+// FuzzTextSync: a didOpen and a sequence of didChange notifications, some
+// malformed (negative, fractional, huge or missing positions, start after
+// end), go through the real server; agentls/document then must hold
+// exactly the text an independent reference computes: each well-formed
+// notification applied with text.ApplyChanges, each malformed one ignored.
+func FuzzTextSync(f *testing.F) {
+	f.Fuzz(func(t *testing.T, initial string, ops []byte) {
+		if !utf8.ValidString(initial) {
+			initial = strings.ToValidUTF8(initial, "?")
+		}
+		const uri = "untitled:fuzz"
+		var in bytes.Buffer
+		frame := func(v string) { fmt.Fprintf(&in, "Content-Length: %d\r\n\r\n%s", len(v), v) }
+		q := func(s string) string { b, _ := json.Marshal(s); return string(b) }
+		frame(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"capabilities":{}}}`)
+		frame(`{"jsonrpc":"2.0","method":"initialized","params":{}}`)
+		frame(`{"jsonrpc":"2.0","method":"textDocument/didOpen","params":{"textDocument":{"uri":"` + uri + `","languageId":"x","version":1,"text":` + q(initial) + `}}}`)
+		ref := initial
+		version := 1
+		for len(ops) >= 6 {
+			op := ops[:6]
+			ops = ops[6:]
+			pieces := []string{"", "a", "\n", "😀", "\r\n", "é", "xyz\n"}
+			newText := pieces[int(op[5])%len(pieces)]
+			var change string
+			if op[0]%5 == 0 {
+				change = `{"text":` + q(newText) + `}`
+			} else {
+				change = `{"range":{"start":` + fuzzPos(op[1], op[2]) + `,"end":` + fuzzPos(op[3], op[4]) + `},"text":` + q(newText) + `}`
+			}
+			version++
+			frame(`{"jsonrpc":"2.0","method":"textDocument/didChange","params":{"textDocument":{"uri":"` + uri + `","version":` + strconv.Itoa(version) + `},"contentChanges":[` + change + `]}}`)
+			if c, err := parseContentChange([]byte(change)); err == nil {
+				next, err := text.ApplyChanges(ref, []text.Change{c}, text.UTF16)
+				if err != nil {
+					t.Fatalf("reference refused %s: %v", change, err)
+				}
+				ref = next
+			}
+		}
+		frame(`{"jsonrpc":"2.0","id":2,"method":"agentls/document","params":{"uri":"` + uri + `"}}`)
+		// Requests run concurrently: the answer is read before shutdown is
+		// sent, or exit could overtake it.
+		inR, inW := io.Pipe()
+		outR, outW := io.Pipe()
+		s := New(Options{NoWatcher: true, Logger: slog.New(slog.DiscardHandler)})
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			s.Serve(t.Context(), inR, outW)
+			_ = outW.Close()
+		}()
+		go func() { _, _ = inW.Write(in.Bytes()) }()
+		r := bufio.NewReader(outR)
+		var got *string
+		for got == nil {
+			w := &wire{in: r}
+			n, err := w.readHeader()
+			if err != nil {
+				t.Fatalf("no answer to agentls/document: %v", err)
+			}
+			body := make([]byte, n)
+			if _, err := io.ReadFull(r, body); err != nil {
+				t.Fatal(err)
+			}
+			var m struct {
+				ID     json.RawMessage `json:"id"`
+				Result *struct {
+					Text string `json:"text"`
+				} `json:"result"`
+			}
+			if json.Unmarshal(body, &m) != nil || string(m.ID) != "2" {
+				continue
+			}
+			if m.Result == nil {
+				t.Fatalf("agentls/document failed: %s", body)
+			}
+			got = &m.Result.Text
+		}
+		var end bytes.Buffer
+		for _, v := range []string{`{"jsonrpc":"2.0","id":3,"method":"shutdown"}`, `{"jsonrpc":"2.0","method":"exit"}`} {
+			fmt.Fprintf(&end, "Content-Length: %d\r\n\r\n%s", len(v), v)
+		}
+		go func() { _, _ = inW.Write(end.Bytes()); _ = inW.Close() }()
+		_, _ = io.Copy(io.Discard, r)
+		<-done
+		if *got != ref {
+			t.Fatalf("server text %q, reference %q", *got, ref)
+		}
+	})
+}
+
+// fuzzPos is a JSON position from two fuzz bytes: mostly small valid
+// values, sometimes a malformed or out-of-bounds one.
+func fuzzPos(a, b byte) string {
+	val := func(x byte) string {
+		bad := []string{"-1", "1.5", `"1"`, "null", "2147483647", "2147483648", "4294967296", "1e2"}
+		if x >= 240 {
+			return bad[int(x-240)%len(bad)]
+		}
+		return strconv.Itoa(int(x % 12))
+	}
+	switch {
+	case a == 255 && b == 255:
+		return `{"line":0}`
+	case a == 254 && b == 254:
+		return `null`
+	}
+	return `{"line":` + val(a) + `,"character":` + val(b) + `}`
+}
