@@ -1,12 +1,14 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -22,7 +24,7 @@ func TestSignalContext(t *testing.T) {
 	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM} {
 		exited := make(chan int, 1)
 		exitNow = func(code int) { exited <- code }
-		var stderr syncBuffer
+		var stderr lockedBuffer
 		ctx, stop := signalContext(context.Background(), &stderr)
 		if err := syscall.Kill(os.Getpid(), sig); err != nil {
 			t.Fatal(err)
@@ -40,6 +42,25 @@ func TestSignalContext(t *testing.T) {
 			t.Fatalf("%v: stderr %q", sig, s)
 		}
 	}
+}
+
+// lockedBuffer collects output written by one goroutine and read by
+// another (syncBuffer in tty_test.go is Linux-only).
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
 }
 
 // The built binary, in a workspace holding a FIFO: grep over it must not
@@ -63,7 +84,7 @@ func TestRunSIGINTWithFIFOInWorkspace(t *testing.T) {
 	state := cliEnv(t, srv)
 	cmd := exec.Command(bin, "run", "--dir", ws, "find the needle")
 	cmd.Env = append(os.Environ(), "XDG_STATE_HOME="+state)
-	var stderr syncBuffer
+	var stderr lockedBuffer
 	cmd.Stderr = &stderr
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
