@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/agentls/agentls/agent/llm/llmtest"
+	"github.com/agentls/agentls/internal/testpeers"
 	"github.com/agentls/agentls/lspserver/lsptest"
 )
 
@@ -22,10 +23,10 @@ import (
 func TestEglotPreview(t *testing.T) {
 	emacs, err := exec.LookPath("emacs")
 	if err != nil {
-		lsptest.SkipWithoutPeer(t, "emacs not on PATH (.ci/run installs Emacs 30 from bookworm-backports)")
+		testpeers.Missing(t, "emacs not on PATH (.ci/run installs Emacs 30 from bookworm-backports)")
 	}
 	if v, _ := exec.Command(emacs, "--batch", "-Q", "--eval", "(princ emacs-major-version)").Output(); emacsMajor(v) < 30 {
-		lsptest.SkipWithoutPeer(t, "emacs %q is older than 30 (.ci/run installs Emacs 30 from bookworm-backports)", v)
+		testpeers.Missing(t, "emacs %q is older than 30 (.ci/run installs Emacs 30 from bookworm-backports)", v)
 	}
 	bin := lsptest.BuildBinary(t)
 	script, err := filepath.Abs("testdata/emacs/preview.el")

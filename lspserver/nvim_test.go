@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/agentls/agentls/internal/testpeers"
 	"github.com/agentls/agentls/lspserver/lsptest"
 )
 
@@ -18,7 +19,7 @@ import (
 func TestNeovimSync(t *testing.T) {
 	nvim, err := exec.LookPath("nvim")
 	if err != nil {
-		lsptest.SkipWithoutPeer(t, "nvim not on PATH (.ci/run installs it)")
+		testpeers.Missing(t, "nvim not on PATH (.ci/run installs it)")
 	}
 	bin := lsptest.BuildBinary(t)
 	script, err := filepath.Abs("testdata/nvim/sync.lua")

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/agentls/agentls/agent/llm/llmtest"
+	"github.com/agentls/agentls/internal/testpeers"
 	"github.com/agentls/agentls/lspserver/lsptest"
 )
 
@@ -24,7 +25,7 @@ import (
 func TestNeovimReview(t *testing.T) {
 	nvim, err := exec.LookPath("nvim")
 	if err != nil {
-		lsptest.SkipWithoutPeer(t, "nvim not on PATH (.ci/run installs it)")
+		testpeers.Missing(t, "nvim not on PATH (.ci/run installs it)")
 	}
 	bin := lsptest.BuildBinary(t)
 	script, err := filepath.Abs("testdata/nvim/review.lua")

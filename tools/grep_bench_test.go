@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentls/agentls/internal/testpeers"
 	"github.com/agentls/agentls/tools/workspace"
 )
 
@@ -125,12 +126,7 @@ func TestGrepVsRipgrep(t *testing.T) {
 	if testing.Short() || raceEnabled {
 		t.Skip("reads all of GOROOT/src several times; a measurement, not for -short or -race")
 	}
-	if _, err := exec.LookPath("rg"); err != nil {
-		if os.Getenv("AGENTLS_REQUIRE_PEERS") != "" {
-			t.Fatal("ripgrep (rg) not installed but AGENTLS_REQUIRE_PEERS is set")
-		}
-		t.Skip("ripgrep (rg) not installed")
-	}
+	testpeers.LookPath(t, "rg", "ripgrep; .ci/run installs it")
 	dir := gorootSrc(t)
 	env := gorootEnv(t)
 	grepCount(t, env, gorootCases[0]) // warm the page cache for both

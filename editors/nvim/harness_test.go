@@ -20,6 +20,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentls/agentls/internal/testpeers"
 	"github.com/agentls/agentls/lspserver/lsptest"
 )
 
@@ -89,7 +90,7 @@ func nvimPath(t *testing.T) string {
 	t.Helper()
 	p, err := exec.LookPath("nvim")
 	if err != nil {
-		lsptest.SkipWithoutPeer(t, "nvim not on PATH: %v", err)
+		testpeers.Missing(t, "nvim not on PATH: %v", err)
 	}
 	return p
 }

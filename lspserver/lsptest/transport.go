@@ -192,14 +192,3 @@ func RunMain(m *testing.M) int {
 	}
 	return code
 }
-
-// SkipWithoutPeer skips a test whose real peer (nvim, node, rg) is not
-// installed, or fails it when AGENTLS_REQUIRE_PEERS is set, as .ci/run
-// does: in CI a missing peer is a broken setup, never a silent skip.
-func SkipWithoutPeer(tb testing.TB, format string, args ...any) {
-	tb.Helper()
-	if os.Getenv("AGENTLS_REQUIRE_PEERS") != "" {
-		tb.Fatalf("AGENTLS_REQUIRE_PEERS is set but a peer is missing: "+format, args...)
-	}
-	tb.Skipf(format, args...)
-}

@@ -18,6 +18,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentls/agentls/internal/testpeers"
 	"github.com/agentls/agentls/tools"
 	"github.com/agentls/agentls/tools/mcp/mcptest"
 	mcpserver "github.com/mark3labs/mcp-go/server"
@@ -122,7 +123,7 @@ func helperConfig(t testing.TB, mode string, env map[string]string) ServerConfig
 // the peers and a skip would hide a broken setup).
 func skipWithoutPeer(t testing.TB, format string, args ...any) {
 	t.Helper()
-	mcptest.SkipWithoutPeer(t, format, args...)
+	testpeers.Missing(t, format, args...)
 }
 
 // npmPackage locates an installed npm package's entry point, or skips the

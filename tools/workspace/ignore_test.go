@@ -9,6 +9,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/agentls/agentls/internal/testpeers"
 )
 
 // buildTree creates files (content = path) and the given ignore files.
@@ -130,10 +132,7 @@ func TestWalkGitignoreSemantics(t *testing.T) {
 // The same rules through git itself: our walk must list exactly what
 // `git ls-files --others --exclude-standard` lists.
 func TestWalkMatchesGit(t *testing.T) {
-	git, err := exec.LookPath("git")
-	if err != nil {
-		t.Skip("git not installed")
-	}
+	git := testpeers.LookPath(t, "git", "apt-get install git")
 	v, root := newTestView(t, Options{})
 	ignores := map[string]string{}
 	for k, c := range semanticsIgnores {
