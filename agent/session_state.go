@@ -85,13 +85,30 @@ func (s *Session) HasRun(runID string) bool {
 	return slices.Contains(s.st.Runs, runID)
 }
 
-// AddRun records a run id as the session's before it starts (so review
-// decisions on it find the session even while it is queued).
-func (s *Session) AddRun(runID string) {
+// Reserve makes runID the session's run in progress before it starts (so
+// review decisions on it find the session even while it is queued, and no
+// second run starts in the session meanwhile). It returns the id of the
+// run already in progress, "" on success.
+func (s *Session) Reserve(runID string) (busy string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if s.active != "" && s.active != runID {
+		return s.active
+	}
+	s.active = runID
 	if !slices.Contains(s.st.Runs, runID) {
 		s.st.Runs = append(s.st.Runs, runID)
+	}
+	return ""
+}
+
+// Release ends runID's reservation when it never ran (cancelled while
+// queued); Execute ends it itself otherwise.
+func (s *Session) Release(runID string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.active == runID {
+		s.active = ""
 	}
 }
 

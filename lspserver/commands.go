@@ -199,11 +199,12 @@ func (s *Server) runCommand(_ context.Context, raw json.RawMessage) (any, error)
 	if err != nil {
 		return nil, err
 	}
-	if active := sess.Active(); active != "" {
-		return nil, requestFailed("%s: session %s has run %s in progress; wait for it or cancel it", CommandRun, sess.ID(), active)
+	r := &run{id: agent.NewRunID(), mode: mode, session: sess}
+	if busy := sess.Reserve(r.id); busy != "" {
+		return nil, requestFailed("%s: session %s has run %s in progress; wait for it or cancel it", CommandRun, sess.ID(), busy)
 	}
 	ctx, cancel := context.WithCancel(s.ctx)
-	r := &run{id: agent.NewRunID(), mode: mode, cancel: cancel, session: sess}
+	r.cancel = cancel
 	approver := &editorApprover{s: s, runID: r.id}
 	prepared, err := r.session.Prepare(agent.Setup{
 		Config:        cfg,
@@ -216,10 +217,10 @@ func (s *Server) runCommand(_ context.Context, raw json.RawMessage) (any, error)
 		OnEvent: func(ev agent.Event) { s.onEvent(ctx, r, ev) }})
 	if err != nil {
 		cancel()
+		sess.Release(r.id)
 		s.showError("agentls cannot start an agent run: " + err.Error())
 		return nil, requestFailed("%v", err)
 	}
-	sess.AddRun(r.id)
 	s.sessions().setLatest(sess, a.Prompt)
 	s.runs.reg.add(r)
 	s.log.Info("run started", "run", r.id, "session", sess.ID(), "mode", mode, "uri", a.URI)
