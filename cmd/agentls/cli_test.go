@@ -4,6 +4,9 @@ import (
 	"bytes"
 	"strings"
 	"testing"
+
+	"github.com/agentls/agentls/agent"
+	"github.com/agentls/agentls/tools/text"
 )
 
 func runMainCLI(args ...string) (code int, stdout, stderr string) {
@@ -68,5 +71,21 @@ func TestWrapKeepsEverything(t *testing.T) {
 		if len(line) > 44 {
 			t.Fatalf("line longer than width: %q", line)
 		}
+	}
+}
+
+// TestProgressShowsToolErrorsWhole: a failing tool's whole error reaches the
+// progress log, wrapped, where the one-line summary would cut it.
+func TestProgressShowsToolErrorsWhole(t *testing.T) {
+	var b bytes.Buffer
+	p := &progress{w: &b}
+	long := "Error: old_string was not found in greet.py. " + strings.Repeat("The closest text is on line 3 and differs in whitespace. ", 5) + "Re-read the file and retry."
+	p.event(agent.Event{Kind: agent.EventToolResult, Tool: "edit_file", IsError: true, Summary: text.Clip(long, 60), Text: long})
+	got := b.String()
+	if strings.Join(strings.Fields(got), " ") != "✗ "+strings.Join(strings.Fields(long), " ") {
+		t.Fatalf("progress line lost part of the error:\n%s", got)
+	}
+	if strings.Count(got, "\n") < 3 {
+		t.Fatalf("long error not wrapped:\n%s", got)
 	}
 }

@@ -112,3 +112,43 @@ func TestServeWithoutTerminalPrintsNoHint(t *testing.T) {
 		t.Fatalf("hint printed without a terminal:\n%s", stderr.String())
 	}
 }
+
+// TestRunOnTerminalShowsAnswerOnce: with stdout and stderr on the same
+// terminal, the streamed answer is not printed a second time; the diff and
+// the "nothing was written" line are.
+func TestRunOnTerminalShowsAnswerOnce(t *testing.T) {
+	noModelEnv(t)
+	master, slave := openPTY(t)
+	var screen syncBuffer
+	copied := make(chan struct{})
+	go func() {
+		defer close(copied)
+		buf := make([]byte, 4096)
+		for {
+			n, err := master.Read(buf)
+			_, _ = screen.Write(buf[:n])
+			if err != nil {
+				return
+			}
+		}
+	}()
+	code := runMain([]string{"--dir", copyExample(t), "--replay", exampleCassette, examplePrompt}, strings.NewReader(""), slave, slave)
+	_ = slave.Close() // the reader then gets EIO once it has drained the output
+	select {
+	case <-copied:
+	case <-time.After(30 * time.Second):
+		t.Fatal("the terminal output was not drained")
+	}
+	out := screen.String()
+	if code != 0 {
+		t.Fatalf("exit %d:\n%s", code, out)
+	}
+	if n := strings.Count(out, "Fixed: greet() referred to the undefined name"); n != 1 {
+		t.Fatalf("the answer appears %d times on the terminal:\n%s", n, out)
+	}
+	for _, want := range []string{"+++ b/greet.py", "nothing was written"} {
+		if !strings.Contains(out, want) {
+			t.Fatalf("terminal output lacks %q:\n%s", want, out)
+		}
+	}
+}
