@@ -278,16 +278,6 @@ func (s *Server) sessionsRequest(context.Context, *struct{}) (*SessionsResult, e
 	return out, nil
 }
 
-// latestSession is the most recently updated session with runs, nil if
-// none.
-func (s *Server) latestSession() *SessionInfo {
-	res, _ := s.sessionsRequest(context.Background(), nil)
-	if len(res.Sessions) == 0 {
-		return nil
-	}
-	return &res.Sessions[0]
-}
-
 // deleteSessionCommand implements agentls.deleteSession: the session is
 // forgotten and its file removed; its proposals stay in review until
 // decided (they are no longer saved).
