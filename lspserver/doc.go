@@ -3,6 +3,25 @@
 // and watched files, the agentls/* custom methods, and the typed Client for
 // server→client messages. It holds no agent logic.
 //
+// # Parts
+//
+// The package has four parts with one-way dependencies, each a group of
+// files (the review part lists its own in review.go):
+//
+//   - core: framing, dispatch, lifecycle, settings (stream.go, dispatch.go,
+//     methods.go, lifecycle.go, config.go, settings.go, client.go);
+//   - documents: text sync into the workspace view, folders, watched files
+//     (textsync.go, workspace.go, watcher.go, document.go);
+//   - runs: agentls.run and friends, progress, approvals, run events and
+//     sessions (commands.go, runs.go, sessions.go, progress.go, events.go,
+//     approve.go, apply.go, codeaction.go, mcp.go); a run is built and
+//     executed by agent.Session;
+//   - review: proposals and decisions (review.go and the files it lists).
+//
+// Runs feed review with staged-change events; review answers with
+// agent.Decisions that the command layer passes to the run's session.
+// Review never calls into runs.
+//
 // # Message handling
 //
 // docs/pitfalls.md "LSP: handler chain and message order": a validating wire (stream.go) frames the input itself

@@ -360,3 +360,32 @@ func TestSessionContinueCodeAction(t *testing.T) {
 		t.Fatalf("continue action arguments %s: %v", raw, err)
 	}
 }
+
+// A follow-up is told what the user accepted and how they changed the
+// file afterwards (a diff against what the agent last knew).
+func TestSessionFollowupSeesUserChanges(t *testing.T) {
+	ms := &sessionScript{}
+	rs := newRunSession(t, ms.script, runOpts{})
+	e := editorFor(rs.session, text.UTF16)
+	u := e.open(t, "demo.go", demoBase)
+	first := runIn(t, rs, lspserver.RunArgs{Prompt: "Bump the return values.", URI: string(u)})
+	rs.events(t, first.RunID)
+	if res := e.accept(t, reviewArgs{}); !res.Applied {
+		t.Fatalf("accept = %+v", res)
+	}
+	cur := e.text(t, u)
+	at := strings.Index(cur, "func b()")
+	e.typeAt(t, u, at, at, "// b is the user's.\n")
+
+	second := runIn(t, rs, lspserver.RunArgs{Prompt: "Anything else?", SessionID: first.SessionID})
+	rs.events(t, second.RunID)
+	last := ms.request().LastUser()
+	for _, want := range []string{"The user accepted 2 hunks of your change to demo.go", "The user changed demo.go since you last saw it", "+// b is the user's."} {
+		if !strings.Contains(last, want) {
+			t.Errorf("follow-up lacks %q:\n%s", want, last)
+		}
+	}
+	if strings.Contains(last, "-\treturn 1\n") {
+		t.Errorf("the accepted change is reported as the user's:\n%s", last)
+	}
+}
