@@ -8,6 +8,7 @@ import (
 
 	"github.com/agentls/agentls/agent/llm"
 	"github.com/agentls/agentls/agent/llm/llmtest"
+	"github.com/agentls/agentls/internal/testwait"
 	"github.com/agentls/agentls/tools"
 	"go.uber.org/goleak"
 )
@@ -93,7 +94,7 @@ func TestEndToEndCancelClosesStream(t *testing.T) {
 	if out.Status != StatusCancelled {
 		t.Fatalf("outcome = %+v", out)
 	}
-	<-hang.Disconnected() // the HTTP stream was closed by the cancellation
+	testwait.Recv(t, hang.Disconnected(), "the HTTP stream was closed by the cancellation")
 	log.check(t, "run1")
 	client.Close()
 	srv.Close()

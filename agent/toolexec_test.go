@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/agentls/agentls/agent/llm"
+	"github.com/agentls/agentls/internal/testwait"
 	"github.com/agentls/agentls/tools"
 	"go.uber.org/goleak"
 )
@@ -296,7 +297,7 @@ func TestCancelMidStreamNoLeaks(t *testing.T) {
 	if out.Status != StatusCancelled || !errors.Is(out.Err, context.Canceled) {
 		t.Fatalf("outcome = %+v", out)
 	}
-	<-streamClosed
+	testwait.Recv(t, streamClosed, "streamClosed")
 	log.check(t, "run1")
 	if k := log.kinds(); k[len(k)-1] != "cancelled" {
 		t.Fatalf("events = %v", k)

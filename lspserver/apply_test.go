@@ -11,6 +11,7 @@ import (
 	"go.lsp.dev/uri"
 
 	"github.com/agentls/agentls/agent/llm/llmtest"
+	"github.com/agentls/agentls/internal/testwait"
 	"github.com/agentls/agentls/lspserver"
 	"github.com/agentls/agentls/lspserver/lsptest"
 	"github.com/agentls/agentls/tools/text"
@@ -181,7 +182,7 @@ func TestApplyModeUserTypesDuringRun(t *testing.T) {
 	ed.open(t, u, original)
 
 	id := rs.start(t, lspserver.RunArgs{Prompt: "Return two."})
-	<-pause.Reached() // the model is streaming its edit
+	testwait.Recv(t, pause.Reached(), "the model is streaming its edit")
 	ed.typeAt(t, u, 0, 0, 0, 0, "// Package main is mine.\n")
 	if d, err := rs.c.Document(lsptest.Context(t), u); err != nil || !strings.HasPrefix(d.Text, "// Package main") {
 		t.Fatalf("server did not see the user's typing: %v %v", d, err)
@@ -412,7 +413,7 @@ func TestApplyModeCancel(t *testing.T) {
 		return ed.handleApply(m)
 	})
 	id := rs.start(t, lspserver.RunArgs{Prompt: "Spanish."})
-	<-hang.Started()
+	testwait.Recv(t, hang.Started(), "the model request to start")
 	if !rs.cancel(t, id) {
 		t.Fatal("cancel said false")
 	}

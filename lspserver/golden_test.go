@@ -13,6 +13,7 @@ import (
 
 	"go.lsp.dev/uri"
 
+	"github.com/agentls/agentls/internal/testwait"
 	"github.com/agentls/agentls/lspserver"
 	"github.com/agentls/agentls/lspserver/lsptest"
 )
@@ -89,7 +90,7 @@ func runGolden(t *testing.T, file string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	<-c.Done()
+	testwait.Recv(t, c.Done(), "the server output to end")
 	for {
 		m, err := c.Await(ctx, "", nil) // anything else the server sent
 		if err != nil {

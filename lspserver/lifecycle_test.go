@@ -10,6 +10,7 @@ import (
 
 	"go.lsp.dev/protocol"
 
+	"github.com/agentls/agentls/internal/testwait"
 	"github.com/agentls/agentls/lspserver"
 	"github.com/agentls/agentls/lspserver/lsptest"
 )
@@ -177,7 +178,7 @@ func TestSlowRequestDoesNotBlockAndCancels(t *testing.T) {
 	if err := c.WriteFrame([]byte(`{"jsonrpc":"2.0","id":"slow","method":"test/block"}`)); err != nil {
 		t.Fatal(err)
 	}
-	<-started
+	testwait.Recv(t, started, "started")
 	if _, err := c.Document(ctx, "untitled:none"); err == nil {
 		t.Fatal("want an error for an unopened untitled document")
 	} // answered while test/block is still running
@@ -206,7 +207,7 @@ func TestInputCloseCancelsHandlers(t *testing.T) {
 	if err := c.WriteFrame([]byte(`{"jsonrpc":"2.0","id":1000,"method":"test/block"}`)); err != nil {
 		t.Fatal(err)
 	}
-	<-started
+	testwait.Recv(t, started, "started")
 	if err := c.CloseInput(); err != nil {
 		t.Fatal(err)
 	}

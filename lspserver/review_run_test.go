@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/agentls/agentls/agent/llm/llmtest"
+	"github.com/agentls/agentls/internal/testwait"
 	"github.com/agentls/agentls/lspserver"
 	"github.com/agentls/agentls/tools/text"
 )
@@ -40,7 +41,7 @@ func TestReviewDuringPreviewRun(t *testing.T) {
 	u := e.open(t, "demo.go", demoBase)
 	id := rs.start(t, lspserver.RunArgs{Prompt: "Bump the return values.", URI: string(u)})
 
-	<-pause.Reached() // both edits are staged: the model was asked for its next turn
+	testwait.Recv(t, pause.Reached(), "both edits are staged: the model was asked for its next turn")
 	hunks := e.hunks(t, u)
 	if len(hunks) != 2 || hunks[0].NewText != "\treturn 10\n" || hunks[1].NewText != "\treturn 20\n" {
 		t.Fatalf("hunks of the running run = %+v", hunks)

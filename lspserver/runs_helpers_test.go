@@ -14,6 +14,7 @@ import (
 	"go.lsp.dev/uri"
 
 	"github.com/agentls/agentls/agent/llm/llmtest"
+	"github.com/agentls/agentls/internal/testwait"
 	"github.com/agentls/agentls/lspserver"
 	"github.com/agentls/agentls/lspserver/lsptest"
 )
@@ -100,7 +101,9 @@ func (rs *runSession) start(t testing.TB, args lspserver.RunArgs) string {
 
 func (rs *runSession) tryStart(args any) (string, error) {
 	var res lspserver.RunResult
-	err := rs.c.Call(context.Background(), protocol.MethodWorkspaceExecuteCommand, command(lspserver.CommandRun, args), &res)
+	ctx, cancel := context.WithTimeout(context.Background(), testwait.Limit) // a hang guard
+	defer cancel()
+	err := rs.c.Call(ctx, protocol.MethodWorkspaceExecuteCommand, command(lspserver.CommandRun, args), &res)
 	return res.RunID, err
 }
 

@@ -9,6 +9,7 @@ import (
 	"go.lsp.dev/uri"
 
 	"github.com/agentls/agentls/agent/llm/llmtest"
+	"github.com/agentls/agentls/internal/testwait"
 	"github.com/agentls/agentls/lspserver"
 	"github.com/agentls/agentls/lspserver/lsptest"
 )
@@ -110,7 +111,7 @@ func TestTwoRunsAtOnce(t *testing.T) {
 	rs.write(t, "beta.txt", "contents of beta\n")
 
 	a := rs.start(t, lspserver.RunArgs{Prompt: "Read alpha."})
-	<-pause.Reached()
+	testwait.Recv(t, pause.Reached(), "the model to reach its pause")
 	b := rs.start(t, lspserver.RunArgs{Prompt: "Read beta."})
 	rs.event(t, b, "finished") // beta finishes while alpha is mid-stream
 	pause.Release()
@@ -159,7 +160,7 @@ func TestRunQueue(t *testing.T) {
 	}
 	rs := newRunSession(t, script, runOpts{settings: map[string]any{"maxConcurrentRuns": 1}})
 	first := rs.start(t, lspserver.RunArgs{Prompt: "first"})
-	<-hang.Started()
+	testwait.Recv(t, hang.Started(), "the model request to start")
 	second := rs.start(t, lspserver.RunArgs{Prompt: "second"})
 	token := "agentls-run-" + second
 	if _, err := rs.c.Await(lsptest.Context(t), protocol.MethodProgress, func(m lsptest.Message) bool {
@@ -323,7 +324,7 @@ func TestRunEndsWithSession(t *testing.T) {
 	hang := llmtest.NewHang()
 	rs := newRunSession(t, llmtest.Always(llmtest.Text("x").HangAfter(1, hang)), runOpts{})
 	rs.start(t, lspserver.RunArgs{Prompt: "x"})
-	<-hang.Started()
+	testwait.Recv(t, hang.Started(), "the model request to start")
 	if err := rs.c.Shutdown(lsptest.Context(t)); err != nil {
 		t.Fatal(err)
 	}
@@ -334,5 +335,5 @@ func TestRunEndsWithSession(t *testing.T) {
 	if err != nil || code != lspserver.ExitOK {
 		t.Fatalf("exit %d %v", code, err)
 	}
-	<-hang.Disconnected()
+	testwait.Recv(t, hang.Disconnected(), "the model server to see the connection close")
 }

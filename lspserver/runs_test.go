@@ -11,6 +11,7 @@ import (
 	"go.lsp.dev/protocol"
 
 	"github.com/agentls/agentls/agent/llm/llmtest"
+	"github.com/agentls/agentls/internal/testwait"
 	"github.com/agentls/agentls/lspserver"
 	"github.com/agentls/agentls/lspserver/lsptest"
 )
@@ -176,7 +177,7 @@ func TestRunRepliesAtOnceAndCancels(t *testing.T) {
 	if len(id) != 12 {
 		t.Fatalf("run id %q", id)
 	}
-	<-hang.Started() // the model is mid-stream and will not finish by itself
+	testwait.Recv(t, hang.Started(), "the model is mid-stream and will not finish by itself")
 	rs.event(t, id, "text")
 	// The connection is not held up by the run.
 	if _, err := rs.c.Document(ctx, "untitled:none"); err == nil {
@@ -188,7 +189,7 @@ func TestRunRepliesAtOnceAndCancels(t *testing.T) {
 	if !rs.cancel(t, id) {
 		t.Fatal("agentls.cancel of a running run said false")
 	}
-	<-hang.Disconnected() // the model stream was closed
+	testwait.Recv(t, hang.Disconnected(), "the model stream was closed")
 	evs := rs.events(t, id)
 	checkSeq(t, evs)
 	if last := evs[len(evs)-1]; last.Kind != "cancelled" || last.Pending == nil || *last.Pending != 0 {
@@ -213,7 +214,7 @@ func TestRunCancelFromProgress(t *testing.T) {
 	hang := llmtest.NewHang()
 	rs := newRunSession(t, llmtest.Always(llmtest.Text("working").HangAfter(1, hang)), runOpts{})
 	id := rs.start(t, lspserver.RunArgs{Prompt: "Work."})
-	<-hang.Started()
+	testwait.Recv(t, hang.Started(), "the model request to start")
 	token := "agentls-run-" + id
 	if _, err := rs.c.Await(lsptest.Context(t), protocol.MethodProgress, func(m lsptest.Message) bool {
 		return strings.Contains(string(m.Params), token) && strings.Contains(string(m.Params), `"begin"`)
@@ -224,7 +225,7 @@ func TestRunCancelFromProgress(t *testing.T) {
 		&protocol.WorkDoneProgressCancelParams{Token: protocol.String(token)}); err != nil {
 		t.Fatal(err)
 	}
-	<-hang.Disconnected()
+	testwait.Recv(t, hang.Disconnected(), "the model server to see the connection close")
 	rs.event(t, id, "cancelled")
 	awaitProgressEnd(t, rs.c, token)
 	// Unknown tokens (and integer tokens) are ignored without harm.

@@ -12,6 +12,8 @@ import (
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/agentls/agentls/internal/testwait"
 )
 
 func TestReadHeader(t *testing.T) {
@@ -105,7 +107,7 @@ func TestWireReframes(t *testing.T) {
 	if rest, _ := io.ReadAll(r); !bytes.Contains(rest, []byte(`"id":null,"error":{"code":-32700`)) {
 		t.Errorf("error response = %q", rest)
 	}
-	<-w.ended
+	testwait.Recv(t, w.ended, "w.ended")
 	if w.inputErr() != nil {
 		t.Errorf("clean EOF reported as %v", w.inputErr())
 	}

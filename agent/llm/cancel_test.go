@@ -12,6 +12,7 @@ import (
 
 	"github.com/agentls/agentls/agent/llm"
 	"github.com/agentls/agentls/agent/llm/llmtest"
+	"github.com/agentls/agentls/internal/testwait"
 )
 
 // streamAsync runs Stream in a goroutine and returns its result channel.
@@ -46,9 +47,9 @@ func TestCancelMidStream(t *testing.T) {
 	defer cancel()
 	var rec recorder
 	done := streamAsync(ctx, c, userReq("hi"), rec.on)
-	<-h.Started()
+	testwait.Recv(t, h.Started(), "the model request to start")
 	cancel()
-	<-h.Disconnected() // the server saw the HTTP connection close
+	testwait.Recv(t, h.Disconnected(), "the server saw the HTTP connection close")
 	checkCanceled(t, <-done)
 	if len(srv.Requests()) != 1 {
 		t.Fatalf("a cancelled request must not be retried: %d requests", len(srv.Requests()))
@@ -65,9 +66,9 @@ func TestCancelBeforeFirstByte(t *testing.T) {
 
 	ctx, cancel := context.WithCancel(context.Background())
 	done := streamAsync(ctx, c, userReq("hi"), nil)
-	<-h.Started()
+	testwait.Recv(t, h.Started(), "the model request to start")
 	cancel()
-	<-h.Disconnected()
+	testwait.Recv(t, h.Disconnected(), "the model server to see the connection close")
 	checkCanceled(t, <-done)
 }
 
@@ -86,7 +87,7 @@ func TestCancelDuringBackoff(t *testing.T) {
 			once.Do(func() { close(retrying) })
 		}
 	})
-	<-retrying
+	testwait.Recv(t, retrying, "retrying")
 	cancel()
 	checkCanceled(t, <-done)
 	if len(srv.Requests()) != 1 {

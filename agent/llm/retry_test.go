@@ -11,6 +11,7 @@ import (
 
 	"github.com/agentls/agentls/agent/llm"
 	"github.com/agentls/agentls/agent/llm/llmtest"
+	"github.com/agentls/agentls/internal/testwait"
 )
 
 // asError extracts the *llm.Error or fails.
@@ -281,7 +282,7 @@ func TestAttemptTimeout(t *testing.T) {
 	if err != nil || resp.Text != "ok" {
 		t.Fatalf("resp=%+v err=%v", resp, err)
 	}
-	<-h.Disconnected() // the timed-out attempt's connection was closed
+	testwait.Recv(t, h.Disconnected(), "the timed-out attempt's connection was closed")
 	r := rec.kinds(llm.DeltaRetry)
 	if len(r) != 1 || !llm.IsKind(r[0].Err, llm.Network) || !strings.Contains(r[0].Text, "did not finish answering within 200ms") {
 		t.Fatalf("retry deltas = %+v", r)

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/agentls/agentls/agent/llm/llmtest"
+	"github.com/agentls/agentls/internal/testwait"
 	"github.com/agentls/agentls/lspserver/lsptest"
 )
 
@@ -105,7 +106,7 @@ func TestRunSIGINTWithFIFOInWorkspace(t *testing.T) {
 	if err := cmd.Process.Signal(os.Interrupt); err != nil {
 		t.Fatal(err)
 	}
-	err := <-waited
+	err := testwait.Recv(t, waited, "waited")
 	var ee *exec.ExitError
 	if !errors.As(err, &ee) || ee.ExitCode() != 1 {
 		t.Fatalf("exit: %v, want status 1\n%s", err, stderr.String())
@@ -113,5 +114,5 @@ func TestRunSIGINTWithFIFOInWorkspace(t *testing.T) {
 	if s := stderr.String(); !strings.Contains(s, "cancelling the run") || !strings.Contains(s, "agentls run: cancelled") {
 		t.Fatalf("stderr:\n%s", s)
 	}
-	<-hang.Disconnected()
+	testwait.Recv(t, hang.Disconnected(), "the model server to see the connection close")
 }

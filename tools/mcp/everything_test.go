@@ -16,6 +16,7 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/agentls/agentls/internal/testwait"
 	"github.com/agentls/agentls/tools"
 )
 
@@ -135,7 +136,7 @@ func testEverything(t *testing.T, cfg ServerConfig) {
 		t.Errorf("long-running: %+v", res)
 	}
 	for i := 1; i <= 3; i++ {
-		p := <-progress
+		p := testwait.Recv(t, progress, "progress")
 		if p.Tool != "mcp__everything__trigger-long-running-operation" || p.Server != "everything" || p.Progress != float64(i) || p.Total != 3 {
 			t.Errorf("progress %d: %+v", i, p)
 		}
@@ -150,7 +151,7 @@ func testEverything(t *testing.T, cfg ServerConfig) {
 		_, err := tool.Call(ctx, nil, json.RawMessage(`{"duration":60,"steps":60}`))
 		done <- err
 	}()
-	<-progress
+	testwait.Recv(t, progress, "progress")
 	cancel()
 	if err := <-done; !errors.Is(err, context.Canceled) {
 		t.Errorf("cancelled call returned %v", err)

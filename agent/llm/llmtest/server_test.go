@@ -11,6 +11,8 @@ import (
 	"sync"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/agentls/agentls/internal/testwait"
 )
 
 // post sends a chat request body to srv and returns the response.
@@ -222,13 +224,13 @@ func TestHangObservesDisconnect(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	<-h.Started()
+	testwait.Recv(t, h.Started(), "the model request to start")
 	line, _ := bufio.NewReader(resp.Body).ReadString('\n')
 	if !strings.Contains(line, `"role":"assistant"`) {
 		t.Fatalf("first chunk before hang: %q", line)
 	}
 	resp.Body.Close() // the client goes away
-	<-h.Disconnected()
+	testwait.Recv(t, h.Disconnected(), "the model server to see the connection close")
 }
 
 func TestHangReleasedByClose(t *testing.T) {
@@ -243,9 +245,9 @@ func TestHangReleasedByClose(t *testing.T) {
 		}
 		done <- err
 	}()
-	<-h.Started()
+	testwait.Recv(t, h.Started(), "the model request to start")
 	srv.Close() // must not wait forever on the hanging handler
-	<-done
+	testwait.Recv(t, done, "done")
 }
 
 func TestNonStreaming(t *testing.T) {
@@ -433,7 +435,7 @@ func TestPauseThenRelease(t *testing.T) {
 	srv := New(t, Sequence(Text("one two three").PauseAfter(2, p)))
 	resp := post(t, srv, streamBody)
 	br := bufio.NewReader(resp.Body)
-	<-p.Reached()
+	testwait.Recv(t, p.Reached(), "the model to reach its pause")
 	var before []string
 	for range 2 { // role chunk, "one "
 		line, _ := br.ReadString('\n')

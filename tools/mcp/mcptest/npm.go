@@ -12,7 +12,7 @@ import (
 // NPMPackage locates the entry point (dist/index.js) of an installed
 // @modelcontextprotocol npm package such as "server-everything", in
 // $AGENTLS_NPM_DIR or ~/.cache/agentls-ci/npm where .ci/run installs them,
-// or skips the test (see SkipWithoutPeer).
+// or skips the test (see testpeers.Missing).
 func NPMPackage(t testing.TB, pkg string) string {
 	t.Helper()
 	if _, err := exec.LookPath("node"); err != nil {
