@@ -367,3 +367,22 @@ func TestRunFollowup(t *testing.T) {
 		t.Fatalf("the follow-up request lacks the first run's read or the reason:\n%s", last.LastUser())
 	}
 }
+
+// TestRunRestoreAfterRestart: pending proposals survive stopping the server;
+// the plugin shows them again on attach and accepting applies them.
+func TestRunRestoreAfterRestart(t *testing.T) {
+	t.Parallel()
+	srv := llmtest.New(t, readThenEdit("greet.go", "Both louder.", [2]string{`"hello"`, `"HELLO"`}, [2]string{`"bye"`, `"BYE"`}))
+	r := runScript(t, "run_restore.lua", options{env: modelEnv(srv), files: map[string]string{"greet.go": twoFuncs}})
+	var fresh bool
+	r.fact(t, "new_client", &fresh)
+	var n int
+	r.fact(t, "restored_hunks", &n)
+	if !fresh || n != 2 {
+		t.Fatalf("after restart: new client %v, %d hunks", fresh, n)
+	}
+	want := strings.NewReplacer(`"hello"`, `"HELLO"`, `"bye"`, `"BYE"`).Replace(strings.TrimSuffix(twoFuncs, "\n"))
+	if got := r.str(t, "buffer"); got != want {
+		t.Fatalf("buffer after accepting the restored proposal:\n%s\nwant:\n%s", got, want)
+	}
+}
