@@ -147,7 +147,7 @@ func (s *Server) onEvent(ctx context.Context, r *run, ev agent.Event) {
 	switch {
 	case ev.ParentRunID != "":
 	case ev.Kind == agent.EventToolCall:
-		r.prog.report(ctx, ev.Tool+" "+text.Clip(string(ev.Args), 80))
+		r.prog.report(ctx, stepMessage(ev.Tool, ev.Args)) // stepwords.go
 	case ev.Kind == agent.EventTodo:
 		r.prog.report(ctx, agent.PlanProgress(ev.Todos))
 	}

@@ -46,6 +46,17 @@ type e2eResult struct {
 	SecondAfter   []string `json:"secondAfter"`
 	RejectedText  string   `json:"rejectedText"`
 	FailShot      string   `json:"failShot"`
+
+	EndToasts []struct {
+		Message string   `json:"message"`
+		Buttons []string `json:"buttons"`
+	} `json:"endToasts"`
+	StatusBar        []string `json:"statusBar"`
+	HoverAfterAccept bool     `json:"hoverAfterAccept"`
+	MultiAfter       []string `json:"multiAfter"`
+	DiffTabs         []string `json:"diffTabs"`
+	AfterDiffTabs    []string `json:"afterDiffTabs"`
+	AfterDiffText    string   `json:"afterDiffText"`
 }
 
 // tools are the installs the test uses.
@@ -110,17 +121,25 @@ func freePort(t *testing.T) int {
 }
 
 // loudModel edits "hello" (or "bye", when the prompt names it) to upper
-// case: read_file, then edit_file, then a short answer.
+// case, or, asked to be polite, replaces bye's return with two lines:
+// read_file, then edit_file, then a short answer.
 func loudModel(req *llmtest.ChatRequest) llmtest.Reply {
 	word := "hello"
-	if strings.Contains(req.LastUser(), "bye") {
+	switch last := req.LastUser(); {
+	case strings.Contains(last, "goodbye"):
+		word = "goodbye"
+	case strings.Contains(last, "bye"):
 		word = "bye"
+	}
+	oldS, newS := `"`+word+`"`, `"`+strings.ToUpper(word)+`"`
+	if strings.Contains(req.LastUser(), "polite") {
+		oldS, newS = "\treturn \"bye\"\n", "\t// say goodbye politely\n\treturn \"goodbye\"\n"
 	}
 	if !req.HasToolResult("read") {
 		return llmtest.ToolCalls(llmtest.Call{ID: "read", Name: "read_file", Args: `{"path":"greet.go"}`})
 	}
 	if !req.HasToolResult("edit") {
-		args, _ := json.Marshal(map[string]string{"path": "greet.go", "old_string": `"` + word + `"`, "new_string": `"` + strings.ToUpper(word) + `"`})
+		args, _ := json.Marshal(map[string]string{"path": "greet.go", "old_string": oldS, "new_string": newS})
 		return llmtest.ToolCalls(llmtest.Call{ID: "edit", Name: "edit_file", Args: string(args)})
 	}
 	return llmtest.Text("Made " + word + " loud.")
@@ -142,7 +161,7 @@ func TestVSCodePreviewAcceptReject(t *testing.T) {
 	ws := filepath.Join(tmp, "ws")
 	data := filepath.Join(tmp, "data")
 	ext := filepath.Join(tmp, "ext")
-	shots := filepath.Join(tmp, "shots")
+	shots := screenshotDir(t)
 	for _, d := range []string{filepath.Join(ws, ".git"), filepath.Join(data, "User"), ext, shots} {
 		if err := os.MkdirAll(d, 0o755); err != nil {
 			t.Fatal(err)
@@ -223,7 +242,7 @@ func TestVSCodePreviewAcceptReject(t *testing.T) {
 			t.Errorf("command palette lacks %q: %q", want, r.Palette)
 		}
 	}
-	if !containsSub(r.PendingAfter, `⟶ return \"HELLO\"`) {
+	if !containsSub(r.PendingAfter, `⟶     return \"HELLO\"`) {
 		t.Errorf("inline preview = %q, want the new line after the replaced one", r.PendingAfter)
 	}
 	if !strings.Contains(r.PendingText, `return "hello"`) || strings.Contains(r.PendingText, "HELLO") {
@@ -235,10 +254,47 @@ func TestVSCodePreviewAcceptReject(t *testing.T) {
 	if len(r.AcceptedAfter) != 0 {
 		t.Errorf("preview left after accept: %q", r.AcceptedAfter)
 	}
-	if !containsSub(r.SecondAfter, `⟶ return \"BYE\"`) {
+	if !containsSub(r.SecondAfter, `⟶     return \"GOODBYE\"`) {
 		t.Errorf("second run's preview = %q", r.SecondAfter)
 	}
-	if !strings.Contains(r.RejectedText, `return "bye"`) || strings.Contains(r.RejectedText, "BYE") {
+	// The end-of-run notification names the file and offers the review.
+	var end bool
+	for _, ts := range r.EndToasts {
+		if strings.Contains(ts.Message, "changes proposed in greet.go") &&
+			strings.Join(ts.Buttons, "|") == "Review|Accept All|Follow Up" {
+			end = true
+		}
+		if strings.HasPrefix(ts.Message, "Agent run ") {
+			t.Errorf("the server's plain end-of-run message is shown too: %q", ts.Message)
+		}
+	}
+	if !end {
+		t.Errorf("end-of-run notifications = %+v, want one naming greet.go with Review / Accept All / Follow Up", r.EndToasts)
+	}
+	for _, s := range r.StatusBar {
+		if strings.Contains(s, "{") {
+			t.Errorf("status bar shows raw arguments: %q", s)
+		}
+	}
+	if r.HoverAfterAccept {
+		t.Error("the proposal's hover stayed open after its Accept link was used")
+	}
+	// A multi-line hunk shows all its new lines, not a summary.
+	if !containsSub(r.MultiAfter, `⟶     // say goodbye politely`) || !containsSub(r.MultiAfter, `return \"goodbye\"`) || containsSub(r.MultiAfter, "more line") {
+		t.Errorf("multi-line preview = %q, want both new lines", r.MultiAfter)
+	}
+	// The diff view had its own tab next to greet.go's, and after accepting
+	// from it, it closed and greet.go holds the change.
+	if !containsSub(r.DiffTabs, "agent proposal") || !containsPrefix(r.DiffTabs, "greet.go") {
+		t.Errorf("tabs with the diff view open = %q, want greet.go and the diff", r.DiffTabs)
+	}
+	if containsSub(r.AfterDiffTabs, "agent proposal") || !containsPrefix(r.AfterDiffTabs, "greet.go") {
+		t.Errorf("tabs after accepting in the diff view = %q, want greet.go only", r.AfterDiffTabs)
+	}
+	if !strings.Contains(r.AfterDiffText, "// say goodbye politely") || !strings.Contains(r.AfterDiffText, `return "goodbye"`) {
+		t.Errorf("text after accepting in the diff view:\n%s", r.AfterDiffText)
+	}
+	if !strings.Contains(r.RejectedText, `return "goodbye"`) || strings.Contains(r.RejectedText, "GOODBYE") {
 		t.Errorf("text after reject all:\n%s", r.RejectedText)
 	}
 	if disk, _ := os.ReadFile(filepath.Join(ws, "greet.go")); string(disk) != greetGo {
@@ -279,4 +335,20 @@ func containsSub(list []string, sub string) bool {
 		}
 	}
 	return false
+}
+
+// screenshotDir is where the screenshots of what the user saw are kept:
+// $AGENTLS_ARTIFACTS/vscode-e2e when set (CI keeps that directory), else
+// the test's artifact directory (kept with go test -artifacts).
+func screenshotDir(t *testing.T) string {
+	t.Helper()
+	dir := t.ArtifactDir()
+	if a := os.Getenv("AGENTLS_ARTIFACTS"); a != "" {
+		dir = filepath.Join(a, "vscode-e2e")
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("screenshots in %s", dir)
+	return dir
 }

@@ -18,8 +18,21 @@ let page;
 // extension shows a hunk's new text).
 const afterTexts = () =>
   page.$$eval(".view-lines span", (spans) =>
-    spans.map((s) => getComputedStyle(s, "::after").content).filter((c) => c && c !== "none" && c !== "normal"),
+    spans
+      .map((s) => getComputedStyle(s, "::after").content.replace(/\u00a0/g, " "))
+      .filter((c) => c && c !== "none" && c !== "normal"),
   );
+// The visible notifications' messages, and their buttons.
+const toasts = () =>
+  page.$$eval(".notifications-toasts .notification-toast", (ts) =>
+    ts.map((t) => ({
+      message: (t.querySelector(".notification-list-item-message") || t).innerText,
+      buttons: [...t.querySelectorAll(".monaco-button")].map((b) => b.innerText.trim()).filter((s) => s),
+    })),
+  );
+const tabLabels = () => page.$$eval(".tabs-container .tab", (ts) => ts.map((t) => t.getAttribute("aria-label") || t.innerText));
+const agentHoverVisible = () =>
+  page.$$eval(".monaco-hover", (hs) => hs.some((h) => h.offsetParent !== null && h.innerText.includes("agentls proposal")));
 const editorText = () => page.$eval(".view-lines", (e) => e.innerText.replace(/\u00a0/g, " "));
 const hasAfter = (needle) =>
   page.waitForFunction(
@@ -86,18 +99,71 @@ async function main() {
     out.pendingShot = await shot("pending");
     out.steps.push("previewed");
 
-    // Accept the hunk under the cursor: the text changes, the preview goes.
-    await page.click('.view-line:has-text("return \\"hello\\"")');
-    await palette("agentls: Accept Change Under Cursor");
+    // The end-of-run notification names the file and offers the review.
+    await page.waitForFunction(
+      () => [...document.querySelectorAll(".notifications-toasts .notification-toast")].some((t) => t.innerText.includes("changes proposed in")),
+      null,
+      { timeout: 30000 },
+    );
+    out.endToasts = await toasts();
+    out.statusBar = await page.$$eval(".statusbar-item", (items) => items.map((i) => i.innerText).filter((s) => s.includes("gent")));
+    out.steps.push("notified");
+
+    // Accept from the hover's link: the text changes, the preview and the
+    // hover go.
+    const line = page.locator('.view-line:has-text("return \\"hello\\"")');
+    await line.hover({ position: { x: 40, y: 5 } });
+    await page.waitForFunction(
+      () => [...document.querySelectorAll(".monaco-hover")].some((h) => h.offsetParent !== null && h.innerText.includes("agentls proposal")),
+      null,
+      { timeout: 30000 },
+    );
+    out.hoverShot = await shot("hover");
+    await page.locator(".monaco-hover a", { hasText: "Accept" }).first().click();
     await page.waitForSelector('.view-lines:has-text("HELLO")', { timeout: 30000 });
     await noAfter();
+    await page.waitForFunction(
+      () => ![...document.querySelectorAll(".monaco-hover")].some((h) => h.offsetParent !== null && h.innerText.includes("agentls proposal")),
+      null,
+      { timeout: 30000 },
+    );
+    out.hoverAfterAccept = await agentHoverVisible();
     out.acceptedText = await editorText();
     out.acceptedAfter = await afterTexts();
     out.steps.push("accepted");
 
-    // Run 2, then reject everything: the text stays, the preview goes.
-    await runAgent("make bye loud");
-    await hasAfter("BYE");
+    // Run 2 proposes a multi-line change: every new line shows inline.
+    await runAgent("make bye polite");
+    await hasAfter("politely");
+    await hasAfter("goodbye");
+    out.multiAfter = await afterTexts();
+    out.multiShot = await shot("multiline");
+    out.steps.push("multiline");
+
+    // The diff view opens in its own tab, beside greet.go's, and accepts
+    // from its title bar; then it closes and greet.go stays.
+    await palette("agentls: Show Proposed Changes as Diff");
+    await page.waitForFunction(() => [...document.querySelectorAll(".tabs-container .tab")].some((t) => t.innerText.includes("agent proposal")), null, {
+      timeout: 30000,
+    });
+    const acceptFile = '.editor-actions .action-label[aria-label^="Accept All Changes in File"]';
+    await page.waitForSelector(acceptFile, { state: "visible", timeout: 30000 });
+    await page.waitForSelector('.monaco-diff-editor .view-lines:has-text("politely")', { timeout: 30000 });
+    out.diffTabs = await tabLabels();
+    out.diffShot = await shot("diff");
+    await page.click(acceptFile);
+    await page.waitForFunction(() => ![...document.querySelectorAll(".tabs-container .tab")].some((t) => t.innerText.includes("agent proposal")), null, {
+      timeout: 30000,
+    });
+    await page.waitForSelector('.view-lines:has-text("politely")', { timeout: 30000 });
+    out.afterDiffTabs = await tabLabels();
+    out.afterDiffText = await editorText();
+    out.afterDiffShot = await shot("after-diff");
+    out.steps.push("diff");
+
+    // Run 3, then reject everything: the text stays, the preview goes.
+    await runAgent("make goodbye loud");
+    await hasAfter("GOODBYE");
     out.secondAfter = await afterTexts();
     await palette("agentls: Reject All Proposed Changes");
     await noAfter();

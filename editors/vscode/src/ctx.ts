@@ -121,6 +121,23 @@ export class Ctx implements vscode.Disposable {
       return;
     }
     this.registerFallbacks(client);
+    // The server ends each run with window/showMessage for plugin-less
+    // clients; the extension shows its own notification (runs.ts, with the
+    // files and actions), so those are dropped here and the rest shown as
+    // vscode-languageclient would.
+    client.onNotification(lc.ShowMessageNotification.type, (m) => {
+      if (isRunEndMessage(m.message)) {
+        this.output.appendLine(m.message);
+        return;
+      }
+      const show =
+        m.type === lc.MessageType.Error
+          ? vscode.window.showErrorMessage
+          : m.type === lc.MessageType.Warning
+            ? vscode.window.showWarningMessage
+            : vscode.window.showInformationMessage;
+      void show(m.message);
+    });
     this.hooks.onStarted();
   }
 
@@ -185,7 +202,21 @@ export class Ctx implements vscode.Disposable {
       }
       args = [{ runId } satisfies ext.CancelArgs];
     }
-    const result = await next(command, args);
+    // Not `next`: vscode-languageclient answers a failed command with
+    // "Request workspace/executeCommand failed." and hides the server's
+    // reason in the output channel. The server's message is what the user
+    // needs ("the hunk was already accepted", "no model configured").
+    void next;
+    let result: unknown;
+    try {
+      result = await this.sendExecute(command, args);
+    } catch (err) {
+      const msg = errorMessage(err);
+      this.output.appendLine(`${command} failed: ${msg}`);
+      void vscode.window.showErrorMessage(`agentls: ${msg}`);
+      this.hooks.onCommandResult(command, args, undefined);
+      return undefined;
+    }
     this.hooks.onCommandResult(command, args, result);
     return result;
   }
@@ -209,4 +240,20 @@ export class Ctx implements vscode.Disposable {
     void this.stop();
     this.disposables.forEach((d) => d.dispose());
   }
+}
+
+/** Whether a window/showMessage text is the server's end-of-run message. */
+export function isRunEndMessage(message: string): boolean {
+  return /^Agent run \S+ (finished|failed|cancelled)\b/.test(message);
+}
+
+/** The message of an error from a request: the server's own text. */
+export function errorMessage(err: unknown): string {
+  if (err instanceof Error && err.message) {
+    return err.message;
+  }
+  if (err && typeof err === "object" && typeof (err as { message?: unknown }).message === "string") {
+    return (err as { message: string }).message;
+  }
+  return String(err);
 }

@@ -152,19 +152,6 @@ export function step(views: HunkView[], line: number, forward: boolean): HunkVie
   return sorted[sorted.length - 1];
 }
 
-/** A one-line summary of a view's added lines, for an after-text decoration. */
-export function summary(v: HunkView, max = 80): string {
-  if (v.added.length === 0) {
-    return "delete";
-  }
-  let first = v.added[0].trim();
-  if (first.length > max) {
-    first = first.slice(0, max - 1) + "…";
-  }
-  const more = v.added.length > 1 ? ` (+${v.added.length - 1} more line${v.added.length > 2 ? "s" : ""})` : "";
-  return first + more;
-}
-
 /** A fenced unified diff of a view: the replaced lines (from `lines`) against the added ones. */
 export function diffMarkdown(v: HunkView, lines: string[]): string {
   const out: string[] = [];
@@ -178,4 +165,108 @@ export function diffMarkdown(v: HunkView, lines: string[]): string {
   }
   const fence = out.some((l) => l.includes("```")) ? "~~~~" : "```";
   return `${fence}diff\n${out.join("\n")}\n${fence}`;
+}
+
+/**
+ * Where each pending hunk's new lines sit in the proposed text (the right
+ * side of the diff view, which holds the document with every pending hunk
+ * applied; conflicted hunks are left out of it): hunkId → rows, inclusive.
+ * A hunk that only deletes lines gets the row its lines were removed at,
+ * with last < first.
+ */
+export function proposedRows(views: HunkView[]): Map<string, { first: number; last: number }> {
+  const rows = new Map<string, { first: number; last: number }>();
+  const pending = views.filter((v) => !v.conflicted);
+  const start = (v: HunkView) => (v.first !== undefined ? v.first : v.above ? v.anchor : v.anchor + 1);
+  pending.sort((a, b) => start(a) - start(b));
+  let delta = 0;
+  for (const v of pending) {
+    const old = v.first === undefined ? 0 : (v.last ?? v.first) - v.first + 1;
+    const first = start(v) + delta;
+    rows.set(v.hunkId, { first, last: first + v.added.length - 1 });
+    delta += v.added.length - old;
+  }
+  return rows;
+}
+
+/** The pending hunk at `line` of the proposed text (see proposedRows). */
+export function hunkAtProposed(views: HunkView[], line: number): HunkView | undefined {
+  const rows = proposedRows(views);
+  return views.find((v) => {
+    const r = rows.get(v.hunkId);
+    return r !== undefined && r.first <= line && line <= Math.max(r.last, r.first);
+  });
+}
+
+/** One row of a hunk's inline block: text shown after document row `row`. */
+export interface BlockRow {
+  row: number;
+  text: string;
+  /** Left margin in character widths, so the block's rows line up. */
+  margin: number;
+}
+
+const nbsp = "\u00a0";
+
+/** The width of `s` on screen, tabs expanded to `tabSize` columns. */
+function visualWidth(s: string, tabSize: number): number {
+  let w = 0;
+  for (const ch of s) {
+    w = ch === "\t" ? w + tabSize - (w % tabSize) : w + 1;
+  }
+  return w;
+}
+
+/**
+ * A line for CSS generated content, which collapses runs of white space:
+ * tabs are expanded and every blank made non-breaking, so indentation shows.
+ */
+function visibleLine(s: string, tabSize: number, max: number): string {
+  let out = "";
+  let w = 0;
+  for (const ch of s) {
+    if (ch === "\t") {
+      const n = tabSize - (w % tabSize);
+      out += nbsp.repeat(n);
+      w += n;
+    } else {
+      out += ch === " " ? nbsp : ch;
+      w++;
+    }
+  }
+  return out.length > max ? out.slice(0, max - 1) + "…" : out;
+}
+
+/**
+ * Lays a hunk's whole replacement out as a block beside the document: new
+ * line k shows after document row start+k, all rows starting at one
+ * column right of the widest of those rows, so the new lines read as a
+ * block next to the old ones (VS Code decorations cannot add lines). The
+ * first row carries the marker (⟶ replaces, ⤒ inserts above, ⤓ inserts
+ * below); a hunk that only deletes shows "⟶ delete". New lines that would
+ * fall past the document's end are joined onto its last row.
+ */
+export function blockRows(v: HunkView, lines: string[], tabSize = 4, max = 120): BlockRow[] {
+  const marker = v.above ? "⤒ " : v.first === undefined ? "⤓ " : "⟶ ";
+  const start = v.first ?? v.anchor;
+  const lastRow = Math.max(lines.length - 1, 0);
+  if (v.added.length === 0) {
+    return [{ row: start, text: marker + "delete", margin: 2 }];
+  }
+  const texts = v.added.map((l) => visibleLine(l, tabSize, max));
+  const rows: { row: number; text: string }[] = [];
+  texts.forEach((t, k) => {
+    const row = Math.min(start + k, lastRow);
+    if (rows.length > 0 && rows[rows.length - 1].row === row) {
+      rows[rows.length - 1].text += " ⏎ " + t;
+    } else {
+      rows.push({ row, text: t });
+    }
+  });
+  rows[0].text = marker + rows[0].text;
+  for (let i = 1; i < rows.length; i++) {
+    rows[i].text = nbsp + nbsp + rows[i].text; // under the first row's text, past its marker
+  }
+  const column = Math.max(...rows.map((r) => visualWidth(lines[r.row] ?? "", tabSize))) + 3;
+  return rows.map((r) => ({ ...r, margin: column - visualWidth(lines[r.row] ?? "", tabSize) }));
 }

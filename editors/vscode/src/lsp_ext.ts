@@ -163,6 +163,10 @@ export interface RunEvent {
   uri?: string;
   error?: string;
   usage?: Record<string, number>;
+  /** kind "started": the run's mode. */
+  mode?: string;
+  /** kinds "finished" / "failed" / "cancelled": changes left for review. */
+  pending?: number;
   /** kind "todo": the model's whole plan. */
   todos?: Todo[];
   /** Set on the events of a sub-agent (the task tool); runId is then its own. */

@@ -8,7 +8,7 @@ import * as vscode from "vscode";
 import { Ctx } from "./ctx";
 import * as hunks from "./hunks";
 import * as ext from "./lsp_ext";
-import { Preview } from "./preview";
+import { Preview, proposalScheme } from "./preview";
 import { Runs } from "./runs";
 
 let ctx: Ctx | undefined;
@@ -18,8 +18,21 @@ function conflictText(conflicts: ext.Conflict[] | undefined): string {
 }
 
 export async function activate(context: vscode.ExtensionContext): Promise<void> {
-  const runs = new Runs();
   let preview: Preview;
+  const runs = new Runs({
+    review: async (files) => {
+      if (files.length === 0) return;
+      const doc = await vscode.workspace.openTextDocument(vscode.Uri.parse(files[0]));
+      await vscode.window.showTextDocument(doc, { preview: false });
+      await preview.showDiff(doc);
+    },
+    acceptAll: async (runId) => {
+      await c.execute(ext.Commands.accept, { runId } satisfies ext.ReviewArgs);
+    },
+    run: async (args) => {
+      await c.execute(ext.Commands.run, args);
+    },
+  });
   const c = new Ctx({
     onRunEvent: (ev) => runs.onEvent(ev),
     onProposalsChanged: (p) => preview.onProposalsChanged(p.uri),
@@ -35,6 +48,9 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
         // The server also sends agentls/proposalsChanged; this keeps the
         // preview right even if that notification is lost.
         preview.refreshVisible();
+        // A hover whose Accept / Reject link was just used describes a hunk
+        // that is gone: close it (the next hover shows the current state).
+        void vscode.commands.executeCommand("editor.action.hideHover").then(undefined, () => undefined);
       }
     },
     promptRun: () => runs.promptRun(),
@@ -54,7 +70,12 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     if (!editor) {
       return undefined;
     }
-    const view = hunks.hunkAt(preview.views(editor.document), editor.selection.active.line);
+    const line = editor.selection.active.line;
+    // In the diff view the cursor may be on the proposed text (its right
+    // side): map the row back to the hunk that produced it.
+    const proposed = editor.document.uri.scheme === proposalScheme;
+    const views = proposed ? preview.viewsOf(editor.document.uri.query) : preview.views(editor.document);
+    const view = proposed ? hunks.hunkAtProposed(views, line) : hunks.hunkAt(views, line);
     if (!view) {
       void vscode.window.showInformationMessage("agentls: no proposed change under the cursor.");
       return undefined;
@@ -90,6 +111,15 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
       await c.execute(ext.Commands.run, args);
     }
   };
+  // The file of the active editor, or of the diff view's proposed side.
+  const reviewFile = async (command: string) => {
+    const doc = vscode.window.activeTextEditor?.document;
+    if (!doc) {
+      return;
+    }
+    const uri = doc.uri.scheme === proposalScheme ? doc.uri.query : doc.uri.toString();
+    await c.execute(command, { uri } satisfies ext.ReviewArgs);
+  };
   const jump = (forward: boolean) => {
     const editor = vscode.window.activeTextEditor;
     if (!editor) {
@@ -112,6 +142,8 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     "agentls.followUp": (sessionId?: unknown) => followUp(sessionId),
     "agentls.acceptAll": () => c.execute(ext.Commands.accept, {} satisfies ext.ReviewArgs),
     "agentls.rejectAll": () => c.execute(ext.Commands.reject, {} satisfies ext.ReviewArgs),
+    "agentls.acceptFile": () => reviewFile(ext.Commands.accept),
+    "agentls.rejectFile": () => reviewFile(ext.Commands.reject),
     "agentls.nextHunk": () => jump(true),
     "agentls.prevHunk": () => jump(false),
     "agentls.showDiff": () => {

@@ -1,7 +1,7 @@
 // Inline diff previews of pending proposals in visible editors: the lines a
-// hunk replaces get the diff editor's "removed" background, the new text is
-// summarised after the hunk's last line and shown in full (as a diff, with
-// Accept / Reject links) on hover. "agentls: Show Proposed Changes as Diff"
+// hunk replaces get the diff editor's "removed" background, its new lines
+// show in full as a block beside them (one per row, lined up in a column),
+// and the hunk's diff, with Accept / Reject links, shows on hover. "agentls: Show Proposed Changes as Diff"
 // opens VS Code's diff editor against an agentls-proposal: document that
 // holds the proposed text. Proposals are fetched with agentls/proposals and
 // refetched on agentls/proposalsChanged, when editors become visible and
@@ -47,7 +47,7 @@ export class Preview implements vscode.Disposable, vscode.TextDocumentContentPro
     overviewRulerLane: vscode.OverviewRulerLane.Left,
   });
   private readonly added = vscode.window.createTextEditorDecorationType({
-    after: { margin: "0 0 0 2em", fontStyle: "italic" },
+    after: { fontStyle: "italic" },
     overviewRulerColor: new vscode.ThemeColor("editorOverviewRuler.addedForeground"),
     overviewRulerLane: vscode.OverviewRulerLane.Left,
   });
@@ -113,6 +113,19 @@ export class Preview implements vscode.Disposable, vscode.TextDocumentContentPro
     state.views = doc ? hunks.hunkViews(state.proposals, docUri, documentLines(doc)) : [];
     this.redraw(docUri);
     this.changed.fire(this.proposalUri(vscode.Uri.parse(docUri)));
+    if (state.proposals.length === 0) {
+      await this.closeDiffs(docUri);
+    }
+  }
+
+  /** Closes the diff views of a document that has nothing left to review. */
+  private async closeDiffs(docUri: string): Promise<void> {
+    const tabs = vscode.window.tabGroups.all
+      .flatMap((g) => g.tabs)
+      .filter((t) => t.input instanceof vscode.TabInputTextDiff && t.input.modified.scheme === proposalScheme && t.input.modified.query === docUri);
+    if (tabs.length > 0) {
+      await vscode.window.tabGroups.close(tabs);
+    }
   }
 
   private scheduleRefresh(doc: vscode.TextDocument): void {
@@ -153,20 +166,25 @@ export class Preview implements vscode.Disposable, vscode.TextDocumentContentPro
           const range = new vscode.Range(v.first, 0, v.last ?? v.first, 0);
           (v.conflicted ? conflicted : deleted).push({ range, hoverMessage: hover });
         }
-        const anchorEnd = editor.document.lineAt(Math.min(v.anchor, editor.document.lineCount - 1)).range.end;
-        const prefix = v.above ? "⤒ inserts above: " : v.first === undefined ? "⤓ inserts below: " : "⟶ ";
-        added.push({
-          range: new vscode.Range(anchorEnd, anchorEnd),
-          hoverMessage: hover,
-          renderOptions: {
-            after: {
-              contentText: prefix + hunks.summary(v),
-              backgroundColor: new vscode.ThemeColor(
-                v.conflicted ? "merge.incomingHeaderBackground" : "diffEditor.insertedTextBackground",
-              ),
+        // The whole replacement, one new line per row, as a block beside
+        // the old lines (hunks.blockRows).
+        const tabSize = typeof editor.options.tabSize === "number" ? editor.options.tabSize : 4;
+        for (const b of hunks.blockRows(v, lines, tabSize)) {
+          const end = editor.document.lineAt(Math.min(b.row, editor.document.lineCount - 1)).range.end;
+          added.push({
+            range: new vscode.Range(end, end),
+            hoverMessage: hover,
+            renderOptions: {
+              after: {
+                contentText: b.text,
+                margin: `0 0 0 ${b.margin}ch`,
+                backgroundColor: new vscode.ThemeColor(
+                  v.conflicted ? "merge.incomingHeaderBackground" : "diffEditor.insertedTextBackground",
+                ),
+              },
             },
-          },
-        });
+          });
+        }
       }
       editor.setDecorations(this.deleted, deleted);
       editor.setDecorations(this.conflicted, conflicted);
@@ -183,7 +201,12 @@ export class Preview implements vscode.Disposable, vscode.TextDocumentContentPro
 
   /** The hunks shown in a document. */
   views(doc: vscode.TextDocument): hunks.HunkView[] {
-    return this.docs.get(doc.uri.toString())?.views ?? [];
+    return this.viewsOf(doc.uri.toString());
+  }
+
+  /** The hunks of the document whose URI string is `docUri`. */
+  viewsOf(docUri: string): hunks.HunkView[] {
+    return this.docs.get(docUri)?.views ?? [];
   }
 
   /** Removes every preview (the server stopped). */
@@ -214,7 +237,13 @@ export class Preview implements vscode.Disposable, vscode.TextDocumentContentPro
       return;
     }
     const name = doc.uri.path.split("/").pop() ?? doc.uri.path;
-    await vscode.commands.executeCommand("vscode.diff", doc.uri, this.proposalUri(doc.uri), `${name} ↔ agent proposal`);
+    // Its own tab (preview: false): a file opened with a single click sits
+    // in a preview tab, which a preview-mode diff would replace, leaving
+    // nothing when the diff is closed. Review it with the title bar's
+    // Accept / Reject buttons (per change at the cursor, or the whole file).
+    await vscode.commands.executeCommand("vscode.diff", doc.uri, this.proposalUri(doc.uri), `${name} ↔ agent proposal`, {
+      preview: false,
+    } satisfies vscode.TextDocumentShowOptions);
   }
 
   dispose(): void {

@@ -13,9 +13,31 @@ export interface RunState {
   answer?: string;
   error?: string;
   todos?: Todo[];
+  /** The documents the run proposed changes to (URIs, in first-change order). */
+  files?: string[];
 }
 
 const todoMarks: Record<string, string> = { pending: "[ ]", in_progress: "[~]", completed: "[x]" };
+
+/**
+ * The end-of-run notification's text: what the run did, naming the files
+ * it proposed changes to.
+ */
+export function endMessage(r: RunState, pending?: number): string {
+  const files = (r.files ?? []).map(basename);
+  const named = files.length > 3 ? `${files.slice(0, 3).join(", ")} and ${files.length - 3} more` : files.join(", ");
+  switch (r.status) {
+    case "failed":
+      return `agentls: the run failed: ${oneLine(r.error ?? "unknown error", 300)}`;
+    case "cancelled":
+      return `agentls: run cancelled${files.length ? `; changes proposed in ${named} are still pending` : ""}.`;
+  }
+  if (files.length > 0 && pending !== 0) {
+    return `agentls: changes proposed in ${named}: review them.`;
+  }
+  const answer = oneLine(r.answer ?? "", 200);
+  return `agentls: run finished${answer ? ": " + answer : "."}`;
+}
 
 /** The plan's progress text ("2/5 · update the tests"), as $/progress shows it. */
 export function planProgress(todos: Todo[] | undefined): string {
@@ -33,7 +55,8 @@ function oneLine(v: unknown, max: number): string {
   return s.length > max ? s.slice(0, max) + "…" : s;
 }
 
-function basename(uri: string): string {
+/** The file name of a URI, decoded, for messages. */
+export function basename(uri: string): string {
   const i = uri.lastIndexOf("/");
   try {
     return decodeURIComponent(i >= 0 ? uri.slice(i + 1) : uri);
@@ -48,6 +71,7 @@ export class RunTracker {
   private order: string[] = [];
   private pendingText = new Map<string, string>();
   private streamed = new Map<string, string>(); // text flushed just before the current event
+  private announced = new Set<string>(); // runs whose start (and prompt) is logged
 
   private get(id: string): RunState {
     let r = this.runs.get(id);
@@ -63,10 +87,11 @@ export class RunTracker {
   started(id: string, prompt: string, mode?: string): string[] {
     const r = this.get(id);
     r.prompt = prompt;
-    if (r.seq > 0) {
+    if (this.announced.has(id)) {
       return []; // its "started" event came first and was logged
     }
-    return [`[${id}] ${mode ? `(${mode}) ` : ""}${oneLine(prompt, 200)}`];
+    this.announced.add(id);
+    return [`[${id}] started${mode ? ` (${mode})` : ""}: ${oneLine(prompt, 200)}`];
   }
 
   /**
@@ -97,7 +122,12 @@ export class RunTracker {
     const tag = `[${r.id}]`;
     switch (ev.kind) {
       case "started":
-        out.push(`${tag} started${ev.text ? ": " + oneLine(ev.text, 200) : ""}`);
+        if (!this.announced.has(r.id)) {
+          // The prompt is logged once: here, or by started() when the
+          // command's answer came first.
+          this.announced.add(r.id);
+          out.push(`${tag} started${ev.mode ? ` (${ev.mode})` : ""}${ev.text ? ": " + oneLine(ev.text, 200) : ""}`);
+        }
         break;
       case "toolCall":
         r.tools++;
@@ -115,6 +145,10 @@ export class RunTracker {
         break;
       case "proposal":
         out.push(`  ✎ proposal for ${ev.uri ? basename(ev.uri) : "?"}`);
+        if (ev.uri) {
+          r.files = r.files ?? [];
+          if (!r.files.includes(ev.uri)) r.files.push(ev.uri);
+        }
         break;
       case "finished":
         r.status = "finished";
@@ -201,7 +235,7 @@ export class RunTracker {
   /** A run by id (a copy), or undefined. */
   run(id: string): RunState | undefined {
     const r = this.runs.get(id);
-    return r ? { ...r } : undefined;
+    return r ? { ...r, ...(r.files ? { files: [...r.files] } : {}) } : undefined;
   }
 
   /** The status bar text: "" when nothing runs. */

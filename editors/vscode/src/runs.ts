@@ -3,7 +3,17 @@
 // for agentls.run and the run picker for agentls.cancel.
 import * as vscode from "vscode";
 import * as ext from "./lsp_ext";
-import { RunTracker } from "./runlog";
+import { endMessage, RunState, RunTracker } from "./runlog";
+
+/** What the end-of-run notification's buttons do (main.ts wires them). */
+export interface EndActions {
+  /** Opens the run's changes for review (the diff view of the first file). */
+  review(files: string[]): Promise<void>;
+  /** Accepts everything the run proposed. */
+  acceptAll(runId: string): Promise<void>;
+  /** Starts a run with `args`. */
+  run(args: ext.RunArgs): Promise<void>;
+}
 
 /** Owns the run log channel and the status bar item. */
 export class Runs implements vscode.Disposable {
@@ -12,8 +22,9 @@ export class Runs implements vscode.Disposable {
   private readonly status = vscode.window.createStatusBarItem(vscode.StatusBarAlignment.Left, 10);
   /** The session of the latest run the user started, for follow-ups. */
   lastSession: string | undefined;
+  private readonly started_ = new Map<string, { args?: ext.RunArgs; sessionId?: string }>();
 
-  constructor() {
+  constructor(private readonly actions: EndActions) {
     this.status.command = "agentls.showRuns";
     this.status.tooltip = "agentls: show the run log (agentls: Cancel Agent Run stops a run)";
   }
@@ -38,10 +49,17 @@ export class Runs implements vscode.Disposable {
   onEvent(ev: ext.RunEvent): void {
     this.append(this.tracker.onEvent(ev));
     this.update();
+    if (!ev?.parentRunId && (ev?.kind === "finished" || ev?.kind === "failed" || ev?.kind === "cancelled")) {
+      const r = this.tracker.run(ev.runId);
+      if (r) {
+        void this.notifyEnd(r, ev.pending);
+      }
+    }
   }
 
   /** Records a run the user started (agentls.run answered with its id). */
   started(runId: string, args: ext.RunArgs | undefined, sessionId?: string): void {
+    this.started_.set(runId, { args, sessionId });
     this.append(this.tracker.started(runId, args?.prompt ?? "", args?.mode));
     if (sessionId) {
       this.lastSession = sessionId;
@@ -73,6 +91,49 @@ export class Runs implements vscode.Disposable {
       args.uri = editor.document.uri.toString();
     }
     return args;
+  }
+
+  /**
+   * The end-of-run notification: names the files the run changed and
+   * offers Review / Accept All / Follow Up (or the log when it failed).
+   */
+  private async notifyEnd(r: RunState, pending: number | undefined): Promise<void> {
+    const msg = endMessage(r, pending);
+    const hasChanges = (r.files?.length ?? 0) > 0 && pending !== 0;
+    const buttons = hasChanges ? ["Review", "Accept All", "Follow Up"] : r.status === "failed" ? ["Show Log"] : ["Follow Up", "Show Log"];
+    const show = r.status === "failed" ? vscode.window.showErrorMessage : vscode.window.showInformationMessage;
+    const pick = await show(msg, ...buttons);
+    switch (pick) {
+      case "Review":
+        return this.actions.review(r.files ?? []);
+      case "Accept All":
+        return this.actions.acceptAll(r.id);
+      case "Follow Up":
+        return this.followUp(r);
+      case "Show Log":
+        return this.show();
+    }
+  }
+
+  /**
+   * Asks for a follow-up and starts it: in the run's session when the
+   * server has sessions, else as a new run whose prompt carries the earlier
+   * request and answer.
+   */
+  private async followUp(r: RunState): Promise<void> {
+    const first = this.started_.get(r.id);
+    const args = await this.promptFollowup(first?.sessionId);
+    if (!args) {
+      return;
+    }
+    if (first?.args?.uri && !args.uri) args.uri = first.args.uri;
+    if (!args.sessionId) {
+      const context = [`This follows an earlier request: ${r.prompt ?? ""}`];
+      if (r.answer) context.push(`Your answer then: ${r.answer}`);
+      if (r.files?.length) context.push(`You proposed changes to: ${r.files.join(", ")}`);
+      args.prompt = `${context.join("\n")}\n\nNow: ${args.prompt}`;
+    }
+    return this.actions.run(args);
   }
 
   /** Marks running runs failed when the server goes away. */

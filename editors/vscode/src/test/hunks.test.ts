@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { diffMarkdown, hunkAt, hunkViews, layout, sameUri, span, step, summary } from "../hunks";
+import { diffMarkdown, hunkAt, hunkViews, layout, sameUri, span, step } from "../hunks";
+import * as hunks from "../hunks";
 import type { Hunk, Proposal } from "../lsp_ext";
 
 const rng = (sl: number, sc: number, el: number, ec: number) => ({
@@ -131,13 +132,95 @@ describe("hunkViews and navigation", () => {
     assert.ok(!sameUri("file:///w/%E0%A4%A", "file:///w/x"));
   });
 
-  it("summarises and renders a hunk as a diff", () => {
-    assert.equal(summary(views[0]), "func a() { return }");
-    assert.equal(summary(views[3]), "delete");
-    const many = { ...views[0], added: ["a", "b", "c"] };
-    assert.equal(summary(many), "a (+2 more lines)");
-    assert.equal(summary({ ...views[0], added: ["x".repeat(100)] }, 10), "xxxxxxxxx…");
+  it("renders a hunk as a diff", () => {
     assert.equal(diffMarkdown(views[0], lines), "```diff\n- func a() {}\n+ func a() { return }\n```");
     assert.equal(diffMarkdown(views[2], lines), "```diff\n+ // inserted\n```");
+  });
+});
+
+describe("proposedRows", () => {
+  it("places each pending hunk's new lines in the proposed text", () => {
+    const lines = ["a", "b", "c", "d", "e"];
+    const views = hunks.hunkViews(
+      [
+        {
+          uri: "file:///x",
+          runId: "r",
+          status: "pending",
+          proposedText: "",
+          hunks: [
+            // b → b1, b2 (one line becomes two)
+            { id: "h1", range: { start: { line: 1, character: 0 }, end: { line: 2, character: 0 } }, oldText: "b\n", newText: "b1\nb2\n" },
+            // d deleted
+            { id: "h2", range: { start: { line: 3, character: 0 }, end: { line: 4, character: 0 } }, oldText: "d\n", newText: "" },
+            // x inserted above e
+            { id: "h3", range: { start: { line: 4, character: 0 }, end: { line: 4, character: 0 } }, oldText: "", newText: "x\n" },
+          ],
+        },
+      ],
+      "file:///x",
+      lines,
+    );
+    const rows = hunks.proposedRows(views);
+    // proposed: a, b1, b2, c, x, e
+    assert.deepEqual(rows.get("h1"), { first: 1, last: 2 });
+    assert.deepEqual(rows.get("h2"), { first: 4, last: 3 });
+    assert.deepEqual(rows.get("h3"), { first: 4, last: 4 });
+    assert.equal(hunks.hunkAtProposed(views, 2)?.hunkId, "h1");
+    assert.equal(hunks.hunkAtProposed(views, 3), undefined);
+  });
+});
+
+describe("blockRows", () => {
+  it("shows every new line of a multi-line hunk as a block beside the old ones", () => {
+    const lines = ["func bye() string {", '\treturn "bye"', "}", ""];
+    const [v] = hunks.hunkViews(
+      [
+        {
+          uri: "file:///x",
+          runId: "r",
+          status: "pending",
+          proposedText: "",
+          hunks: [
+            {
+              id: "h",
+              range: { start: { line: 1, character: 0 }, end: { line: 2, character: 0 } },
+              oldText: '\treturn "bye"\n',
+              newText: '\t// say goodbye politely\n\treturn "goodbye"\n',
+            },
+          ],
+        },
+      ],
+      "file:///x",
+      lines,
+    );
+    const rows = hunks.blockRows(v, lines, 4);
+    const nb = "\u00a0";
+    assert.deepEqual(
+      rows.map((r) => [r.row, r.text]),
+      [
+        [1, `⟶ ${nb.repeat(4)}//${nb}say${nb}goodbye${nb}politely`],
+        [2, `${nb.repeat(2)}${nb.repeat(4)}return${nb}"goodbye"`],
+      ],
+    );
+    // Both rows start at the same column: 3 past the wider of the two rows.
+    const widths = [4 + 'return "bye"'.length, 1];
+    assert.deepEqual(
+      rows.map((r, i) => r.margin + widths[i]),
+      [widths[0] + 3, widths[0] + 3],
+    );
+  });
+  it("marks deletions and joins rows past the end", () => {
+    const lines = ["a", "b"];
+    const del = hunks.layout(lines, { id: "d", range: rng(1, 0, 2, 0), oldText: "b\n", newText: "" });
+    assert.deepEqual(
+      hunks.blockRows({ ...del, hunkId: "d", runId: "r", uri: "u", conflicted: false }, lines).map((r) => r.text),
+      ["⟶ delete"],
+    );
+    const long = hunks.layout(lines, { id: "l", range: rng(1, 0, 2, 0), oldText: "b\n", newText: "x\ny\nz\n" });
+    assert.deepEqual(
+      hunks.blockRows({ ...long, hunkId: "l", runId: "r", uri: "u", conflicted: false }, lines).map((r) => r.text),
+      ["⟶ x ⏎ y ⏎ z"],
+    );
   });
 });

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import type { RunEvent } from "../lsp_ext";
-import { planProgress, RunTracker } from "../runlog";
+import { endMessage, planProgress, RunTracker } from "../runlog";
 
 describe("RunTracker", () => {
   it("turns run events into log lines and run states", () => {
@@ -25,8 +25,7 @@ describe("RunTracker", () => {
     feed({ runId: "r2", seq: 2, kind: "failed", error: "model: 401 invalid_api_key" });
     assert.equal(t.statusText(), "");
     assert.deepEqual(log, [
-      "[r1] (preview) add a greeting",
-      "[r1] started: add a greeting",
+      "[r1] started (preview): add a greeting",
       "  │ Let me look.",
       "  │ Reading now",
       '  → read_file {"path":"a.go"}',
@@ -39,7 +38,18 @@ describe("RunTracker", () => {
       "  Done.",
       "[r2] failed: model: 401 invalid_api_key",
     ]);
-    assert.deepEqual(t.run("r1"), { id: "r1", prompt: "add a greeting", status: "finished", seq: 8, tools: 1, answer: "Added the greeting.\nDone." });
+    assert.deepEqual(t.run("r1"), {
+      id: "r1",
+      prompt: "add a greeting",
+      status: "finished",
+      seq: 8,
+      tools: 1,
+      answer: "Added the greeting.\nDone.",
+      files: ["file:///w/my%20file.go"],
+    });
+    assert.equal(endMessage(t.run("r1")!, 1), "agentls: changes proposed in my file.go: review them.");
+    assert.equal(endMessage(t.run("r1")!, 0), "agentls: run finished: Added the greeting. Done.");
+    assert.equal(endMessage(t.run("r2")!), "agentls: the run failed: model: 401 invalid_api_key");
     assert.equal(t.run("r2")?.error, "model: 401 invalid_api_key");
   });
 
