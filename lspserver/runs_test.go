@@ -86,8 +86,8 @@ func TestRunEventSequence(t *testing.T) {
 		}
 		reports += " " + v["message"].(string)
 	}
-	if !strings.Contains(reports, "read_file") {
-		t.Errorf("no report names the tool call: %s", reports)
+	if !strings.Contains(reports, "reading notes.txt") || strings.Contains(reports, "{") {
+		t.Errorf("no report says the tool call in words: %s", reports)
 	}
 	if end := values[len(values)-1]["message"].(string); !strings.Contains(end, "finished: The notes say hello.") {
 		t.Errorf("progress end message %q", end)
