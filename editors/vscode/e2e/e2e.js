@@ -111,13 +111,23 @@ async function main() {
 
     // Accept from the hover's link: the text changes, the preview and the
     // hover go.
-    const line = page.locator('.view-line:has-text("return \\"hello\\"")');
-    await line.hover({ position: { x: 40, y: 5 } });
-    await page.waitForFunction(
-      () => [...document.querySelectorAll(".monaco-hover")].some((h) => h.offsetParent !== null && h.innerText.includes("agentls proposal")),
-      null,
-      { timeout: 30000 },
-    );
+    // The mouse on the old text of the hunk (moved off and back until the
+    // hover shows: the first move can land before the editor listens).
+    const word = page.locator('.view-line span:has-text("hello")').first();
+    for (let i = 0; ; i++) {
+      await page.mouse.move(5, 5);
+      await word.hover();
+      try {
+        await page.waitForFunction(
+          () => [...document.querySelectorAll(".monaco-hover")].some((h) => h.offsetParent !== null && h.innerText.includes("agentls proposal")),
+          null,
+          { timeout: 5000 },
+        );
+        break;
+      } catch (err) {
+        if (i === 5) throw err;
+      }
+    }
     out.hoverShot = await shot("hover");
     await page.locator(".monaco-hover a", { hasText: "Accept" }).first().click();
     await page.waitForSelector('.view-lines:has-text("HELLO")', { timeout: 30000 });
