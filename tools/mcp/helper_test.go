@@ -18,7 +18,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/agentls/agentls/internal/testpeers"
 	"github.com/agentls/agentls/tools"
 	"github.com/agentls/agentls/tools/mcp/mcptest"
 	mcpserver "github.com/mark3labs/mcp-go/server"
@@ -116,14 +115,6 @@ func helperConfig(t testing.TB, mode string, env map[string]string) ServerConfig
 		e[k] = v
 	}
 	return ServerConfig{Command: exe, Env: e}
-}
-
-// skipWithoutPeer skips a test whose real peer is not installed, or fails
-// it when AGENTLS_REQUIRE_PEERS is set (as in CI, where .ci/run installs
-// the peers and a skip would hide a broken setup).
-func skipWithoutPeer(t testing.TB, format string, args ...any) {
-	t.Helper()
-	testpeers.Missing(t, format, args...)
 }
 
 // npmPackage locates an installed npm package's entry point, or skips the
