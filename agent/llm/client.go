@@ -121,7 +121,7 @@ func New(cfg Config) (*Client, error) {
 	}
 	oc := openai.DefaultConfig(cfg.APIKey)
 	oc.BaseURL = base
-	oc.HTTPClient = metaDoer{hc: hc}
+	oc.HTTPClient = metaDoer{hc: hc, maxLine: 2*cfg.MaxAnswerBytes + 1<<20}
 	oc.EmptyMessagesLimit = emptyMessagesLimit
 	log := cfg.Logger
 	if log == nil {
@@ -267,6 +267,10 @@ func (c *Client) classify(ctx, actx context.Context, err error, meta *respMeta, 
 	switch {
 	case ctx.Err() != nil:
 		return &failure{err: canceled(ctx)}
+	case errors.Is(err, errLineTooLong):
+		return &failure{err: &Error{Kind: TooLarge, Status: meta.status, Err: err, Message: fmt.Sprintf(
+			"the model server at %s sent a stream event larger than the answer limit of %d bytes (model.maxAnswerBytes); the answer was stopped",
+			c.cfg.BaseURL, c.cfg.MaxAnswerBytes)}}
 	case errors.As(err, &replayErr): // a cassette cannot answer: retrying would not help
 		return &failure{err: &Error{Kind: BadRequest, Err: replayErr, Message: replayErr.Error()}}
 	case errors.Is(actx.Err(), context.DeadlineExceeded):

@@ -1,7 +1,10 @@
 package llm
 
 import (
+	"bytes"
 	"context"
+	"errors"
+	"io"
 	"math/rand/v2"
 	"net/http"
 	"strconv"
@@ -22,7 +25,22 @@ type metaKey struct{}
 // metaDoer wraps the HTTP client so that each attempt's respMeta (found in
 // the request context) is filled in; go-openai drops response headers, and
 // Retry-After lives there.
-type metaDoer struct{ hc *http.Client }
+//
+// It also bounds what one response can make go-openai hold in memory: a
+// stream line longer than maxLine (one SSE event; go-openai reads each
+// whole) fails the stream with errLineTooLong, and an error body is cut at
+// maxErrorBody (go-openai reads it whole to decode it).
+type metaDoer struct {
+	hc      *http.Client
+	maxLine int
+}
+
+// maxErrorBody bounds the error response body that is read.
+const maxErrorBody = 1 << 20
+
+// errLineTooLong fails a stream whose single event is larger than any
+// answer agentls accepts (Config.MaxAnswerBytes).
+var errLineTooLong = errors.New("a stream event is larger than the answer limit")
 
 // Do sends req and records its outcome in the attempt's respMeta.
 func (d metaDoer) Do(req *http.Request) (*http.Response, error) {
@@ -35,8 +53,49 @@ func (d metaDoer) Do(req *http.Request) (*http.Response, error) {
 		m.status = resp.StatusCode
 		m.header = resp.Header
 	}
+	if err == nil {
+		if resp.StatusCode >= 300 {
+			resp.Body = limitedBody{Reader: io.LimitReader(resp.Body, maxErrorBody), Closer: resp.Body}
+		} else if d.maxLine > 0 {
+			resp.Body = &lineLimitBody{rc: resp.Body, max: d.maxLine}
+		}
+	}
 	return resp, err
 }
+
+type limitedBody struct {
+	io.Reader
+	io.Closer
+}
+
+// lineLimitBody fails with errLineTooLong once a line exceeds max bytes.
+type lineLimitBody struct {
+	rc   io.ReadCloser
+	max  int
+	line int // bytes since the last newline
+}
+
+func (b *lineLimitBody) Read(p []byte) (int, error) {
+	n, err := b.rc.Read(p)
+	rest := p[:n]
+	for {
+		i := bytes.IndexByte(rest, '\n')
+		if i < 0 {
+			b.line += len(rest)
+			break
+		}
+		if b.line+i > b.max {
+			return 0, errLineTooLong
+		}
+		b.line, rest = 0, rest[i+1:]
+	}
+	if b.line > b.max {
+		return 0, errLineTooLong
+	}
+	return n, err
+}
+
+func (b *lineLimitBody) Close() error { return b.rc.Close() }
 
 // retryAfter reads how long the server asked us to wait: OpenAI's
 // retry-after-ms, else Retry-After in seconds or as an HTTP date.
