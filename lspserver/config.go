@@ -12,6 +12,7 @@ import (
 
 	"go.lsp.dev/protocol"
 
+	"github.com/agentls/agentls/agent"
 	"github.com/agentls/agentls/agent/config"
 )
 
@@ -217,7 +218,7 @@ func (s *Server) reloadConfig(ctx context.Context, gen uint64) {
 	defer s.runs.cfg.reload.Unlock()
 	cfg, warnings, err := s.loadConfig()
 	s.reportConfig(ctx, warnings, err)
-	s.runs.mcp.want(cfg.MCPServers, gen)
+	s.runs.mcp.want(agent.MCPServers(cfg), gen)
 }
 
 // initializedRuns is the initialized notification: the lifecycle's own

@@ -9,7 +9,6 @@ import (
 
 	"github.com/bmatcuk/doublestar/v4"
 
-	"github.com/agentls/agentls/tools/mcp"
 	"github.com/agentls/agentls/tools/redact"
 )
 
@@ -111,7 +110,7 @@ func validate(c Config, origin map[string]string) (Config, []error, []string) {
 }
 
 // checkServer explains what is wrong with an MCP server entry, or "".
-func checkServer(s mcp.ServerConfig) string {
+func checkServer(s MCPServer) string {
 	if s.Disabled {
 		return ""
 	}
