@@ -257,7 +257,11 @@ func checkDoc(t *testing.T, s *session, u uri.URI, version int32, want, when str
 		t.Fatalf("%s: %v", when, err)
 	}
 	if d.Version == nil || *d.Version != version {
-		t.Errorf("%s: version %v, want %d", when, d.Version, version)
+		got := "null"
+		if d.Version != nil {
+			got = fmt.Sprint(*d.Version)
+		}
+		t.Errorf("%s: version %s, want %d", when, got, version)
 	}
 	if d.Text != want {
 		t.Fatalf("%s: server text differs from the reference\n got: %q\nwant: %q", when, d.Text, want)
