@@ -1,12 +1,15 @@
 package lspserver_test
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
 	"go.lsp.dev/protocol"
 	"go.lsp.dev/uri"
 
+	"github.com/agentls/agentls/agent/llm/llmtest"
 	"github.com/agentls/agentls/lspserver"
 	"github.com/agentls/agentls/lspserver/lsptest"
 	"github.com/agentls/agentls/tools/text"
@@ -117,5 +120,37 @@ func TestApplyModeCancelWhileEditorSilent(t *testing.T) {
 	evs := rs.events(t, id)
 	if fin := evs[len(evs)-1]; fin.Kind != "cancelled" {
 		t.Fatalf("final event %+v; kinds %v", fin, kinds(evs))
+	}
+}
+
+// TestApprovalUnansweredCancel: an approval prompt waits for a person (it
+// has no client.requestTimeoutSeconds of its own); cancelling the run ends
+// the wait at once, and the command never runs.
+func TestApprovalUnansweredCancel(t *testing.T) {
+	t.Parallel()
+	script := stepsScript("done", step{call: llmtest.Call{ID: "c1", Name: "run_command", Args: callArgs(map[string]any{"command": "echo ran > ran.txt"})}})
+	rs := newRunSession(t, script, runOpts{settings: map[string]any{
+		"tools":  map[string]any{"runCommand": "ask"},
+		"client": map[string]any{"requestTimeoutSeconds": 1},
+	}})
+	release := make(chan struct{})
+	t.Cleanup(func() { close(release) })
+	rs.c.Handle(protocol.MethodWindowShowMessageRequest, func(m lsptest.Message) (any, *lsptest.Error) {
+		<-release
+		return nil, nil
+	})
+	id := rs.start(t, lspserver.RunArgs{Prompt: "x"})
+	if _, err := rs.c.Await(lsptest.Context(t), protocol.MethodWindowShowMessageRequest, nil); err != nil {
+		t.Fatal(err)
+	}
+	if !rs.cancel(t, id) {
+		t.Fatal("cancel said false")
+	}
+	evs := rs.events(t, id)
+	if fin := evs[len(evs)-1]; fin.Kind != "cancelled" {
+		t.Fatalf("final event %+v; kinds %v", fin, kinds(evs))
+	}
+	if _, err := os.Stat(filepath.Join(rs.root, "ran.txt")); !os.IsNotExist(err) {
+		t.Errorf("the unapproved command ran: %v", err)
 	}
 }
