@@ -362,6 +362,10 @@ func TestRunLog(t *testing.T) {
 			t.Errorf("log line %d = %q, want prefix %q", i+1, lines[i], want[i])
 		}
 	}
+	// Arguments read as the model sent them: no "\/" from the JSON encoder.
+	if edit := lines[5]; !strings.Contains(edit, `"a/b.go"`) || !strings.Contains(edit, `"// x"`) || strings.Contains(edit, `\/`) {
+		t.Errorf("edit_file log line = %q, want its arguments without \\/", edit)
+	}
 	if strings.Contains(strings.Join(lines, "\n"), "DUPLICATE") {
 		t.Error("an event with a repeated seq was logged")
 	}
@@ -453,11 +457,12 @@ func TestPreviewRender(t *testing.T) {
 		wantHint := "agent: :AgentAccept / :AgentReject"
 		switch {
 		case m.Row == 4 && m.HL != "":
-			wantHint = "agent (conflicted: you edited these lines): :AgentAccept / :AgentReject"
+			// The reason is in :AgentExplain's float, not cut at the window edge.
+			wantHint = "agent: conflicted (you changed these lines): :AgentExplain / :AgentReject"
 		case m.Row == 3 && m.HL != "":
-			wantHint = "agent (conflicted): :AgentAccept / :AgentReject"
+			wantHint = "agent: conflicted (you changed these lines): :AgentExplain / :AgentReject"
 		case m.Row == 2 && m.HL != "":
-			wantHint = "agent (last accept failed: buffer changed): :AgentAccept / :AgentReject"
+			wantHint = "agent: last accept failed: :AgentExplain / :AgentAccept / :AgentReject"
 		case len(m.Virt) > 0 && !m.Above:
 			wantHint = "" // the virtual lines of a replacement carry no hint
 		}

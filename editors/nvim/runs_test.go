@@ -386,3 +386,77 @@ func TestRunRestoreAfterRestart(t *testing.T) {
 		t.Fatalf("buffer after accepting the restored proposal:\n%s\nwant:\n%s", got, want)
 	}
 }
+
+// TestRunProgressDefault: with no progress plugin, a run's progress shows
+// in the message area by default, in words, each line fitting the message
+// area (no hit-ENTER prompt); with a fidget-style plugin loaded, the plugin
+// leaves progress to it.
+func TestRunProgressDefault(t *testing.T) {
+	t.Parallel()
+	srv := llmtest.New(t, readThenEdit("greet.go", "Made it loud.", [2]string{`"hello"`, `"HELLO"`}))
+	r := runScript(t, "run_progress.lua", options{env: modelEnv(srv), files: map[string]string{"greet.go": greetGo}})
+	var echoed, withFidget []string
+	r.fact(t, "echoed", &echoed)
+	r.fact(t, "echoed_with_fidget", &withFidget)
+	var space, calls, callsFidget int
+	r.fact(t, "echospace", &space)
+	r.fact(t, "global_calls", &calls)
+	r.fact(t, "global_calls_with_fidget", &callsFidget)
+	joined := strings.Join(echoed, "\n")
+	if !strings.Contains(joined, "agentls: reading greet.go") {
+		t.Errorf("progress not shown by default; echoed:\n%s", joined)
+	}
+	for _, e := range echoed {
+		if strings.Contains(e, "\n") || len([]rune(e)) > space {
+			t.Errorf("echo %q does not fit the message area (%d columns): hit-ENTER prompt", e, space)
+		}
+		if strings.Contains(e, "{") {
+			t.Errorf("progress shows raw arguments: %q", e)
+		}
+	}
+	if calls == 0 || callsFidget == 0 {
+		t.Errorf("the global $/progress handler got %d and %d notifications, want some in both runs", calls, callsFidget)
+	}
+	if len(withFidget) != 0 {
+		t.Errorf("with a progress plugin loaded, the plugin still echoed progress: %q", withFidget)
+	}
+}
+
+// TestRunConflictExplained: accepting a hunk the user has edited opens a
+// float with the hunk, why it conflicts and the options, and lists it in
+// the quickfix list; its inline hint stays short.
+func TestRunConflictExplained(t *testing.T) {
+	t.Parallel()
+	srv := llmtest.New(t, readThenEdit("greet.go", "Made it loud.", [2]string{`"hello"`, `"HELLO"`}))
+	r := runScript(t, "run_conflict.lua", options{env: modelEnv(srv), files: map[string]string{"greet.go": greetGo}})
+	var hints []string
+	r.fact(t, "hints", &hints)
+	if len(hints) != 1 || !strings.Contains(hints[0], "conflicted") || !strings.Contains(hints[0], ":AgentExplain") ||
+		strings.Contains(hints[0], `\t`) || len([]rune(hints[0])) > 80 {
+		t.Errorf("conflicted hint = %q, want one short hint naming :AgentExplain", hints)
+	}
+	for _, key := range []string{"float_after_accept", "float_explain"} {
+		f := r.str(t, key)
+		for _, want := range []string{"conflicted", "- \treturn \"hello\"", "+ \treturn \"HELLO\"", "Options:", ":AgentReject"} {
+			want = strings.ReplaceAll(want, "\t", "    ")
+			if !strings.Contains(f, want) {
+				t.Errorf("%s lacks %q:\n%s", key, want, f)
+			}
+		}
+		if strings.Contains(f, `\t`) {
+			t.Errorf("%s shows a literal \\t:\n%s", key, f)
+		}
+	}
+	var qf []struct {
+		Lnum    int    `json:"lnum"`
+		Text    string `json:"text"`
+		Bufname string `json:"bufname"`
+	}
+	r.fact(t, "qf", &qf)
+	if len(qf) != 1 || qf[0].Lnum != 4 || !strings.Contains(qf[0].Text, "conflicted") || !strings.HasSuffix(qf[0].Bufname, "greet.go") {
+		t.Errorf("quickfix list = %+v, want the conflicted hunk at greet.go:4", qf)
+	}
+	if got := r.str(t, "buffer"); strings.Contains(got, "HELLO") {
+		t.Errorf("a conflicted hunk was applied:\n%s", got)
+	}
+}

@@ -22,4 +22,5 @@ define("AgentLog", "run", "open_log", { nargs = 0, desc = "agentls: show the run
 define("AgentAccept", "review", "accept_command", { nargs = "?", complete = scopes, desc = "agentls: accept the hunk under the cursor, the file's or all proposals" })
 define("AgentReject", "review", "reject_command", { nargs = "*", complete = scopes, desc = "agentls: reject the hunk under the cursor, the file's or all proposals [file|all] [reason]" })
 define("AgentNextHunk", "review", "next_hunk", { nargs = 0, desc = "agentls: jump to the next proposed hunk" })
+define("AgentExplain", "review", "explain", { nargs = 0, desc = "agentls: explain the hunk under the cursor (why it is conflicted, what it changes)" })
 define("AgentPrevHunk", "review", "prev_hunk", { nargs = 0, desc = "agentls: jump to the previous proposed hunk" })

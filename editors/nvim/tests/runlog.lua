@@ -13,7 +13,7 @@ H.run(function()
     { runId = "r1", seq = 4, kind = "toolCall", tool = "read_file", args = { path = "a.go" } },
     { runId = "r1", seq = 4, kind = "toolCall", tool = "read_file", args = { path = "DUPLICATE" } },
     { runId = "r1", seq = 5, kind = "toolResult", tool = "read_file", summary = "12 lines", isError = false },
-    { runId = "r1", seq = 6, kind = "toolCall", tool = "edit_file", args = { path = "a.go", old_string = "x", new_string = "y" } },
+    { runId = "r1", seq = 6, kind = "toolCall", tool = "edit_file", args = { path = "a/b.go", old_string = "// x", new_string = "// y" } },
     { runId = "r1", seq = 7, kind = "toolResult", tool = "edit_file", summary = "old_string not found", isError = true },
     { runId = "r1", seq = 8, kind = "proposal", uri = vim.uri_from_fname(H.env.ws .. "/a.go") },
   }

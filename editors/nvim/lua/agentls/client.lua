@@ -126,6 +126,12 @@ local handlers = {
     require("agentls.preview").on_changed(ctx.client_id, params)
   end,
   ["workspace/applyEdit"] = apply_edit,
+  ["$/progress"] = function(...)
+    return require("agentls.progress").handler(...)
+  end,
+  ["window/showMessage"] = function(...)
+    return require("agentls.progress").show_message(...)
+  end,
 }
 
 local function capabilities()

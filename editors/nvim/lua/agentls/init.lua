@@ -13,6 +13,7 @@ local M = {}
 ---@field settings table agentls settings (docs/protocol.md "Configuration"): model, mode, maxTurns, mcpServers, tools
 ---@field keymaps table<string,string|false>|false buffer-local keymaps, by action name
 ---@field preview {enabled:boolean, hint:boolean} inline diff previews of pending proposals
+---@field progress boolean|"auto"|"echo"|"notify" run progress: one line in the message area ("auto"/true: unless fidget.nvim or another progress UI is present; false: off)
 ---@field log_level string plugin log level: "debug", "info", "warn" (default) or "error"
 ---@field debounce_text_changes integer|nil milliseconds to batch didChange (nil: Neovim's default)
 
@@ -26,6 +27,7 @@ local defaults = {
   settings = {},
   keymaps = false,
   preview = { enabled = true, hint = true },
+  progress = "auto",
   log_level = "warn",
   debounce_text_changes = nil,
 }
@@ -60,6 +62,7 @@ local function validate(cfg)
   check("settings", cfg.settings, { "table" })
   check("keymaps", cfg.keymaps, { "table", "boolean" })
   check("preview", cfg.preview, { "table" })
+  check("progress", cfg.progress, { "boolean", "string" })
   check("log_level", cfg.log_level, { "string" })
   if #cfg.cmd == 0 or type(cfg.cmd[1]) ~= "string" then
     error("agentls: cmd must be a non-empty list of strings, e.g. { 'agentls' }", 0)

@@ -73,14 +73,29 @@ function M.error(fmt, ...)
   write(levels.ERROR, fmt, ...)
 end
 
+-- Whether vim.notify is Neovim's own (it prints to the message area, where
+-- a long or multi-line message waits for ENTER), not a notification plugin.
+local function builtin_notify()
+  local ok, info = pcall(debug.getinfo, vim.notify, "S")
+  return ok and type(info) == "table" and type(info.source) == "string" and info.source:find("vim/_editor", 1, true) ~= nil
+end
+
 --- Shows a message to the user (prefixed "agentls: ") and logs it. Safe to
---- call from callbacks in fast events: the notification is scheduled.
+--- call from callbacks in fast events: the notification is scheduled. With
+--- Neovim's own vim.notify the message is kept to one line that fits (the
+--- whole text is in the log), so it never raises a hit-ENTER prompt.
 ---@param level integer vim.log.levels value
 function M.notify(level, fmt, ...)
   local msg = format(fmt, ...)
   write(level, "%s", msg)
   vim.schedule(function()
-    vim.notify("agentls: " .. msg, level)
+    if builtin_notify() then
+      local hl = level >= levels.ERROR and "ErrorMsg" or level == levels.WARN and "WarningMsg" or "None"
+      local fit = require("agentls.progress").fit
+      vim.api.nvim_echo({ { fit("agentls: " .. msg), hl } }, level >= levels.WARN, {})
+    else
+      vim.notify("agentls: " .. msg, level)
+    end
   end)
 end
 

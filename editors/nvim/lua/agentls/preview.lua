@@ -127,15 +127,26 @@ local function place(bufnr, lines, proposal, h, encoding, opts)
   end
   local hint
   if opts.hint ~= false then
-    local state = ""
+    -- Short enough for the window edge; the reason is in :AgentExplain's
+    -- float (a reason can be long and hold the changed text).
     if conflicted then
-      state = " (conflicted" .. (type(h.reason) == "string" and h.reason ~= "" and (": " .. h.reason) or "") .. ")"
+      hint = { { "  agent: conflicted (you changed these lines): :AgentExplain / :AgentReject", "AgentlsHint" } }
     elseif type(h.lastError) == "string" and h.lastError ~= "" then
-      state = " (last accept failed: " .. h.lastError .. ")"
+      hint = { { "  agent: last accept failed: :AgentExplain / :AgentAccept / :AgentReject", "AgentlsHint" } }
+    else
+      hint = { { "  agent: :AgentAccept / :AgentReject", "AgentlsHint" } }
     end
-    hint = { { "  agent" .. state .. ": :AgentAccept / :AgentReject", "AgentlsHint" } }
   end
-  local hunk = { id = h.id, runId = proposal.runId, uri = proposal.uri, status = conflicted and "conflicted" or "pending" }
+  local hunk = {
+    id = h.id,
+    runId = proposal.runId,
+    uri = proposal.uri,
+    status = conflicted and "conflicted" or "pending",
+    reason = h.reason,
+    lastError = h.lastError,
+    oldText = h.oldText,
+    newText = h.newText,
+  }
   if lay.first then
     local last_text = lines[lay.last + 1] or ""
     hunk.mark = vim.api.nvim_buf_set_extmark(bufnr, M.ns, lay.first, 0, {
@@ -246,6 +257,7 @@ function M.hunks(bufnr)
       local last = pos[3] and pos[3].end_row or pos[1]
       table.insert(out, {
         id = h.id, runId = h.runId, uri = h.uri, status = h.status, first = pos[1], last = last, index = i,
+        reason = h.reason, lastError = h.lastError, oldText = h.oldText, newText = h.newText,
       })
     end
   end

@@ -38,13 +38,110 @@ local function target(scope, bufnr)
   return nil, string.format("unknown scope %q: use no argument (hunk under cursor), file or all", scope)
 end
 
-local function conflicts_text(conflicts)
-  local parts = {}
-  for _, c in ipairs(conflicts or {}) do
-    table.insert(parts, string.format("%s %s: %s", vim.fn.fnamemodify(vim.uri_to_fname(c.uri or ""), ":~:."),
-      c.hunkId or "", c.reason or ""))
+local function expand(s)
+  return (tostring(s or ""):gsub("\t", "    "))
+end
+
+-- The server's reasons quote the text they cite Go-style ("\treturn x\n"):
+-- show it as text (a tab as spaces, a line end as ⏎).
+local function readable(reason)
+  local s = tostring(reason or "")
+  s = s:gsub("\\t", "    "):gsub("\\n", "⏎"):gsub('\\"', '"')
+  return expand(s)
+end
+
+local function text_lines(s)
+  local out = {}
+  if type(s) ~= "string" or s == "" then
+    return out
   end
-  return table.concat(parts, "; ")
+  for line in (s:gsub("\n$", "") .. "\n"):gmatch("(.-)\n") do
+    table.insert(out, expand(line))
+  end
+  return out
+end
+
+--- The lines that explain hunk `h` (a preview.hunks() entry): what the
+--- agent proposed, why it cannot apply, and what the user can do.
+function M.explain_lines(h, reason)
+  local lines = {}
+  reason = reason or h.reason
+  if h.status == "conflicted" then
+    table.insert(lines, string.format("Agent change at line %d is conflicted", h.first + 1))
+    table.insert(lines, "You changed these lines after the agent proposed its change, so it is not applied.")
+    if type(reason) == "string" and reason ~= "" then
+      table.insert(lines, "Why: " .. readable(reason))
+    end
+  else
+    table.insert(lines, string.format("Agent change at line %d", h.first + 1))
+    if type(h.lastError) == "string" and h.lastError ~= "" then
+      table.insert(lines, "Last accept failed: " .. expand(h.lastError))
+    end
+  end
+  table.insert(lines, "Proposed:")
+  for _, l in ipairs(text_lines(h.oldText)) do
+    table.insert(lines, "- " .. l)
+  end
+  for _, l in ipairs(text_lines(h.newText)) do
+    table.insert(lines, "+ " .. l)
+  end
+  table.insert(lines, "Options:")
+  if h.status == "conflicted" then
+    table.insert(lines, "  :AgentReject        drop this change")
+    table.insert(lines, "  undo your edit      the change becomes pending again")
+    table.insert(lines, "  :AgentRun {prompt}  ask the agent again on the text as it is now")
+  else
+    table.insert(lines, "  :AgentAccept / :AgentReject")
+  end
+  return lines
+end
+
+local function show_float(lines)
+  vim.lsp.util.open_floating_preview(lines, "", { border = "rounded", focus_id = "agentls_explain", max_width = 100 })
+end
+
+--- Explains the hunk under the cursor in a float (:AgentExplain).
+function M.explain()
+  local h = M.hunk_at_cursor(0)
+  if not h then
+    log.notify(vim.log.levels.INFO, "no agent hunk under the cursor (:AgentNextHunk finds one)")
+    return
+  end
+  show_float(M.explain_lines(h))
+end
+
+--- Tells the user about conflicts an accept ran into, where they look: the
+--- quickfix list gets one entry per conflicted hunk (file, line, reason)
+--- and, for the buffer in view, a float shows the first one in full.
+function M.show_conflicts(bufnr, conflicts)
+  local items, first = {}, nil
+  for _, c in ipairs(conflicts or {}) do
+    local cbuf = c.uri and vim.uri_to_bufnr(c.uri) or bufnr
+    local hunk
+    for _, h in ipairs(preview.hunks(cbuf)) do
+      if h.id == c.hunkId then
+        hunk = h
+      end
+    end
+    table.insert(items, {
+      bufnr = cbuf,
+      lnum = hunk and hunk.first + 1 or 1,
+      text = "agent change conflicted: " .. readable(c.reason or "you changed its lines") .. " (:AgentReject drops it)",
+      type = "W",
+    })
+    if hunk and cbuf == bufnr and not first then
+      first = { hunk = hunk, reason = c.reason }
+    end
+  end
+  if #items == 0 then
+    return
+  end
+  vim.fn.setqflist({}, " ", { title = "agentls conflicts", items = items })
+  if first then
+    show_float(M.explain_lines(first.hunk, first.reason))
+  end
+  log.notify(vim.log.levels.WARN, "%d change%s not applied: conflicted (details in the float; :copen lists them)",
+    #items, #items == 1 and "" or "s")
 end
 
 local function review(command, scope, on_done, reason)
@@ -65,9 +162,10 @@ local function review(command, scope, on_done, reason)
   return client_mod.execute(client, command, arg, function(rpc_err, result)
     if rpc_err then
       log.notify(vim.log.levels.ERROR, "%s: %s", command, rpc_err.message or vim.inspect(rpc_err))
+    elseif command == "agentls.accept" and result and result.conflicts and #result.conflicts > 0 then
+      M.show_conflicts(bufnr, result.conflicts)
     elseif command == "agentls.accept" and result and result.applied == false then
-      local why = result.failureReason or conflicts_text(result.conflicts)
-      log.notify(vim.log.levels.WARN, "the change was not applied: %s", why ~= "" and why or "no reason given")
+      log.notify(vim.log.levels.WARN, "the change was not applied: %s", result.failureReason or "no reason given")
     end
     -- The server also sends agentls/proposalsChanged; refreshing here keeps
     -- the preview right even if that notification is lost.

@@ -78,8 +78,19 @@ local function flush_text(r)
   append(lines)
 end
 
+-- vim.json.encode escapes "/" as "\/", which JSON allows but nobody wants
+-- to read: undo it (an escaped backslash before a slash stays as it is).
+local function json_text(v)
+  local s = vim.json.encode(v)
+  return (s:gsub("(\\+)/", function(bs)
+    if #bs % 2 == 1 then
+      return bs:sub(2) .. "/"
+    end
+  end))
+end
+
 local function one_line(v, max)
-  local s = type(v) == "string" and v or vim.json.encode(v)
+  local s = type(v) == "string" and v or json_text(v)
   s = s:gsub("%s+", " ")
   if #s > max then
     s = s:sub(1, max) .. "…"
