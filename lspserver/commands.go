@@ -221,7 +221,7 @@ func (s *Server) runCommand(_ context.Context, raw json.RawMessage) (any, error)
 		s.showError("agentls cannot start an agent run: " + err.Error())
 		return nil, requestFailed("%v", err)
 	}
-	s.sessions().setLatest(sess, a.Prompt)
+	s.sessions().setLatest(sess, a.Prompt, cfg.APIKey())
 	s.runs.reg.add(r)
 	s.log.Info("run started", "run", r.id, "session", sess.ID(), "mode", mode, "uri", a.URI)
 	s.goBackground("agent run "+r.id, func(context.Context) {

@@ -58,6 +58,10 @@ type sessionsState struct {
 	byID  map[string]*agent.Session
 	store *agent.SessionStore // nil: not persisted
 
+	// redact removes the configured API key (and secret-looking strings)
+	// from saved conversations; set from each run's configuration.
+	redact *agent.Redactor
+
 	// latest is the most recently started (or, at start, saved) session,
 	// for the "Agent: Continue" code action, which must not list sessions.
 	latest, latestTitle string
@@ -71,14 +75,16 @@ func (ss *sessionsState) latestSession() (id, title string) {
 	return ss.latest, ss.latestTitle
 }
 
-// setLatest records the session a run just started in.
-func (ss *sessionsState) setLatest(sess *agent.Session, prompt string) {
+// setLatest records the session a run just started in, and the API key
+// to keep out of saved sessions.
+func (ss *sessionsState) setLatest(sess *agent.Session, prompt, apiKey string) {
 	title := sess.Info().Title
 	if title == "" {
 		title = text.Clip(text.FirstLine(prompt), 80)
 	}
 	ss.mu.Lock()
 	ss.latest, ss.latestTitle = sess.ID(), title
+	ss.redact = agent.NewRedactor(apiKey)
 	ss.mu.Unlock()
 }
 
@@ -157,6 +163,7 @@ func (s *Server) session(id string) (*agent.Session, error) {
 	if id == "" {
 		sess := agent.NewSession("")
 		ss.byID[sess.ID()] = sess
+		ss.bound()
 		return sess, nil
 	}
 	if sess, ok := ss.byID[id]; ok {
@@ -169,6 +176,31 @@ func (s *Server) session(id string) (*agent.Session, error) {
 		}
 	}
 	return nil, invalidParams("%s: no session %q in this workspace (%s lists them)", CommandRun, id, MethodSessions)
+}
+
+// maxLiveSessions bounds the sessions a server keeps in memory; the least
+// recently updated ones without a run in progress are dropped first (a
+// saved one can still be continued: session loads it again).
+const maxLiveSessions = 2 * agent.DefaultMaxSessions
+
+// bound drops sessions beyond maxLiveSessions (under ss.mu).
+func (ss *sessionsState) bound() {
+	for len(ss.byID) > maxLiveSessions {
+		var oldest *agent.Session
+		var at time.Time
+		for _, sess := range ss.byID {
+			if sess.Active() != "" {
+				continue
+			}
+			if u := sess.Info().Updated; oldest == nil || u.Before(at) {
+				oldest, at = sess, u
+			}
+		}
+		if oldest == nil {
+			return
+		}
+		delete(ss.byID, oldest.ID())
+	}
 }
 
 // sessionOfRun finds the session a run belongs to.
@@ -209,8 +241,13 @@ func (s *Server) saveSession(sess *agent.Session) {
 			props = append(props, agent.SavedProposal{RunID: p.RunID, Path: p.Path, Base: p.Text, Proposed: res, Created: p.Created})
 		}
 	}
-	cfg, _, _ := s.loadConfig()
-	if err := ss.store.Save(sess, props, agent.NewRedactor(cfg.APIKey())); err != nil {
+	ss.mu.Lock()
+	redact := ss.redact
+	ss.mu.Unlock()
+	if redact == nil {
+		redact = agent.NewRedactor()
+	}
+	if err := ss.store.Save(sess, props, redact); err != nil {
 		s.log.Warn("session not saved", "session", sess.ID(), "err", err)
 	}
 }
