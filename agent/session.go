@@ -83,6 +83,9 @@ type RunRequest struct {
 	// Proposals are the session's proposals still in review (the front-end
 	// owns them), told to the model when the run continues the session.
 	Proposals []ProposalState
+	// Mode is ModePlan for a planning run (read-only tools plus
+	// todo_write); anything else is a normal run.
+	Mode string
 }
 
 // SessionRun is a run built by Prepare and not yet executed (or
@@ -189,6 +192,9 @@ func (r *SessionRun) Execute(ctx context.Context) Outcome {
 		Tokens:     r.counter,
 		Logger:     log,
 		Between:    r.applyDecisions,
+		Mode:       r.req.Mode,
+
+		ReadOnlyMCPServers: r.setup.Config.MCP.ReadOnlyServers,
 	})
 	s.end(r, out)
 	if tr != nil {

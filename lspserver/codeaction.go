@@ -24,6 +24,9 @@ import (
 //     the range is not empty, "Agent: Refactor selection" (refactor.rewrite);
 //   - review's "Agent: Accept change" / "Agent: Reject change" for pending
 //     hunks overlapping the range (reviewActions);
+//   - "Agent: Plan changes to this code…" (refactor.rewrite), for a
+//     selection: a plan-mode run (plan.go); and "Agent: Approve plan “<first line>”" while a
+//     finished plan awaits approval;
 //   - "Agent: Continue “<title>”" (refactor.rewrite) when a session exists:
 //     a follow-up of the latest session that takes the review feedback
 //     into account, for clients without a plugin to type a follow-up in.
@@ -65,10 +68,14 @@ func (s *Server) codeAction(_ context.Context, p *protocol.CodeActionParams) ([]
 			agentAction("Agent: Explain this code", protocol.CodeActionKindRefactorRewrite, promptExplain, u, p.Range, nil),
 			agentAction("Agent: Document this code", protocol.CodeActionKindRefactorRewrite, promptDocument, u, p.Range, nil))
 		if p.Range.Start != p.Range.End {
-			out = append(out, agentAction("Agent: Refactor selection", protocol.CodeActionKindRefactorRewrite, promptRefactor, u, p.Range, nil))
+			out = append(out, agentAction("Agent: Refactor selection", protocol.CodeActionKindRefactorRewrite, promptRefactor, u, p.Range, nil),
+				planAction(u, p.Range))
 		}
 		if id, title := s.sess.latestSession(); id != "" {
 			out = append(out, continueAction(id, title))
+		}
+		if a := s.approvePlanAction(); a != nil {
+			out = append(out, a)
 		}
 	}
 	for _, a := range s.reviewActions(docKey(p.TextDocument.URI), toTextRange(p.Range)) {

@@ -77,7 +77,7 @@ func TestCodeActions(t *testing.T) {
 		Context:      protocol.CodeActionContext{Diagnostics: []protocol.Diagnostic{diag, hint}},
 	}
 	as := codeActionsOf(t, rs.c, p)
-	want := []string{"Agent: Fix: undefined: fmtt", "Agent: Fix: consider `x`", "Agent: Explain this code", "Agent: Document this code", "Agent: Refactor selection"}
+	want := []string{"Agent: Fix: undefined: fmtt", "Agent: Fix: consider `x`", "Agent: Explain this code", "Agent: Document this code", "Agent: Refactor selection", "Agent: Plan changes to this code…"}
 	if got := titles(as); !slices.Equal(got, want) {
 		t.Fatalf("titles %q, want %q", got, want)
 	}
@@ -102,6 +102,9 @@ func TestCodeActions(t *testing.T) {
 		if args.URI != string(u) || args.Range == nil || *args.Range != p.Range || args.Prompt == "" {
 			t.Errorf("%q args %+v", a.Title, args)
 		}
+		if wantMode := map[bool]string{true: "plan"}[strings.HasPrefix(a.Title, "Agent: Plan")]; args.Mode != wantMode {
+			t.Errorf("%q mode %q, want %q", a.Title, args.Mode, wantMode)
+		}
 	}
 
 	// An empty range: no refactor.
@@ -118,7 +121,7 @@ func TestCodeActions(t *testing.T) {
 		t.Errorf("only quickfix: %q", got)
 	}
 	p.Context.Only = []protocol.CodeActionKind{protocol.CodeActionKindRefactor}
-	if got := titles(codeActionsOf(t, rs.c, p)); len(got) != 3 || slices.Contains(got, "Agent: Fix: undefined: fmtt") {
+	if got := titles(codeActionsOf(t, rs.c, p)); len(got) != 4 || slices.Contains(got, "Agent: Fix: undefined: fmtt") {
 		t.Errorf("only refactor: %q", got)
 	}
 	p.Context.Only = []protocol.CodeActionKind{protocol.CodeActionKindSource}
@@ -128,7 +131,7 @@ func TestCodeActions(t *testing.T) {
 	// Non-file documents work too.
 	p.TextDocument.URI = uri.URI("untitled:Untitled-1")
 	p.Context.Only = nil
-	if got := codeActionsOf(t, rs.c, p); len(got) != 4 {
+	if got := codeActionsOf(t, rs.c, p); len(got) != 5 {
 		t.Errorf("untitled: %q", titles(got))
 	}
 }

@@ -25,7 +25,7 @@ const (
 
 // commandNames is executeCommandProvider.commands.
 func commandNames() []string {
-	return []string{CommandRun, CommandCancel, CommandAccept, CommandReject, CommandDeleteSession, CommandClearSessions}
+	return []string{CommandRun, CommandCancel, CommandAccept, CommandReject, CommandDeleteSession, CommandClearSessions, CommandApprovePlan}
 }
 
 // RunArgs is arguments[0] of agentls.run.
@@ -101,6 +101,8 @@ func (s *Server) command(ctx context.Context, p *protocol.ExecuteCommandParams) 
 		return s.deleteSessionCommand(a)
 	case CommandClearSessions:
 		return s.clearSessionsCommand()
+	case CommandApprovePlan:
+		return s.approvePlanCommand(ctx, arg)
 	}
 	return nil, invalidParams("unknown command %q; agentls offers %s", p.Command, strings.Join(commandNames(), ", "))
 }
@@ -121,7 +123,9 @@ func decodeArg(command string, raw json.RawMessage, v any) error {
 func argShape(command string) string {
 	switch command {
 	case CommandRun:
-		return `{"prompt": "…", "uri"?: "file:///…", "range"?: {…}, "mode"?: "preview"|"apply", "sessionId"?: "…"}`
+		return `{"prompt": "…", "uri"?: "file:///…", "range"?: {…}, "mode"?: "preview"|"apply"|"plan", "sessionId"?: "…"}`
+	case CommandApprovePlan:
+		return `{"runId"?: "…"}`
 	case CommandCancel:
 		return `{"runId": "…"}`
 	case CommandDeleteSession:
@@ -172,8 +176,8 @@ func (s *Server) runCommand(_ context.Context, raw json.RawMessage) (any, error)
 	if a.Prompt == "" {
 		return nil, invalidParams("%s: arguments[0].prompt is required (the task for the agent)", CommandRun)
 	}
-	if a.Mode != "" && a.Mode != config.ModePreview && a.Mode != config.ModeApply {
-		return nil, invalidParams("%s: mode %q is not valid; use %q or %q", CommandRun, a.Mode, config.ModePreview, config.ModeApply)
+	if a.Mode != "" && a.Mode != config.ModePreview && a.Mode != config.ModeApply && a.Mode != ModePlan {
+		return nil, invalidParams("%s: mode %q is not valid; use %q, %q or %q", CommandRun, a.Mode, config.ModePreview, config.ModeApply, ModePlan)
 	}
 	editor, err := s.editorContext(a)
 	if err != nil {
@@ -213,7 +217,7 @@ func (s *Server) runCommand(_ context.Context, raw json.RawMessage) (any, error)
 		Logger:        s.log.With("run", r.id),
 		TranscriptDir: s.runs.cfg.options().TranscriptDir,
 		SyncTools:     s.syncMCPTools,
-	}, agent.RunRequest{RunID: r.id, Prompt: a.Prompt, Editor: editor, Proposals: s.proposalStates(sess),
+	}, agent.RunRequest{RunID: r.id, Prompt: a.Prompt, Editor: editor, Proposals: s.proposalStates(sess), Mode: mode,
 		OnEvent: func(ev agent.Event) { s.onEvent(ctx, r, ev) }})
 	if err != nil {
 		cancel()

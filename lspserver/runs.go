@@ -124,6 +124,9 @@ func (s *Server) execute(ctx context.Context, r *run, j job) {
 	} else {
 		note = "no changes"
 	}
+	if n := s.planFinished(r, out); n != "" {
+		note = n
+	}
 	s.endRun(ctx, r, r.events, prog, out, pending, note)
 }
 

@@ -6,8 +6,11 @@ import (
 	"strings"
 	"testing"
 
+	"go.lsp.dev/protocol"
+
 	"github.com/agentls/agentls/agent/llm/llmtest"
 	"github.com/agentls/agentls/lspserver"
+	"github.com/agentls/agentls/lspserver/lsptest"
 )
 
 // TestPlanAndSubAgentEvents drives todo_write and a task sub-agent through
@@ -84,5 +87,100 @@ func TestPlanAndSubAgentEvents(t *testing.T) {
 	}
 	if !strings.Contains(reports, "1/2 · find the greeting") {
 		t.Fatalf("progress lacks the plan item:\n%s", reports)
+	}
+}
+
+// TestPlanModeThenApprove: a plan-mode run is offered read-only tools and
+// todo_write only; its answer waits for approval (end message, code
+// action); agentls.approvePlan continues the same session in preview mode,
+// with the plan and the earlier conversation in the model's request, and
+// the edits it makes become proposals.
+func TestPlanModeThenApprove(t *testing.T) {
+	t.Parallel()
+	const plan = "1. In notes.txt, change hello to goodbye."
+	script := func(req *llmtest.ChatRequest) llmtest.Reply {
+		if !strings.Contains(req.LastUser(), "The user approved your plan") {
+			if req.HasTool("edit_file") || req.HasTool("write_file") || req.HasTool("multi_edit") || !req.HasTool("todo_write") {
+				return llmtest.Text("WRONG TOOLS " + strings.Join(req.ToolNames(), ","))
+			}
+			if !req.HasToolResult("r1") {
+				return llmtest.ToolCalls(llmtest.Call{ID: "r1", Name: "read_file", Args: callArgs(map[string]any{"path": "notes.txt"})})
+			}
+			return llmtest.Text(plan)
+		}
+		if !req.Contains("WRONG TOOLS") && !req.HasToolResult("r2") {
+			return llmtest.ToolCalls(llmtest.Call{ID: "r2", Name: "read_file", Args: callArgs(map[string]any{"path": "notes.txt"})})
+		}
+		if !req.HasToolResult("e1") {
+			return llmtest.ToolCalls(llmtest.Call{ID: "e1", Name: "edit_file", Args: callArgs(map[string]any{"path": "notes.txt", "old_string": "hello", "new_string": "goodbye"})})
+		}
+		return llmtest.Text("Done as planned.")
+	}
+	rs := newRunSession(t, script, runOpts{})
+	rs.write(t, "notes.txt", "hello\n")
+	var res lspserver.RunResult
+	if err := rs.c.Call(lsptest.Context(t), protocol.MethodWorkspaceExecuteCommand,
+		command(lspserver.CommandRun, lspserver.RunArgs{Prompt: "Say goodbye instead", Mode: "plan"}), &res); err != nil {
+		t.Fatal(err)
+	}
+	evs := rs.events(t, res.RunID)
+	if evs[0].Mode != "plan" {
+		t.Fatalf("started = %+v", evs[0])
+	}
+	fin := evs[len(evs)-1]
+	if fin.Kind != "finished" || fin.Text == nil || *fin.Text != plan {
+		t.Fatalf("plan run ended with %+v", fin)
+	}
+	rs.showMessage(t, "plan ready for review")
+
+	// Plugin-less clients approve through a code action.
+	as := codeActionsOf(t, rs.c, &protocol.CodeActionParams{
+		TextDocument: protocol.TextDocumentIdentifier{URI: rs.fileURI("notes.txt")},
+		Range:        rng(0, 0, 0, 0),
+	})
+	var approve *protocol.CodeAction
+	for i := range as {
+		if strings.HasPrefix(as[i].Title, "Agent: Approve plan") {
+			approve = &as[i]
+		}
+	}
+	if approve == nil || approve.Command.Command != lspserver.CommandApprovePlan || !strings.Contains(approve.Title, "1. In notes.txt") {
+		t.Fatalf("no approve action in %q", titles(as))
+	}
+	var next lspserver.RunResult
+	if err := rs.c.Call(lsptest.Context(t), protocol.MethodWorkspaceExecuteCommand,
+		&protocol.ExecuteCommandParams{Command: approve.Command.Command, Arguments: approve.Command.Arguments}, &next); err != nil {
+		t.Fatal(err)
+	}
+	if next.SessionID != res.SessionID || next.RunID == res.RunID {
+		t.Fatalf("approval started %+v; the plan was %+v", next, res)
+	}
+	evs = rs.events(t, next.RunID)
+	if evs[0].Mode != "preview" || evs[len(evs)-1].Kind != "finished" {
+		t.Fatalf("carry-out run events %v (started %+v)", kinds(evs), evs[0])
+	}
+	var props lspserver.ProposalsResult
+	if err := rs.c.Call(lsptest.Context(t), lspserver.MethodProposals, &lspserver.ProposalsParams{}, &props); err != nil {
+		t.Fatal(err)
+	}
+	if len(props.Proposals) != 1 || props.Proposals[0].ProposedText != "goodbye\n" {
+		t.Fatalf("proposals after the approved run: %+v", props.Proposals)
+	}
+	// The carry-out request holds the plan and the planning conversation.
+	var carry *llmtest.ChatRequest
+	for _, r := range rs.model.Requests() {
+		if strings.Contains(r.LastUser(), "The user approved your plan") {
+			carry = &r.ChatRequest
+			break
+		}
+	}
+	if carry == nil || !carry.Contains(plan) || !carry.Contains("Say goodbye instead") {
+		t.Fatalf("the carry-out request lacks the plan or the earlier conversation")
+	}
+	// Approved once: a second approval finds nothing.
+	err := rs.c.Call(lsptest.Context(t), protocol.MethodWorkspaceExecuteCommand,
+		command(lspserver.CommandApprovePlan, lspserver.ApprovePlanArgs{RunID: res.RunID}), &next)
+	if err == nil || !strings.Contains(err.Error(), "has no plan awaiting approval") {
+		t.Fatalf("second approval: %v", err)
 	}
 }

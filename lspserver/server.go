@@ -72,6 +72,7 @@ type Server struct {
 	review reviewState   // proposals under review (proposals.go)
 	sess   sessionsState // conversations and their persistence (sessions.go)
 	diags  previewDiags  // proposals as diagnostics for plugin-less clients (diagnostics.go)
+	plans  planBook      // finished plans awaiting approval (plan.go)
 }
 
 // New returns a Server that is not yet connected; Serve connects and runs it.

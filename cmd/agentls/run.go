@@ -20,7 +20,7 @@ import (
 	"github.com/agentls/agentls/tools/workspace"
 )
 
-const runUsage = `usage: agentls run [--dir DIR] [--apply] [--model NAME] [--allow-commands]
+const runUsage = `usage: agentls run [--dir DIR] [--apply | --plan] [--model NAME] [--allow-commands]
                    [--trust-workspace] [--record FILE | --replay FILE]
                    [--continue | --session ID] PROMPT
 
@@ -33,6 +33,10 @@ unless --apply is given.
 serves them again instead of calling a model (no model configuration,
 API key or network needed), failing with an error that names the turn
 when the run asks something the recording does not hold.
+
+--plan runs in plan mode: the agent may only read and search, keeps a
+todo list, and answers with a plan; nothing is changed. Carry the plan out
+by continuing its session (the command to do so is printed at the end).
 
 Every run belongs to a session, saved under $XDG_STATE_HOME/agentls (the
 same sessions the editor sees, see 'agentls sessions'): --continue goes on
@@ -53,6 +57,7 @@ type runFlags struct {
 	record, replay       string
 	apply, allowCommands bool
 	trustWorkspace       bool
+	plan                 bool   // --plan
 	cont                 bool   // --continue
 	session              string // --session
 }
@@ -69,6 +74,7 @@ func parseRunFlags(args []string, stdout, stderr io.Writer) (runFlags, int) {
 	fs.BoolVar(&f.trustWorkspace, "trust-workspace", false, trustWorkspaceUsage)
 	fs.StringVar(&f.record, "record", "", "save the model's responses to `file` (a cassette)")
 	fs.StringVar(&f.replay, "replay", "", "answer from the cassette `file` instead of a model")
+	fs.BoolVar(&f.plan, "plan", false, "plan only: read-only tools, the answer is a plan to approve")
 	fs.BoolVar(&f.cont, "continue", false, "continue the latest session of --dir")
 	fs.StringVar(&f.session, "session", "", "continue the session `ID` (agentls sessions lists them)")
 	usage := func(w io.Writer) { fmt.Fprint(w, runUsage); printFlags(w, fs) }
@@ -80,6 +86,10 @@ func parseRunFlags(args []string, stdout, stderr io.Writer) (runFlags, int) {
 	if f.prompt == "" {
 		fmt.Fprintln(stderr, "agentls run: missing PROMPT")
 		usage(stderr)
+		return f, 2
+	}
+	if f.plan && f.apply {
+		fmt.Fprintln(stderr, "agentls run: --plan changes nothing, so it cannot be used with --apply")
 		return f, 2
 	}
 	if f.cont && f.session != "" {
@@ -143,7 +153,7 @@ func runMain(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		View:     view,
 		Approver: newTermApprover(stdin, stderr, f.allowCommands),
 		Logger:   logger,
-	}, agent.RunRequest{Prompt: f.prompt, OnEvent: p.event, Proposals: cs.states()})
+	}, agent.RunRequest{Prompt: f.prompt, OnEvent: p.event, Proposals: cs.states(), Mode: planMode(f.plan)})
 	if err != nil {
 		fmt.Fprintf(stderr, "agentls run: %v\n", err)
 		return 2
@@ -164,7 +174,26 @@ func runMain(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	echo := !(isTerminal(stdout) && isTerminal(stderr))
 	code = finishRun(out, prepared.Env().Changes, view, f.apply, echo, stdout, stderr)
 	cs.save(prepared.Env().Changes, f.apply && code == 0 && out.Status == agent.StatusFinished, cfg, stderr)
+	if f.plan && out.Status == agent.StatusFinished {
+		fmt.Fprintf(stderr, "agentls run: that was a plan; to carry it out (as proposals, or with --apply):\n  agentls run --dir %s --session %s %q\n",
+			shellQuote(dir), cs.session.ID(), "Carry out your plan.")
+	}
 	return code
+}
+
+func planMode(plan bool) string {
+	if plan {
+		return agent.ModePlan
+	}
+	return ""
+}
+
+// shellQuote quotes s for a POSIX shell when it needs it.
+func shellQuote(s string) string {
+	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./,:=@") == "" {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
 // finishRun prints the answer and the diff, applies the changes when asked
