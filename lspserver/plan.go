@@ -145,4 +145,3 @@ func planAction(u string, r protocol.Range) *protocol.CodeAction {
 }
 
 const promptPlan = "Plan how to improve the selected code (correctness, clarity, tests): which files change, what changes and why, in order. Do not edit anything yet."
-
