@@ -13,6 +13,7 @@ import * as vscode from "vscode";
 import * as lc from "vscode-languageclient/node";
 import { AgentlsSettings, buildSettings, findExecutable } from "./config";
 import * as ext from "./lsp_ext";
+import { errorMessage, isRunEndMessage } from "./messages";
 
 /** What the rest of the extension plugs into the client. */
 export interface CtxHooks {
@@ -242,18 +243,3 @@ export class Ctx implements vscode.Disposable {
   }
 }
 
-/** Whether a window/showMessage text is the server's end-of-run message. */
-export function isRunEndMessage(message: string): boolean {
-  return /^Agent run \S+ (finished|failed|cancelled)\b/.test(message);
-}
-
-/** The message of an error from a request: the server's own text. */
-export function errorMessage(err: unknown): string {
-  if (err instanceof Error && err.message) {
-    return err.message;
-  }
-  if (err && typeof err === "object" && typeof (err as { message?: unknown }).message === "string") {
-    return (err as { message: string }).message;
-  }
-  return String(err);
-}

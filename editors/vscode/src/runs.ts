@@ -3,6 +3,7 @@
 // for agentls.run and the run picker for agentls.cancel.
 import * as vscode from "vscode";
 import * as ext from "./lsp_ext";
+import { proposalScheme } from "./preview";
 import { endMessage, RunState, RunTracker } from "./runlog";
 
 /** What the end-of-run notification's buttons do (main.ts wires them). */
@@ -164,8 +165,10 @@ export class Runs implements vscode.Disposable {
     }
     const args: ext.RunArgs = { prompt };
     if (editor) {
-      args.uri = editor.document.uri.toString();
-      if (!editor.selection.isEmpty) {
+      // In the diff view's proposed side, the run is about the real file.
+      const uri = editor.document.uri;
+      args.uri = uri.scheme === proposalScheme ? uri.query : uri.toString();
+      if (!editor.selection.isEmpty && uri.scheme !== proposalScheme) {
         const s = editor.selection;
         args.range = {
           start: { line: s.start.line, character: s.start.character },
