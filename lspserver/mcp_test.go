@@ -1,6 +1,9 @@
 package lspserver_test
 
 import (
+	"encoding/json"
+	"io"
+	"net/http"
 	"strings"
 	"testing"
 
@@ -207,4 +210,70 @@ func TestMCPElicitationInEditor(t *testing.T) {
 			t.Errorf("result %q", text)
 		}
 	})
+}
+
+// TestMCPOAuthInEditor: a server that needs sign-in sends the user to the
+// authorization page with window/showDocument (external); once the browser
+// has been through it (here: an HTTP client following the redirect to the
+// loopback listener), the server's tools work in a run.
+func TestMCPOAuthInEditor(t *testing.T) {
+	t.Parallel()
+	a := mcptest.StartOAuth(t)
+	script := func(req *llmtest.ChatRequest) llmtest.Reply {
+		if !req.HasTool("mcp__secure__echo") {
+			return llmtest.Text("no echo tool")
+		}
+		if !req.HasToolResult("s1") {
+			return llmtest.ToolCalls(llmtest.Call{ID: "s1", Name: "mcp__secure__echo", Args: `{"text":"signed in"}`})
+		}
+		res, _ := req.ToolResult("s1")
+		return llmtest.Text(res)
+	}
+	caps := lsptest.DefaultCapabilities()
+	caps.Window.ShowDocument = &protocol.ShowDocumentClientCapabilities{Support: true}
+	rs := newRunSession(t, script, runOpts{init: lsptest.InitOptions{Capabilities: &caps}})
+	type showDocument struct {
+		URI      string `json:"uri"`
+		External *bool  `json:"external"`
+	}
+	shown := make(chan showDocument, 1)
+	rs.c.Handle(protocol.MethodWindowShowDocument, func(req lsptest.Message) (any, *lsptest.Error) {
+		var p showDocument // the raw address, as a browser gets it
+		if err := json.Unmarshal(req.Params, &p); err != nil {
+			t.Errorf("showDocument params: %v", err)
+		}
+		select {
+		case shown <- p:
+		default:
+		}
+		go func() { // the browser
+			resp, err := http.Get(p.URI)
+			if err == nil {
+				_, _ = io.Copy(io.Discard, resp.Body)
+				resp.Body.Close()
+			}
+		}()
+		return protocol.ShowDocumentResult{Success: true}, nil
+	})
+	// The server is configured once the handler is in place.
+	ctx := lsptest.Context(t)
+	if err := rs.c.Notify(ctx, protocol.MethodWorkspaceDidChangeConfiguration, map[string]any{"settings": map[string]any{"agentls": map[string]any{
+		"mcpServers": map[string]any{"secure": map[string]any{"type": "http", "url": a.ResourceURL}},
+	}}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := rs.c.Await(ctx, protocol.MethodWindowLogMessage, func(m lsptest.Message) bool {
+		return strings.Contains(string(m.Params), `MCP server \"secure\" is ready`)
+	}); err != nil {
+		t.Fatalf("the server never became ready: %v", err)
+	}
+	p := <-shown
+	if p.External == nil || !*p.External || !strings.HasPrefix(p.URI, a.AuthURL+"/authorize?") {
+		t.Errorf("showDocument %+v", p)
+	}
+	id := rs.start(t, lspserver.RunArgs{Prompt: "Echo."})
+	evs := rs.events(t, id)
+	if fin := evs[len(evs)-1]; fin.Kind != "finished" || *fin.Text != "helper: signed in" {
+		t.Fatalf("final %+v; %v", fin, kinds(evs))
+	}
 }

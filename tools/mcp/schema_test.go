@@ -1,10 +1,12 @@
 package mcp
 
 import (
+	"context"
 	"encoding/json"
 	"reflect"
 	"testing"
 
+	"github.com/agentls/agentls/tools"
 	"github.com/agentls/agentls/tools/mcp/mcptest"
 )
 
@@ -81,4 +83,40 @@ func TestSchemaPassThroughFromServer(t *testing.T) {
 	if res := call(t, m.Registry(), "mcp__helper__search", `{"query":"gophers"}`); res.Text != "search: gophers" {
 		t.Errorf("call: %+v", res)
 	}
+}
+
+// TestDeferredToolKeepsSchema: when MCP tools are deferred, the tool that
+// tool_search loads is offered with the same schema text as up front.
+func TestDeferredToolKeepsSchema(t *testing.T) {
+	srv := mcptest.NewServer(mcptest.Options{})
+	mcptest.AddSchemaTool(srv)
+	url := mcptest.StartHTTP(t, srv)
+	m := startManager(t, Options{Servers: map[string]ServerConfig{"helper": {Type: "http", URL: url}}})
+	waitState(t, m, "helper", StateReady)
+	direct, _ := m.Registry().Get("mcp__helper__search")
+	offer := tools.NewOffer(m.Registry(), 1000, 0.01, nil)
+	var search tools.Tool
+	for _, tl := range offer.Tools() {
+		if tl.Name() == tools.ToolSearchName {
+			search = tl
+		}
+		if tl.Name() == "mcp__helper__search" {
+			t.Fatal("the tools were not deferred")
+		}
+	}
+	if search == nil {
+		t.Fatal("no tool_search offered")
+	}
+	if res, err := search.Call(context.Background(), nil, json.RawMessage(`{"query":"search by query or id"}`)); err != nil || res.IsError {
+		t.Fatalf("tool_search: %+v %v", res, err)
+	}
+	for _, tl := range offer.Tools() {
+		if tl.Name() == "mcp__helper__search" {
+			if string(tl.Schema()) != string(direct.Schema()) {
+				t.Errorf("deferred schema %s\nup-front schema %s", tl.Schema(), direct.Schema())
+			}
+			return
+		}
+	}
+	t.Error("tool_search did not load mcp__helper__search")
 }
