@@ -108,7 +108,10 @@ func (p *process) drainStderr(log *slog.Logger) {
 
 // stop ends the child and everything in its group: stdin is closed (most
 // servers exit on EOF), then SIGTERM, then SIGKILL. It returns once the child
-// is reaped and our pipe ends are closed.
+// is reaped, no other member of its group is left, and our pipe ends are
+// closed. A launcher (npx, uvx) often exits on EOF at once while the real
+// server, its child in the same group, ignores EOF: the group is then ended
+// with the same SIGTERM, SIGKILL ladder.
 func (p *process) stop() {
 	_ = p.stdin.Close()
 	steps := []syscall.Signal{syscall.SIGTERM, syscall.SIGKILL}
@@ -117,6 +120,7 @@ func (p *process) stop() {
 		select {
 		case <-p.exited:
 			timer.Stop()
+			p.endGroup(steps[i:])
 			p.closePipes()
 			return
 		case <-timer.C:
@@ -125,6 +129,27 @@ func (p *process) stop() {
 			_ = syscall.Kill(-p.pgid, steps[i])
 		}
 	}
+}
+
+// endGroup sends the signals left in steps to the child's process group
+// until nothing in it answers, giving each stopGrace to work.
+func (p *process) endGroup(steps []syscall.Signal) {
+	for _, sig := range steps {
+		if !groupAlive(p.pgid) {
+			return
+		}
+		_ = syscall.Kill(-p.pgid, sig)
+		deadline := time.Now().Add(stopGrace)
+		for groupAlive(p.pgid) && time.Now().Before(deadline) {
+			time.Sleep(20 * time.Millisecond)
+		}
+	}
+}
+
+// groupAlive reports whether any process is left in group pgid (a zombie
+// not yet reaped by its new parent counts until it is).
+func groupAlive(pgid int) bool {
+	return pgid > 0 && syscall.Kill(-pgid, 0) == nil
 }
 
 // closePipes closes our read ends. A descendant that left the process group
