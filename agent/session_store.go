@@ -29,9 +29,10 @@ import (
 // Two servers on the same workspace: each session is its own file, so
 // sessions started in different servers never overwrite each other, and
 // a server lists each restored proposal once (proposals are keyed by
-// session, run and file). A session changed in both servers at once keeps
-// the later write (last writer wins per session); no server ever rewrites
-// a session it did not change.
+// session, run and file). No server rewrites a session it did not change;
+// one that saves a session the other also holds merges the proposals with
+// the file first (lspserver's mergeSaved), and the conversation keeps the
+// later write.
 //
 // Bounds: at most MaxSessions files and MaxBytes in total per workspace,
 // the least recently updated dropped first; one session's file at most

@@ -57,6 +57,10 @@ type sessionsState struct {
 	mu    sync.Mutex
 	byID  map[string]*agent.Session
 	store *agent.SessionStore // nil: not persisted
+	// onDisk is, per session, the proposals this server last read from or
+	// wrote to its file (mergeSaved).
+	onDisk map[string]map[string]bool
+	saveMu sync.Mutex
 
 	// redact removes the configured API key (and secret-looking strings)
 	// from saved conversations; set from each run's configuration.
@@ -94,6 +98,7 @@ func (s *Server) sessions() *sessionsState {
 	ss := &s.sess
 	ss.once.Do(func() {
 		ss.byID = map[string]*agent.Session{}
+		ss.onDisk = map[string]map[string]bool{}
 		opts := s.runs.cfg.options()
 		dir := opts.StateDir
 		folders := s.view.Folders()
@@ -129,6 +134,7 @@ func (s *Server) restoreSessions(st *agent.SessionStore) {
 	}
 	for _, r := range restored {
 		s.sess.byID[r.Session.ID()] = r.Session
+		s.sess.onDisk[r.Session.ID()] = proposalKeys(r.Proposals)
 		for _, p := range r.Proposals {
 			if !s.inWorkspace(p.Path) {
 				s.log.Warn("restored proposal outside the workspace ignored", "session", r.Session.ID(), "path", p.Path)
@@ -171,7 +177,15 @@ func (s *Server) session(id string) (*agent.Session, error) {
 	}
 	if ss.store != nil {
 		if r, err := ss.store.LoadOne(id); err == nil {
+			// Saved by another server after this one started: its
+			// proposals join review here.
 			ss.byID[id] = r.Session
+			ss.onDisk[id] = proposalKeys(r.Proposals)
+			for _, p := range r.Proposals {
+				if s.inWorkspace(p.Path) {
+					s.stagePreview(p.RunID, tools.StagedFile{Path: p.Path, Base: p.Base, Text: p.Proposed, Created: p.Created})
+				}
+			}
 			return r.Session, nil
 		}
 	}
@@ -232,15 +246,24 @@ func (s *Server) saveSession(sess *agent.Session) {
 	if !known {
 		return // deleted meanwhile
 	}
+	ss.saveMu.Lock() // one save at a time: each merges with the file as the last one left it
+	defer ss.saveMu.Unlock()
 	var props []agent.SavedProposal
 	for _, p := range s.rv().store.List("") {
 		if !sess.HasRun(p.RunID) {
 			continue
 		}
-		if res := p.Result(); res != p.Text || (p.Created && hasPending(p)) {
+		switch res := p.Result(); {
+		case res != p.Text || (p.Created && hasPending(p)):
+			// What still applies, against the text it applies to.
 			props = append(props, agent.SavedProposal{RunID: p.RunID, Path: p.Path, Base: p.Text, Proposed: res, Created: p.Created})
+		case len(p.Hunks) > 0:
+			// Every hunk conflicted: the original change, which a restore
+			// rebases into the same conflicts.
+			props = append(props, agent.SavedProposal{RunID: p.RunID, Path: p.Path, Base: p.Base, Proposed: p.Proposed, Created: p.Created})
 		}
 	}
+	props = s.mergeSaved(sess.ID(), props)
 	ss.mu.Lock()
 	redact := ss.redact
 	ss.mu.Unlock()
@@ -249,7 +272,60 @@ func (s *Server) saveSession(sess *agent.Session) {
 	}
 	if err := ss.store.Save(sess, props, redact); err != nil {
 		s.log.Warn("session not saved", "session", sess.ID(), "err", err)
+		return
 	}
+	ss.mu.Lock()
+	ss.onDisk[sess.ID()] = proposalKeys(props)
+	ss.mu.Unlock()
+}
+
+// proposalKey names one run's proposal for one file.
+func proposalKey(p agent.SavedProposal) string { return p.RunID + "\x00" + p.Path }
+
+func proposalKeys(ps []agent.SavedProposal) map[string]bool {
+	out := make(map[string]bool, len(ps))
+	for _, p := range ps {
+		out[proposalKey(p)] = true
+	}
+	return out
+}
+
+// mergeSaved merges props, this server's proposals of session id, with
+// what another server on the same workspace may have saved since this one
+// last read or wrote the file (merge-on-write): a proposal this server
+// saw on disk that is gone now was decided in the other server, so it is
+// dropped here too (from review as well: it must not be applied twice);
+// one on disk that this server never saw was made there, so it is kept
+// and shown here too.
+func (s *Server) mergeSaved(id string, props []agent.SavedProposal) []agent.SavedProposal {
+	ss := &s.sess
+	disk, err := ss.store.LoadOne(id)
+	if err != nil {
+		return props // no file yet (or unreadable: it is replaced)
+	}
+	ss.mu.Lock()
+	prev := ss.onDisk[id]
+	ss.mu.Unlock()
+	now := proposalKeys(disk.Proposals)
+	ours := proposalKeys(props)
+	kept := props[:0:0]
+	for _, p := range props {
+		if prev[proposalKey(p)] && !now[proposalKey(p)] {
+			s.log.Info("proposal decided in another server on this workspace; dropped here", "session", id, "run", p.RunID, "path", p.Path)
+			s.dropProposal(p.RunID, p.Path)
+			continue
+		}
+		kept = append(kept, p)
+	}
+	for _, p := range disk.Proposals {
+		if k := proposalKey(p); !ours[k] && !prev[k] && s.inWorkspace(p.Path) {
+			s.log.Info("proposal made in another server on this workspace; shown here too", "session", id, "run", p.RunID, "path", p.Path)
+			s.stagePreview(p.RunID, tools.StagedFile{Path: p.Path, Base: p.Base, Text: p.Proposed, Created: p.Created})
+			s.forgetRun(p.RunID)
+			kept = append(kept, p)
+		}
+	}
+	return kept
 }
 
 func hasPending(p proposal.Proposal) bool {
@@ -330,6 +406,7 @@ func (s *Server) deleteSessionCommand(a SessionArgs) (any, error) {
 		return nil, requestFailed("%s: session %s has a run in progress; cancel it first", CommandDeleteSession, a.SessionID)
 	}
 	delete(ss.byID, a.SessionID)
+	delete(ss.onDisk, a.SessionID)
 	if ss.latest == a.SessionID {
 		ss.latest, ss.latestTitle = "", ""
 	}

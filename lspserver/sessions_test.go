@@ -389,3 +389,36 @@ func TestSessionFollowupSeesUserChanges(t *testing.T) {
 		t.Errorf("the accepted change is reported as the user's:\n%s", last)
 	}
 }
+
+// Two servers hold the same restored session: a proposal accepted in one
+// is not brought back by the other's next save (merge-on-write), and the
+// other drops it from review too.
+func TestSessionTwoServersSameSession(t *testing.T) {
+	state, root := t.TempDir(), t.TempDir()
+	writeFile(t, filepath.Join(root, "demo.go"), demoBase)
+	ms := &sessionScript{}
+	a := stateSession(t, ms.script, state, root)
+	first := runIn(t, a, lspserver.RunArgs{Prompt: "Bump the return values."})
+	a.events(t, first.RunID)
+
+	b := stateSession(t, ms.script, state, root)
+	eb := editorFor(b.session, text.UTF16)
+	if ps := eb.proposals(t, ""); len(ps) != 1 {
+		t.Fatalf("second server restored %+v", ps)
+	}
+	ea := editorFor(a.session, text.UTF16)
+	ea.openOnEdit = true
+	if res := ea.accept(t, reviewArgs{}); !res.Applied {
+		t.Fatalf("accept in the first server = %+v", res)
+	}
+
+	follow := runIn(t, b, lspserver.RunArgs{Prompt: "Anything else?", SessionID: first.SessionID})
+	b.events(t, follow.RunID)
+	if ps := eb.proposals(t, ""); len(ps) != 0 {
+		t.Fatalf("the second server still offers a change accepted in the first: %+v", ps)
+	}
+	c := stateSession(t, ms.script, state, root)
+	if ss := listSessions(t, c.c); len(ss) != 1 || ss[0].Pending != 0 || ss[0].Runs != 2 {
+		t.Fatalf("sessions seen by a third server = %+v", ss)
+	}
+}
