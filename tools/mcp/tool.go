@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/agentls/agentls/tools"
@@ -98,6 +99,10 @@ func (t *mcpTool) Call(ctx context.Context, _ *tools.Env, args json.RawMessage) 
 		c.markLost(errSessionEnded)
 		return tools.Errorf("%s did not run: MCP server %q ended the session (it may have restarted); reconnecting, call it again", t.name, s.name), nil
 	case isConnError(err):
+		if strings.Contains(err.Error(), "unexpected nil response") {
+			// mcp-go's words for a response stream that ended early.
+			err = errors.New("the connection closed before the answer arrived (the server may have stopped)")
+		}
 		if c.proc != nil && errors.Is(err, transport.ErrTransportClosed) {
 			// The child closed stdout; its exit status is the better reason.
 			select {
