@@ -460,3 +460,50 @@ func TestRunConflictExplained(t *testing.T) {
 		t.Errorf("a conflicted hunk was applied:\n%s", got)
 	}
 }
+
+// TestPlanThenApprove: :AgentPlan sends agentls.run with mode "plan" and
+// the plan shows in the log; :AgentApprove sends agentls.approvePlan and
+// the carry-out run (same session) leaves a preview in the buffer.
+func TestPlanThenApprove(t *testing.T) {
+	t.Parallel()
+	srv := llmtest.New(t, func(req *llmtest.ChatRequest) llmtest.Reply {
+		if !strings.Contains(req.LastUser(), "The user approved your plan") {
+			if req.HasTool("edit_file") {
+				return llmtest.Text("WRONG TOOLS")
+			}
+			return llmtest.Text("PLAN: 1. return HELLO in greet.go")
+		}
+		switch {
+		case !req.HasToolResult("r1"):
+			return llmtest.ToolCalls(llmtest.Call{ID: "r1", Name: "read_file", Args: `{"path":"greet.go"}`})
+		case !req.HasToolResult("e1"):
+			return llmtest.ToolCalls(llmtest.Call{ID: "e1", Name: "edit_file", Args: `{"path":"greet.go","old_string":"\"hello\"","new_string":"\"HELLO\""}`})
+		}
+		return llmtest.Text("Done.")
+	})
+	r := runScript(t, "run_approve.lua", options{env: modelEnv(srv), files: map[string]string{"greet.go": greetGo}})
+	if got := r.str(t, "plan_status"); got != "finished" {
+		t.Fatalf("plan run %q", got)
+	}
+	if got := r.str(t, "plan_mode"); got != "plan" {
+		t.Errorf("plan run mode %q", got)
+	}
+	if got := r.str(t, "second_status"); got != "finished" {
+		t.Errorf("carry-out run %q", got)
+	}
+	if !r.boolean(t, "same_session") {
+		t.Error("the carry-out run is not in the plan's session")
+	}
+	var log []string
+	r.fact(t, "log", &log)
+	joined := strings.Join(log, "\n")
+	for _, w := range []string{"PLAN: 1. return HELLO in greet.go", "plan ready: :AgentApprove", "carrying out plan", "→ edit_file", "✎ proposal for"} {
+		if !strings.Contains(joined, w) {
+			t.Errorf("run log lacks %q:\n%s", w, joined)
+		}
+	}
+	cmds := byMethod(readWire(t, r.str(t, "wire")), "workspace/executeCommand")
+	if len(cmds) < 2 || !strings.Contains(string(cmds[0].Params), `"mode":"plan"`) || !strings.Contains(string(cmds[1].Params), `"command":"agentls.approvePlan"`) {
+		t.Errorf("executeCommand requests: %d, first %s", len(cmds), cmds[0].Params)
+	}
+}

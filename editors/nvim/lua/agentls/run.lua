@@ -203,12 +203,21 @@ function M.on_event(client_id, ev)
     r.tools = r.tools + 1
   elseif ev.kind == "todo" then
     r.todos = ev.todos
+  elseif ev.kind == "started" then
+    r.mode = ev.mode or r.mode
   elseif ev.kind == "finished" or ev.kind == "failed" or ev.kind == "cancelled" then
     r.status = ev.kind
     r.result = ev.text
     r.error = ev.error
+    if ev.kind == "finished" and r.mode == "plan" then
+      r.plan_ready = true
+    end
   end
   append(format_event(r, ev))
+  if r.plan_ready and ev.kind == "finished" then
+    append({ "  ☰ plan ready: :AgentApprove carries it out (as proposals to review)" })
+    log.notify(vim.log.levels.INFO, "plan ready (:AgentLog to read it, :AgentApprove to carry it out)")
+  end
   log.debug("runEvent %s", ev)
 end
 
@@ -277,6 +286,9 @@ function M.command(args)
     range = position.line_range(bufnr, args.line1, args.line2, client and client.offset_encoding or "utf-16")
   end
   local mode = args.bang and "apply" or nil
+  if args.plan then
+    mode = "plan"
+  end
   local start = function(prompt)
     if prompt and prompt ~= "" then
       M.run({ prompt = prompt, bufnr = bufnr, range = range, mode = mode })
@@ -285,8 +297,58 @@ function M.command(args)
   if args.args and args.args ~= "" then
     start(args.args)
   else
-    vim.ui.input({ prompt = "Agent: " }, start)
+    vim.ui.input({ prompt = mode == "plan" and "Agent plan: " or "Agent: " }, start)
   end
+end
+
+--- :AgentPlan [prompt] with an optional line range: a plan-mode run (the
+--- agent reads and searches only, and answers with a plan to approve).
+function M.plan_command(args)
+  M.command(vim.tbl_extend("force", args, { bang = false, plan = true }))
+end
+
+local function latest_plan()
+  for i = #order, 1, -1 do
+    local r = runs[order[i]]
+    if r.plan_ready then
+      return r
+    end
+  end
+  return nil
+end
+
+--- :AgentApprove [runId]: approves a finished plan (default: the latest)
+--- with agentls.approvePlan, which continues its session in preview mode.
+function M.approve_command(args)
+  local r
+  if args.args and args.args ~= "" then
+    for _, k in ipairs(order) do
+      if tostring(runs[k].id) == args.args then
+        r = runs[k]
+      end
+    end
+  else
+    r = latest_plan()
+  end
+  if not r or not r.plan_ready then
+    log.notify(vim.log.levels.WARN, "no plan awaits approval (start one with :AgentPlan)")
+    return
+  end
+  local client = vim.lsp.get_client_by_id(r.client_id)
+  if not client then
+    log.notify(vim.log.levels.ERROR, "the agentls server of plan %s is gone", tostring(r.id))
+    return
+  end
+  client_mod.execute(client, "agentls.approvePlan", { runId = r.id }, function(err, result)
+    if err or type(result) ~= "table" or not result.runId then
+      log.notify(vim.log.levels.ERROR, "approve plan %s: %s", tostring(r.id), err and (err.message or vim.inspect(err)) or vim.inspect(result))
+      return
+    end
+    r.plan_ready = false
+    local next_run = get_run(client.id, result.runId)
+    next_run.session_id = result.sessionId
+    append({ string.format("[%s] (preview) carrying out plan %s", result.runId, tostring(r.id)) })
+  end)
 end
 
 --- The session :AgentFollowup continues in `bufnr`: the buffer's own
