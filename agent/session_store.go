@@ -37,7 +37,7 @@ import (
 // Bounds: at most MaxSessions files and MaxBytes in total per workspace,
 // the least recently updated dropped first; one session's file at most
 // maxSessionFileBytes (its conversation is shortened, then dropped, to
-// fit). A file that does not parse, or has another version, is logged and
+// fit, then the remembered file texts). A file that does not parse, or has another version, is logged and
 // set aside (renamed to .bad), never fatal.
 
 // sessionFileVersion is the version of the session file format.
@@ -160,8 +160,12 @@ func (st *SessionStore) Save(s *Session, props []SavedProposal, redact *Redactor
 		if err != nil {
 			return fmt.Errorf("save session %s: %w", s.id, err)
 		}
-		if len(data) <= maxSessionFileBytes || len(f.History) == 0 {
+		if len(data) <= maxSessionFileBytes || (len(f.History) == 0 && len(f.Known) == 0) {
 			break
+		}
+		if len(f.History) == 0 {
+			f.Known = nil // the follow-up then only lacks the diff of the user's later edits
+			continue
 		}
 		f.History = CarryHistory(f.History, len(data)/2-len(data)/8)
 	}

@@ -18,6 +18,7 @@ end
 define("AgentRun", "run", "command", { nargs = "*", range = true, bang = true, desc = "agentls: run the agent (! = apply mode)" })
 define("AgentPlan", "run", "plan_command", { nargs = "*", range = true, desc = "agentls: plan first (read-only run whose answer is a plan to approve)" })
 define("AgentApprove", "run", "approve_command", { nargs = "?", desc = "agentls: carry out a finished plan (default: the latest) as proposals" })
+define("AgentNew", "run", "command", { nargs = "*", range = true, bang = true, desc = "agentls: run the agent in a new session (like :AgentRun)" })
 define("AgentFollowup", "run", "followup_command", { nargs = "*", desc = "agentls: continue this buffer's agent session with a follow-up" })
 define("AgentCancel", "run", "cancel_command", { nargs = "?", desc = "agentls: cancel a run (default: the latest)" })
 define("AgentLog", "run", "open_log", { nargs = 0, desc = "agentls: show the run log" })
