@@ -25,10 +25,16 @@ export const Commands = {
   cancel: "agentls.cancel",
   accept: "agentls.accept",
   reject: "agentls.reject",
+  approvePlan: "agentls.approvePlan",
 } as const;
 
+/** agentls.approvePlan arguments[0]: the plan run (none: the latest plan). */
+export interface ApprovePlanArgs {
+  runId?: string;
+}
+
 /** How an agent run delivers its changes. */
-export type Mode = "preview" | "apply";
+export type Mode = "preview" | "apply" | "plan";
 
 /** agentls.run arguments[0]. */
 export interface RunArgs {

@@ -32,6 +32,9 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     run: async (args) => {
       await c.execute(ext.Commands.run, args);
     },
+    approvePlan: async (runId) => {
+      await c.execute(ext.Commands.approvePlan, { runId } satisfies ext.ApprovePlanArgs);
+    },
   });
   const c = new Ctx({
     onRunEvent: (ev) => runs.onEvent(ev),
@@ -39,6 +42,9 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     onCommandResult: (command, args, result) => {
       if (command === ext.Commands.run && result && typeof (result as ext.RunResult).runId === "string") {
         runs.started((result as ext.RunResult).runId, args[0] as ext.RunArgs | undefined, (result as ext.RunResult).sessionId);
+      } else if (command === ext.Commands.approvePlan && result && typeof (result as ext.RunResult).runId === "string") {
+        const planRun = (args[0] as ext.ApprovePlanArgs | undefined)?.runId ?? "the latest plan";
+        runs.started((result as ext.RunResult).runId, { prompt: `carry out the approved plan (${planRun})`, mode: "preview" }, (result as ext.RunResult).sessionId);
       } else if (command === ext.Commands.accept || command === ext.Commands.reject) {
         const r = result as ext.AcceptResult | undefined;
         if (command === ext.Commands.accept && r && r.applied === false) {
@@ -140,6 +146,12 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     "agentls.rejectHunk": () => reviewHunk(ext.Commands.reject),
     "agentls.rejectHunkWithReason": () => rejectWithReason(),
     "agentls.followUp": (sessionId?: unknown) => followUp(sessionId),
+    "agentls.plan": async () => {
+      const args = await runs.promptRun("plan");
+      if (args) {
+        await c.execute(ext.Commands.run, args);
+      }
+    },
     "agentls.acceptAll": () => c.execute(ext.Commands.accept, {} satisfies ext.ReviewArgs),
     "agentls.rejectAll": () => c.execute(ext.Commands.reject, {} satisfies ext.ReviewArgs),
     "agentls.acceptFile": () => reviewFile(ext.Commands.accept),

@@ -13,6 +13,8 @@ export interface RunState {
   answer?: string;
   error?: string;
   todos?: Todo[];
+  /** The run's mode from its started event ("plan": its answer is a plan to approve). */
+  mode?: string;
   /** The documents the run proposed changes to (URIs, in first-change order). */
   files?: string[];
 }
@@ -34,6 +36,9 @@ export function endMessage(r: RunState, pending?: number): string {
   }
   if (files.length > 0 && pending !== 0) {
     return `agentls: changes proposed in ${named}: review them.`;
+  }
+  if (r.mode === "plan") {
+    return `agentls: plan ready: ${oneLine(r.answer ?? "", 200)} (the run log has it whole)`;
   }
   const answer = oneLine(r.answer ?? "", 200);
   return `agentls: run finished${answer ? ": " + answer : "."}`;
@@ -122,6 +127,7 @@ export class RunTracker {
     const tag = `[${r.id}]`;
     switch (ev.kind) {
       case "started":
+        if (ev.mode) r.mode = ev.mode;
         if (!this.announced.has(r.id)) {
           // The prompt is logged once: here, or by started() when the
           // command's answer came first.

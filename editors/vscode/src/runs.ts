@@ -14,6 +14,8 @@ export interface EndActions {
   acceptAll(runId: string): Promise<void>;
   /** Starts a run with `args`. */
   run(args: ext.RunArgs): Promise<void>;
+  /** Approves the plan of plan-mode run `runId` (agentls.approvePlan). */
+  approvePlan(runId: string): Promise<void>;
 }
 
 /** Owns the run log channel and the status bar item. */
@@ -101,7 +103,8 @@ export class Runs implements vscode.Disposable {
   private async notifyEnd(r: RunState, pending: number | undefined): Promise<void> {
     const msg = endMessage(r, pending);
     const hasChanges = (r.files?.length ?? 0) > 0 && pending !== 0;
-    const buttons = hasChanges ? ["Review", "Accept All", "Follow Up"] : r.status === "failed" ? ["Show Log"] : ["Follow Up", "Show Log"];
+    const plan = r.mode === "plan" && r.status === "finished";
+    const buttons = plan ? ["Approve Plan", "Show Plan"] : hasChanges ? ["Review", "Accept All", "Follow Up"] : r.status === "failed" ? ["Show Log"] : ["Follow Up", "Show Log"];
     const show = r.status === "failed" ? vscode.window.showErrorMessage : vscode.window.showInformationMessage;
     const pick = await show(msg, ...buttons);
     switch (pick) {
@@ -112,7 +115,10 @@ export class Runs implements vscode.Disposable {
       case "Follow Up":
         return this.followUp(r);
       case "Show Log":
+      case "Show Plan":
         return this.show();
+      case "Approve Plan":
+        return this.actions.approvePlan(r.id);
     }
   }
 
@@ -152,10 +158,10 @@ export class Runs implements vscode.Disposable {
    * Asks for a prompt; the run targets the active editor's document and its
    * selection when there is one.
    */
-  async promptRun(): Promise<ext.RunArgs | undefined> {
+  async promptRun(mode?: ext.Mode): Promise<ext.RunArgs | undefined> {
     const editor = vscode.window.activeTextEditor;
     const prompt = await vscode.window.showInputBox({
-      title: "agentls: Run Agent",
+      title: mode === "plan" ? "agentls: Plan with Agent (read-only; you approve the plan)" : "agentls: Run Agent",
       prompt: editor && !editor.selection.isEmpty ? "What should the agent do with the selection?" : "What should the agent do?",
       placeHolder: "e.g. add error handling to this function",
       ignoreFocusOut: true,
@@ -164,6 +170,9 @@ export class Runs implements vscode.Disposable {
       return undefined;
     }
     const args: ext.RunArgs = { prompt };
+    if (mode) {
+      args.mode = mode;
+    }
     if (editor) {
       // In the diff view's proposed side, the run is about the real file.
       const uri = editor.document.uri;

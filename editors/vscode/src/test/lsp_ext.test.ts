@@ -14,5 +14,6 @@ it("uses the protocol's method and command names", () => {
     cancel: "agentls.cancel",
     accept: "agentls.accept",
     reject: "agentls.reject",
+    approvePlan: "agentls.approvePlan",
   });
 });

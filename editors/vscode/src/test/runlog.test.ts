@@ -115,4 +115,13 @@ describe("RunTracker", () => {
     assert.equal(planProgress([]), "");
     assert.equal(planProgress([{ content: "a", status: "completed" }]), "1/1 done");
   });
+
+  it("knows a plan run and says its plan is ready", () => {
+    const t = new RunTracker();
+    t.onEvent({ runId: "p1", seq: 1, kind: "started", mode: "plan", text: "plan it" } as RunEvent);
+    t.onEvent({ runId: "p1", seq: 2, kind: "finished", text: "1. change a.go\n2. test" } as RunEvent);
+    const r = t.run("p1")!;
+    assert.equal(r.mode, "plan");
+    assert.equal(endMessage(r, 0), "agentls: plan ready: 1. change a.go 2. test (the run log has it whole)");
+  });
 });
