@@ -2,6 +2,7 @@ package lspserver_test
 
 import (
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"strings"
@@ -70,10 +71,10 @@ func TestRunWithMCPTool(t *testing.T) {
 }
 
 // TestRunRightAfterStartHasMCPTools: a run started immediately after
-// initialized, while the real server-everything (stdio) is still starting,
-// waits for it (progress names the server) and its model is offered and
-// successfully calls mcp__everything__echo; every time, from a fresh
-// server.
+// initialized, while the real server-everything is still connecting, waits
+// for it and its model is offered and successfully calls
+// mcp__everything__echo; every time, from a fresh agentls, over stdio,
+// streamable HTTP and SSE.
 func TestRunRightAfterStartHasMCPTools(t *testing.T) {
 	entry := mcptest.NPMPackage(t, "server-everything")
 	script := func(req *llmtest.ChatRequest) llmtest.Reply {
@@ -86,15 +87,30 @@ func TestRunRightAfterStartHasMCPTools(t *testing.T) {
 		res, _ := req.ToolResult("e1")
 		return llmtest.Text("echo said: " + res)
 	}
-	servers := map[string]any{"everything": map[string]any{"command": "node", "args": []string{entry, "stdio"}}}
-	for i := range 5 {
-		rs := newRunSession(t, script, runOpts{settings: map[string]any{"mcpServers": servers}})
-		id := rs.start(t, lspserver.RunArgs{Prompt: "Echo ping."})
-		evs := rs.events(t, id)
-		fin := evs[len(evs)-1]
-		if fin.Kind != "finished" || fin.Text == nil || !strings.Contains(*fin.Text, "Echo: ping") {
-			t.Fatalf("try %d: final %+v; %v", i, fin, kinds(evs))
-		}
+	httpPort := mcptest.FreePort(t)
+	t.Cleanup(mcptest.StartNodeServer(t, entry, "streamableHttp", "listening on port", httpPort))
+	ssePort := mcptest.FreePort(t)
+	t.Cleanup(mcptest.StartNodeServer(t, entry, "sse", "running on port", ssePort))
+	for _, tr := range []struct {
+		name   string
+		server map[string]any
+	}{
+		{"stdio", map[string]any{"command": "node", "args": []string{entry, "stdio"}}},
+		{"http", map[string]any{"type": "http", "url": fmt.Sprintf("http://127.0.0.1:%d/mcp", httpPort)}},
+		{"sse", map[string]any{"type": "sse", "url": fmt.Sprintf("http://127.0.0.1:%d/sse", ssePort)}},
+	} {
+		t.Run(tr.name, func(t *testing.T) {
+			servers := map[string]any{"everything": tr.server}
+			for i := range 5 {
+				rs := newRunSession(t, script, runOpts{settings: map[string]any{"mcpServers": servers}})
+				id := rs.start(t, lspserver.RunArgs{Prompt: "Echo ping."})
+				evs := rs.events(t, id)
+				fin := evs[len(evs)-1]
+				if fin.Kind != "finished" || fin.Text == nil || !strings.Contains(*fin.Text, "Echo: ping") {
+					t.Fatalf("try %d: final %+v; %v", i, fin, kinds(evs))
+				}
+			}
+		})
 	}
 }
 

@@ -1,23 +1,19 @@
 package mcp
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"net"
-	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
-	"sync"
-	"syscall"
 	"testing"
 
 	"github.com/agentls/agentls/internal/testwait"
 	"github.com/agentls/agentls/tools"
+	"github.com/agentls/agentls/tools/mcp/mcptest"
 )
 
 // startNodeServer runs an npm MCP server in an HTTP mode on a free port and
@@ -38,36 +34,7 @@ func startNodeServer(t *testing.T, entry, mode, readyLine string) int {
 // listening; the returned func stops it (and waits for it).
 func startNodeServerOn(t *testing.T, entry, mode, readyLine string, port int) (stop func()) {
 	t.Helper()
-	cmd := exec.Command("node", entry, mode)
-	cmd.Env = append(os.Environ(), fmt.Sprintf("PORT=%d", port))
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
-	stderr, err := cmd.StderrPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	var once sync.Once
-	stop = func() {
-		once.Do(func() {
-			_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
-			_ = cmd.Wait()
-		})
-	}
-	sc := bufio.NewScanner(stderr)
-	for sc.Scan() {
-		if strings.Contains(sc.Text(), readyLine) {
-			go func() { // keep the pipe drained
-				for sc.Scan() {
-				}
-			}()
-			return stop
-		}
-	}
-	stop()
-	t.Fatalf("%s %s exited before listening", entry, mode)
-	return nil
+	return mcptest.StartNodeServer(t, entry, mode, readyLine, port)
 }
 
 func TestEverythingServer(t *testing.T) {

@@ -233,6 +233,7 @@ func (w *sessionWatch) RoundTrip(r *http.Request) (*http.Response, error) {
 		go func() {
 			ctx, cancel := context.WithTimeout(w.cctx, 10*time.Second)
 			defer cancel()
+			//lint:ignore SA1019 deprecated only for protocol 2026-07-28, which we do not negotiate
 			_ = w.c.client.Ping(ctx)
 		}()
 	}

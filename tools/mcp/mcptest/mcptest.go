@@ -184,6 +184,7 @@ func AddClientRequestTools(s *server.MCPServer) {
 			req := mcp.CreateMessageRequest{}
 			req.Messages = []mcp.SamplingMessage{{Role: mcp.RoleUser, Content: mcp.NewTextContent("hi")}}
 			req.MaxTokens = 10
+			//lint:ignore SA1019 the test asks on the handshake-era protocol agentls pins
 			_, err := s.RequestSampling(ctx, req)
 			return mcp.NewToolResultText(fmt.Sprintf("sampling error: %v", err)), nil
 		})

@@ -1,9 +1,15 @@
 package mcptest
 
 import (
+	"bufio"
+	"fmt"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
 	"testing"
 
 	"github.com/agentls/agentls/internal/testpeers"
@@ -28,4 +34,54 @@ func NPMPackage(t testing.TB, pkg string) string {
 		testpeers.Missing(t, "%s is not installed in %s (npm install @modelcontextprotocol/%s there, or set AGENTLS_NPM_DIR)", pkg, dir, pkg)
 	}
 	return entry
+}
+
+// StartNodeServer runs an npm MCP server's entry point in an HTTP mode
+// ("streamableHttp", "sse") with PORT=port, in its own process group, and
+// returns once a line of its stderr contains readyLine; the returned func
+// kills the group and waits (tests also register it with t.Cleanup).
+func StartNodeServer(t testing.TB, entry, mode, readyLine string, port int) (stop func()) {
+	t.Helper()
+	cmd := exec.Command("node", entry, mode)
+	cmd.Env = append(os.Environ(), fmt.Sprintf("PORT=%d", port))
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	var once sync.Once
+	stop = func() {
+		once.Do(func() {
+			_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+			_ = cmd.Wait()
+		})
+	}
+	sc := bufio.NewScanner(stderr)
+	for sc.Scan() {
+		if strings.Contains(sc.Text(), readyLine) {
+			go func() { // keep the pipe drained
+				for sc.Scan() {
+				}
+			}()
+			return stop
+		}
+	}
+	stop()
+	t.Fatalf("%s %s exited before listening", entry, mode)
+	return nil
+}
+
+
+// FreePort returns a TCP port on 127.0.0.1 that was free a moment ago.
+func FreePort(t testing.TB) int {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port
 }
