@@ -74,7 +74,6 @@ func StartNodeServer(t testing.TB, entry, mode, readyLine string, port int) (sto
 	return nil
 }
 
-
 // FreePort returns a TCP port on 127.0.0.1 that was free a moment ago.
 func FreePort(t testing.TB) int {
 	t.Helper()
