@@ -184,3 +184,27 @@ func TestPlanModeThenApprove(t *testing.T) {
 		t.Fatalf("second approval: %v", err)
 	}
 }
+
+// TestSkillLoadedOnDemand: a workspace skill is listed by name and
+// description in the system prompt, its body is not; the model loads it
+// with the skill tool and the body comes back as the tool result.
+func TestSkillLoadedOnDemand(t *testing.T) {
+	t.Parallel()
+	script := func(req *llmtest.ChatRequest) llmtest.Reply {
+		if !req.HasToolResult("s1") {
+			if !strings.Contains(req.System(), "- release: How to cut a release.") || strings.Contains(req.System(), "RELEASE-STEPS") || !req.HasTool("skill") {
+				return llmtest.Text("SKILL NOT LISTED LAZILY")
+			}
+			return llmtest.ToolCalls(llmtest.Call{ID: "s1", Name: "skill", Args: callArgs(map[string]any{"name": "release"})})
+		}
+		res, _ := req.ToolResult("s1")
+		return llmtest.Text("loaded: " + res)
+	}
+	rs := newRunSession(t, script, runOpts{})
+	rs.write(t, ".agentls/skills/release/SKILL.md", "---\nname: release\ndescription: How to cut a release.\n---\nRELEASE-STEPS: tag, push, announce.\n")
+	evs := rs.events(t, rs.start(t, lspserver.RunArgs{Prompt: "Cut a release"}))
+	fin := evs[len(evs)-1]
+	if fin.Kind != "finished" || fin.Text == nil || !strings.Contains(*fin.Text, "RELEASE-STEPS: tag, push, announce.") {
+		t.Fatalf("finished = %+v", fin)
+	}
+}
