@@ -406,3 +406,52 @@ func TestFixedCostWithAgentTools(t *testing.T) {
 		t.Fatal("no tools")
 	}
 }
+
+// TestSubAgentTranscriptIsPartOfTheParents: a sub-agent's records go into
+// the parent's transcript, tagged with both run ids.
+func TestSubAgentTranscriptIsPartOfTheParents(t *testing.T) {
+	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
+	m := &fakeModel{step: func(_ context.Context, _ int, req llm.Request, d func(llm.Delta)) (llm.Response, error) {
+		if isSub(req) {
+			return reply(d, "SUB-ANSWER"), nil
+		}
+		if len(lastToolResults(req)) == 0 {
+			return reply(d, "", call("t1", "task", `{"description":"look","prompt":"SUB-TASK"}`)), nil
+		}
+		return reply(d, "done"), nil
+	}}
+	dir := t.TempDir()
+	tr, err := OpenTranscript(dir, "run1", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts := agentOpts(t, m, &eventLog{}, t.TempDir())
+	opts.Transcript = tr
+	if out := Run(context.Background(), opts); out.Status != StatusFinished {
+		t.Fatalf("outcome = %+v", out)
+	}
+	if err := tr.Close(); err != nil {
+		t.Fatal(err)
+	}
+	files, _ := filepath.Glob(filepath.Join(dir, "*.jsonl"))
+	if len(files) != 1 {
+		t.Fatalf("transcripts: %v", files)
+	}
+	b, _ := os.ReadFile(files[0])
+	var subRecords int
+	for _, line := range strings.Split(strings.TrimSpace(string(b)), "\n") {
+		var rec map[string]any
+		if err := json.Unmarshal([]byte(line), &rec); err != nil {
+			t.Fatalf("bad line %q: %v", line, err)
+		}
+		if rec["subRunId"] != nil {
+			subRecords++
+			if rec["parentRunId"] != "run1" {
+				t.Fatalf("sub record without the parent's id: %v", rec)
+			}
+		}
+	}
+	if subRecords < 3 || !strings.Contains(string(b), "SUB-TASK") || !strings.Contains(string(b), "SUB-ANSWER") {
+		t.Fatalf("%d sub-agent records in the transcript:\n%s", subRecords, b)
+	}
+}
