@@ -385,6 +385,15 @@ func TestRunRestoreAfterRestart(t *testing.T) {
 	if got := r.str(t, "buffer"); got != want {
 		t.Fatalf("buffer after accepting the restored proposal:\n%s\nwant:\n%s", got, want)
 	}
+	var ids []string
+	r.fact(t, "sessions", &ids)
+	if len(ids) != 2 || ids[0] == "" || ids[0] != ids[1] {
+		t.Fatalf(":AgentFollowup after the restart ran in session %q, want the restored %q", ids, ids)
+	}
+	reqs := srv.Requests()
+	if last := reqs[len(reqs)-1]; !strings.Contains(last.LastUser(), "The user accepted") {
+		t.Fatalf("the follow-up after the restart was not told about the accept:\n%s", last.LastUser())
+	}
 }
 
 // TestRunProgressDefault: with no progress plugin, a run's progress shows

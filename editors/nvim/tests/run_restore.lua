@@ -10,7 +10,7 @@ H.run(function()
   local bufnr, client = H.open(path)
   local preview = require("agentls.preview")
   vim.cmd("AgentRun shout both")
-  H.wait_run_end()
+  local first = H.wait_run_end()
   H.wait("two previewed hunks", function()
     return #preview.hunks(bufnr) == 2
   end)
@@ -32,4 +32,15 @@ H.run(function()
     return text:find('"HELLO"', 1, true) ~= nil and text:find('"BYE"', 1, true) ~= nil
   end)
   H.fact("buffer", H.lines(bufnr2))
+
+  -- As after an editor restart, the plugin remembers no session: the
+  -- follow-up continues the newest one the server restored.
+  require("agentls.run").last_session = nil
+  vim.cmd("AgentFollowup anything else?")
+  H.wait("the follow-up to start", function()
+    local r = H.last_run()
+    return r ~= nil and r.id ~= first.id
+  end)
+  local second = H.wait_run_end()
+  H.fact("sessions", { first.session_id or "", second.session_id or "" })
 end)

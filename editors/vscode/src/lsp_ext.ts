@@ -138,6 +138,25 @@ export interface DocumentResult {
   text: string;
 }
 
+/** One session in agentls/sessions. */
+export interface SessionInfo {
+  id: string;
+  title: string;
+  /** RFC 3339. */
+  updated: string;
+  runs: number;
+  /** Hunks awaiting review. */
+  pending: number;
+}
+
+/** agentls/sessions result, newest first. */
+export interface SessionsResult {
+  sessions: SessionInfo[];
+}
+
+/** agentls/sessions: the workspace's sessions (saved ones included). */
+export const sessions = new lc.RequestType<Record<string, never>, SessionsResult, void>("agentls/sessions");
+
 /** agentls/document: what the server holds for a document (a debugging aid). */
 export const document = new lc.RequestType<DocumentParams, DocumentResult, void>("agentls/document");
 

@@ -111,8 +111,31 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
       await reviewHunk(ext.Commands.reject, reason.trim() || undefined);
     }
   };
+  // The session to follow up: the one given, the latest of this window,
+  // else one the user picks from agentls/sessions (sessions survive a
+  // reload; this window's memory does not).
+  const pickSession = async (): Promise<string | undefined> => {
+    if (runs.lastSession) {
+      return runs.lastSession;
+    }
+    let list: ext.SessionInfo[] = [];
+    try {
+      list = (await c.request(ext.sessions, {})).sessions;
+    } catch {
+      return undefined;
+    }
+    if (list.length <= 1) {
+      return list[0]?.id;
+    }
+    const pick = await vscode.window.showQuickPick(
+      list.map((s) => ({ label: s.title || s.id, description: `${s.runs} run(s), ${s.pending} pending · ${s.updated}`, id: s.id })),
+      { title: "agentls: Follow up which session?" },
+    );
+    return pick?.id;
+  };
   const followUp = async (sessionId?: unknown) => {
-    const args = await runs.promptFollowup(typeof sessionId === "string" ? sessionId : undefined);
+    const session = typeof sessionId === "string" ? sessionId : await pickSession();
+    const args = await runs.promptFollowup(session);
     if (args) {
       await c.execute(ext.Commands.run, args);
     }

@@ -352,13 +352,24 @@ function M.approve_command(args)
 end
 
 --- The session :AgentFollowup continues in `bufnr`: the buffer's own
---- (its latest run's), else the latest of any buffer, else nil.
+--- (its latest run's), else the latest of any buffer, else the newest the
+--- server knows (sessions survive restarts), else nil.
 function M.session_of(bufnr)
   local ok, id = pcall(vim.api.nvim_buf_get_var, bufnr, "agentls_session")
   if ok and id then
     return id
   end
-  return M.last_session
+  if M.last_session then
+    return M.last_session
+  end
+  local client = client_mod.get(bufnr)
+  if client then
+    local res = client_mod.request_sync(client, "agentls/sessions", vim.empty_dict(), 5000, bufnr)
+    if res and res.sessions and res.sessions[1] then
+      return res.sessions[1].id
+    end
+  end
+  return nil
 end
 
 --- :AgentFollowup {prompt}: a run that continues the buffer's session (the
