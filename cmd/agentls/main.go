@@ -26,6 +26,11 @@ import (
 var version = ""
 
 func main() {
+	// agentls hands its own logger to everything it logs through; the
+	// process default is used only by libraries that cannot be given one
+	// (mcp-go's stdio transport logs read errors of a dying server at
+	// ERROR), and their lines must not reach the user's stderr.
+	slog.SetDefault(slog.New(slog.DiscardHandler))
 	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 }
 
