@@ -5,8 +5,18 @@
 // tokens and writes a redacted JSONL transcript of every run.
 //
 // It knows tools only through tools.Registry/tools.Tool and the model only
-// through the Model interface (*llm.Client implements it). A caller such as
-// lspserver starts a run like this:
+// through the Model interface (*llm.Client implements it).
+//
+// Front-ends (lspserver, `agentls run`) go through a Session, the one owner
+// of building a run and of the conversation across runs:
+//
+//	sess := agent.NewSession("")                 // or a restored one (SessionStore)
+//	run, err := sess.Prepare(agent.Setup{Config: cfg, View: view, Approver: a},
+//		agent.RunRequest{Prompt: "Fix the failing test", OnEvent: onEvent})
+//	out := run.Execute(ctx)                      // events: text, tool calls, EventStaged, todo, end
+//	sess.Decide(agent.Decision{...})             // review outcomes: inputs, never callbacks
+//
+// Underneath, Run is the loop itself:
 //
 //	env := tools.NewEnv(agent.NewRunID(), view, approver, policy)
 //	tr, _ := agent.OpenTranscript("", env.RunID, agent.NewRedactor(cfg.APIKey()))
