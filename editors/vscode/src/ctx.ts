@@ -15,6 +15,9 @@ import { AgentlsSettings, buildSettings, findExecutable } from "./config";
 import * as ext from "./lsp_ext";
 import { errorMessage, isRunEndMessage } from "./messages";
 
+/** LSP RequestFailed: agentls.run's answer when a run cannot start. */
+const runNotStarted = -32803;
+
 /** What the rest of the extension plugs into the client. */
 export interface CtxHooks {
   onRunEvent(ev: ext.RunEvent): void;
@@ -214,7 +217,11 @@ export class Ctx implements vscode.Disposable {
     } catch (err) {
       const msg = errorMessage(err);
       this.output.appendLine(`${command} failed: ${msg}`);
-      void vscode.window.showErrorMessage(`agentls: ${msg}`);
+      // A run that cannot start (no model configured) is already shown by
+      // the server (window/showMessage) with the same text.
+      if (!(command === ext.Commands.run && (err as { code?: unknown })?.code === runNotStarted)) {
+        void vscode.window.showErrorMessage(`agentls: ${msg}`);
+      }
       this.hooks.onCommandResult(command, args, undefined);
       return undefined;
     }
