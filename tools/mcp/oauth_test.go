@@ -152,3 +152,17 @@ func TestResourceCovers(t *testing.T) {
 		}
 	}
 }
+
+// TestOAuthLeavesOwnHeaderAlone: a server configured with its own
+// Authorization header is never sent through the OAuth flow.
+func TestOAuthLeavesOwnHeaderAlone(t *testing.T) {
+	a := mcptest.StartOAuth(t)
+	var opens atomic.Int32
+	m := startManager(t, Options{ReconnectAttempts: 1,
+		Servers: map[string]ServerConfig{"secure": {Type: "http", URL: a.ResourceURL, Headers: map[string]string{"Authorization": "Bearer mine"}}},
+		OAuth: OAuthOptions{Open: func(context.Context, string, string) error { opens.Add(1); return nil }}})
+	st := waitState(t, m, "secure", StateFailed)
+	if opens.Load() != 0 || len(a.Authorizations()) != 0 || strings.Contains(st.Err, "log in") {
+		t.Errorf("OAuth ran: opens %d, err %q", opens.Load(), st.Err)
+	}
+}

@@ -189,6 +189,12 @@ func (s *server) oauth(base http.RoundTripper, serverURL string) http.RoundTripp
 	var cfg OAuthConfig
 	if s.cfg.OAuth != nil {
 		cfg = *s.cfg.OAuth
+	} else {
+		for k := range s.cfg.Headers {
+			if strings.EqualFold(k, "Authorization") {
+				return base // the user authorizes with a header of their own
+			}
+		}
 	}
 	s.m.mu.Lock()
 	lifetime := s.m.ctx
