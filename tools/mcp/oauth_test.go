@@ -160,7 +160,7 @@ func TestOAuthLeavesOwnHeaderAlone(t *testing.T) {
 	var opens atomic.Int32
 	m := startManager(t, Options{ReconnectAttempts: 1,
 		Servers: map[string]ServerConfig{"secure": {Type: "http", URL: a.ResourceURL, Headers: map[string]string{"Authorization": "Bearer mine"}}},
-		OAuth: OAuthOptions{Open: func(context.Context, string, string) error { opens.Add(1); return nil }}})
+		OAuth:   OAuthOptions{Open: func(context.Context, string, string) error { opens.Add(1); return nil }}})
 	st := waitState(t, m, "secure", StateFailed)
 	if opens.Load() != 0 || len(a.Authorizations()) != 0 || strings.Contains(st.Err, "log in") {
 		t.Errorf("OAuth ran: opens %d, err %q", opens.Load(), st.Err)
