@@ -94,9 +94,35 @@ type oauthTransport struct {
 	lifetime context.Context
 
 	mu sync.Mutex // one authorization at a time
+
+	tokMu  sync.Mutex
+	tok    string // the access token in use; read from the store once, then kept
+	loaded bool
 }
 
 func (t *oauthTransport) store() TokenStore { return t.opts.Store }
+
+// accessToken returns the access token to send ("" for none), reading the store
+// only the first time: requests do not touch the disk.
+func (t *oauthTransport) accessToken() string {
+	t.tokMu.Lock()
+	defer t.tokMu.Unlock()
+	if !t.loaded {
+		if st, _ := t.store().Load(t.server); st != nil && st.valid(t.serverURL) {
+			t.tok = st.Token.AccessToken
+		}
+		t.loaded = true
+	}
+	return t.tok
+}
+
+// save stores st and uses its token from now on.
+func (t *oauthTransport) save(st *storedAuth) error {
+	t.tokMu.Lock()
+	t.tok, t.loaded = st.Token.AccessToken, true
+	t.tokMu.Unlock()
+	return t.store().Save(t.server, st)
+}
 
 func (t *oauthTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 	var body []byte
@@ -122,8 +148,7 @@ func (t *oauthTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 			q.Body = b
 		}
 		sent = ""
-		if st, _ := t.store().Load(t.server); st != nil && st.valid(t.serverURL) && st.Token.AccessToken != "" {
-			sent = st.Token.AccessToken
+		if sent = t.accessToken(); sent != "" {
 			q.Header.Set("Authorization", "Bearer "+sent)
 		}
 		return t.base.RoundTrip(q)
@@ -233,7 +258,12 @@ func (t *oauthTransport) authorize(ctx context.Context, ch challenge, sent strin
 		st = &storedAuth{ServerURL: t.serverURL}
 	}
 	if st.Token.AccessToken != "" && st.Token.AccessToken != sent && ch.status == http.StatusUnauthorized {
-		return nil // authorized meanwhile (another request, an earlier attempt): try that token
+		// Authorized meanwhile (another request, an earlier attempt, or
+		// "agentls mcp login" in another process): try that token.
+		t.tokMu.Lock()
+		t.tok, t.loaded = st.Token.AccessToken, true
+		t.tokMu.Unlock()
+		return nil
 	}
 	timeout := t.opts.Timeout
 	if timeout <= 0 {
@@ -484,7 +514,7 @@ func (t *oauthTransport) authorizeCode(ctx context.Context, st *storedAuth, as *
 		tok.Scope = scope
 	}
 	st.Token = *tok
-	return t.store().Save(t.server, st)
+	return t.save(st)
 }
 
 // refresh trades the refresh token for a new access token.
@@ -505,7 +535,7 @@ func (t *oauthTransport) refresh(ctx context.Context, st *storedAuth, as *asMeta
 		tok.Scope = st.Token.Scope
 	}
 	st.Token = *tok
-	return t.store().Save(t.server, st)
+	return t.save(st)
 }
 
 // resource is the RFC 8707 resource indicator: the protected resource
