@@ -57,6 +57,8 @@ type e2eResult struct {
 	DiffTabs         []string `json:"diffTabs"`
 	AfterDiffTabs    []string `json:"afterDiffTabs"`
 	AfterDiffText    string   `json:"afterDiffText"`
+	PendingLenses    []string `json:"pendingLenses"`
+	LensesAfter      []string `json:"lensesAfterAccept"`
 }
 
 // tools are the installs the test uses.
@@ -275,6 +277,9 @@ func TestVSCodePreviewAcceptReject(t *testing.T) {
 		if strings.Contains(s, "{") {
 			t.Errorf("status bar shows raw arguments: %q", s)
 		}
+	}
+	if !containsSub(r.PendingLenses, "Accept") || containsSub(r.LensesAfter, "Accept") {
+		t.Errorf("code lenses pending = %q, after accept = %q: want Accept | Reject only while the hunk is pending", r.PendingLenses, r.LensesAfter)
 	}
 	if r.HoverAfterAccept {
 		t.Error("the proposal's hover stayed open after its Accept link was used")

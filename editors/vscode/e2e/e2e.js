@@ -96,6 +96,10 @@ async function main() {
     await hasAfter("HELLO");
     out.pendingAfter = await afterTexts();
     out.pendingText = await editorText();
+    await page.waitForFunction(() => [...document.querySelectorAll(".codelens-decoration")].some((l) => l.innerText.includes("Accept")), null, {
+      timeout: 30000,
+    });
+    out.pendingLenses = await page.$$eval(".codelens-decoration", (ls) => ls.map((l) => l.innerText));
     out.pendingShot = await shot("pending");
     out.steps.push("previewed");
 
@@ -138,6 +142,11 @@ async function main() {
       { timeout: 30000 },
     );
     out.hoverAfterAccept = await agentHoverVisible();
+    // The server's Accept | Reject code lenses go with the hunk.
+    await page.waitForFunction(() => ![...document.querySelectorAll(".codelens-decoration")].some((l) => l.innerText.includes("Accept")), null, {
+      timeout: 30000,
+    });
+    out.lensesAfterAccept = await page.$$eval(".codelens-decoration", (ls) => ls.map((l) => l.innerText));
     out.acceptedText = await editorText();
     out.acceptedAfter = await afterTexts();
     out.steps.push("accepted");
