@@ -22,6 +22,7 @@ type cliSession struct {
 	session   *agent.Session
 	store     *agent.SessionStore // nil: not saved
 	proposals []agent.SavedProposal
+	dir       string // the workspace, named in the command that continues the session
 }
 
 // openCLISession opens the session store of dir and the session the
@@ -30,7 +31,7 @@ type cliSession struct {
 // usable state directory a new session still runs (with a warning), but
 // nothing can be continued.
 func openCLISession(f runFlags, dir string, logger *slog.Logger, stderr io.Writer) (*cliSession, int) {
-	cs := &cliSession{}
+	cs := &cliSession{dir: dir}
 	stateDir, err := agent.DefaultStateDir(nil)
 	if err == nil {
 		cs.store, err = agent.OpenSessionStore(stateDir, dir, logger)
@@ -95,7 +96,7 @@ func (cs *cliSession) save(changes *tools.Changeset, applied bool, cfg config.Co
 		fmt.Fprintf(stderr, "agentls: warning: session not saved: %v\n", err)
 		return
 	}
-	fmt.Fprintf(stderr, "agentls: session %s (continue with: agentls run --session %s PROMPT)\n", cs.session.ID(), cs.session.ID())
+	fmt.Fprintf(stderr, "agentls: session %s (continue with: agentls run --dir %s --session %s PROMPT)\n", cs.session.ID(), shellQuote(cs.dir), cs.session.ID())
 }
 
 // runIDOf is the session's latest run.

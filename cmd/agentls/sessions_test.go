@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -40,11 +41,17 @@ func TestRunContinueSession(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("first run: %d\n%s", code, stderr)
 	}
-	m := regexp.MustCompile(`session ([0-9a-f]+) \(continue with`).FindStringSubmatch(stderr)
+	m := regexp.MustCompile(`session ([0-9a-f]+) \(continue with: agentls run --dir (\S+) --session ([0-9a-f]+) PROMPT\)`).FindStringSubmatch(stderr)
 	if m == nil {
-		t.Fatalf("no session id on stderr:\n%s", stderr)
+		t.Fatalf("no session id and continue command on stderr:\n%s", stderr)
 	}
 	id := m[1]
+	// The printed command works from any directory: it names the workspace.
+	if fi1, err1 := os.Stat(m[2]); err1 != nil || m[3] != id {
+		t.Fatalf("continue command names dir %q (%v) and session %q, want %s and %s", m[2], err1, m[3], dir, id)
+	} else if fi2, _ := os.Stat(dir); !os.SameFile(fi1, fi2) {
+		t.Fatalf("continue command names dir %q, want %s", m[2], dir)
+	}
 
 	code, _, stderr = runCLI(t, "--dir", dir, "--continue", "What did you change?")
 	if code != 0 {
