@@ -102,7 +102,7 @@ type ModelConfig struct {
 	// (default OPENAI_API_KEY).
 	APIKeyEnv string `json:"apiKeyEnv"`
 	// APIKey is a literal key. Discouraged (it ends up in settings files);
-	// ignored in workspace files.
+	// in a workspace file it applies only once the file is trusted (trust.go).
 	APIKey string `json:"apiKey,omitempty"`
 	// ContextWindow is the model's context size in tokens (default 128000).
 	ContextWindow int `json:"contextWindow"`
