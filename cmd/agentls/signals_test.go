@@ -1,14 +1,12 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -25,7 +23,7 @@ func TestSignalContext(t *testing.T) {
 	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM} {
 		exited := make(chan int, 1)
 		exitNow = func(code int) { exited <- code }
-		var stderr lockedBuffer
+		var stderr testwait.Buffer
 		ctx, stop := signalContext(context.Background(), &stderr)
 		if err := syscall.Kill(os.Getpid(), sig); err != nil {
 			t.Fatal(err)
@@ -43,25 +41,6 @@ func TestSignalContext(t *testing.T) {
 			t.Fatalf("%v: stderr %q", sig, s)
 		}
 	}
-}
-
-// lockedBuffer collects output written by one goroutine and read by
-// another (syncBuffer in tty_test.go is Linux-only).
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
 }
 
 // The built binary, in a workspace holding a FIFO: grep over it must not
@@ -85,7 +64,7 @@ func TestRunSIGINTWithFIFOInWorkspace(t *testing.T) {
 	state := cliEnv(t, srv)
 	cmd := exec.Command(bin, "run", "--dir", ws, "find the needle")
 	cmd.Env = append(os.Environ(), "XDG_STATE_HOME="+state)
-	var stderr lockedBuffer
+	var stderr testwait.Buffer
 	cmd.Stderr = &stderr
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)

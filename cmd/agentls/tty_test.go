@@ -7,11 +7,12 @@ import (
 	"fmt"
 	"os"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/agentls/agentls/internal/testwait"
 )
 
 // openPTY opens a pseudo-terminal pair in raw mode (no echo, no CR/LF
@@ -51,29 +52,11 @@ func openPTY(t *testing.T) (master, slave *os.File) {
 	return m, s
 }
 
-// syncBuffer is a bytes.Buffer safe for one writer and one poller.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
 // TestServeOnTerminalPrintsHintAndKeepsServing: `agentls` started by hand
 // on a terminal says what it is on stderr, once, and still speaks LSP.
 func TestServeOnTerminalPrintsHintAndKeepsServing(t *testing.T) {
 	master, slave := openPTY(t)
-	var stdout, stderr syncBuffer
+	var stdout, stderr testwait.Buffer
 	done := make(chan int, 1)
 	go func() { done <- run(nil, slave, &stdout, &stderr) }()
 
@@ -119,7 +102,7 @@ func TestServeWithoutTerminalPrintsNoHint(t *testing.T) {
 func TestRunOnTerminalShowsAnswerOnce(t *testing.T) {
 	noModelEnv(t)
 	master, slave := openPTY(t)
-	var screen syncBuffer
+	var screen testwait.Buffer
 	copied := make(chan struct{})
 	go func() {
 		defer close(copied)

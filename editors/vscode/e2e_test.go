@@ -10,7 +10,6 @@
 package vscode_test
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -26,6 +25,7 @@ import (
 
 	"github.com/agentls/agentls/agent/llm/llmtest"
 	"github.com/agentls/agentls/internal/testpeers"
+	"github.com/agentls/agentls/internal/testwait"
 	"github.com/agentls/agentls/lspserver/lsptest"
 )
 
@@ -201,7 +201,7 @@ func TestVSCodePreviewAcceptReject(t *testing.T) {
 	run(t, ctx, tmp, env, tl.node, tl.codeServer, "--config", config, "--extensions-dir", ext, "--install-extension", vsix)
 
 	port := freePort(t)
-	var csOut bytes.Buffer
+	var csOut testwait.Buffer // read on failure while code-server still writes
 	cs := exec.Command(tl.node, tl.codeServer, "--config", config, "--auth", "none",
 		"--bind-addr", fmt.Sprintf("127.0.0.1:%d", port), "--user-data-dir", data, "--extensions-dir", ext,
 		"--disable-telemetry", "--disable-update-check", ws)

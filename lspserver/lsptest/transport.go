@@ -1,7 +1,6 @@
 package lsptest
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -12,6 +11,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/agentls/agentls/internal/testwait"
 
 	"github.com/agentls/agentls/lspserver"
 )
@@ -72,7 +73,7 @@ func NewInProcessServer(tb testing.TB, srv *lspserver.Server) *Client {
 type Binary struct {
 	*Client
 	Cmd    *exec.Cmd
-	stderr *lockedBuffer
+	stderr *testwait.Buffer
 }
 
 // Stderr returns what the process wrote to stderr so far (its logs).
@@ -92,7 +93,7 @@ func StartBinary(tb testing.TB, path string, args ...string) *Binary {
 	if err != nil {
 		tb.Fatalf("lsptest: stdout pipe: %v", err)
 	}
-	stderr := &lockedBuffer{}
+	stderr := &testwait.Buffer{}
 	cmd.Stderr = stderr
 	if err := cmd.Start(); err != nil {
 		tb.Fatalf("lsptest: start %s: %v", path, err)
@@ -132,25 +133,6 @@ func StartBinary(tb testing.TB, path string, args ...string) *Binary {
 		}
 	})
 	return b
-}
-
-// lockedBuffer is a bytes.Buffer safe for the writer goroutine of exec and
-// readers in the test.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
 }
 
 // build caches the agentls binary per test binary: building takes seconds,

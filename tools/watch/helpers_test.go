@@ -1,15 +1,15 @@
 package watch
 
 import (
-	"bytes"
 	"context"
 	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
+
+	"github.com/agentls/agentls/internal/testwait"
 
 	"github.com/agentls/agentls/tools/workspace"
 	"go.uber.org/goleak"
@@ -27,25 +27,7 @@ type fixture struct {
 	view *workspace.View
 	w    *Watcher
 	evs  chan workspace.Event
-	logs *syncBuffer
-}
-
-// syncBuffer collects log output written from the watcher's goroutines.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
+	logs *testwait.Buffer
 }
 
 // start builds files under a fresh folder, then starts a watcher on it.
@@ -58,7 +40,7 @@ func start(t *testing.T, files map[string]string, opts ...Option) *fixture {
 	for p, c := range files {
 		write(t, filepath.Join(root, p), c)
 	}
-	f := &fixture{t: t, root: root, evs: make(chan workspace.Event, 4096), logs: &syncBuffer{}}
+	f := &fixture{t: t, root: root, evs: make(chan workspace.Event, 4096), logs: &testwait.Buffer{}}
 	f.view = workspace.New(workspace.Options{Folders: []string{root}})
 	cancel := f.view.Subscribe(func(ev workspace.Event) {
 		select {

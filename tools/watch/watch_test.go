@@ -12,6 +12,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentls/agentls/internal/testwait"
+
 	"github.com/agentls/agentls/tools/workspace"
 	"go.uber.org/goleak"
 )
@@ -307,7 +309,7 @@ func TestInstanceLimitFallback(t *testing.T) {
 	root, _ := filepath.EvalSymlinks(t.TempDir())
 	v := workspace.New(workspace.Options{Folders: []string{root}})
 	v.SetValidateAlways(false)
-	logs := &syncBuffer{}
+	logs := &testwait.Buffer{}
 	w, _ := New(v, slog.New(slog.NewTextHandler(logs, nil)))
 	var old syscall.Rlimit
 	if err := syscall.Getrlimit(syscall.RLIMIT_NOFILE, &old); err != nil {
