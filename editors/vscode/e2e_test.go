@@ -59,6 +59,9 @@ type e2eResult struct {
 	AfterDiffText    string   `json:"afterDiffText"`
 	PendingLenses    []string `json:"pendingLenses"`
 	LensesAfter      []string `json:"lensesAfterAccept"`
+	ErrorToasts      []struct {
+		Message string `json:"message"`
+	} `json:"errorToasts"`
 }
 
 // tools are the installs the test uses.
@@ -301,6 +304,20 @@ func TestVSCodePreviewAcceptReject(t *testing.T) {
 	}
 	if !strings.Contains(r.RejectedText, `return "goodbye"`) || strings.Contains(r.RejectedText, "GOODBYE") {
 		t.Errorf("text after reject all:\n%s", r.RejectedText)
+	}
+	// A refused command shows the server's reason, not vscode-languageclient's
+	// "Request workspace/executeCommand failed.".
+	var reason bool
+	for _, ts := range r.ErrorToasts {
+		if strings.Contains(ts.Message, "Request workspace/executeCommand failed") {
+			t.Errorf("a failed command shows the generic error: %q", ts.Message)
+		}
+		if strings.Contains(ts.Message, "cannot start an agent run") && strings.Contains(ts.Message, "base URL is not set") {
+			reason = true
+		}
+	}
+	if !reason {
+		t.Errorf("notifications after a refused run = %+v, want the server's reason", r.ErrorToasts)
 	}
 	if disk, _ := os.ReadFile(filepath.Join(ws, "greet.go")); string(disk) != greetGo {
 		t.Errorf("the file on disk changed (the server must not write in editor mode):\n%s", disk)

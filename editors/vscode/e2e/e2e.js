@@ -189,6 +189,57 @@ async function main() {
     out.rejectedText = await editorText();
     out.rejectedShot = await shot("rejected");
     out.steps.push("rejected");
+
+    // A command the server refuses shows the server's reason: break the
+    // model's base URL in the user settings (as a user would, in
+    // settings.json), then run.
+    await palette("Preferences: Open User Settings (JSON)");
+    await page.waitForSelector('.view-lines:has-text("agentls.model.baseURL")', { timeout: 30000 });
+    await page.keyboard.press("Control+H");
+    await page.waitForSelector(".find-widget.visible", { timeout: 10000 });
+    await page.keyboard.type("http://127");
+    await page.getByPlaceholder("Replace").first().click();
+    await page.keyboard.type("ftp://127");
+    await page.keyboard.press("Control+Alt+Enter");
+    await page.keyboard.press("Escape");
+    await page.keyboard.press("Control+S");
+    // The server reports the bad value once the new settings reached it.
+    await page.waitForFunction(
+      () => [...document.querySelectorAll(".notifications-toasts .notification-toast")].some((t) => t.innerText.includes("model.baseURL")),
+      null,
+      { timeout: 30000 },
+    );
+    // Close the settings editor (a modal over the workbench in recent VS
+    // Code, which keeps F1 from the palette) with its title bar's close.
+    await page.evaluate(() => {
+      const closers = [...document.querySelectorAll(".codicon-close")].filter((e) => {
+        const r = e.getBoundingClientRect();
+        return r.width > 0 && r.top < 140 && !e.closest(".find-widget") && !e.closest(".tabs-container");
+      });
+      const el = closers[closers.length - 1];
+      (el.closest("a, .action-label, .monaco-button") || el).click();
+    });
+    await page.waitForFunction(() => ![...document.querySelectorAll(".view-lines")].some((v) => v.offsetParent !== null && v.innerText.includes("agentls.model.baseURL")), null, {
+      timeout: 10000,
+    });
+    const toastWith = (needle, timeout) =>
+      page.waitForFunction(
+        (n) => [...document.querySelectorAll(".notifications-toasts .notification-toast")].some((t) => t.innerText.includes(n)),
+        needle,
+        { timeout },
+      );
+    for (let i = 0; ; i++) {
+      await runAgent("make it fail");
+      try {
+        await toastWith("cannot start an agent run", 5000);
+        break;
+      } catch (err) {
+        if (i === 3) throw err;
+      }
+    }
+    out.errorToasts = await toasts();
+    out.errorShot = await shot("error");
+    out.steps.push("error");
   } catch (err) {
     try {
       out.failShot = await shot("failure");
