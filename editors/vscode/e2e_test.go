@@ -59,7 +59,13 @@ type e2eResult struct {
 	AfterDiffText    string   `json:"afterDiffText"`
 	PendingLenses    []string `json:"pendingLenses"`
 	LensesAfter      []string `json:"lensesAfterAccept"`
-	ErrorToasts      []struct {
+	PlanToasts       []struct {
+		Message string   `json:"message"`
+		Buttons []string `json:"buttons"`
+	} `json:"planToasts"`
+	PlanText      string   `json:"planText"`
+	ApprovedAfter []string `json:"approvedAfter"`
+	ErrorToasts   []struct {
 		Message string `json:"message"`
 	} `json:"errorToasts"`
 }
@@ -129,6 +135,18 @@ func freePort(t *testing.T) int {
 // case, or, asked to be polite, replaces bye's return with two lines:
 // read_file, then edit_file, then a short answer.
 func loudModel(req *llmtest.ChatRequest) llmtest.Reply {
+	if strings.Contains(req.LastUser(), "plan to whisper") {
+		return planModel(req)
+	}
+	if strings.Contains(req.LastUser(), "The user approved your plan") {
+		if !req.HasToolResult("read") {
+			return llmtest.ToolCalls(llmtest.Call{ID: "read", Name: "read_file", Args: `{"path":"greet.go"}`})
+		}
+		if !req.HasToolResult("edit") {
+			return llmtest.ToolCalls(llmtest.Call{ID: "edit", Name: "edit_file", Args: `{"path":"greet.go","old_string":"\"HELLO\"","new_string":"\"hello, quietly\""}`})
+		}
+		return llmtest.Text("Whispered.")
+	}
 	word := "hello"
 	switch last := req.LastUser(); {
 	case strings.Contains(last, "goodbye"):
@@ -148,6 +166,18 @@ func loudModel(req *llmtest.ChatRequest) llmtest.Reply {
 		return llmtest.ToolCalls(llmtest.Call{ID: "edit", Name: "edit_file", Args: string(args)})
 	}
 	return llmtest.Text("Made " + word + " loud.")
+}
+
+// planModel is a plan-mode run: it keeps a plan with todo_write (refusing
+// to go on if it were offered an edit tool) and answers with the plan.
+func planModel(req *llmtest.ChatRequest) llmtest.Reply {
+	if req.HasTool("edit_file") {
+		return llmtest.Text("WRONG: plan mode offered edit_file")
+	}
+	if !req.HasToolResult("todo") {
+		return llmtest.ToolCalls(llmtest.Call{ID: "todo", Name: "todo_write", Args: `{"todos":[{"content":"find the greeting","status":"completed"},{"content":"lower its voice","status":"in_progress"}]}`})
+	}
+	return llmtest.Text("PLAN: whisper hello in greet.go")
 }
 
 // TestVSCodePreviewAcceptReject: in code-server, a run from the command
@@ -304,6 +334,23 @@ func TestVSCodePreviewAcceptReject(t *testing.T) {
 	}
 	if !strings.Contains(r.RejectedText, `return "goodbye"`) || strings.Contains(r.RejectedText, "GOODBYE") {
 		t.Errorf("text after reject all:\n%s", r.RejectedText)
+	}
+	// Plan mode: the end notification shows the plan and offers its
+	// approval; the text is untouched until then; approving proposes.
+	var planned bool
+	for _, ts := range r.PlanToasts {
+		if strings.Contains(ts.Message, "plan ready: PLAN: whisper hello in greet.go") && strings.Join(ts.Buttons, "|") == "Approve Plan|Show Plan" {
+			planned = true
+		}
+	}
+	if !planned {
+		t.Errorf("notifications after the plan run = %+v, want the plan with Approve Plan / Show Plan", r.PlanToasts)
+	}
+	if !strings.Contains(r.PlanText, `return "HELLO"`) {
+		t.Errorf("the plan run changed the text:\n%s", r.PlanText)
+	}
+	if !containsSub(r.ApprovedAfter, `⟶     return \"hello, quietly\"`) {
+		t.Errorf("preview after approving the plan = %q", r.ApprovedAfter)
 	}
 	// A refused command shows the server's reason, not vscode-languageclient's
 	// "Request workspace/executeCommand failed.".

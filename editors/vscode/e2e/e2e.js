@@ -63,6 +63,13 @@ async function runAgent(prompt) {
   await page.keyboard.press("Enter");
 }
 
+async function planAgent(prompt) {
+  await palette("agentls: Plan with Agent");
+  await page.waitForSelector('.quick-input-widget input[placeholder^="e.g."]', { state: "visible", timeout: 10000 });
+  await page.keyboard.type(prompt);
+  await page.keyboard.press("Enter");
+}
+
 async function shot(name) {
   const file = path.join(process.env.E2E_SHOTS, name + ".png");
   await page.screenshot({ path: file });
@@ -189,6 +196,25 @@ async function main() {
     out.rejectedText = await editorText();
     out.rejectedShot = await shot("rejected");
     out.steps.push("rejected");
+
+    // Plan mode: the run only plans; its end notification shows the plan
+    // and offers Approve Plan, which carries it out as a proposal.
+    await planAgent("plan to whisper hello");
+    await page.waitForFunction(
+      () => [...document.querySelectorAll(".notifications-toasts .notification-toast")].some((t) => t.innerText.includes("plan ready")),
+      null,
+      { timeout: 30000 },
+    );
+    out.planToasts = await toasts();
+    out.planText = await editorText();
+    out.planShot = await shot("plan");
+    await page.locator(".notifications-toasts .notification-toast .monaco-button", { hasText: "Approve Plan" }).first().click();
+    await hasAfter("quietly");
+    out.approvedAfter = await afterTexts();
+    out.approvedShot = await shot("plan-approved");
+    await palette("agentls: Reject All Proposed Changes");
+    await noAfter();
+    out.steps.push("plan");
 
     // A command the server refuses shows the server's reason: break the
     // model's base URL in the user settings (as a user would, in
