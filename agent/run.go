@@ -37,6 +37,7 @@ type runner struct {
 	todos      plan   // the model's checklist (todo_write)
 	lastText   string // latest non-empty model text, a sub-agent's partial findings
 	usageMu    sync.Mutex
+	own        []tools.Tool // the loop's own tools (tools), made on first use
 
 	toolTokCache map[string]int // tool definition text → tokens
 
@@ -198,11 +199,13 @@ func (r *runner) tools() []tools.Tool {
 		out = append(out, t)
 		seen[t.Name()] = true
 	}
-	own := []tools.Tool{r.todoWriteTool(), r.taskTool()}
-	if r.env.Skills.Len() > 0 {
-		own = append(own, tools.Skill())
+	if r.own == nil { // built once: their schemas come from reflection
+		r.own = []tools.Tool{r.todoWriteTool(), r.taskTool()}
+		if r.env.Skills.Len() > 0 {
+			r.own = append(r.own, tools.Skill())
+		}
 	}
-	for _, t := range own {
+	for _, t := range r.own {
 		if !seen[t.Name()] {
 			out = append(out, t)
 		}
