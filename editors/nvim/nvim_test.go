@@ -31,8 +31,8 @@ func TestPluginLoads(t *testing.T) {
 	}
 	var modules map[string]string
 	r.fact(t, "modules", &modules)
-	if len(modules) != 8 {
-		t.Errorf("modules = %v, want 8 entries", modules)
+	if len(modules) != 9 {
+		t.Errorf("modules = %v, want 9 entries", modules)
 	}
 	for m, status := range modules {
 		if status != "ok" {

@@ -15,7 +15,7 @@ H.run(function()
 
   local modules = {}
   for _, m in ipairs({ "agentls", "agentls.client", "agentls.preview", "agentls.run", "agentls.review",
-    "agentls.health", "agentls.log", "agentls.position" }) do
+    "agentls.health", "agentls.log", "agentls.position", "agentls.elicit" }) do
     local ok, err = pcall(require, m)
     modules[m] = ok and "ok" or tostring(err)
   end

@@ -175,9 +175,10 @@ func AddSchemaTool(s *server.MCPServer) {
 // middle of a call and report the answer as text:
 //
 //	sample        → sampling/createMessage; "sampling error: <err>" (agentls does not support it)
-//	ask {message, form} → elicitation/create with a form (name: string,
-//	                default "anon"; color: enum red/green; only color when
-//	                form is "color"); "<action> <content JSON>"
+//	ask {message, form, schema} → elicitation/create with a form (name:
+//	                string, default "anon"; color: enum red/green; only color
+//	                when form is "color"; the schema argument, JSON text,
+//	                when given); "<action> <content JSON>"
 func AddClientRequestTools(s *server.MCPServer) {
 	s.AddTool(mcp.NewTool("sample", mcp.WithDescription("Ask the client's model.")),
 		func(ctx context.Context, r mcp.CallToolRequest) (*mcp.CallToolResult, error) {
@@ -188,7 +189,8 @@ func AddClientRequestTools(s *server.MCPServer) {
 			_, err := s.RequestSampling(ctx, req)
 			return mcp.NewToolResultText(fmt.Sprintf("sampling error: %v", err)), nil
 		})
-	s.AddTool(mcp.NewTool("ask", mcp.WithDescription("Ask the user."), mcp.WithString("message"), mcp.WithString("form")),
+	s.AddTool(mcp.NewTool("ask", mcp.WithDescription("Ask the user."), mcp.WithString("message"), mcp.WithString("form"),
+		mcp.WithString("schema", mcp.Description("a requestedSchema as JSON text, asked instead of the built-in forms"))),
 		func(ctx context.Context, r mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 			req := mcp.ElicitationRequest{}
 			req.Params.Message = r.GetString("message", "Who are you?")
@@ -200,6 +202,9 @@ func AddClientRequestTools(s *server.MCPServer) {
 				delete(props, "name")
 			}
 			req.Params.RequestedSchema = map[string]any{"type": "object", "properties": props}
+			if raw := r.GetString("schema", ""); raw != "" {
+				req.Params.RequestedSchema = json.RawMessage(raw)
+			}
 			res, err := s.RequestElicitation(ctx, req)
 			if err != nil {
 				return mcp.NewToolResultError("elicitation failed: " + err.Error()), nil

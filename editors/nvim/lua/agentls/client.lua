@@ -126,6 +126,10 @@ local handlers = {
     require("agentls.preview").on_changed(ctx.client_id, params)
   end,
   ["workspace/applyEdit"] = apply_edit,
+  -- An MCP server's form (elicit.lua).
+  ["agentls/elicit"] = function(...)
+    return require("agentls.elicit").handler(...)
+  end,
   ["$/progress"] = function(...)
     return require("agentls.progress").handler(...)
   end,
@@ -141,6 +145,10 @@ local function capabilities()
   -- Versioned edits: the server's edits carry the buffer version they were
   -- computed for, so a stale one is refused rather than misplaced.
   caps.workspace.workspaceEdit.documentChanges = true
+  -- MCP servers' forms arrive whole as agentls/elicit (elicit.lua) rather
+  -- than as window/showMessageRequest, which fits only one choice.
+  caps.experimental = caps.experimental or {}
+  caps.experimental.agentls = { elicitationForms = true }
   return caps
 end
 
