@@ -12,6 +12,8 @@
 import * as vscode from "vscode";
 import * as lc from "vscode-languageclient/node";
 import { AgentlsSettings, buildSettings, findExecutable } from "./config";
+import { elicitForm } from "./elicit";
+import { vscodePrompter } from "./elicit_ui";
 import * as ext from "./lsp_ext";
 import { errorMessage, isRunEndMessage } from "./messages";
 
@@ -110,6 +112,17 @@ export class Ctx implements vscode.Disposable {
     const client = new lc.LanguageClient("agentls", "agentls", serverOptions, clientOptions);
     client.onNotification(ext.runEvent, (ev) => this.hooks.onRunEvent(ev));
     client.onNotification(ext.proposalsChanged, (p) => this.hooks.onProposalsChanged(p));
+    // MCP servers' forms arrive whole (elicit.ts) rather than as
+    // window/showMessageRequest, which fits only one choice.
+    client.registerFeature({
+      fillClientCapabilities: (caps) => {
+        caps.experimental = { ...(caps.experimental as object | undefined), ...ext.experimentalCapabilities };
+      },
+      initialize: () => undefined,
+      getState: () => ({ kind: "static" }),
+      clear: () => undefined,
+    });
+    client.onRequest(ext.elicit, (params, token) => elicitForm(params, vscodePrompter(token)));
     client.onDidChangeState((e) => {
       if (e.newState === lc.State.Stopped) {
         this.hooks.onStopped("server stopped");

@@ -214,3 +214,31 @@ export interface ProposalsChangedParams {
 
 /** agentls/proposalsChanged: a document's proposals changed; re-request them. */
 export const proposalsChanged = new lc.NotificationType<ProposalsChangedParams>("agentls/proposalsChanged");
+
+/** agentls/elicit params: an MCP server's elicitation/create, whole. */
+export interface ElicitParams {
+  /** The MCP server's name in the configuration. */
+  server: string;
+  message: string;
+  mode: "form" | "url";
+  /** mode "form": a flat object schema of string, number, integer, boolean, enum and multi-select properties. */
+  requestedSchema?: unknown;
+  /** mode "url": the address to open. */
+  url?: string;
+}
+
+/** agentls/elicit result. */
+export interface ElicitResult {
+  action: "accept" | "decline" | "cancel";
+  /** action "accept", mode "form": the values by property name. */
+  content?: Record<string, unknown>;
+}
+
+/**
+ * agentls/elicit: a server→client request, sent only to clients declaring
+ * capabilities.experimental.agentls.elicitationForms.
+ */
+export const elicit = new lc.RequestType<ElicitParams, ElicitResult, void>("agentls/elicit");
+
+/** The capabilities.experimental entry the extension declares. */
+export const experimentalCapabilities = { agentls: { elicitationForms: true } } as const;
