@@ -44,7 +44,7 @@ func StartNodeServer(t testing.TB, entry, mode, readyLine string, port int) (sto
 	t.Helper()
 	cmd := exec.Command("node", entry, mode)
 	cmd.Env = append(os.Environ(), fmt.Sprintf("PORT=%d", port))
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	cmd.SysProcAttr = childAttr()
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
 		t.Fatal(err)
