@@ -9,10 +9,11 @@ build:
 install:
 	$(GO) install ./cmd/agentls
 
-# test: vet, every test with the race detector, then the grep/ripgrep
+# test: vet, a macOS cross-build, every test with the race detector, then the grep/ripgrep
 # parity check, which reads all of GOROOT/src and so skips itself under -race.
 test:
 	$(GO) vet ./...
+	GOOS=darwin $(GO) build ./...   # the README promises macOS builds
 	$(GO) test -race -count=1 -timeout 30m ./...
 	$(GO) test -count=1 -run 'TestGrepVsRipgrep' -v ./tools
 
