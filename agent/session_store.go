@@ -14,6 +14,8 @@ import (
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/agentls/agentls/tools/statedir"
 )
 
 // Sessions are saved per workspace, one file per session:
@@ -80,14 +82,8 @@ type SessionStore struct {
 // DefaultStateDir is $XDG_STATE_HOME/agentls, falling back to
 // $HOME/.local/state/agentls, in the environment env (nil: os.Getenv).
 func DefaultStateDir(env func(string) string) (string, error) {
-	if env == nil {
-		env = os.Getenv
-	}
-	if d := env("XDG_STATE_HOME"); d != "" && filepath.IsAbs(d) {
-		return filepath.Join(d, "agentls"), nil
-	}
-	if home := env("HOME"); home != "" {
-		return filepath.Join(home, ".local", "state", "agentls"), nil
+	if d := statedir.Dir(env); d != "" {
+		return d, nil
 	}
 	return "", errors.New("no state directory (set XDG_STATE_HOME or HOME)")
 }
@@ -172,37 +168,11 @@ func (st *SessionStore) Save(s *Session, props []SavedProposal, redact *Redactor
 	if len(data) > maxSessionFileBytes {
 		return fmt.Errorf("save session %s: %d bytes even without its conversation (limit %d)", s.id, len(data), maxSessionFileBytes)
 	}
-	if err := writeAtomic(st.path(s.id), data); err != nil {
+	if err := statedir.WriteFile(st.path(s.id), data); err != nil {
 		return fmt.Errorf("save session %s: %w", s.id, err)
 	}
 	st.prune(s.id)
 	return nil
-}
-
-// writeAtomic writes data to path through a temporary file in the same
-// directory, so a reader sees the old file or the new one, never a part.
-func writeAtomic(path string, data []byte) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), ".tmp-*")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp.Name()) // after a successful rename: no such file, ignored
-	if err := tmp.Chmod(0o600); err != nil {
-		tmp.Close()
-		return err
-	}
-	if _, err := tmp.Write(data); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Sync(); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), path)
 }
 
 type storedFile struct {

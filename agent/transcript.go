@@ -2,11 +2,14 @@ package agent
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"sync"
 	"time"
+
+	"github.com/agentls/agentls/tools/statedir"
 )
 
 // Transcript is a run's JSONL trace: one object per line with "time",
@@ -38,14 +41,11 @@ const DefaultTranscriptMaxBytes = 32 << 20
 // DefaultTranscriptDir is $XDG_STATE_HOME/agentls/runs, falling back to
 // ~/.local/state/agentls/runs.
 func DefaultTranscriptDir() (string, error) {
-	if d := os.Getenv("XDG_STATE_HOME"); d != "" && filepath.IsAbs(d) {
-		return filepath.Join(d, "agentls", "runs"), nil
+	d := statedir.Dir(nil)
+	if d == "" {
+		return "", errors.New("transcript dir: no state directory (set XDG_STATE_HOME or HOME)")
 	}
-	home, err := os.UserHomeDir()
-	if err != nil {
-		return "", fmt.Errorf("transcript dir: %w", err)
-	}
-	return filepath.Join(home, ".local", "state", "agentls", "runs"), nil
+	return filepath.Join(d, "runs"), nil
 }
 
 // OpenTranscript creates <dir>/<date>-<runID>.jsonl (dir "" means

@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"sync"
 	"time"
+
+	"github.com/agentls/agentls/tools/statedir"
 )
 
 // TrustStore remembers which workspace config files the user trusts, by
@@ -37,14 +39,8 @@ type trustEntry struct {
 // ~/.local/state/agentls/trust.json ("" when neither is known). env nil
 // means os.Getenv.
 func DefaultTrustFile(env func(string) string) string {
-	if env == nil {
-		env = os.Getenv
-	}
-	if d := env("XDG_STATE_HOME"); d != "" && filepath.IsAbs(d) {
-		return filepath.Join(d, "agentls", "trust.json")
-	}
-	if home := env("HOME"); home != "" {
-		return filepath.Join(home, ".local", "state", "agentls", "trust.json")
+	if d := statedir.Dir(env); d != "" {
+		return filepath.Join(d, "trust.json")
 	}
 	return ""
 }
@@ -117,33 +113,11 @@ func (s *TrustStore) read() (trustFile, error) {
 }
 
 func (s *TrustStore) write(tf trustFile) error {
-	dir := filepath.Dir(s.path)
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return fmt.Errorf("trust store: %w", err)
-	}
 	data, err := json.MarshalIndent(tf, "", "  ")
 	if err != nil {
 		return fmt.Errorf("trust store: %w", err)
 	}
-	tmp, err := os.CreateTemp(dir, ".trust-*.json")
-	if err != nil {
-		return fmt.Errorf("trust store: %w", err)
-	}
-	defer os.Remove(tmp.Name()) // no-op after the rename
-	err = tmp.Chmod(0o600)
-	if err == nil {
-		_, err = tmp.Write(append(data, '\n'))
-	}
-	if err == nil {
-		err = tmp.Sync()
-	}
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(tmp.Name(), s.path)
-	}
-	if err != nil {
+	if err := statedir.WriteFile(s.path, append(data, '\n')); err != nil {
 		return fmt.Errorf("trust store %s: %w", s.path, err)
 	}
 	return nil

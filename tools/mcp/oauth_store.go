@@ -14,6 +14,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/agentls/agentls/tools/statedir"
 )
 
 // Token is an OAuth access token as stored.
@@ -86,30 +88,11 @@ func (f *FileTokenStore) Load(server string) (*storedAuth, error) {
 func (f *FileTokenStore) Save(server string, a *storedAuth) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	if err := os.MkdirAll(f.Dir, 0o700); err != nil {
-		return err
-	}
 	b, err := json.MarshalIndent(a, "", "  ")
 	if err != nil {
 		return err
 	}
-	tmp, err := os.CreateTemp(f.Dir, ".token-*")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp.Name())
-	if err := tmp.Chmod(0o600); err != nil {
-		tmp.Close()
-		return err
-	}
-	if _, err := tmp.Write(b); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), f.path(server))
+	return statedir.WriteFile(f.path(server), b)
 }
 
 // Delete forgets the server's tokens and registration.
@@ -225,14 +208,8 @@ func (lb *loopback) close() {
 // $XDG_STATE_HOME/agentls/mcp-auth, else ~/.local/state/agentls/mcp-auth
 // ("" when neither is known). env nil means os.Getenv.
 func DefaultTokenDir(env func(string) string) string {
-	if env == nil {
-		env = os.Getenv
-	}
-	if d := env("XDG_STATE_HOME"); d != "" && filepath.IsAbs(d) {
-		return filepath.Join(d, "agentls", "mcp-auth")
-	}
-	if home := env("HOME"); home != "" {
-		return filepath.Join(home, ".local", "state", "agentls", "mcp-auth")
+	if d := statedir.Dir(env); d != "" {
+		return filepath.Join(d, "mcp-auth")
 	}
 	return ""
 }
