@@ -1,10 +1,10 @@
 package config
 
 import (
+	"errors"
 	"fmt"
-	"io"
-	"os"
-	"syscall"
+
+	"github.com/agentls/agentls/tools/workspace"
 )
 
 // maxConfigFile bounds one configuration file; settings are a few KB.
@@ -14,24 +14,9 @@ const maxConfigFile = 4 << 20
 // repository can put a FIFO at .agentls/config.json, and a plain read
 // would hang the server at start. Only regular files are read.
 func readRegular(path string) ([]byte, error) {
-	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
-	if err != nil {
-		return nil, err
+	data, err := workspace.ReadRegular(path, maxConfigFile)
+	if errors.Is(err, workspace.ErrNotRegular) {
+		return nil, fmt.Errorf("%w; configuration must be a plain JSON file", err)
 	}
-	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
-	if !st.Mode().IsRegular() {
-		return nil, fmt.Errorf("not a regular file (%v); configuration must be a plain JSON file", st.Mode().Type())
-	}
-	data, err := io.ReadAll(io.LimitReader(f, maxConfigFile+1))
-	if err != nil {
-		return nil, err
-	}
-	if len(data) > maxConfigFile {
-		return nil, fmt.Errorf("larger than %d bytes", maxConfigFile)
-	}
-	return data, nil
+	return data, err
 }

@@ -28,9 +28,10 @@ import (
 	"regexp"
 	"sort"
 	"strings"
-	"syscall"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/agentls/agentls/tools/workspace"
 )
 
 // Bounds, so a repository with many or huge skills cannot flood the
@@ -186,7 +187,7 @@ func readSkill(dir, folder string, src Source) (Skill, error) {
 
 // parseFile reads a SKILL.md and splits its front matter from its body.
 func parseFile(file string) (frontMatter, string, error) {
-	data, err := readRegular(file, maxSkillFileBytes)
+	data, err := workspace.ReadRegular(file, maxSkillFileBytes)
 	if err != nil {
 		return frontMatter{}, "", err
 	}
@@ -212,46 +213,6 @@ func parseFile(file string) (frontMatter, string, error) {
 	}
 	return fm, body, nil
 }
-
-// readRegular reads a regular file of at most max bytes; FIFOs, devices
-// and oversized files are refused rather than blocking or flooding.
-func readRegular(file string, max int64) ([]byte, error) {
-	st, err := os.Stat(file)
-	if err != nil {
-		return nil, err
-	}
-	if !st.Mode().IsRegular() {
-		return nil, fmt.Errorf("%s is not a regular file", file)
-	}
-	if st.Size() > max {
-		return nil, fmt.Errorf("%s is %d bytes, more than the %d allowed", file, st.Size(), max)
-	}
-	f, err := os.OpenFile(file, os.O_RDONLY|nonBlock, 0)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	if st, err := f.Stat(); err != nil || !st.Mode().IsRegular() {
-		return nil, fmt.Errorf("%s is not a regular file", file)
-	}
-	buf := make([]byte, 0, st.Size())
-	var chunk [32 << 10]byte
-	for int64(len(buf)) <= max {
-		n, err := f.Read(chunk[:])
-		buf = append(buf, chunk[:n]...)
-		if err != nil {
-			break
-		}
-	}
-	if int64(len(buf)) > max {
-		return nil, fmt.Errorf("%s grew past %d bytes while being read", file, max)
-	}
-	return buf, nil
-}
-
-// nonBlock keeps an open of a FIFO that slipped past the Stat check from
-// blocking; regular files ignore it.
-const nonBlock = syscall.O_NONBLOCK
 
 func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
 
@@ -380,7 +341,7 @@ func ReadFile(sk Skill, abs string) (string, error) {
 	if !strings.HasPrefix(real, sk.Dir+string(filepath.Separator)) {
 		return "", fmt.Errorf("%s leaves the folder of skill %s", abs, sk.Name)
 	}
-	data, err := readRegular(real, maxSkillFileBytes)
+	data, err := workspace.ReadRegular(real, maxSkillFileBytes)
 	if err != nil {
 		return "", err
 	}

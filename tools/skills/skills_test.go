@@ -62,7 +62,7 @@ func TestFrontMatterProblemsAreWarningsNamingTheFile(t *testing.T) {
 		filepath.Join(dir, "Upper", "SKILL.md") + `: name "Upper" must be lowercase`,
 		filepath.Join(dir, "nodesc", "SKILL.md") + ": front matter has no description",
 		filepath.Join(dir, "longdesc", "SKILL.md") + ": description is 1025 characters",
-		"is not a regular file",
+		"not a regular file: it is a named pipe (FIFO)",
 	} {
 		if !strings.Contains(warn, want) {
 			t.Errorf("warnings lack %q:\n%s", want, warn)
