@@ -15,8 +15,8 @@ import (
 	"time"
 
 	"github.com/agentls/agentls/agent/llm"
+	"github.com/agentls/agentls/internal/workspace"
 	"github.com/agentls/agentls/tools"
-	"github.com/agentls/agentls/tools/workspace"
 	openai "github.com/sashabaranov/go-openai"
 )
 

@@ -7,8 +7,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/agentls/agentls/tools/text"
-	"github.com/agentls/agentls/tools/workspace"
+	"github.com/agentls/agentls/internal/text"
+	"github.com/agentls/agentls/internal/workspace"
 )
 
 // EditorContext is the editor state a command was given in: the file, the

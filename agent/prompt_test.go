@@ -8,8 +8,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/agentls/agentls/tools/text"
-	"github.com/agentls/agentls/tools/workspace"
+	"github.com/agentls/agentls/internal/text"
+	"github.com/agentls/agentls/internal/workspace"
 )
 
 // mapView is a workspaceReader over a map, for prompt assembly tests.

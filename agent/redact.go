@@ -4,12 +4,12 @@ import (
 	"encoding/json"
 	"strings"
 
-	"github.com/agentls/agentls/tools/redact"
+	"github.com/agentls/agentls/internal/redact"
 )
 
 // Redactor removes API keys, bearer tokens and credentials in URLs from
 // text before it is written anywhere (transcripts, logs): the configured
-// key values literally, then everything tools/redact recognises.
+// key values literally, then everything internal/redact recognises.
 type Redactor struct {
 	secrets []string
 }

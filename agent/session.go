@@ -9,8 +9,8 @@ import (
 
 	"github.com/agentls/agentls/agent/config"
 	"github.com/agentls/agentls/agent/llm"
+	"github.com/agentls/agentls/internal/workspace"
 	"github.com/agentls/agentls/tools"
-	"github.com/agentls/agentls/tools/workspace"
 )
 
 // A Session is the one owner of building and running agent runs: the

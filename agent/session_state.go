@@ -10,9 +10,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/agentls/agentls/internal/text"
+	"github.com/agentls/agentls/internal/workspace"
 	"github.com/agentls/agentls/tools"
-	"github.com/agentls/agentls/tools/text"
-	"github.com/agentls/agentls/tools/workspace"
 )
 
 // Bounds of what a session carries from run to run.

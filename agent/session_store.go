@@ -15,7 +15,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/agentls/agentls/tools/statedir"
+	"github.com/agentls/agentls/internal/statedir"
 )
 
 // Sessions are saved per workspace, one file per session:

@@ -9,7 +9,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/agentls/agentls/tools/statedir"
+	"github.com/agentls/agentls/internal/statedir"
 )
 
 // Transcript is a run's JSONL trace: one object per line with "time",

@@ -12,8 +12,8 @@ import (
 	"go.lsp.dev/uri"
 
 	"github.com/agentls/agentls/agent"
+	"github.com/agentls/agentls/internal/workspace"
 	"github.com/agentls/agentls/lspserver/proposal"
-	"github.com/agentls/agentls/tools/workspace"
 )
 
 // Accept and reject (agentls.accept / agentls.reject, docs/protocol.md). The

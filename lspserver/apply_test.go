@@ -12,9 +12,9 @@ import (
 
 	"github.com/agentls/agentls/agent/llm/llmtest"
 	"github.com/agentls/agentls/internal/testwait"
+	"github.com/agentls/agentls/internal/text"
 	"github.com/agentls/agentls/lspserver"
 	"github.com/agentls/agentls/lspserver/lsptest"
-	"github.com/agentls/agentls/tools/text"
 )
 
 // step is one scripted model turn: a tool call, optionally paused

@@ -15,8 +15,8 @@ import (
 	"go.lsp.dev/uri"
 
 	"github.com/agentls/agentls/agent/llm/llmtest"
+	"github.com/agentls/agentls/internal/text"
 	"github.com/agentls/agentls/lspserver"
-	"github.com/agentls/agentls/tools/text"
 )
 
 // editTimer wraps the server's Client and measures, for each edit_file

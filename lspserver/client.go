@@ -10,7 +10,7 @@ import (
 	"go.lsp.dev/jsonrpc2"
 	"go.lsp.dev/protocol"
 
-	"github.com/agentls/agentls/tools/redact"
+	"github.com/agentls/agentls/internal/redact"
 )
 
 // Custom server→client notifications of the agentls protocol (docs/protocol.md).

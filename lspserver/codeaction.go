@@ -7,7 +7,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/agentls/agentls/tools/text"
+	"github.com/agentls/agentls/internal/text"
 	"github.com/go-json-experiment/json/jsontext"
 	"go.lsp.dev/protocol"
 )

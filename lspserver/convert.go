@@ -7,15 +7,15 @@ import (
 	"go.lsp.dev/protocol"
 	"go.lsp.dev/uri"
 
-	"github.com/agentls/agentls/tools/text"
+	"github.com/agentls/agentls/internal/text"
 )
 
 // This file is the one conversion layer between LSP types and agentls's own.
 // Positions map field for field: the character unit is the negotiated
-// encoding on both sides, and all offset arithmetic lives in tools/text.
+// encoding on both sides, and all offset arithmetic lives in internal/text.
 
 // negotiateEncoding picks the session's position encoding from the client's
-// general.positionEncodings (tools/text decides the preference order).
+// general.positionEncodings (internal/text decides the preference order).
 func negotiateEncoding(c protocol.ClientCapabilities) text.Encoding {
 	var offered []string
 	if c.General != nil {
@@ -26,22 +26,22 @@ func negotiateEncoding(c protocol.ClientCapabilities) text.Encoding {
 	return text.Negotiate(offered)
 }
 
-// toTextPosition converts an LSP position to tools/text's (same units).
+// toTextPosition converts an LSP position to internal/text's (same units).
 func toTextPosition(p protocol.Position) text.Position {
 	return text.Position{Line: p.Line, Character: p.Character}
 }
 
-// toProtocolPosition converts a tools/text position to LSP's (same units).
+// toProtocolPosition converts a internal/text position to LSP's (same units).
 func toProtocolPosition(p text.Position) protocol.Position {
 	return protocol.Position{Line: p.Line, Character: p.Character}
 }
 
-// toTextRange converts an LSP range to tools/text's.
+// toTextRange converts an LSP range to internal/text's.
 func toTextRange(r protocol.Range) text.Range {
 	return text.Range{Start: toTextPosition(r.Start), End: toTextPosition(r.End)}
 }
 
-// toProtocolRange converts a tools/text range to LSP's.
+// toProtocolRange converts a internal/text range to LSP's.
 func toProtocolRange(r text.Range) protocol.Range {
 	return protocol.Range{Start: toProtocolPosition(r.Start), End: toProtocolPosition(r.End)}
 }
@@ -66,7 +66,7 @@ func toTextChanges(events []protocol.TextDocumentContentChangeEvent) ([]text.Cha
 
 // docKey is the workspace view's key for a document URI: the absolute
 // cleaned path for file: URIs, the (canonical) URI string otherwise
-// (tools/workspace/api.go). URIs arrive canonicalised by go.lsp.dev, so two
+// (internal/workspace/api.go). URIs arrive canonicalised by go.lsp.dev, so two
 // spellings of one file meet here as one path.
 func docKey(u uri.URI) string {
 	if u.IsFile() {

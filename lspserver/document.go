@@ -7,7 +7,7 @@ import (
 
 	"go.lsp.dev/uri"
 
-	"github.com/agentls/agentls/tools/workspace"
+	"github.com/agentls/agentls/internal/workspace"
 )
 
 // MethodDocument is the agentls/document request (docs/protocol.md "Custom

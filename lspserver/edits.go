@@ -6,7 +6,7 @@ import (
 	"go.lsp.dev/protocol"
 	"go.lsp.dev/uri"
 
-	"github.com/agentls/agentls/tools/text"
+	"github.com/agentls/agentls/internal/text"
 )
 
 // workspaceEdit builds the WorkspaceEdit for files according to the
@@ -70,7 +70,7 @@ func (s *Server) workspaceEdit(files []fileEdit) protocol.WorkspaceEdit {
 	return protocol.WorkspaceEdit{DocumentChanges: out}
 }
 
-// toProtocolEdits converts tools/text edits (same units) to LSP TextEdits.
+// toProtocolEdits converts internal/text edits (same units) to LSP TextEdits.
 func toProtocolEdits(edits []text.Edit) []protocol.TextEdit {
 	out := make([]protocol.TextEdit, len(edits))
 	for i, e := range edits {

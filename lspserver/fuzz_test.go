@@ -15,7 +15,7 @@ import (
 
 	"go.lsp.dev/jsonrpc2"
 
-	"github.com/agentls/agentls/tools/text"
+	"github.com/agentls/agentls/internal/text"
 )
 
 // Fuzz targets of the wire, the param decoders and text synchronisation.

@@ -8,8 +8,8 @@ import (
 
 	"go.lsp.dev/protocol"
 
+	"github.com/agentls/agentls/internal/text"
 	"github.com/agentls/agentls/lspserver/proposal"
-	"github.com/agentls/agentls/tools/text"
 )
 
 // textDocument/hover over a pending hunk shows the change as a Markdown

@@ -10,7 +10,7 @@ import (
 
 	"github.com/agentls/agentls/agent"
 	"github.com/agentls/agentls/agent/config"
-	"github.com/agentls/agentls/tools/text"
+	"github.com/agentls/agentls/internal/text"
 )
 
 // Plan mode (agentls.run with mode "plan"): the run gets read-only tools

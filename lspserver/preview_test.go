@@ -8,9 +8,9 @@ import (
 	"go.lsp.dev/protocol"
 	"go.lsp.dev/uri"
 
+	"github.com/agentls/agentls/internal/text"
 	"github.com/agentls/agentls/lspserver"
 	"github.com/agentls/agentls/lspserver/lsptest"
-	"github.com/agentls/agentls/tools/text"
 )
 
 // Preview without a plugin: a client that knows nothing of agentls (no

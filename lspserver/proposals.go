@@ -9,8 +9,8 @@ import (
 	"go.lsp.dev/protocol"
 	"go.lsp.dev/uri"
 
+	"github.com/agentls/agentls/internal/workspace"
 	"github.com/agentls/agentls/lspserver/proposal"
-	"github.com/agentls/agentls/tools/workspace"
 )
 
 // This file wires the proposal store (lspserver/proposal) into the server:

@@ -19,7 +19,7 @@ package lspserver
 // with results and agent.Decisions that the command layer (commands.go)
 // passes to the run's session; it never calls into the runs part.
 
-import "github.com/agentls/agentls/tools/text"
+import "github.com/agentls/agentls/internal/text"
 
 // reviewArgs is arguments[0] of agentls.accept and agentls.reject
 // (docs/protocol.md): no field selects everything pending.

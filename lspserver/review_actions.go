@@ -5,8 +5,8 @@ import (
 
 	"go.lsp.dev/protocol"
 
+	"github.com/agentls/agentls/internal/text"
 	"github.com/agentls/agentls/lspserver/proposal"
-	"github.com/agentls/agentls/tools/text"
 )
 
 // reviewActionKind is the kind of the accept/reject code actions: accepting

@@ -14,15 +14,15 @@ import (
 	"go.lsp.dev/protocol"
 	"go.lsp.dev/uri"
 
+	"github.com/agentls/agentls/internal/text"
 	"github.com/agentls/agentls/lspserver"
 	"github.com/agentls/agentls/lspserver/lsptest"
 	"github.com/agentls/agentls/tools"
-	"github.com/agentls/agentls/tools/text"
 )
 
 // fakeEditor is the editor side of review tests. It keeps its own copy of
 // every open document and answers workspace/applyEdit like a real editor:
-// the edits are applied to its copy with tools/text in the session's
+// the edits are applied to its copy with internal/text in the session's
 // encoding and reported back with didChange (before the answer, as VS Code
 // and Neovim do), so the server sees exactly what an editor would send.
 type fakeEditor struct {

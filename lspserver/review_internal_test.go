@@ -13,9 +13,9 @@ import (
 	"go.lsp.dev/protocol"
 	"go.lsp.dev/uri"
 
+	"github.com/agentls/agentls/internal/text"
 	"github.com/agentls/agentls/lspserver/proposal"
 	"github.com/agentls/agentls/tools"
-	"github.com/agentls/agentls/tools/text"
 )
 
 // editClient is a Client whose ApplyEdit applies the edit to the server's

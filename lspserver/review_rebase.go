@@ -7,8 +7,8 @@ import (
 
 	"go.lsp.dev/uri"
 
+	"github.com/agentls/agentls/internal/text"
 	"github.com/agentls/agentls/lspserver/proposal"
-	"github.com/agentls/agentls/tools/text"
 )
 
 // Rebase hooks: every change of a document that has proposals reaches the

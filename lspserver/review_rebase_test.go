@@ -5,10 +5,10 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/agentls/agentls/internal/text"
+	"github.com/agentls/agentls/internal/workspace"
 	"github.com/agentls/agentls/lspserver/proposal"
 	"github.com/agentls/agentls/tools"
-	"github.com/agentls/agentls/tools/text"
-	"github.com/agentls/agentls/tools/workspace"
 )
 
 // An accept's Applied can land its plan in the store while the didChange

@@ -7,8 +7,8 @@ import (
 
 	"github.com/agentls/agentls/agent/llm/llmtest"
 	"github.com/agentls/agentls/internal/testwait"
+	"github.com/agentls/agentls/internal/text"
 	"github.com/agentls/agentls/lspserver"
-	"github.com/agentls/agentls/tools/text"
 )
 
 // An agent run in preview mode proposes two changes; while it is still

@@ -15,8 +15,8 @@ import (
 
 	"github.com/agentls/agentls/agent"
 	"github.com/agentls/agentls/agent/config"
+	"github.com/agentls/agentls/internal/text"
 	"github.com/agentls/agentls/tools"
-	"github.com/agentls/agentls/tools/text"
 )
 
 // Agent runs in the editor. agentls.run validates its arguments, loads the

@@ -10,7 +10,7 @@ import (
 
 	"go.lsp.dev/jsonrpc2"
 
-	"github.com/agentls/agentls/tools/workspace"
+	"github.com/agentls/agentls/internal/workspace"
 )
 
 // Options configures a Server. The zero value is usable.

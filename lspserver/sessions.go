@@ -8,9 +8,9 @@ import (
 	"time"
 
 	"github.com/agentls/agentls/agent"
+	"github.com/agentls/agentls/internal/text"
 	"github.com/agentls/agentls/lspserver/proposal"
 	"github.com/agentls/agentls/tools"
-	"github.com/agentls/agentls/tools/text"
 )
 
 // Sessions (part of runs): a session is one conversation with the agent,

@@ -11,9 +11,9 @@ import (
 	"go.lsp.dev/protocol"
 
 	"github.com/agentls/agentls/agent/llm/llmtest"
+	"github.com/agentls/agentls/internal/text"
 	"github.com/agentls/agentls/lspserver"
 	"github.com/agentls/agentls/lspserver/lsptest"
-	"github.com/agentls/agentls/tools/text"
 )
 
 // sessionScript is a model that, for a prompt starting with "Bump",

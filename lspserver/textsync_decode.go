@@ -10,7 +10,7 @@ import (
 	"github.com/go-json-experiment/json/jsontext"
 	"go.lsp.dev/protocol"
 
-	"github.com/agentls/agentls/tools/text"
+	"github.com/agentls/agentls/internal/text"
 )
 
 // Strict decoding of didChange. go.lsp.dev's union decoder falls back to a
@@ -26,7 +26,7 @@ import (
 //   - "text" must be a string in both cases.
 //
 // A line past the end of the document or a character past the end of its
-// line is still legal (LSP clamps them; tools/text does). Anything else
+// line is still legal (LSP clamps them; internal/text does). Anything else
 // refuses the whole notification: the server logs it and keeps the document
 // as it was. There is no LSP message that asks the editor for its buffer,
 // so the server cannot resync by itself; the next didOpen, or a

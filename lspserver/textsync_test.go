@@ -15,7 +15,7 @@ import (
 )
 
 // refDoc is an independent reference for incremental sync: a text and the
-// LSP position arithmetic written out plainly (no tools/text), so the
+// LSP position arithmetic written out plainly (no internal/text), so the
 // server's result can be checked against it.
 type refDoc struct {
 	text string

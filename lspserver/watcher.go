@@ -4,10 +4,10 @@ import (
 	"context"
 	"sync"
 
-	"github.com/agentls/agentls/tools/watch"
+	"github.com/agentls/agentls/internal/watch"
 )
 
-// folderWatch drives the fsnotify watcher (tools/watch) for the workspace
+// folderWatch drives the fsnotify watcher (internal/watch) for the workspace
 // folders. Adding a folder walks its tree, which can take a while on a big
 // repository, so folder operations are queued by the read loop and run in
 // order on one server-owned worker goroutine, which also owns the watcher

@@ -11,9 +11,9 @@ import (
 	"go.lsp.dev/protocol"
 	"go.lsp.dev/uri"
 
+	"github.com/agentls/agentls/internal/workspace"
 	"github.com/agentls/agentls/lspserver"
 	"github.com/agentls/agentls/lspserver/lsptest"
-	"github.com/agentls/agentls/tools/workspace"
 )
 
 // awaitDiskEvent rewrites path until the view reports a disk event for it:

@@ -11,8 +11,8 @@ import (
 
 	"github.com/aymanbagabas/go-udiff"
 
-	"github.com/agentls/agentls/tools/text"
-	"github.com/agentls/agentls/tools/workspace"
+	"github.com/agentls/agentls/internal/text"
+	"github.com/agentls/agentls/internal/workspace"
 )
 
 // StagedFile is one file's staged change in a run. Base is the text the

@@ -9,7 +9,7 @@ import (
 	"sync"
 	"unicode"
 
-	"github.com/agentls/agentls/tools/text"
+	"github.com/agentls/agentls/internal/text"
 )
 
 // DeferPrefix marks tools that may be held back from requests until the

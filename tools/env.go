@@ -3,8 +3,8 @@ package tools
 import (
 	"sync"
 
+	"github.com/agentls/agentls/internal/workspace"
 	"github.com/agentls/agentls/tools/skills"
-	"github.com/agentls/agentls/tools/workspace"
 )
 
 // Env is what a tool call can reach: one per agent run. The loop builds it

@@ -15,7 +15,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/agentls/agentls/tools/workspace"
+	"github.com/agentls/agentls/internal/workspace"
 	"github.com/bmatcuk/doublestar/v4"
 
 	"github.com/agentls/agentls/tools/grepengine"

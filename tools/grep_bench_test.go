@@ -14,7 +14,7 @@ import (
 	"time"
 
 	"github.com/agentls/agentls/internal/testpeers"
-	"github.com/agentls/agentls/tools/workspace"
+	"github.com/agentls/agentls/internal/workspace"
 )
 
 // The grep tool is measured against ripgrep on $(go env GOROOT)/src, a real

@@ -8,7 +8,7 @@ import (
 
 	"github.com/aymanbagabas/go-udiff"
 
-	"github.com/agentls/agentls/tools/workspace"
+	"github.com/agentls/agentls/internal/workspace"
 )
 
 // conflictMaxLines bounds the diff a CONFLICT shows. A longer change is not

@@ -7,8 +7,8 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/agentls/agentls/tools/text"
-	"github.com/agentls/agentls/tools/workspace"
+	"github.com/agentls/agentls/internal/text"
+	"github.com/agentls/agentls/internal/workspace"
 )
 
 const lockSrc = "a := 1\nb := 2\nc := 3\nd := 4\n"

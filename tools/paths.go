@@ -8,7 +8,7 @@ import (
 
 	"github.com/bmatcuk/doublestar/v4"
 
-	"github.com/agentls/agentls/tools/workspace"
+	"github.com/agentls/agentls/internal/workspace"
 )
 
 // defaultSecretPatterns are the file names whose contents are never sent

@@ -35,7 +35,7 @@ import (
 	"time"
 
 	"github.com/agentls/agentls/agent/llm"
-	"github.com/agentls/agentls/tools/redact"
+	"github.com/agentls/agentls/internal/redact"
 )
 
 // Config is the whole agentls configuration. JSON names are the keys users

@@ -11,7 +11,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/agentls/agentls/tools/redact"
+	"github.com/agentls/agentls/internal/redact"
 )
 
 // Workspace trust. A workspace's .agentls/config.json arrives with the

@@ -10,7 +10,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/agentls/agentls/tools/statedir"
+	"github.com/agentls/agentls/internal/statedir"
 )
 
 // TrustStore remembers which workspace config files the user trusts, by

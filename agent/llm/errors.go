@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/agentls/agentls/tools/redact"
+	"github.com/agentls/agentls/internal/redact"
 )
 
 // ErrorKind classifies a failed model call by what the user should do

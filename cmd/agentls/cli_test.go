@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/agentls/agentls/agent"
-	"github.com/agentls/agentls/tools/text"
+	"github.com/agentls/agentls/internal/text"
 )
 
 func runMainCLI(args ...string) (code int, stdout, stderr string) {

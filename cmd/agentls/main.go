@@ -17,8 +17,8 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/agentls/agentls/internal/redact"
 	"github.com/agentls/agentls/lspserver"
-	"github.com/agentls/agentls/tools/redact"
 )
 
 // version is the release version, set at build time with

@@ -17,10 +17,10 @@ import (
 
 	"github.com/agentls/agentls/agent"
 	"github.com/agentls/agentls/agent/config"
+	"github.com/agentls/agentls/internal/redact"
+	"github.com/agentls/agentls/internal/text"
 	"github.com/agentls/agentls/tools"
 	"github.com/agentls/agentls/tools/mcp"
-	"github.com/agentls/agentls/tools/redact"
-	"github.com/agentls/agentls/tools/text"
 )
 
 const mcpUsage = `usage: agentls mcp [flags] list

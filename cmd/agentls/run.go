@@ -14,10 +14,10 @@ import (
 
 	"github.com/agentls/agentls/agent"
 	"github.com/agentls/agentls/agent/config"
+	"github.com/agentls/agentls/internal/redact"
+	"github.com/agentls/agentls/internal/text"
+	"github.com/agentls/agentls/internal/workspace"
 	"github.com/agentls/agentls/tools"
-	"github.com/agentls/agentls/tools/redact"
-	"github.com/agentls/agentls/tools/text"
-	"github.com/agentls/agentls/tools/workspace"
 )
 
 const runUsage = `usage: agentls run [--dir DIR] [--apply | --plan] [--model NAME] [--allow-commands]

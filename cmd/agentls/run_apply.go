@@ -10,8 +10,8 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/agentls/agentls/internal/workspace"
 	"github.com/agentls/agentls/tools"
-	"github.com/agentls/agentls/tools/workspace"
 )
 
 // applyChanges writes every staged file whose disk content is still what

@@ -12,8 +12,8 @@ import (
 
 	"github.com/agentls/agentls/agent"
 	"github.com/agentls/agentls/agent/config"
+	"github.com/agentls/agentls/internal/text"
 	"github.com/agentls/agentls/tools"
-	"github.com/agentls/agentls/tools/text"
 )
 
 // cliSession is the session an `agentls run` works in, with its saved

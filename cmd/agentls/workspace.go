@@ -9,7 +9,7 @@ import (
 	"strings"
 
 	"github.com/agentls/agentls/agent/config"
-	"github.com/agentls/agentls/tools/redact"
+	"github.com/agentls/agentls/internal/redact"
 )
 
 // trustWorkspaceUsage documents --trust-workspace for run and mcp.

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"sort"
 
-	"github.com/agentls/agentls/tools/text"
+	"github.com/agentls/agentls/internal/text"
 	"github.com/aymanbagabas/go-udiff"
 )
 

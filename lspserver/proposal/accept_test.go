@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/agentls/agentls/tools/text"
+	"github.com/agentls/agentls/internal/text"
 )
 
 const fourBase = "l0\nl1\nl2\nl3\nl4\nl5\nl6\nl7\nl8\nl9\n"

@@ -24,7 +24,7 @@
 // system path or a canonical URI), the store compares it as a string.
 //
 // Hunks split lines at "\n" ("\r\n" included); a lone "\r" does not end a
-// hunk line (positions still honour it, through tools/text). Byte offsets
+// hunk line (positions still honour it, through internal/text). Byte offsets
 // are the store's unit; the calls that take a text.Encoding convert at the
 // edge with a text.Buffer of the current text, built on first use and kept
 // in step by DocumentChangedLSP.

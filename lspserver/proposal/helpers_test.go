@@ -3,7 +3,7 @@ package proposal
 import (
 	"testing"
 
-	"github.com/agentls/agentls/tools/text"
+	"github.com/agentls/agentls/internal/text"
 	"github.com/aymanbagabas/go-udiff"
 )
 

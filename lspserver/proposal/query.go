@@ -1,7 +1,7 @@
 package proposal
 
 import (
-	"github.com/agentls/agentls/tools/text"
+	"github.com/agentls/agentls/internal/text"
 )
 
 // List returns snapshots of the proposals for path ("" = every path),

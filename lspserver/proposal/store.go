@@ -4,7 +4,7 @@ import (
 	"sort"
 	"sync"
 
-	"github.com/agentls/agentls/tools/text"
+	"github.com/agentls/agentls/internal/text"
 	"github.com/aymanbagabas/go-udiff"
 )
 

@@ -15,7 +15,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/agentls/agentls/tools/statedir"
+	"github.com/agentls/agentls/internal/statedir"
 )
 
 // Token is an OAuth access token as stored.

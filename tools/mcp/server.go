@@ -14,7 +14,7 @@ import (
 	"github.com/mark3labs/mcp-go/client/transport"
 	"github.com/mark3labs/mcp-go/mcp"
 
-	"github.com/agentls/agentls/tools/redact"
+	"github.com/agentls/agentls/internal/redact"
 )
 
 // stableAfter is how long a connection must have lasted for its loss to

@@ -31,7 +31,7 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
-	"github.com/agentls/agentls/tools/workspace"
+	"github.com/agentls/agentls/internal/workspace"
 )
 
 // Bounds, so a repository with many or huge skills cannot flood the

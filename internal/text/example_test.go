@@ -3,7 +3,7 @@ package text_test
 import (
 	"fmt"
 
-	"github.com/agentls/agentls/tools/text"
+	"github.com/agentls/agentls/internal/text"
 )
 
 // A server negotiates the encoding once at initialize and then converts

@@ -7,7 +7,7 @@ import (
 	"reflect"
 	"testing"
 
-	"github.com/agentls/agentls/tools/text"
+	"github.com/agentls/agentls/internal/text"
 )
 
 func rng(l1, c1, l2, c2 uint32) *text.Range {

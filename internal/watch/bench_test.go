@@ -8,7 +8,7 @@ import (
 	"runtime"
 	"testing"
 
-	"github.com/agentls/agentls/tools/workspace"
+	"github.com/agentls/agentls/internal/workspace"
 )
 
 // BenchmarkStart20kDirs measures Start (walk + one inotify watch per

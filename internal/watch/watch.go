@@ -22,7 +22,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/agentls/agentls/tools/workspace"
+	"github.com/agentls/agentls/internal/workspace"
 	"github.com/fsnotify/fsnotify"
 )
 

@@ -11,7 +11,7 @@ import (
 
 	"github.com/agentls/agentls/internal/testwait"
 
-	"github.com/agentls/agentls/tools/workspace"
+	"github.com/agentls/agentls/internal/workspace"
 	"go.uber.org/goleak"
 )
 
