@@ -485,6 +485,33 @@ func TestModelErrorMessages(t *testing.T) {
 	}
 }
 
+// An API key alone (OPENAI_API_KEY exported, nothing else) is not a model
+// configuration: the error names the key it saw and exactly the two
+// variables that complete it, and no endpoint is picked on the user's behalf.
+func TestModelErrorKeyOnly(t *testing.T) {
+	c := Defaults().WithEnvAPIKey("sk-x")
+	err := c.ModelError()
+	if !errors.Is(err, ErrNoModel) {
+		t.Fatalf("ModelError = %v", err)
+	}
+	for _, want := range []string{"OPENAI_API_KEY is set", "a key alone", "OPENAI_BASE_URL=https://api.openai.com/v1",
+		"AGENTLS_MODEL", "model.baseURL", "model.name"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("message lacks %q: %s", want, err)
+		}
+	}
+	if strings.Contains(err.Error(), "sk-x") {
+		t.Fatalf("message shows the key: %s", err)
+	}
+	if c.Model.BaseURL != "" {
+		t.Fatalf("a base URL was picked: %q", c.Model.BaseURL)
+	}
+	c.Model.APIKeyEnv = "MY_KEY"
+	if err := c.ModelError(); !strings.Contains(err.Error(), "MY_KEY is set") {
+		t.Fatalf("names the wrong variable: %v", err)
+	}
+}
+
 func TestRedacted(t *testing.T) {
 	c := Defaults()
 	c.Model.APIKey = "sk-literal"

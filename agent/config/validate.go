@@ -146,6 +146,23 @@ func (c Config) ModelError() error {
 	if c.Model.Name == "" {
 		missing = append(missing, "name")
 	}
+	if len(missing) == 2 && c.APIKey() != "" {
+		// Only a key is set (typically OPENAI_API_KEY exported for other
+		// tools). A key does not say which server gets the code, so there is
+		// deliberately no default endpoint even then: the same variable
+		// holds keys for Azure, proxies and OpenAI-compatible hosts, and
+		// guessing would send the workspace to a server the user never
+		// named. Say exactly which two settings complete it.
+		src := "model.apiKey"
+		if c.Model.APIKey == "" {
+			src = c.Model.APIKeyEnv
+		}
+		return fmt.Errorf("%w: %s is set, but a key alone does not say which server and model to use: "+
+			"the model base URL and name are not set. For OpenAI set OPENAI_BASE_URL=https://api.openai.com/v1 "+
+			"and AGENTLS_MODEL to a model of yours (e.g. gpt-4.1); for another server its /v1 URL and model name. "+
+			`Or set model.baseURL and model.name in your editor's agentls settings or in %s as {"model": {"baseURL": "…", "name": "…"}}%s`,
+			ErrNoModel, src, userFileHint(), c.untrustedNote("model.baseURL"))
+	}
 	if len(missing) > 0 {
 		verb := "is"
 		if len(missing) > 1 {

@@ -74,6 +74,24 @@ func TestRunMissingModelConfigExits2WithGuidance(t *testing.T) {
 	}
 }
 
+// Friction from issue 19: `OPENAI_API_KEY=… agentls run "hi"` with nothing
+// else set must say exactly what to add, not a generic "no model configured".
+func TestRunOnlyOpenAIKeyNamesWhatToSet(t *testing.T) {
+	cliEnv(t, nil) // sets OPENAI_API_KEY only
+	code, stdout, stderr := runCLI(t, "--dir", t.TempDir(), "hi")
+	if code != 2 || stdout != "" {
+		t.Fatalf("code %d stdout %q", code, stdout)
+	}
+	for _, want := range []string{"OPENAI_API_KEY is set", "OPENAI_BASE_URL=https://api.openai.com/v1", "AGENTLS_MODEL"} {
+		if !strings.Contains(stderr, want) {
+			t.Fatalf("stderr lacks %q:\n%s", want, stderr)
+		}
+	}
+	if strings.Contains(stderr, testKey) {
+		t.Fatal("stderr shows the API key")
+	}
+}
+
 func TestRunUsageErrors(t *testing.T) {
 	cliEnv(t, nil)
 	dir := t.TempDir()
