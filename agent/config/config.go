@@ -21,7 +21,10 @@
 //
 // A source only overrides the keys it sets; objects merge recursively,
 // arrays and scalars replace, null is ignored, and mcpServers merge by
-// server name (a later entry for a name replaces the whole entry).
+// server name (a later entry for a name replaces the whole entry). The one
+// exception: an untrusted workspace file's security lists
+// (tools.secretPatterns) add to the earlier entries instead of replacing
+// them (trust.go, unionLists).
 // Unknown keys and values of the wrong type are warnings (the key is
 // ignored); a file that is not valid JSON is an error naming the file.
 // Keys match case-insensitively ("baseUrl" works), as Go's JSON does.

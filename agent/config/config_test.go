@@ -573,3 +573,62 @@ func TestWorkspaceConfigFIFONotRead(t *testing.T) {
 		t.Fatalf("err = %v", err)
 	}
 }
+
+// N1: arrays in an untrusted workspace file only add to the user's security
+// lists: "secretPatterns": [] must not unhide the user's **/credentials.yml.
+func TestUntrustedSecurityListsOnlyAdd(t *testing.T) {
+	for _, tc := range []struct {
+		name, ws string
+		trusted  bool
+		want     string
+	}{
+		{"empty list keeps the user's", `{"tools": {"secretPatterns": []}}`, false, "**/credentials.yml"},
+		{"entries are added", `{"tools": {"secretPatterns": ["private/**", "**/credentials.yml"]}}`, false, "**/credentials.yml,private/**"},
+		{"trusted file replaces", `{"tools": {"secretPatterns": ["private/**"]}}`, true, "private/**"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f := newFixture(t)
+			f.user(`{"tools": {"secretPatterns": ["**/credentials.yml"]}}`)
+			f.folder(tc.ws)
+			if tc.trusted {
+				f.trusted = func(string, string) bool { return true }
+			}
+			c, _ := f.mustLoad("")
+			if got := strings.Join(c.Tools.SecretPatterns, ","); got != tc.want {
+				t.Fatalf("secretPatterns = %q, want %q", got, tc.want)
+			}
+		})
+	}
+	// Two untrusted folders: both add, neither removes.
+	f := newFixture(t)
+	f.user(`{"tools": {"secretPatterns": ["a"]}}`)
+	f.folder(`{"tools": {"secretPatterns": ["b"]}}`)
+	f.folder(`{"tools": {"secretPatterns": []}}`)
+	c, _ := f.mustLoad("")
+	if got := strings.Join(c.Tools.SecretPatterns, ","); got != "a,b" {
+		t.Fatalf("two folders: secretPatterns = %q, want a,b", got)
+	}
+	// The editor's own settings are the user's: they still replace.
+	c, _ = f.mustLoad(`{"tools": {"secretPatterns": ["c"]}}`)
+	if got := strings.Join(c.Tools.SecretPatterns, ","); got != "c" {
+		t.Fatalf("editor settings: secretPatterns = %q, want c", got)
+	}
+}
+
+// Every array an untrusted workspace may set is a security list merged as a
+// union: a new safe array key must be judged here, not replace by default.
+func TestSafeArraysAreUnionLists(t *testing.T) {
+	for key := range safeKeys {
+		typ := configType
+		for _, part := range strings.Split(key, ".") {
+			f, ok := jsonFields(typ)[part]
+			if !ok {
+				t.Fatalf("safe key %s is not in the schema", key)
+			}
+			typ = f.Type
+		}
+		if typ.Kind() == reflect.Slice && !unionLists[key] {
+			t.Errorf("safe key %s is an array but not in unionLists: an untrusted file could replace the user's entries", key)
+		}
+	}
+}

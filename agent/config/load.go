@@ -195,9 +195,6 @@ func (l *loader) file(path string, required, workspace bool) {
 // gate withholds the keys of an untrusted workspace file that act on the
 // user's behalf (trust.go), with one warning naming them.
 func (l *loader) gate(path, sum string, m map[string]any) {
-	if l.trusted != nil && l.trusted(path, sum) {
-		return
-	}
 	withheld := gate(m, currentValue(l.merged, defaultsMap()))
 	if len(withheld) == 0 {
 		return
@@ -227,15 +224,19 @@ func (l *loader) source(label string, obj map[string]any, sum string) {
 	if m == nil {
 		return
 	}
-	if sum != "" {
+	untrusted := sum != "" && (l.trusted == nil || !l.trusted(label, sum))
+	if untrusted {
 		l.gate(label, sum, m)
 	}
-	l.merge(l.merged, m, "", label)
+	l.merge(l.merged, m, "", label, untrusted)
 }
 
 // merge folds src into dst. Objects merge recursively except mcpServers
-// entries, which replace by name; anything else replaces.
-func (l *loader) merge(dst, src map[string]any, path, label string) {
+// entries, which replace by name; anything else replaces, except that an
+// untrusted source's security lists (unionLists) only add to what earlier
+// sources set: a cloned repository's "secretPatterns": [] must not unhide
+// the user's own patterns.
+func (l *loader) merge(dst, src map[string]any, path, label string, untrusted bool) {
 	for k, v := range src {
 		p := join(path, k)
 		if v == nil {
@@ -248,8 +249,11 @@ func (l *loader) merge(dst, src map[string]any, path, label string) {
 				d = map[string]any{}
 				dst[k] = d
 			}
-			l.merge(d, sub, p, label)
+			l.merge(d, sub, p, label, untrusted)
 			continue
+		}
+		if list, isList := v.([]any); isList && untrusted && unionLists[p] {
+			v = union(dst[k], list)
 		}
 		dst[k] = v
 		l.origin[p] = label

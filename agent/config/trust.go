@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"maps"
 	"math"
+	"reflect"
 	"regexp"
 	"slices"
 	"strconv"
@@ -21,7 +22,9 @@ import (
 //
 //   - Always applied (they only narrow what agentls does, or are harmless):
 //     model.name (a model name on the user's own endpoint), model.temperature,
-//     tools.secretPatterns (more files hidden), mcp.deferredToolShare,
+//     tools.secretPatterns (more files hidden: like every security list in
+//     unionLists it only adds to the user's entries, never replaces them),
+//     mcp.deferredToolShare,
 //     preview.diagnostics,
 //     mode "preview", tools.runCommand "off", tools.allowSecrets false, and
 //     mcpServers entries with "disabled": true (they only turn a server off).
@@ -77,6 +80,31 @@ var safeKeys = map[string]bool{
 	"tools.secretPatterns":  true,
 	"mcp.deferredToolShare": true,
 	"preview.diagnostics":   true,
+}
+
+// unionLists are the security lists: arrays whose every entry narrows what
+// agentls does (more files hidden). From an untrusted source they merge as
+// a union with what earlier sources set, so a workspace file can add
+// entries but never drop the user's; every array among safeKeys must be
+// here (TestSafeArraysAreUnionLists).
+var unionLists = map[string]bool{
+	"tools.secretPatterns": true,
+}
+
+// union returns the entries of prev (an earlier source's array, or nil)
+// followed by those of add that are not in it.
+func union(prev any, add []any) []any {
+	old, _ := prev.([]any)
+	out := slices.Clone(old)
+	for _, v := range add {
+		if !slices.ContainsFunc(out, func(o any) bool { return reflect.DeepEqual(o, v) }) {
+			out = append(out, v)
+		}
+	}
+	if out == nil {
+		out = []any{}
+	}
+	return out
 }
 
 // narrowingValues are applied from an untrusted workspace only with these
