@@ -44,6 +44,7 @@ const (
 	maxSkillFileBytes  = 256 << 10 // SKILL.md larger than this is refused
 	maxBodyBytes       = 64 << 10  // body returned by Load (the rest is cut with a note)
 	maxListedFiles     = 50        // files of a skill folder listed by Load
+	maxListedDirs      = 100       // folders of a skill looked into for that list
 )
 
 // nameRE is the Agent Skills name rule: lowercase letters, digits and
@@ -66,6 +67,12 @@ type Skill struct {
 	Dir         string // absolute folder holding SKILL.md (symlinks resolved)
 	Source      Source
 	Note        string // shown in the listing, e.g. why it is namespaced
+
+	// root anchors every read of the skill's files: the workspace folder
+	// for a workspace skill (its files are workspace files: symlinks may
+	// not lead out of the workspace), the skill's own resolved folder for
+	// a user skill (which the user may keep anywhere).
+	root string
 }
 
 // Set is the skills available to a run, with the warnings found while
@@ -83,10 +90,10 @@ type Set struct {
 func Discover(userDir string, workspaceFolders []string) *Set {
 	s := &Set{byName: map[string]int{}}
 	if userDir != "" {
-		s.addDir(userDir, User)
+		s.addDir(userDir, User, "")
 	}
 	for _, f := range workspaceFolders {
-		s.addDir(filepath.Join(f, ".agentls", "skills"), Workspace)
+		s.addDir(filepath.Join(f, ".agentls", "skills"), Workspace, f)
 	}
 	sort.Slice(s.skills, func(i, j int) bool { return s.skills[i].Name < s.skills[j].Name })
 	for i, sk := range s.skills {
@@ -108,14 +115,26 @@ func UserDir() string {
 	return filepath.Join(home, ".config", "agentls", "skills")
 }
 
-func (s *Set) addDir(dir string, src Source) {
-	entries, err := os.ReadDir(dir)
+// addDir adds the skills in dir. root is the workspace folder holding a
+// workspace skills folder ("" for the user's): every read of a workspace
+// skill goes through the workspace's confined open with root as anchor,
+// so a skill folder or SKILL.md symlinked out of the workspace is refused,
+// like any other read of a workspace file.
+func (s *Set) addDir(dir string, src Source, root string) {
+	var entries []fs.DirEntry
+	var err error
+	if root != "" {
+		entries, err = workspace.ReadDirIn(root, dir)
+	} else {
+		entries, err = os.ReadDir(dir)
+	}
 	if err != nil {
 		if !errors.Is(err, fs.ErrNotExist) {
 			s.Warnings = append(s.Warnings, fmt.Sprintf("skills: cannot read %s: %v", dir, err))
 		}
 		return
 	}
+	sort.Slice(entries, func(i, j int) bool { return entries[i].Name() < entries[j].Name() })
 	for _, e := range entries {
 		if !e.IsDir() && e.Type()&fs.ModeSymlink == 0 {
 			continue
@@ -124,7 +143,7 @@ func (s *Set) addDir(dir string, src Source) {
 			s.Warnings = append(s.Warnings, fmt.Sprintf("skills: more than %d skills; %s and later ones skipped", MaxSkills, filepath.Join(dir, e.Name())))
 			return
 		}
-		sk, err := readSkill(filepath.Join(dir, e.Name()), e.Name(), src)
+		sk, err := readSkill(filepath.Join(dir, e.Name()), e.Name(), src, root)
 		if err != nil {
 			s.Warnings = append(s.Warnings, "skills: "+err.Error())
 			continue
@@ -159,14 +178,28 @@ type frontMatter struct {
 }
 
 // readSkill parses dir/SKILL.md. The folder name must equal the front
-// matter's name, as in the Agent Skills layout.
-func readSkill(dir, folder string, src Source) (Skill, error) {
+// matter's name, as in the Agent Skills layout. root is the workspace
+// folder of a workspace skill ("" for a user skill): the skill folder,
+// symlinks resolved, must be inside it.
+func readSkill(dir, folder string, src Source, root string) (Skill, error) {
 	file := filepath.Join(dir, "SKILL.md")
 	real, err := filepath.EvalSymlinks(dir)
 	if err != nil {
 		return Skill{}, fmt.Errorf("%s: %w", file, err)
 	}
-	fm, _, err := parseFile(filepath.Join(real, "SKILL.md"))
+	anchor := real
+	if root != "" {
+		realRoot, err := filepath.EvalSymlinks(root)
+		if err != nil {
+			return Skill{}, fmt.Errorf("%s: %w", file, err)
+		}
+		if rel, err := filepath.Rel(realRoot, real); err != nil || !filepath.IsLocal(rel) {
+			return Skill{}, fmt.Errorf("%s: the skill folder is a symlink leading outside the workspace (to %s); "+
+				"workspace skills must live inside the workspace (skipped)", file, real)
+		}
+		anchor = realRoot
+	}
+	fm, _, err := parseFile(anchor, filepath.Join(real, "SKILL.md"))
 	if err != nil {
 		return Skill{}, fmt.Errorf("%s: %w", file, err)
 	}
@@ -182,12 +215,13 @@ func readSkill(dir, folder string, src Source) (Skill, error) {
 	case len(fm.Description) > MaxDescriptionLen:
 		return Skill{}, fmt.Errorf("%s: description is %d characters, more than %d", file, len(fm.Description), MaxDescriptionLen)
 	}
-	return Skill{Name: fm.Name, Description: oneLine(fm.Description), Dir: real, Source: src}, nil
+	return Skill{Name: fm.Name, Description: oneLine(fm.Description), Dir: real, Source: src, root: anchor}, nil
 }
 
-// parseFile reads a SKILL.md and splits its front matter from its body.
-func parseFile(file string) (frontMatter, string, error) {
-	data, err := workspace.ReadRegular(file, maxSkillFileBytes)
+// parseFile reads a SKILL.md, confined to root (see Skill.root), and
+// splits its front matter from its body.
+func parseFile(root, file string) (frontMatter, string, error) {
+	data, err := workspace.ReadFileIn(root, file, maxSkillFileBytes)
 	if err != nil {
 		return frontMatter{}, "", err
 	}
@@ -278,7 +312,7 @@ func (s *Set) Load(name string) (Skill, string, error) {
 		return Skill{}, "", fmt.Errorf("%w %q; available: %s", ErrUnknown, name, strings.Join(names, ", "))
 	}
 	sk := s.skills[i]
-	_, body, err := parseFile(filepath.Join(sk.Dir, "SKILL.md"))
+	_, body, err := parseFile(sk.root, filepath.Join(sk.Dir, "SKILL.md"))
 	if err != nil {
 		return sk, "", fmt.Errorf("skill %s: %w", name, err)
 	}
@@ -288,7 +322,7 @@ func (s *Set) Load(name string) (Skill, string, error) {
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "<skill name=%q folder=%q>\n%s\n</skill>", sk.Name, sk.Dir, body)
-	if files := listFiles(sk.Dir); len(files) > 0 {
+	if files := listFiles(sk.root, sk.Dir); len(files) > 0 {
 		fmt.Fprintf(&b, "\nFiles in this skill's folder (read them with read_file using these paths):\n")
 		for _, f := range files {
 			b.WriteString("- " + f + "\n")
@@ -298,18 +332,29 @@ func (s *Set) Load(name string) (Skill, string, error) {
 }
 
 // listFiles returns up to maxListedFiles regular files under dir (other
-// than SKILL.md), as absolute paths.
-func listFiles(dir string) []string {
+// than SKILL.md), as absolute paths, listing folders through the confined
+// open (root as anchor) and never following a symlink.
+func listFiles(root, dir string) []string {
 	var out []string
-	_ = filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if err != nil || len(out) >= maxListedFiles {
-			return filepath.SkipDir
+	queue := []string{dir}
+	for visited := 0; len(queue) > 0 && len(out) < maxListedFiles && visited < maxListedDirs; visited++ {
+		d := queue[0]
+		queue = queue[1:]
+		entries, err := workspace.ReadDirIn(root, d)
+		if err != nil {
+			continue
 		}
-		if d.Type().IsRegular() && p != filepath.Join(dir, "SKILL.md") {
-			out = append(out, p)
+		sort.Slice(entries, func(i, j int) bool { return entries[i].Name() < entries[j].Name() })
+		for _, e := range entries {
+			p := filepath.Join(d, e.Name())
+			switch {
+			case e.Type().IsRegular() && p != filepath.Join(dir, "SKILL.md") && len(out) < maxListedFiles:
+				out = append(out, p)
+			case e.IsDir():
+				queue = append(queue, p)
+			}
 		}
-		return nil
-	})
+	}
 	return out
 }
 
@@ -330,18 +375,14 @@ func (s *Set) Contains(abs string) (Skill, bool) {
 	return Skill{}, false
 }
 
-// ReadFile reads a file inside a skill's folder, read-only: the path,
-// with symlinks resolved, must stay inside the folder, and it must be a
-// regular file of bounded size.
+// ReadFile reads a file inside a skill's folder, read-only, through the
+// confined open with the skill's folder as anchor: symlinks may not lead
+// out of the folder, and it must be a regular file of bounded size.
 func ReadFile(sk Skill, abs string) (string, error) {
-	real, err := filepath.EvalSymlinks(abs)
-	if err != nil {
-		return "", err
-	}
-	if !strings.HasPrefix(real, sk.Dir+string(filepath.Separator)) {
+	data, err := workspace.ReadFileIn(sk.Dir, abs, maxSkillFileBytes)
+	if errors.Is(err, workspace.ErrOutside) {
 		return "", fmt.Errorf("%s leaves the folder of skill %s", abs, sk.Name)
 	}
-	data, err := workspace.ReadRegular(real, maxSkillFileBytes)
 	if err != nil {
 		return "", err
 	}

@@ -113,3 +113,72 @@ func TestReadFileStaysInsideTheSkillFolder(t *testing.T) {
 		t.Fatal("a file outside every skill folder counted as inside")
 	}
 }
+
+// N2: a workspace skill folder, or its SKILL.md, symlinked outside the
+// workspace is not followed: neither its body nor its file list reaches the
+// model. A symlink that stays inside the workspace still works, and the
+// user's own skills may live anywhere.
+func TestWorkspaceSkillsSymlinkedOutsideAreRefused(t *testing.T) {
+	ws, outside, user := t.TempDir(), t.TempDir(), t.TempDir()
+	skillsDir := filepath.Join(ws, ".agentls", "skills")
+	write(t, filepath.Join(outside, "evil", "SKILL.md"), "---\nname: evil\ndescription: d\n---\nOUTSIDE-BODY\n")
+	write(t, filepath.Join(outside, "evil", "notes.txt"), "outside notes")
+	write(t, filepath.Join(outside, "md.md"), "---\nname: md\ndescription: d\n---\nOUTSIDE-MD\n")
+	write(t, filepath.Join(ws, "shared", "inner", "SKILL.md"), "---\nname: inner\ndescription: d\n---\nINNER-BODY\n")
+	write(t, filepath.Join(ws, "shared", "inner", "ref.txt"), "r")
+	write(t, filepath.Join(user, "mine", "SKILL.md"), "---\nname: mine\ndescription: d\n---\nMINE\n")
+	if err := os.MkdirAll(filepath.Join(skillsDir, "md"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for link, target := range map[string]string{
+		filepath.Join(skillsDir, "evil"):            filepath.Join(outside, "evil"),
+		filepath.Join(skillsDir, "md", "SKILL.md"):  filepath.Join(outside, "md.md"),
+		filepath.Join(skillsDir, "inner"):           filepath.Join(ws, "shared", "inner"),
+		filepath.Join(user, "mine", "outside-link"): filepath.Join(outside, "evil", "notes.txt"),
+	} {
+		if err := os.Symlink(target, link); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s := Discover(user, []string{ws})
+	var names []string
+	for _, sk := range s.All() {
+		names = append(names, sk.Name)
+	}
+	if strings.Join(names, ",") != "inner,mine" {
+		t.Fatalf("skills = %v, warnings:\n%s", names, strings.Join(s.Warnings, "\n"))
+	}
+	warn := strings.Join(s.Warnings, "\n")
+	for _, want := range []string{
+		filepath.Join(skillsDir, "evil", "SKILL.md") + ": the skill folder is a symlink leading outside the workspace",
+		filepath.Join(skillsDir, "md", "SKILL.md") + ": path is outside the workspace",
+		"leads outside the workspace (to " + filepath.Join(outside, "md.md"),
+	} {
+		if !strings.Contains(warn, want) {
+			t.Errorf("warnings lack %q:\n%s", want, warn)
+		}
+	}
+	if _, _, err := s.Load("evil"); err == nil {
+		t.Fatal("the outside skill loads")
+	}
+	_, body, err := s.Load("inner")
+	if err != nil || !strings.Contains(body, "INNER-BODY") || !strings.Contains(body, "ref.txt") {
+		t.Fatalf("inner skill: %q, %v", body, err)
+	}
+	_, body, err = s.Load("mine")
+	if err != nil || !strings.Contains(body, "MINE") || strings.Contains(body, "outside-link") {
+		t.Fatalf("user skill: %q, %v (a symlink is not listed)", body, err)
+	}
+
+	// A skill swapped for a symlink after discovery is refused on Load.
+	if err := os.Rename(filepath.Join(ws, "shared", "inner"), filepath.Join(ws, "shared", "inner.old")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(filepath.Join(outside, "evil"), filepath.Join(ws, "shared", "inner")); err != nil {
+		t.Fatal(err)
+	}
+	write(t, filepath.Join(outside, "evil", "SKILL.md"), "---\nname: inner\ndescription: d\n---\nOUTSIDE-BODY\n")
+	if _, body, err := s.Load("inner"); err == nil || strings.Contains(body, "OUTSIDE") {
+		t.Fatalf("swapped skill loaded: %q, %v", body, err)
+	}
+}
