@@ -75,6 +75,7 @@ type sessionFile struct {
 type SessionStore struct {
 	dir         string
 	log         *slog.Logger
+	readOnly    bool // ReadSessions: never create, rename or remove anything
 	MaxSessions int
 	MaxBytes    int64
 }
@@ -96,12 +97,7 @@ func OpenSessionStore(stateDir, folder string, log *slog.Logger) (*SessionStore,
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	folder = filepath.Clean(folder)
-	if real, err := filepath.EvalSymlinks(folder); err == nil {
-		folder = real // the same key whether the folder was named through a symlink or not
-	}
-	sum := sha256.Sum256([]byte(folder))
-	dir := filepath.Join(stateDir, "sessions", hex.EncodeToString(sum[:8]))
+	dir := sessionDir(stateDir, folder)
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, fmt.Errorf("session dir: %w", err)
 	}
@@ -112,6 +108,31 @@ func OpenSessionStore(stateDir, folder string, log *slog.Logger) (*SessionStore,
 	probe.Close()
 	os.Remove(probe.Name())
 	return &SessionStore{dir: dir, log: log, MaxSessions: DefaultMaxSessions, MaxBytes: DefaultMaxBytes}, nil
+}
+
+// sessionDir is where the sessions of the workspace whose first folder is
+// folder live under stateDir.
+func sessionDir(stateDir, folder string) string {
+	folder = filepath.Clean(folder)
+	if real, err := filepath.EvalSymlinks(folder); err == nil {
+		folder = real // the same key whether the folder was named through a symlink or not
+	}
+	sum := sha256.Sum256([]byte(folder))
+	return filepath.Join(stateDir, "sessions", hex.EncodeToString(sum[:8]))
+}
+
+// ReadSessions lists the saved sessions of the workspace whose first folder
+// is folder, newest first, without writing anything: a listing
+// (`agentls sessions`) must not leave an empty directory behind for every
+// folder it was asked about, nor set aside files it cannot read (those are
+// logged and skipped; the next OpenSessionStore.Load sets them aside). A
+// workspace with no session directory has no sessions.
+func ReadSessions(stateDir, folder string, log *slog.Logger) []Restored {
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	st := &SessionStore{dir: sessionDir(stateDir, folder), log: log, readOnly: true}
+	return st.Load()
 }
 
 // Dir is the workspace's session directory.
@@ -183,6 +204,9 @@ type storedFile struct {
 
 func (st *SessionStore) files() []storedFile {
 	ents, err := os.ReadDir(st.dir)
+	if errors.Is(err, fs.ErrNotExist) && st.readOnly {
+		return nil // nothing saved for this workspace yet
+	}
 	if err != nil {
 		st.log.Warn("cannot list sessions", "dir", st.dir, "err", err)
 		return nil
@@ -238,6 +262,10 @@ func (st *SessionStore) Load() []Restored {
 	for _, sf := range st.files() {
 		r, err := st.load(sf.id)
 		if err != nil {
+			if st.readOnly {
+				st.log.Warn("session file cannot be read; skipped", "session", sf.id, "err", err)
+				continue
+			}
 			st.log.Warn("session file ignored; starting that session afresh", "session", sf.id, "err", err)
 			if err := os.Rename(st.path(sf.id), st.path(sf.id)+".bad"); err != nil {
 				st.log.Warn("cannot set the session file aside", "session", sf.id, "err", err)

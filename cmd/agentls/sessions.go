@@ -140,12 +140,7 @@ func sessionsMain(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "agentls sessions: %v\n", err)
 		return 1
 	}
-	st, err := agent.OpenSessionStore(stateDir, dir, logger)
-	if err != nil {
-		fmt.Fprintf(stderr, "agentls sessions: %v\n", err)
-		return 1
-	}
-	all := st.Load()
+	all := agent.ReadSessions(stateDir, dir, logger) // a listing creates nothing
 	if len(all) == 0 {
 		fmt.Fprintf(stderr, "agentls sessions: no saved session for %s\n", dir)
 		return 0

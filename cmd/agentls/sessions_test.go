@@ -92,3 +92,53 @@ func TestRunContinueWithoutSession(t *testing.T) {
 		t.Fatalf("--continue without sessions: %d\n%s", code, stderr)
 	}
 }
+
+// Listing is read-only: `agentls sessions` on workspaces with nothing saved
+// creates no directory (issue 19: it left an empty one per workspace), and
+// an unreadable session file is skipped, not renamed.
+func TestSessionsListingCreatesNothing(t *testing.T) {
+	state := cliEnv(t, nil)
+	for i := 0; i < 3; i++ {
+		var out, errb bytes.Buffer
+		if code := run([]string{"sessions", "--dir", t.TempDir()}, strings.NewReader(""), &out, &errb); code != 0 || out.Len() != 0 ||
+			!strings.Contains(errb.String(), "no saved session") {
+			t.Fatalf("agentls sessions: %d %q %q", code, out.String(), errb.String())
+		}
+	}
+	var found []string
+	filepath.WalkDir(state, func(p string, d os.DirEntry, err error) error {
+		if p != state {
+			found = append(found, p)
+		}
+		return nil
+	})
+	if len(found) != 0 {
+		t.Fatalf("listing created %v", found)
+	}
+
+	// A workspace with a corrupted session file: listed without it, the file left alone.
+	srv := llmtest.New(t, func(*llmtest.ChatRequest) llmtest.Reply { return llmtest.Text("Hello.") })
+	cliEnv(t, srv)
+	t.Setenv("XDG_STATE_HOME", state)
+	dir := t.TempDir()
+	if code, _, stderr := runCLI(t, "--dir", dir, "say hello"); code != 0 {
+		t.Fatalf("run: %d\n%s", code, stderr)
+	}
+	matches, _ := filepath.Glob(filepath.Join(state, "agentls", "sessions", "*", "*.json"))
+	if len(matches) != 1 {
+		t.Fatalf("session files: %v", matches)
+	}
+	bad := filepath.Join(filepath.Dir(matches[0]), "0123456789abcdef.json")
+	writeFile(t, bad, "{not json", 0o600)
+	var out, errb bytes.Buffer
+	if code := run([]string{"sessions", "--dir", dir}, strings.NewReader(""), &out, &errb); code != 0 ||
+		!strings.Contains(out.String(), "say hello") || strings.Contains(out.String(), "0123456789abcdef") {
+		t.Fatalf("agentls sessions: %d\n%s\n%s", code, out.String(), errb.String())
+	}
+	if _, err := os.Stat(bad); err != nil {
+		t.Fatalf("the unreadable file was moved: %v", err)
+	}
+	if !strings.Contains(errb.String(), "0123456789abcdef") {
+		t.Fatalf("the unreadable file is not reported:\n%s", errb.String())
+	}
+}
