@@ -174,7 +174,11 @@ func (c *Client) Stream(ctx context.Context, req Request, onDelta func(Delta)) (
 			if fail.retry && attempt > 1 {
 				e.Message = fmt.Sprintf("%s (gave up after %d attempts)", e.Message, attempt)
 			}
-			level := slog.LevelWarn
+			// The error is returned and the caller shows it (the run's failed
+			// event, the CLI's last line, the editor's message): logging it
+			// at Warn too printed it twice on agentls run's stderr. Info
+			// keeps it in a log file (--log-level info) beside the retries.
+			level := slog.LevelInfo
 			if e.Kind == Canceled {
 				level = slog.LevelDebug
 			}

@@ -283,6 +283,11 @@ func TestRunModelFailureExits1(t *testing.T) {
 	if strings.Contains(stderr, testKey) {
 		t.Fatal("stderr shows the API key")
 	}
+	// The failure is told once, as the clean last message, not also as a
+	// raw log line (issue 19).
+	if n := strings.Count(stderr, "401"); n != 1 || strings.Contains(stderr, "level=") {
+		t.Fatalf("the error is shown %d times, or as a log line:\n%s", n, stderr)
+	}
 }
 
 func TestRunLimitFromWorkspaceConfigExits1(t *testing.T) {
