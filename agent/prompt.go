@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/agentls/agentls/agent/llm"
 	"github.com/agentls/agentls/internal/text"
 	"github.com/agentls/agentls/internal/workspace"
 )
@@ -146,7 +147,7 @@ func buildTaskMessage(prompt string, ec *EditorContext, folders []string) string
 	}
 	var b strings.Builder
 	b.WriteString(prompt)
-	b.WriteString("\n\n<editor>\n")
+	b.WriteString(llm.EditorContextOpen) // replay ignores this block (llm.WithoutEditorContext)
 	if ec.Path != "" {
 		fmt.Fprintf(&b, "File: %s\n", displayPath(ec.Path, folders))
 	}
@@ -183,7 +184,7 @@ func buildTaskMessage(prompt string, ec *EditorContext, folders []string) string
 			fmt.Fprintf(&b, "- line %d col %d: %s: %s%s\n", d.Range.Start.Line+1, d.Range.Start.Character+1, sev, d.Message, src)
 		}
 	}
-	b.WriteString("</editor>")
+	b.WriteString(llm.EditorContextClose)
 	return b.String()
 }
 

@@ -91,8 +91,44 @@ func LoadCassette(path string) (*Cassette, error) {
 	return &c, nil
 }
 
-// fingerprint computes the RequestPrint of a chat-completions request body.
-func fingerprint(body []byte) (RequestPrint, error) {
+// EditorContextOpen and EditorContextClose delimit the editor context block
+// that a run started from an editor appends to the user's task (the file,
+// selection and diagnostics; agent.buildTaskMessage writes it with these).
+const (
+	EditorContextOpen  = "\n\n<editor>\n"
+	EditorContextClose = "</editor>"
+)
+
+// WithoutEditorContext returns a user message's text without the editor
+// context block at its end (unchanged when it has none).
+//
+// This is the replay rule for editors: a cassette matches a request by the
+// user's task and the conversation, not by where the editor's cursor was.
+// The same task typed in Neovim, VS Code or `agentls run` then replays the
+// same recording (a run recorded on the CLI, like examples/hello's, replays
+// in the editor, and one recorded in the editor on the CLI), while another
+// task, other file contents (tool results) or another tool list still
+// diverge with an error naming the turn.
+func WithoutEditorContext(s string) string {
+	if !strings.HasSuffix(s, EditorContextClose) {
+		return s
+	}
+	// The first opening: the block's own selection may quote one.
+	if i := strings.Index(s, EditorContextOpen); i >= 0 {
+		return s[:i]
+	}
+	return s
+}
+
+// fingerprint computes the RequestPrint of a chat-completions request body,
+// with the editor context block left out of user messages
+// (WithoutEditorContext). fingerprintExact keeps it: cassettes recorded
+// before that rule hashed the whole message, and still replay.
+func fingerprint(body []byte) (RequestPrint, error) { return fingerprintOf(body, true) }
+
+func fingerprintExact(body []byte) (RequestPrint, error) { return fingerprintOf(body, false) }
+
+func fingerprintOf(body []byte, stripEditor bool) (RequestPrint, error) {
 	var req struct {
 		Messages []map[string]any `json:"messages"`
 		Tools    []map[string]any `json:"tools"`
@@ -106,6 +142,11 @@ func fingerprint(body []byte) (RequestPrint, error) {
 		role, _ := m["role"].(string)
 		if role == "system" || role == "developer" {
 			continue
+		}
+		if c, ok := m["content"].(string); ok && role == "user" && stripEditor {
+			if t := WithoutEditorContext(c); t != c {
+				m["content"] = t
+			}
 		}
 		canon, _ := json.Marshal(m) // maps marshal with sorted keys
 		all.Write(canon)
@@ -202,7 +243,9 @@ func (r *replayer) RoundTrip(req *http.Request) (*http.Response, error) {
 	}
 	rec := r.c.Turns[r.next]
 	if rec.Request.SHA256 != got.SHA256 {
-		return nil, &ReplayError{Path: r.path, Turn: turn, Message: diverge(rec.Request, got)}
+		if exact, err := fingerprintExact(body); err != nil || rec.Request.SHA256 != exact.SHA256 {
+			return nil, &ReplayError{Path: r.path, Turn: turn, Message: diverge(rec.Request, got)}
+		}
 	}
 	r.next++
 	return &http.Response{
