@@ -44,6 +44,21 @@ func (s *Session) Decide(d Decision) {
 		s.inputs = append(s.inputs, d)
 	}
 	s.note(d)
+	s.recordFate(d)
+}
+
+// recordFate appends the decision to its run's transcript (under s.mu),
+// for the run report. Failures are logged nowhere on purpose: a run
+// without a transcript is normal, and review must not slow down for it.
+func (s *Session) recordFate(d Decision) {
+	if s.transcriptDir == NoTranscript || d.RunID == "" {
+		return
+	}
+	f := Fate{RunID: d.RunID, Path: d.Path, Fate: FateRejected, Hunks: d.Hunks, Reason: d.Reason}
+	if d.Accepted {
+		f.Fate = FateAccepted
+	}
+	_ = RecordFate(s.transcriptDir, f)
 }
 
 // applyDecisions is the run's Options.Between: it applies the decisions

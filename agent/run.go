@@ -113,6 +113,8 @@ func (r *runner) flushStaged() {
 			if !ok {
 				f = tools.StagedFile{Path: p}
 			}
+			rel := r.env.Rel(p)
+			r.transcript.record("staged", map[string]any{"path": rel, "created": f.Created, "pending": f.Pending(), "diff": f.Unified(rel)})
 			r.events.emit(Event{Kind: EventStaged, Path: p, Staged: f})
 		}
 	}

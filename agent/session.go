@@ -32,6 +32,10 @@ type Session struct {
 	inputs []Decision // decisions not yet applied to the active run
 	active string     // id of the run in progress, "" when none
 	st     sessionState
+	// transcriptDir is where this session's runs write transcripts (the
+	// last Setup's), for fates recorded after a run ended; "" is the
+	// default, NoTranscript none.
+	transcriptDir string
 }
 
 // NewSession returns a new, empty session; id "" gets a fresh one.
@@ -172,6 +176,14 @@ func (r *SessionRun) Execute(ctx context.Context) Outcome {
 	defer r.Close()
 	s, log := r.s, r.setup.Logger
 	tr := r.openTranscript()
+	s.mu.Lock()
+	s.transcriptDir = r.setup.TranscriptDir
+	s.mu.Unlock()
+	var folders []string
+	if r.setup.View != nil {
+		folders = r.setup.View.Folders()
+	}
+	tr.record("session", map[string]any{"sessionId": s.id, "runId": r.req.RunID, "folders": folders, "mode": r.req.Mode, "model": r.setup.Config.Model.Name, "prompt": r.req.Prompt})
 	history, followup := s.begin(r.req, r.setup.View)
 	out := Run(ctx, Options{
 		History:  history,

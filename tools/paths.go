@@ -51,6 +51,11 @@ func relTo(dir, abs string) (string, bool) {
 	return "", false
 }
 
+// Rel returns abs relative to the workspace folder containing it (abs
+// itself when no folder holds it): the name a person or the model knows
+// the file by, for transcripts and reports.
+func (env *Env) Rel(abs string) string { return env.folderRel(abs) }
+
 // folderRel returns abs relative to the workspace folder containing it.
 func (env *Env) folderRel(abs string) string {
 	for _, f := range env.View.Folders() {

@@ -116,6 +116,12 @@ func parseRunFlags(args []string, stdout, stderr io.Writer) (runFlags, int) {
 // runMain runs one agent task headless (`agentls run`) and returns the exit
 // status.
 func runMain(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	return runMainContext(context.Background(), args, stdin, stdout, stderr)
+}
+
+// runMainContext is runMain under parent: cancelling it cancels the run
+// as Ctrl-C does.
+func runMainContext(parent context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	f, code := parseRunFlags(args, stdout, stderr)
 	if code >= 0 {
 		return code
@@ -160,7 +166,7 @@ func runMain(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	defer prepared.Close()
 
-	ctx, stop := signalContext(context.Background(), stderr)
+	ctx, stop := signalContext(parent, stderr)
 	defer stop()
 	closeMCP := startRunMCP(ctx, cfg, dir, prepared.Registry(), logger, stderr)
 	defer closeMCP()

@@ -64,13 +64,19 @@ var (
 )
 
 // secretPatterns match secrets by shape in free text. Each keeps its first
-// group (the label) and replaces the rest.
-var secretPatterns = []*regexp.Regexp{
-	regexp.MustCompile(`(?i)(authorization["']?\s*[:=]\s*["']?)[^"'\r\n]+`),
-	regexp.MustCompile(`(?i)(bearer\s+)[A-Za-z0-9._~+/=\-]{6,}`),
-	regexp.MustCompile(`(?i)((?:api[_-]?key|x-api-key|access[_-]?token|auth[_-]?token|secret[_-]?key|password)["']?\s*[:=]\s*["']?)[^"'&\s,;]+`),
-	regexp.MustCompile(`()\bsk-(?:[A-Za-z0-9_-]{2,}-)?[A-Za-z0-9_-]{16,}`),
-	regexp.MustCompile(`()\b(?:gh[pousr]_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{20,}|xox[baprs]-[A-Za-z0-9-]{10,}|AKIA[0-9A-Z]{16}|AIza[0-9A-Za-z_\-]{35})`),
+// group (the label) and replaces the rest. hints are lower-case literals
+// one of which every match contains: the regexps run only on text that has
+// one, since running them blind over a megabytes-long tool result or
+// transcript is what made redaction the cost of writing and reading them.
+var secretPatterns = []struct {
+	re    *regexp.Regexp
+	hints []string
+}{
+	{regexp.MustCompile(`(?i)(authorization["']?\s*[:=]\s*["']?)[^"'\r\n]+`), []string{"authorization"}},
+	{regexp.MustCompile(`(?i)(bearer\s+)[A-Za-z0-9._~+/=\-]{6,}`), []string{"bearer"}},
+	{regexp.MustCompile(`(?i)((?:api[_-]?key|x-api-key|access[_-]?token|auth[_-]?token|secret[_-]?key|password)["']?\s*[:=]\s*["']?)[^"'&\s,;]+`), []string{"key", "token", "password"}},
+	{regexp.MustCompile(`()\bsk-(?:[A-Za-z0-9_-]{2,}-)?[A-Za-z0-9_-]{16,}`), []string{"sk-"}},
+	{regexp.MustCompile(`()\b(?:gh[pousr]_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{20,}|xox[baprs]-[A-Za-z0-9-]{10,}|AKIA[0-9A-Z]{16}|AIza[0-9A-Za-z_\-]{35})`), []string{"ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_", "xox", "akia", "aiza"}},
 }
 
 // Text masks credentials in free text (error messages, log lines,
@@ -80,11 +86,22 @@ var secretPatterns = []*regexp.Regexp{
 // api_key=…, sk-…, GitHub, Slack, AWS and Google keys).
 func Text(s string) string {
 	if strings.ContainsAny(s, "@?&;") {
-		s = userInfo.ReplaceAllString(s, "${1}"+Mask+"@")
-		s = queryCred.ReplaceAllString(s, "${1}"+Mask)
+		if strings.Contains(s, "://") {
+			s = userInfo.ReplaceAllString(s, "${1}"+Mask+"@")
+		}
+		if strings.Contains(s, "=") {
+			s = queryCred.ReplaceAllString(s, "${1}"+Mask)
+		}
 	}
-	for _, re := range secretPatterns {
-		s = re.ReplaceAllString(s, "${1}"+Mask)
+	lower := strings.ToLower(s)
+	for _, p := range secretPatterns {
+		for _, h := range p.hints {
+			if strings.Contains(lower, h) {
+				s = p.re.ReplaceAllString(s, "${1}"+Mask)
+				lower = strings.ToLower(s)
+				break
+			}
+		}
 	}
 	return s
 }

@@ -1,0 +1,5 @@
+//go:build !unix
+
+package report
+
+const nonBlock = 0

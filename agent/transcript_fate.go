@@ -1,0 +1,122 @@
+package agent
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/agentls/agentls/internal/text"
+)
+
+// A proposal's fate (accepted, rejected with a reason, conflicted,
+// reverted) is decided after its run ended, often after a restart, so it
+// cannot be recorded by the run's open Transcript. RecordFate appends it
+// to the run's transcript file instead, where the run report
+// (internal/report) finds it next to the change it decides.
+
+// Fate kinds recorded in "fate" transcript records.
+const (
+	FateAccepted   = "accepted"
+	FateRejected   = "rejected"
+	FateConflicted = "conflicted"
+	FateReverted   = "reverted"
+)
+
+// Fate is one review outcome for some hunks of one file of a run.
+type Fate struct {
+	RunID  string
+	Path   string // absolute or workspace-relative; shown as given
+	Fate   string // one of the Fate* constants
+	Hunks  int
+	Reason string // the user's reason (rejected) or why (conflicted)
+}
+
+// maxFateRecord bounds one fate line: a reason pasted by mistake (a
+// whole file) must not grow the transcript without bound.
+const (
+	maxFateRecord = 16 << 10
+	maxFateReason = 4 << 10
+)
+
+// RecordFate appends f as a {"kind":"fate"} record to the transcript of
+// f.RunID found in dir ("" is DefaultTranscriptDir). It never creates a
+// transcript: a run without one (NoTranscript, a failed open) has no
+// report to complete, and that is not an error worth more than a return
+// value the caller may log.
+func RecordFate(dir string, f Fate) error {
+	path, err := FindTranscript(dir, f.RunID)
+	if err != nil {
+		return err
+	}
+	if len(f.Reason) > maxFateReason {
+		f.Reason = text.ClipBytes(f.Reason, maxFateReason)
+	}
+	return appendTranscriptRecord(path, "fate", map[string]any{
+		"runId": f.RunID, "path": f.Path, "fate": f.Fate, "hunks": f.Hunks, "reason": f.Reason,
+	}, NewRedactor())
+}
+
+// FindTranscript returns the transcript file of runID in dir ("" is
+// DefaultTranscriptDir): the newest <date>-<runID>.jsonl.
+func FindTranscript(dir, runID string) (string, error) {
+	if !validID(runID) {
+		return "", fmt.Errorf("transcript of run %q: not a run id", runID)
+	}
+	if dir == "" {
+		d, err := DefaultTranscriptDir()
+		if err != nil {
+			return "", err
+		}
+		dir = d
+	}
+	matches, err := filepath.Glob(filepath.Join(dir, "*-"+runID+".jsonl"))
+	if err != nil {
+		return "", fmt.Errorf("transcript of run %s: %w", runID, err)
+	}
+	if len(matches) == 0 {
+		return "", fmt.Errorf("transcript of run %s: %w", runID, fs.ErrNotExist)
+	}
+	return matches[len(matches)-1], nil // names start with the date: the last is the newest
+}
+
+// appendTranscriptRecord writes one redacted record at the end of an
+// existing transcript. It refuses anything but a regular file, so a
+// planted symlink or FIFO in the state directory can neither redirect
+// nor block the write.
+func appendTranscriptRecord(path, kind string, fields map[string]any, redact *Redactor) error {
+	fi, err := os.Lstat(path)
+	if err != nil {
+		return fmt.Errorf("append to transcript: %w", err)
+	}
+	if !fi.Mode().IsRegular() {
+		return fmt.Errorf("append to transcript %s: not a regular file", path)
+	}
+	rec := make(map[string]any, len(fields)+2)
+	for k, v := range fields {
+		rec[k] = v
+	}
+	rec["kind"] = kind
+	rec["time"] = time.Now().UTC().Format(time.RFC3339Nano)
+	line, err := redact.JSON(rec)
+	if err != nil {
+		return fmt.Errorf("encode transcript record %s: %w", kind, err)
+	}
+	if len(line) > maxFateRecord {
+		return errors.New("append to transcript: record too large")
+	}
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND, 0)
+	if err != nil {
+		return fmt.Errorf("append to transcript: %w", err)
+	}
+	_, werr := f.Write(append(line, '\n'))
+	if cerr := f.Close(); werr == nil {
+		werr = cerr
+	}
+	if werr != nil {
+		return fmt.Errorf("append to transcript: %w", werr)
+	}
+	return nil
+}
