@@ -7,8 +7,8 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"strconv"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -40,11 +40,11 @@ type record struct {
 	Task      string   `json:"task"`
 
 	// request, response
-	Turn         int        `json:"turn"`
-	Text         string     `json:"text"`
+	Turn         int             `json:"turn"`
+	Text         string          `json:"text"`
 	ToolCalls    json.RawMessage `json:"toolCalls"` // response: the calls; finish: their count
-	FinishReason string     `json:"finishReason"`
-	Usage        *Usage     `json:"usage"`
+	FinishReason string          `json:"finishReason"`
+	Usage        *Usage          `json:"usage"`
 
 	// tool_call, tool_result
 	ID        string          `json:"id"`

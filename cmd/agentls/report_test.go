@@ -43,7 +43,7 @@ func TestReportOfScriptedSessionInChromium(t *testing.T) {
 		}
 		switch req.Turns() {
 		case 0:
-			return llmtest.ToolCalls(llmtest.Call{ID: "c1", Name: "read_file", Args: `{"path":"greet.py"}`}).WithText("Reading " + hostile).Usage(300, 20)
+			return llmtest.ToolCalls(llmtest.Call{ID: "c1", Name: "read_file", Args: `{"path":"greet.py"}`}).WithText("Reading "+hostile).Usage(300, 20)
 		case 1:
 			return llmtest.ToolCalls(llmtest.Call{ID: "c2", Name: "task", Args: `{"description":"find callers","prompt":"List the callers of greet"}`}).Usage(400, 20)
 		case 2:
@@ -52,7 +52,7 @@ func TestReportOfScriptedSessionInChromium(t *testing.T) {
 				llmtest.Call{ID: "c4", Name: "write_file", Args: `{"path":"NOTES.md","content":"# Notes\nfixed nme\n"}`},
 			).Usage(500, 40)
 		}
-		return llmtest.Text("Fixed the typo. " + hostile + "\n" + big).ChunkSize(1 << 20).Usage(600, 30)
+		return llmtest.Text("Fixed the typo. "+hostile+"\n"+big).ChunkSize(1<<20).Usage(600, 30)
 	})
 	state := cliEnv(t, srv)
 	ws := t.TempDir()
