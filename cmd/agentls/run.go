@@ -179,6 +179,9 @@ func runMainContext(parent context.Context, args []string, stdin io.Reader, stdo
 	// the same screen again on stdout would show it twice.
 	echo := !(isTerminal(stdout) && isTerminal(stderr))
 	code = finishRun(out, prepared.Env().Changes, view, f.apply, echo, stdout, stderr)
+	if f.apply && code == 0 && out.Status == agent.StatusFinished {
+		recordApplied(prepared.ID(), prepared.Env().Changes)
+	}
 	cs.save(prepared.Env().Changes, f.apply && code == 0 && out.Status == agent.StatusFinished, cfg, stderr)
 	if f.plan && out.Status == agent.StatusFinished {
 		fmt.Fprintf(stderr, "agentls run: that was a plan; to carry it out (as proposals, or with --apply):\n  agentls run --dir %s --session %s %q\n",
@@ -251,6 +254,16 @@ func finishRun(out agent.Outcome, cs *tools.Changeset, view *workspace.View, app
 		return 1
 	}
 	return 0
+}
+
+// recordApplied completes the run's transcript with the fate of its
+// changes (applied, the CLI's accept), for `agentls report`.
+func recordApplied(runID string, cs *tools.Changeset) {
+	for _, p := range cs.Files() {
+		if f, ok := cs.Get(p); ok && (f.Pending() || f.Text != "") {
+			_ = agent.RecordFate("", agent.Fate{RunID: runID, Path: p, Fate: agent.FateAccepted, Reason: "applied with agentls run --apply"})
+		}
+	}
 }
 
 // progress shows a run on stderr: streamed text as it comes, one line per
