@@ -21,6 +21,16 @@ type planFile struct {
 	before   string
 	expected string
 	landed   bool // the document already became expected
+	// victims are the other hunks of the file that the plan's hunks clash
+	// with, found when the plan was built: superseded when the plan lands
+	// on a text that moved on (land finds them afresh otherwise).
+	victims []victim
+}
+
+// victim is a hunk that an accepted hunk supersedes once applied.
+type victim struct {
+	h, by *hunk
+	kind  clashKind
 }
 
 // Accept builds the plan that applies the selected pending hunks, with
@@ -28,9 +38,12 @@ type planFile struct {
 // Failed is called with the plan. Selected hunks that cannot be included
 // are reported in Conflicts: conflicted hunks, hunks already in an
 // in-flight plan, hunks of a file with an earlier plan still in flight,
-// and a hunk overlapping one already taken from another run. A filter
-// naming an unknown hunk id is an error wrapping ErrNotFound; a filter that
-// selects nothing gives an empty plan.
+// and a hunk clashing with one already taken from another run (clash.go).
+// Per file the plan is one edit: the client applies all of it or none,
+// and every selected hunk is either in it or in Conflicts. Once the plan
+// lands, the hunks its hunks clash with are conflicted for good (see
+// land). A filter naming an unknown hunk id is an error wrapping
+// ErrNotFound; a filter that selects nothing gives an empty plan.
 func (s *Store) Accept(f Filter, enc text.Encoding) (AcceptPlan, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -71,11 +84,14 @@ func (s *Store) Accept(f Filter, enc text.Encoding) (AcceptPlan, error) {
 		if err != nil {
 			return AcceptPlan{}, err
 		}
-		for _, id := range fe.HunkIDs {
-			s.byID[id].plan = out.ID
+		taken := make([]*hunk, len(fe.HunkIDs))
+		for i, id := range fe.HunkIDs {
+			taken[i] = s.byID[id]
+			taken[i].plan = out.ID
 		}
 		out.Files = append(out.Files, fe)
-		pl.files[fs.path] = &planFile{path: fs.path, hunkIDs: fe.HunkIDs, edits: fe.Edits, before: fe.Before, expected: fe.Expected}
+		pl.files[fs.path] = &planFile{path: fs.path, hunkIDs: fe.HunkIDs, edits: fe.Edits, before: fe.Before, expected: fe.Expected,
+			victims: victims(fs, taken)}
 	}
 	if len(pl.files) > 0 {
 		s.plans[pl.id] = pl
@@ -83,25 +99,33 @@ func (s *Store) Accept(f Filter, enc text.Encoding) (AcceptPlan, error) {
 	return out, nil
 }
 
-// buildFileEdit turns the selected hunks of one file into its FileEdit;
-// a hunk overlapping one taken earlier (in document order) is left out as
-// a conflict.
+// buildFileEdit turns the selected hunks of one file into its FileEdit,
+// taking them in document order (the earlier proposal first at equal
+// places): a hunk that clashes with one taken already (clash.go) is left
+// out as a conflict, so the edit never applies a change twice.
 func buildFileEdit(fs *fileState, sel []*hunk, enc text.Encoding) (FileEdit, []Conflict, error) {
 	sortHunks(sel)
 	before := fs.str()
 	fe := FileEdit{Path: fs.path, Version: cloneVersion(fs.version), Before: before}
 	var conflicts []Conflict
-	var last *hunk
+	var taken []*hunk
+next:
 	for _, h := range sel {
-		if last != nil && h.start < last.end {
-			conflicts = append(conflicts, Conflict{fs.path, h.id,
-				fmt.Sprintf("overlaps change %s of run %s, accepted at the same time", last.id, last.prop.runID)})
+		for _, t := range taken {
+			if k := clash(t, h); k != clashNone {
+				conflicts = append(conflicts, Conflict{fs.path, h.id, clashReason(k, t, true)})
+				continue next
+			}
+		}
+		if k := len(taken) - 1; k >= 0 && h.start < taken[k].end {
+			// Unreachable: hunks of one proposal never overlap.
+			conflicts = append(conflicts, Conflict{fs.path, h.id, clashReason(clashOverlap, taken[k], true)})
 			continue
 		}
-		last = h
+		taken = append(taken, h)
 		fe.HunkIDs = append(fe.HunkIDs, h.id)
 		fe.Edits = append(fe.Edits, udiff.Edit{Start: h.start, End: h.end, New: h.newText})
-		fe.Created = fe.Created || h.prop.created && before == ""
+		fe.Created = fe.Created || h.prop.created && emptyDoc(strText(before))
 	}
 	expected, err := udiff.Apply(before, fe.Edits)
 	if err != nil {
@@ -117,6 +141,29 @@ func buildFileEdit(fs *fileState, sel []*hunk, enc text.Encoding) (FileEdit, []C
 		}
 	}
 	return fe, conflicts, nil
+}
+
+// victims returns the hunks of fs that the taken hunks clash with.
+func victims(fs *fileState, taken []*hunk) []victim {
+	in := make(map[*hunk]bool, len(taken))
+	for _, a := range taken {
+		in[a] = true
+	}
+	var out []victim
+	for _, p := range fs.props {
+		for _, h := range p.hunks {
+			if in[h] {
+				continue
+			}
+			for _, a := range taken {
+				if k := clash(a, h); k != clashNone {
+					out = append(out, victim{h, a, k})
+					break
+				}
+			}
+		}
+	}
+	return out
 }
 
 // busy reports whether an in-flight plan has edits for path that have not
@@ -147,10 +194,12 @@ func (s *Store) landPlans(fs *fileState, newText source) bool {
 	return false
 }
 
-// land applies pf to fs: fs's text must be pf.before. The plan's hunks are
-// removed as applied and the others rebased through its exact edits; a
-// pure-insertion hunk sharing its point with an accepted one keeps its
-// order relative to it. The caller moves fs's text to pf.expected.
+// land applies pf to fs: fs's text must be pf.before. Every other hunk
+// that an accepted one clashes with is superseded (clash.go), the plan's
+// hunks are removed as applied and the others rebased through its exact
+// edits; a pure-insertion hunk sharing its point with an accepted one of
+// the same proposal keeps its order relative to it. The caller moves fs's
+// text to pf.expected.
 func (s *Store) land(fs *fileState, pf *planFile) {
 	pf.landed = true
 	order := map[*hunk]int{}
@@ -160,12 +209,19 @@ func (s *Store) land(fs *fileState, pf *planFile) {
 		}
 	}
 	accepted := make([]*hunk, len(pf.hunkIDs))
+	var live []*hunk
 	for i, id := range pf.hunkIDs {
 		if h := s.byID[id]; h != nil {
 			accepted[i] = h
-			s.decide(h)
-			s.removeHunk(h)
+			live = append(live, h)
 		}
+	}
+	for _, v := range victims(fs, live) {
+		v.h.supersede(v.by, v.kind)
+	}
+	for _, h := range live {
+		s.decide(h)
+		s.removeHunk(h)
 	}
 	s.rebaseFile(fs, strText(pf.expected), pf.edits, &origin{hunks: accepted, order: order})
 }
@@ -212,7 +268,13 @@ func (s *Store) Applied(p AcceptPlan) {
 			continue
 		}
 		// The document moved on (its changes were rebased already): the
-		// plan's hunks are in it now.
+		// plan's hunks are in it now, and the hunks they clash with are
+		// superseded, wherever the rebase left them.
+		for _, v := range pf.victims {
+			if s.byID[v.h.id] == v.h && v.h.superseded == "" {
+				v.h.supersede(v.by, v.kind)
+			}
+		}
 		for _, id := range pf.hunkIDs {
 			if h := s.byID[id]; h != nil && h.plan == pl.id {
 				s.decide(h)

@@ -235,15 +235,21 @@ func TestAcceptOverlappingRuns(t *testing.T) {
 		t.Fatalf("left %+v", hs)
 	}
 
-	// Two runs proposing the same change: accepting one resolves the other.
+	// Two runs proposing the same change: accepting one conflicts the
+	// other for good, naming the accepted hunk, and it never applies.
 	s2 := New()
 	s2.Put("r1", "f", base, ver(1), "a\nB\nc\n", false)
 	s2.Put("r2", "f", base, ver(1), "a\nB\nc\n", false)
 	p2, _ := s2.Accept(Filter{RunID: "r1"}, text.UTF16)
 	s2.DocumentChanged("f", ver(2), onlyFile(t, p2).Expected)
 	s2.Applied(p2)
-	if left := s2.List(""); len(left) != 0 {
+	left := s2.Select(Filter{})
+	if len(left) != 1 || left[0].RunID != "r2" || left[0].Status != StatusConflicted || left[0].SupersededBy != "r1#1" ||
+		!strings.Contains(left[0].Reason, "change r1#1 of run r1, which was accepted, already makes this change") {
 		t.Fatalf("left %+v", left)
+	}
+	if p3, _ := s2.Accept(Filter{}, text.UTF16); !p3.Empty() || len(p3.Conflicts) != 1 {
+		t.Fatalf("accept after: %+v", p3)
 	}
 }
 

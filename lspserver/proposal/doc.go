@@ -59,8 +59,12 @@
 //     region it covered; if that region becomes its old text again (the user
 //     undid the edit) it turns pending again.
 //
-// A proposal for a new file (created) conflicts as soon as the file has any
-// content that is not exactly the proposed content.
+// A proposal for a new file (created) is pending while the document is
+// empty (no text, or one line ending: how Neovim, whose buffers have an
+// implicit final newline, shows an empty buffer; the hunk then covers that
+// line ending, so accepting yields exactly the proposed text), resolved
+// when the document holds exactly the proposed text, and conflicted by
+// any other content.
 //
 // The store remembers, per run and path, the changes the user accepted or
 // rejected, so that a later Put of the same run (the agent goes on editing
@@ -113,6 +117,20 @@
 // point with an accepted one in their proposal's order; this needs the
 // client's didChange for the applied edit to arrive as one notification
 // (every client we know sends one), else two such hunks may swap.
+//
+// # Proposals that overlap
+//
+// Two runs may propose changes to the same lines (the same prompt run
+// twice proposes the same block twice). Such hunks clash (clash.go: they
+// change the same lines, or one's added lines are already in the
+// other's). An accept plan never holds two clashing hunks: the one taken
+// first in document order (the earlier proposal at equal places) goes in,
+// the other is reported in Conflicts. When a plan lands, every other hunk
+// its hunks clash with is superseded: conflicted for good, with a reason
+// naming the accepted hunk; it never turns pending again (not even if the
+// user undoes the accept), and a later Put of its run that still holds
+// the same change keeps it so. A hunk is therefore applied at most once,
+// and the same change never twice.
 //
 // # Events
 //

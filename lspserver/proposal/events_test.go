@@ -121,6 +121,12 @@ func TestHunksAt(t *testing.T) {
 		{12, 18, nil},                                     // the lines between
 		{11, 19, []string{"l3\n", "l6\nl7\n"}},            // overlapping two
 		{30, 30, []string{""}},                            // the insertion point
+		{28, 28, []string{""}},                            // the last line, where the insertion appends
+		{24, 26, nil},                                     // the line before it
+		{4, 5, nil},                                       // mid-line, the line after a hunk
+		{1, 3, []string{"l0\n"}},                          // ends at column 0 of the next line
+		{1, 4, []string{"l0\n"}},                          // ends inside the next line
+		{7, 10, []string{"l3\n"}},                         // from the line before into the hunk
 	}
 	for _, tc := range tests {
 		if got := ids(s.HunksAt("f", tc.start, tc.end)); !reflect.DeepEqual(got, tc.want) {
@@ -135,6 +141,23 @@ func TestHunksAt(t *testing.T) {
 	s.Put("r1", "g", "a\nb", nil, "a\nc", false)
 	if hs := s.HunksAt("g", 3, 3); len(hs) != 1 {
 		t.Fatalf("cursor at EOF: %+v", hs)
+	}
+	// An insertion (empty range at a line start) is found from any column
+	// of the line it inserts before, by a cursor or by a range on it (eglot
+	// asks over the range of the diagnostic at point).
+	s.Put("r2", "h", "a\n\tx = 1 + 2\nc\n", nil, "a\n\t// new\n\tx = 1 + 2\nc\n", false)
+	for _, r := range []text.Range{
+		{Start: pos(1, 0), End: pos(1, 0)}, {Start: pos(1, 5), End: pos(1, 5)},
+		{Start: pos(1, 4), End: pos(1, 40)}, {Start: pos(0, 1), End: pos(1, 3)},
+	} {
+		if hs := s.HunksAtLSP("h", r, text.UTF16); len(hs) != 1 || hs[0].NewText != "\t// new\n" || hs[0].Range != (text.Range{Start: pos(1, 0), End: pos(1, 0)}) {
+			t.Errorf("insertion from %+v: %+v", r, hs)
+		}
+	}
+	for _, r := range []text.Range{{Start: pos(0, 1), End: pos(0, 1)}, {Start: pos(2, 0), End: pos(2, 1)}, {Start: pos(0, 0), End: pos(1, 0)}} {
+		if hs := s.HunksAtLSP("h", r, text.UTF16); len(hs) != 0 {
+			t.Errorf("insertion found from %+v: %+v", r, hs)
+		}
 	}
 	lsp := s.HunksAtLSP("f", text.Range{Start: pos(3, 1), End: pos(3, 1)}, text.UTF16)
 	if len(lsp) != 1 || lsp[0].Range != (text.Range{Start: pos(3, 0), End: pos(4, 0)}) {

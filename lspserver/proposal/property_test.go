@@ -58,6 +58,12 @@ func randProposal(r *rand.Rand) (string, string) {
 	if r.IntN(5) == 0 && strings.HasSuffix(base, "\n") { // no final newline
 		base = strings.TrimRight(base, "\r\n") + ""
 	}
+	return base, proposeOn(r, base, crlf)
+}
+
+// proposeOn returns a random proposal for base: lines deleted, replaced,
+// inserted before, and maybe appended.
+func proposeOn(r *rand.Rand, base string, crlf bool) string {
 	var out strings.Builder
 	for _, l := range strings.SplitAfter(base, "\n") {
 		switch r.IntN(6) {
@@ -74,7 +80,7 @@ func randProposal(r *rand.Rand) (string, string) {
 	if r.IntN(4) == 0 {
 		out.WriteString(randLines(r, 1, crlf))
 	}
-	return base, out.String()
+	return out.String()
 }
 
 // userEdits picks non-overlapping edits of gaps only, on the text of segs.

@@ -107,7 +107,9 @@ func diffHunks(base, proposed string, decided map[hunkKey]int) []*hunk {
 
 // assignIDs gives each fresh hunk the id of an old hunk with the same
 // change (matching the n-th occurrence with the n-th), carrying over its
-// last error and in-flight plan, or a new id.
+// last error, in-flight plan and supersession (the run still holds a
+// change that another run's accepted change made already: it stays
+// conflicted), or a new id.
 func (s *Store) assignIDs(p *proposal, fresh, old []*hunk) []*hunk {
 	pool := map[hunkKey][]*hunk{}
 	for _, h := range old {
@@ -117,6 +119,9 @@ func (s *Store) assignIDs(p *proposal, fresh, old []*hunk) []*hunk {
 		h.prop = p
 		if q := pool[h.key()]; len(q) > 0 {
 			h.id, h.lastError, h.plan = q[0].id, q[0].lastError, q[0].plan
+			if q[0].superseded != "" {
+				h.status, h.reason, h.superseded = StatusConflicted, q[0].reason, q[0].superseded
+			}
 			pool[h.key()] = q[1:]
 			continue
 		}

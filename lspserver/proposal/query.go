@@ -54,7 +54,7 @@ func (h *hunk) snapshot() Hunk {
 	return Hunk{
 		ID: h.id, RunID: h.prop.runID, Path: h.prop.file.path,
 		Start: h.start, End: h.end, OldText: h.oldText, NewText: h.newText,
-		Status: h.status, Reason: h.reason, LastError: h.lastError, Applying: h.plan != 0,
+		Status: h.status, Reason: h.reason, SupersededBy: h.superseded, LastError: h.lastError, Applying: h.plan != 0,
 	}
 }
 
@@ -104,11 +104,14 @@ func (s *Store) Select(f Filter) []Hunk {
 	return out
 }
 
-// HunksAt returns the hunks of path that touch the byte span [start, end)
-// of the current text, for code actions and lenses: a hunk overlaps a
-// non-empty span when they share a byte; an empty span (a cursor) selects
-// the hunk whose lines contain it; a pure-insertion hunk is selected by a
-// span that contains or touches its point. Ordered by position.
+// HunksAt returns the hunks of path that the byte span [start, end) of the
+// current text touches, for code actions and hover. The match is by line,
+// whatever the columns: the span's lines (a span that ends at the start of
+// a line, after its own start line, does not take that line) against the
+// hunk's lines; a pure-insertion hunk sits on the line it inserts before,
+// or on the last line when it appends after the end of the text. So a
+// cursor anywhere on a line, or the range of any diagnostic on it, finds
+// an insertion at that line's column 0. Ordered by position.
 func (s *Store) HunksAt(path string, start, end int) []Hunk {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -136,14 +139,28 @@ func (s *Store) hunksAt(path string, start, end int, enc *text.Encoding) []Hunk 
 	if fs == nil {
 		return nil
 	}
+	b := fs.buffer()
+	line := func(off int) int { return int(b.Position(off, text.UTF8).Line) }
+	first, last := line(start), line(end)
+	if end > start && last > first && b.Position(end, text.UTF8).Character == 0 {
+		last--
+	}
+	n := fs.text.Len()
 	var out []*hunk
 	for _, p := range fs.props {
 		for _, h := range p.hunks {
-			if h.start > end {
+			hf := line(h.start)
+			hl := hf
+			switch {
+			case h.end > h.start:
+				hl = line(h.end - 1)
+			case h.start == n && n > 0 && fs.text.At(n-1) == '\n':
+				hf-- // appends after the last line: it sits on that line too
+			}
+			if hf > last {
 				break // hunks are sorted by start
 			}
-			lastLineOpen := h.end > h.start && fs.text.At(h.end-1) != '\n'
-			if touches(h.start, h.end, start, end, lastLineOpen) {
+			if first <= hl {
 				out = append(out, h)
 			}
 		}
@@ -159,17 +176,4 @@ func (s *Store) hunksAt(path string, start, end int, enc *text.Encoding) []Hunk 
 		}
 	}
 	return res
-}
-
-// touches is the selection rule of HunksAt. lastLineOpen: the hunk's last
-// line has no newline (it ends the text), so a cursor at its end is on it.
-func touches(hs, he, start, end int, lastLineOpen bool) bool {
-	switch {
-	case hs == he:
-		return start <= hs && hs <= end
-	case start == end:
-		return hs <= start && (start < he || start == he && lastLineOpen)
-	default:
-		return start < he && hs < end
-	}
 }

@@ -14,20 +14,8 @@ import (
 // the user's edits, and says where each edit came from when the store lands
 // an accept plan.
 func rebaseProposal(p *proposal, old, new source, edits []udiff.Edit, org *origin) (resolved []*hunk, changed bool) {
-	if p.created && new.Len() != 0 {
-		// The file exists now: a proposal to create it cannot apply, unless
-		// the file already holds exactly the proposed content.
-		if equalText(new, p.proposed) {
-			resolved = p.hunks
-			p.hunks = nil
-			return resolved, true
-		}
-		for _, h := range p.hunks {
-			changed = h.status != StatusConflicted || changed
-			h.status, h.start, h.end = StatusConflicted, 0, new.Len()
-			h.reason = "the file was created since the proposal"
-		}
-		return nil, changed
+	if p.created {
+		return rebaseCreated(p, new)
 	}
 	kept := p.hunks[:0]
 	for _, h := range p.hunks {
@@ -51,6 +39,57 @@ func rebaseProposal(p *proposal, old, new source, edits []udiff.Edit, org *origi
 		sortHunks(p.hunks)
 	}
 	return resolved, changed
+}
+
+// rebaseCreated maps the hunk of a proposal that creates its file (base
+// "", one hunk) onto new: while the document is empty it is pending and
+// covers the whole document (an editor with an implicit final newline,
+// Neovim's 'eol', shows an empty buffer as one line ending: the hunk
+// replaces it, so the file gets exactly the proposed text); once the
+// document holds exactly the proposed text it is resolved; any other
+// content conflicts it. A superseded hunk stays conflicted.
+func rebaseCreated(p *proposal, new source) (resolved []*hunk, changed bool) {
+	empty := emptyDoc(new)
+	if !empty && equalText(new, p.proposed) {
+		kept := p.hunks[:0]
+		for _, h := range p.hunks {
+			if h.superseded != "" {
+				kept = append(kept, h)
+			} else {
+				resolved = append(resolved, h)
+			}
+		}
+		p.hunks = kept
+		changed = len(resolved) > 0
+	}
+	for _, h := range p.hunks {
+		before := h.status
+		h.start, h.end = 0, new.Len()
+		switch {
+		case h.superseded != "":
+		case empty:
+			h.status, h.reason = StatusPending, ""
+		default:
+			h.status, h.reason = StatusConflicted, "the file was created since the proposal"
+		}
+		changed = changed || h.status != before
+	}
+	return resolved, changed
+}
+
+// emptyDoc reports whether s is an empty document: no text, or a single
+// line ending (how an editor with an implicit final newline, such as
+// Neovim with 'eol', sends an empty buffer).
+func emptyDoc(s source) bool {
+	switch s.Len() {
+	case 0:
+		return true
+	case 1:
+		return s.At(0) == '\n'
+	case 2:
+		return s.At(0) == '\r' && s.At(1) == '\n'
+	}
+	return false
 }
 
 // origin describes the edits of a landing accept plan: the accepted hunk
@@ -152,10 +191,12 @@ scan:
 
 // rebaseConflicted maps a conflicted hunk's region through edits and turns
 // the hunk pending again when the region holds its old lines once more
-// (the user undid the edit).
+// (the user undid the edit). A superseded hunk never does: the change that
+// superseded it is in the text, or was undone by the user after it was
+// accepted, and either way applying this one is not what anyone reviewed.
 func (h *hunk) rebaseConflicted(new source, edits []udiff.Edit) {
-	if h.prop.created && new.Len() != 0 {
-		h.start, h.end = 0, new.Len()
+	if h.superseded != "" {
+		h.start, h.end = mapRegion(h.start, h.end, edits, true)
 		return
 	}
 	for _, grow := range []bool{false, true} {

@@ -63,6 +63,9 @@ type hunk struct {
 	reason           string
 	lastError        string
 	plan             uint64 // in-flight accept plan, 0 if none
+	// superseded is the id of the accepted hunk of another run that this
+	// one clashes with (clash.go); such a hunk stays conflicted for good.
+	superseded string
 }
 
 // hunkKey identifies a change by content, to keep ids across Puts.

@@ -43,6 +43,10 @@ type Hunk struct {
 	Status  Status
 	// Reason says why a hunk is conflicted, for the user.
 	Reason string
+	// SupersededBy is the id of the accepted hunk (of another run) that
+	// made this one conflicted for good: it changed the same lines or
+	// already made the same change (clash.go). Empty otherwise.
+	SupersededBy string
 	// LastError is the client's reason when the last accept of this hunk
 	// failed; empty otherwise.
 	LastError string
