@@ -143,7 +143,8 @@ func (s *Session) Prepare(setup Setup, req RunRequest) (*SessionRun, error) {
 		r.model, r.closer = c, c.Close
 	}
 	cfg := setup.Config
-	policy := tools.Policy{RunCommand: cfg.Tools.RunCommand, AllowSecrets: cfg.Tools.AllowSecrets, SecretPatterns: cfg.Tools.SecretPatterns}
+	policy := tools.Policy{RunCommand: cfg.Tools.RunCommand, AllowSecrets: cfg.Tools.AllowSecrets,
+		SecretPatterns: cfg.Tools.SecretPatterns, CommandTimeout: cfg.CommandTimeout()}
 	r.env = tools.NewEnv(req.RunID, setup.View, setup.Approver, policy)
 	r.reg = tools.NewRegistry(tools.Builtins(policy)...)
 	r.counter = NewCounter()

@@ -2,6 +2,7 @@ package tools
 
 import (
 	"sync"
+	"time"
 
 	"github.com/agentls/agentls/internal/workspace"
 	"github.com/agentls/agentls/tools/skills"
@@ -35,6 +36,10 @@ type Policy struct {
 	// one without "/" matches the base name, one with "/" the path
 	// relative to its workspace folder.
 	SecretPatterns []string
+	// CommandTimeout bounds one run_command call, the user's
+	// tools.commandTimeoutSeconds: the default when the model names no
+	// timeout, and the most it may ask for. 0 means 120 s.
+	CommandTimeout time.Duration
 }
 
 // NewEnv returns the environment for run id over view.

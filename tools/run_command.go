@@ -18,8 +18,7 @@ var runCommandDescription string
 
 // Bounds of run_command.
 const (
-	cmdDefaultTimeout = 120 * time.Second
-	cmdMaxTimeout     = 600 * time.Second
+	cmdDefaultTimeout = 120 * time.Second // without Policy.CommandTimeout
 	cmdMaxLines       = 2000
 	cmdHeadBytes      = 10 << 10 // output kept from the start
 	cmdTailBytes      = 40 << 10 // and from the end (errors are usually last)
@@ -27,7 +26,7 @@ const (
 
 type runCommandParams struct {
 	Command        string `json:"command" jsonschema:"shell command"`
-	TimeoutSeconds *int   `json:"timeout_seconds,omitempty" jsonschema:"default 120, max 600"`
+	TimeoutSeconds *int   `json:"timeout_seconds,omitempty" jsonschema:"default and maximum: the user's limit (120 unless configured)"`
 }
 
 // RunCommand is the run_command tool. It is registered only when the user
@@ -41,9 +40,13 @@ func runCommand(ctx context.Context, env *Env, p runCommandParams) (Result, erro
 	if strings.TrimSpace(p.Command) == "" {
 		return Errorf("command is empty"), nil
 	}
-	timeout := cmdDefaultTimeout
+	limit := env.Policy.CommandTimeout
+	if limit <= 0 {
+		limit = cmdDefaultTimeout
+	}
+	timeout := limit
 	if p.TimeoutSeconds != nil && *p.TimeoutSeconds > 0 {
-		timeout = min(time.Duration(*p.TimeoutSeconds)*time.Second, cmdMaxTimeout)
+		timeout = min(time.Duration(*p.TimeoutSeconds)*time.Second, limit)
 	}
 	folders := env.View.Folders()
 	if len(folders) == 0 {
@@ -78,7 +81,11 @@ func runCommand(ctx context.Context, env *Env, p runCommandParams) (Result, erro
 	case ctx.Err() != nil:
 		return Result{}, ctx.Err()
 	case errors.Is(cctx.Err(), context.DeadlineExceeded):
-		return Errorf("command timed out after %v and was killed (with its child processes); try a narrower command or a larger timeout_seconds\n%s", timeout, text), nil
+		hint := "try a narrower command or a larger timeout_seconds"
+		if timeout == limit {
+			hint = "that is the user's limit (tools.commandTimeoutSeconds); try a narrower or faster command"
+		}
+		return Errorf("command timed out after %v and was killed (with its child processes); %s\n%s", timeout, hint, text), nil
 	}
 	code := 0
 	var exitErr *exec.ExitError

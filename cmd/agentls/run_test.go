@@ -3,11 +3,15 @@ package main
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/agentls/agentls/agent/llm/llmtest"
 	"github.com/agentls/agentls/tools"
@@ -445,5 +449,47 @@ func TestRunRedactsCredentialsInBaseURL(t *testing.T) {
 		if strings.Contains(stderr, s) || strings.Contains(tr, s) {
 			t.Errorf("%q leaked:\nstderr:\n%s\ntranscript:\n%s", s, stderr, tr)
 		}
+	}
+}
+
+// N5: tools.commandTimeoutSeconds bounds run_command: under a 1 s setting
+// a command that would sleep a minute is killed with its process group
+// after about a second, and the model is told it hit the user's limit
+// (it cannot ask for more with timeout_seconds).
+func TestRunCommandTimeoutFromConfig(t *testing.T) {
+	dir := t.TempDir()
+	script := func(req *llmtest.ChatRequest) llmtest.Reply {
+		if req.Turns() == 0 {
+			return llmtest.ToolCalls(llmtest.Call{ID: "c1", Name: "run_command",
+				Args: `{"command":"sleep 60 & echo $! > child.pid; echo started; wait","timeout_seconds":600}`})
+		}
+		res, _ := req.ToolResult("c1")
+		return llmtest.Text("result: " + res)
+	}
+	srv := llmtest.New(t, script)
+	cliEnv(t, srv)
+	writeFile(t, filepath.Join(os.Getenv("XDG_CONFIG_HOME"), "agentls", "config.json"), `{"tools": {"commandTimeoutSeconds": 1}}`, 0o600)
+	start := time.Now()
+	code, stdout, stderr := runCLI(t, "--allow-commands", "--dir", dir, "run it")
+	took := time.Since(start)
+	if code != 0 || !strings.Contains(stdout, "timed out after 1s") || !strings.Contains(stdout, "tools.commandTimeoutSeconds") {
+		t.Fatalf("code %d (%v) stdout %q stderr %s", code, took, stdout, stderr)
+	}
+	if took > 30*time.Second {
+		t.Fatalf("the 1 s limit was not enforced: %v", took)
+	}
+	pid, err := strconv.Atoi(strings.TrimSpace(readFile(t, filepath.Join(dir, "child.pid"))))
+	if err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for syscall.Kill(pid, 0) == nil {
+		if st, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid)); err == nil && strings.Contains(string(st), ") Z ") {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the command's background child %d survived the timeout", pid)
+		}
+		time.Sleep(5 * time.Millisecond)
 	}
 }
