@@ -8,12 +8,15 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"net/http"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
+
+	"github.com/agentls/agentls/internal/workspace"
 )
 
 // CassetteVersion is the cassette format this package reads and writes
@@ -75,9 +78,17 @@ func (e *ReplayError) Error() string {
 	return fmt.Sprintf("replay %s: turn %d: %s", e.Path, e.Turn, e.Message)
 }
 
-// LoadCassette reads and checks a cassette file.
+// MaxCassetteBytes bounds a cassette file read for replay; a recorded run
+// of the default 25 turns is far below it.
+const MaxCassetteBytes = 64 << 20
+
+// LoadCassette reads and checks a cassette file. It is opened like every
+// file agentls reads for itself (workspace.ReadRegular): never blocking, so
+// a FIFO named as the cassette cannot hang the run that replays it (or the
+// agentls.run request starting it), regular files only, at most
+// MaxCassetteBytes.
 func LoadCassette(path string) (*Cassette, error) {
-	b, err := os.ReadFile(path)
+	b, err := workspace.ReadRegular(path, MaxCassetteBytes)
 	if err != nil {
 		return nil, fmt.Errorf("replay: read cassette: %w", err)
 	}
@@ -311,6 +322,37 @@ func (r *recorder) add(t Turn) {
 	if err := writeCassette(r.path, &r.c); err != nil && r.err == nil {
 		r.err = fmt.Errorf("record: %w", err)
 	}
+}
+
+// checkRecordPath refuses a record path that exists and is not a regular
+// file (a FIFO, a device, a directory): the cassette replaces it by
+// rename, which would silently swap a special file for a regular one.
+func checkRecordPath(path string) error {
+	fi, err := os.Stat(path)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return nil
+	case err != nil:
+		return fmt.Errorf("record: %w", err)
+	case !fi.Mode().IsRegular():
+		return fmt.Errorf("record: %s: %w (it is %s); record to a regular file", path, workspace.ErrNotRegular, fileKind(fi.Mode()))
+	}
+	return nil
+}
+
+// fileKind names what a non-regular file is.
+func fileKind(m fs.FileMode) string {
+	switch {
+	case m.IsDir():
+		return "a directory"
+	case m&fs.ModeNamedPipe != 0:
+		return "a named pipe (FIFO)"
+	case m&fs.ModeSocket != 0:
+		return "a socket"
+	case m&fs.ModeDevice != 0:
+		return "a device"
+	}
+	return "a special file"
 }
 
 // writeCassette replaces path atomically (temp file + rename).

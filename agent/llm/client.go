@@ -51,6 +51,11 @@ type Client struct {
 // New checks cfg and builds a client. It fails when the base URL or model
 // is missing or the URL is not http(s).
 func New(cfg Config) (*Client, error) {
+	if cfg.Record != "" {
+		if err := checkRecordPath(cfg.Record); err != nil {
+			return nil, err
+		}
+	}
 	var replay *replayer
 	if cfg.Replay != "" {
 		if cfg.Record != "" {

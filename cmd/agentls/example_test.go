@@ -6,7 +6,9 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/agentls/agentls/agent/llm"
 	"github.com/agentls/agentls/agent/llm/llmtest"
@@ -188,5 +190,61 @@ func TestRecordThenReplay(t *testing.T) {
 	}
 	if n := len(srv.Requests()); n != 3 {
 		t.Fatalf("the model server saw %d requests, want the 3 recorded ones only", n)
+	}
+}
+
+// N10: the replay and record files are opened like every other file: a
+// FIFO (or anything but a regular file) named as either is refused at
+// once with a message naming it, never waited on, and an oversized
+// cassette is refused rather than read into memory.
+func TestReplayAndRecordRefuseSpecialFiles(t *testing.T) {
+	noModelEnv(t)
+	fifo := filepath.Join(t.TempDir(), "cassette.fifo")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { // release a reader stuck in open (the bug this test guards against)
+		if f, err := os.OpenFile(fifo, os.O_WRONLY|syscall.O_NONBLOCK, 0); err == nil {
+			f.Close()
+		}
+	})
+	huge := filepath.Join(t.TempDir(), "huge.json")
+	writeFile(t, huge, "", 0o644)
+	if err := os.Truncate(huge, llm.MaxCassetteBytes+1); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"replay FIFO", []string{"--replay", fifo}, "named pipe (FIFO)"},
+		{"record FIFO", []string{"--record", fifo}, "named pipe (FIFO)"},
+		{"replay directory", []string{"--replay", t.TempDir()}, "is a directory"},
+		{"replay too large", []string{"--replay", huge}, "file too large"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if tc.name == "record FIFO" {
+				srv := llmtest.New(t, helloScript())
+				cliEnv(t, srv)
+			}
+			type result struct {
+				code   int
+				stderr string
+			}
+			done := make(chan result, 1)
+			go func() {
+				code, _, stderr := runCLI(t, append(tc.args, "--dir", copyExample(t), examplePrompt)...)
+				done <- result{code, stderr}
+			}()
+			select {
+			case r := <-done:
+				if r.code != 2 || !strings.Contains(r.stderr, tc.want) {
+					t.Fatalf("exit %d, stderr:\n%s", r.code, r.stderr)
+				}
+			case <-time.After(20 * time.Second):
+				t.Fatal("agentls run is stuck opening the cassette")
+			}
+		})
 	}
 }
