@@ -4,10 +4,13 @@ import (
 	"context"
 	"encoding/json"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/agentls/agentls/agent/llm"
+	"github.com/agentls/agentls/agent/llm/llmtest"
 	"github.com/agentls/agentls/tools"
 )
 
@@ -74,4 +77,45 @@ func BenchmarkSystemPromptTokens(b *testing.B) {
 		n = c.Count(buildSystemPrompt(v, time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)))
 	}
 	b.ReportMetric(float64(n), "tokens")
+}
+
+// BenchmarkCancelManyToolCalls measures cancel latency (reported as
+// cancel-ms) during a turn in which the scripted model (llmtest, real SSE
+// through go-openai) made 20,000 read-only calls of a tool that takes
+// 1 ms and honours cancellation; the user cancels once the 10th call has
+// started. Goal: under 1 s (issue 18 N11: 2–2.5 s before the per-turn cap).
+//
+//	go test -run '^$' -bench CancelManyToolCalls -benchtime 5x ./agent/
+func BenchmarkCancelManyToolCalls(b *testing.B) {
+	srv := llmtest.New(b, llmtest.Always(manyCalls(20000, "work")))
+	c, err := llm.New(llm.Config{BaseURL: srv.URL(), Model: "m", APIKey: "sk-bench"})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer c.Close()
+	var total time.Duration
+	for range b.N {
+		ctx, cancel := context.WithCancel(context.Background())
+		var started atomic.Int32
+		var cancelledAt time.Time
+		var once sync.Once
+		work := &testTool{name: "work", readOnly: true, fn: func(ctx context.Context, _ json.RawMessage) (tools.Result, error) {
+			if started.Add(1) == 10 {
+				once.Do(func() { cancelledAt = time.Now(); cancel() })
+			}
+			select {
+			case <-time.After(time.Millisecond):
+			case <-ctx.Done():
+			}
+			return tools.Result{Text: "ok"}, nil
+		}}
+		out := Run(ctx, Options{Model: c, Registry: tools.NewRegistry(work), Env: &tools.Env{RunID: "bench"},
+			Prompt: "go", Tokens: NewCounter(), NoAgentTools: true, OnEvent: func(Event) {}})
+		total += time.Since(cancelledAt)
+		cancel()
+		if out.Status != StatusCancelled {
+			b.Fatalf("status %v err %v", out.Status, out.Err)
+		}
+	}
+	b.ReportMetric(total.Seconds()*1000/float64(b.N), "cancel-ms")
 }

@@ -17,6 +17,7 @@ func LimitsFromConfig(c config.Config) Limits {
 		RepeatStopAt:             c.MaxRepeatedCalls,
 		ContextWindow:            c.Model.ContextWindow,
 		TaskMaxTurns:             c.TaskMaxTurns,
+		MaxToolCallsPerTurn:      c.MaxToolCallsPerTurn,
 	}
 	if c.TokenBudget == 0 { // the config's "unlimited"
 		l.TokenBudget = -1

@@ -36,6 +36,11 @@ type Limits struct {
 	MaxOutputBytes   int     // tool output cap in bytes; default 50 KiB, lowered to a quarter of small windows
 	MaxParallelTools int     // read-only calls run at once; default 8
 	TaskMaxTurns     int     // turns of each sub-agent started by the task tool; default 12
+	// MaxToolCallsPerTurn bounds the calls run from one model answer;
+	// default 64. The rest get a tool error result without running (and
+	// without an event each), so a runaway answer neither floods the
+	// editor with notifications nor delays cancellation.
+	MaxToolCallsPerTurn int
 }
 
 // Default limits, chosen from what earlier coding agents found workable:
@@ -54,6 +59,7 @@ const (
 	DefaultMaxOutputLines           = 2000
 	DefaultMaxOutputBytes           = 50 * 1024
 	DefaultMaxParallelTools         = 8
+	DefaultMaxToolCallsPerTurn      = 64
 )
 
 func (l Limits) withDefaults() Limits {
@@ -74,6 +80,7 @@ func (l Limits) withDefaults() Limits {
 	def(&l.MaxOutputBytes, DefaultMaxOutputBytes)
 	def(&l.MaxParallelTools, DefaultMaxParallelTools)
 	def(&l.TaskMaxTurns, DefaultTaskMaxTurns)
+	def(&l.MaxToolCallsPerTurn, DefaultMaxToolCallsPerTurn)
 	if l.WallClock == 0 {
 		l.WallClock = DefaultWallClock
 	}

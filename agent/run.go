@@ -304,6 +304,13 @@ func (r *runner) run(parent context.Context) Outcome {
 			r.lastText = resp.Text
 		}
 		calls := normaliseCalls(r.turns, resp.ToolCalls)
+		made := len(calls)
+		if limit := r.limits.MaxToolCallsPerTurn; limit > 0 && made > limit+1 {
+			// The conversation keeps the calls that run plus one that
+			// carries the error for all the rest: 20,000 calls answered
+			// one by one would flood the context window.
+			calls = calls[:limit+1]
+		}
 		r.conv.add(assistantMessage(resp, calls), kindNormal, "")
 		if len(calls) == 0 {
 			return r.finish(resp.Text)
@@ -312,7 +319,11 @@ func (r *runner) run(parent context.Context) Outcome {
 			return r.fail(fmt.Errorf("%w: %d of %d tokens used after %d turns", ErrTokenBudget, used, r.limits.TokenBudget, r.turns))
 		}
 		planned := r.plan(calls, available)
+		r.capCalls(planned, made)
 		for i := range planned {
+			if planned[i].skipped {
+				continue
+			}
 			planned[i].repeat = r.repeats.see(calls[i].Name, calls[i].Args)
 			if r.limits.RepeatStopAt > 0 && planned[i].repeat >= r.limits.RepeatStopAt {
 				return r.fail(fmt.Errorf("%w: %s was called %d times with the same arguments %s", ErrRepeatedCall, calls[i].Name, planned[i].repeat, quoteCut(calls[i].Args, 200)))

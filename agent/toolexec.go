@@ -30,7 +30,31 @@ type plannedCall struct {
 	tool     tools.Tool
 	readOnly bool
 	early    *callResult
-	repeat   int // how many identical calls so far, this one included
+	repeat   int  // how many identical calls so far, this one included
+	skipped  bool // beyond the per-turn cap: early holds the result, no events
+}
+
+// capCalls marks the calls beyond Limits.MaxToolCallsPerTurn as not run,
+// with a tool error result telling the model why. made is how many calls
+// the model's answer held: the conversation keeps only one call past the
+// limit (run.go), whose result speaks for all the calls dropped after it.
+// Only the calls that run are announced as events; the rest are one
+// transcript record.
+func (r *runner) capCalls(planned []plannedCall, made int) {
+	limit := r.limits.MaxToolCallsPerTurn
+	if limit <= 0 || made <= limit {
+		return
+	}
+	text := fmt.Sprintf("Error: not run: this turn made %d tool calls and at most %d run per turn (maxToolCallsPerTurn); "+
+		"this call and every call after it (%d in all) were not run. Make fewer calls per turn and repeat the ones you still need.",
+		made, limit, made-limit)
+	for i := limit; i < len(planned); i++ {
+		planned[i].skipped, planned[i].readOnly = true, true
+		planned[i].early = &callResult{isError: true, text: text}
+	}
+	msg := fmt.Sprintf("the model made %d tool calls in one turn; only the first %d ran (maxToolCallsPerTurn)", made, limit)
+	r.log.Warn(msg)
+	r.transcript.record("warning", map[string]any{"warning": msg})
 }
 
 // execTurn runs one turn's calls: consecutive read-only calls run in
@@ -39,7 +63,21 @@ type plannedCall struct {
 // back in call order.
 func (r *runner) execTurn(ctx context.Context, planned []plannedCall) []callResult {
 	results := make([]callResult, len(planned))
+	for i, pc := range planned {
+		if pc.skipped {
+			results[i] = *pc.early
+			results[i].call = pc.call
+		}
+	}
+	n := len(planned)
+	for n > 0 && planned[n-1].skipped {
+		n--
+	}
+	planned = planned[:n]
 	for i := 0; i < len(planned); {
+		if ctx.Err() != nil {
+			break // cancelled: the run stops; the calls not started never run
+		}
 		r.between()
 		if !planned[i].readOnly {
 			r.emitCall(planned[i].call)
@@ -68,8 +106,14 @@ func (r *runner) execParallel(ctx context.Context, batch []plannedCall, out []ca
 	sem := make(chan struct{}, r.limits.MaxParallelTools)
 	var wg sync.WaitGroup
 	for k := range batch {
-		wg.Add(1)
 		sem <- struct{}{}
+		if ctx.Err() != nil { // cancelled: announced calls not started get a result, not a run
+			<-sem
+			out[k] = r.execOne(ctx, plannedCall{call: batch[k].call, readOnly: true,
+				early: &callResult{isError: true, text: fmt.Sprintf("Error: tool %s was cancelled.", batch[k].call.Name)}})
+			continue
+		}
+		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			defer func() { <-sem }()

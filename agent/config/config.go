@@ -68,6 +68,11 @@ type Config struct {
 	// TaskMaxTurns bounds the model calls of each sub-agent the task tool
 	// starts (default 12); sub-agents share the run's other limits.
 	TaskMaxTurns int `json:"taskMaxTurns"`
+	// MaxToolCallsPerTurn bounds the tool calls run from one model answer
+	// (default 64). Calls beyond it are not run: each gets a tool error
+	// telling the model to make fewer calls per turn, so an answer of
+	// 20,000 calls costs 64 calls, not a flood of work and notifications.
+	MaxToolCallsPerTurn int `json:"maxToolCallsPerTurn"`
 	// MCPServers are the user's MCP tool servers, by name, in the common
 	// "mcpServers" shape.
 	MCPServers map[string]MCPServer `json:"mcpServers,omitempty"`
@@ -197,6 +202,7 @@ func Defaults() Config {
 		MaxRepeatedCalls:         5,
 		MaxConcurrentRuns:        4,
 		TaskMaxTurns:             12,
+		MaxToolCallsPerTurn:      64,
 		Tools:                    ToolsConfig{RunCommand: RunCommandOff, CommandTimeoutSeconds: 120},
 		MCP:                      MCPConfig{DeferredToolShare: 0.1, StartupTimeoutSeconds: 15},
 		Client:                   ClientConfig{RequestTimeoutSeconds: 30},

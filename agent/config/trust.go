@@ -134,6 +134,7 @@ var narrowingLimits = map[string]zeroMeaning{
 	"maxRepeatedCalls":             zeroInvalid,
 	"maxConcurrentRuns":            zeroInvalid,
 	"taskMaxTurns":                 zeroInvalid,
+	"maxToolCallsPerTurn":          zeroInvalid,
 	"model.contextWindow":          zeroInvalid,
 	"model.maxOutputTokens":        zeroUnlimited,
 	"model.requestTimeoutSeconds":  zeroInvalid,

@@ -52,6 +52,7 @@ func validate(c Config, origin map[string]string) (Config, []error, []string) {
 		{"maxRepeatedCalls", &c.MaxRepeatedCalls, &d.MaxRepeatedCalls, 1, ""},
 		{"maxConcurrentRuns", &c.MaxConcurrentRuns, &d.MaxConcurrentRuns, 1, ""},
 		{"taskMaxTurns", &c.TaskMaxTurns, &d.TaskMaxTurns, 1, ""},
+		{"maxToolCallsPerTurn", &c.MaxToolCallsPerTurn, &d.MaxToolCallsPerTurn, 1, ""},
 		{"model.contextWindow", &c.Model.ContextWindow, &d.Model.ContextWindow, 1024, ""},
 		{"model.maxOutputTokens", &c.Model.MaxOutputTokens, &d.Model.MaxOutputTokens, 0, " (0 leaves it to the provider)"},
 		{"model.requestTimeoutSeconds", &c.Model.RequestTimeoutSeconds, &d.Model.RequestTimeoutSeconds, 1, ""},
