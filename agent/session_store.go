@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/agentls/agentls/internal/statedir"
+	"github.com/agentls/agentls/internal/workspace"
 )
 
 // Sessions are saved per workspace, one file per session:
@@ -50,6 +51,11 @@ const (
 	DefaultMaxSessions  = 50
 	DefaultMaxBytes     = 64 << 20
 	maxSessionFileBytes = 8 << 20
+	// MaxSessionLoadBytes bounds a session file read back: Save never
+	// writes more than 8 MiB, so a larger file is damaged or planted. It
+	// is set aside unread (a 150 MB file took 5 s and 162 MB of memory to
+	// parse at every start) and the other sessions load as usual.
+	MaxSessionLoadBytes = 32 << 20
 )
 
 // SavedProposal is one pending proposal of a session, saved so that it
@@ -255,12 +261,16 @@ type Restored struct {
 }
 
 // Load reads every session of the workspace, newest first. A file that is
-// corrupted or of another version is logged, renamed to .bad, and
-// skipped.
+// corrupted, of another version or larger than MaxSessionLoadBytes is
+// logged, renamed to .bad, and skipped; the others still load.
 func (st *SessionStore) Load() []Restored {
 	var out []Restored
 	for _, sf := range st.files() {
-		r, err := st.load(sf.id)
+		var r Restored
+		err := st.tooLarge(sf.id, sf.size)
+		if err == nil {
+			r, err = st.load(sf.id)
+		}
 		if err != nil {
 			if st.readOnly {
 				st.log.Warn("session file cannot be read; skipped", "session", sf.id, "err", err)
@@ -285,8 +295,20 @@ func (st *SessionStore) LoadOne(id string) (Restored, error) {
 	return st.load(id)
 }
 
+// tooLarge is the error for session id's file of size bytes past
+// MaxSessionLoadBytes, nil otherwise.
+func (st *SessionStore) tooLarge(id string, size int64) error {
+	if size <= MaxSessionLoadBytes {
+		return nil
+	}
+	return fmt.Errorf("%s: %w: it is %d MiB, more than the %d MiB a session file may have (agentls writes at most %d MiB); it was not read",
+		st.path(id), workspace.ErrTooLarge, size>>20, MaxSessionLoadBytes>>20, maxSessionFileBytes>>20)
+}
+
 func (st *SessionStore) load(id string) (Restored, error) {
-	data, err := os.ReadFile(st.path(id))
+	// Like every file agentls reads for itself: regular files only, never
+	// blocking, bounded even if the file grows while being read.
+	data, err := workspace.ReadRegular(st.path(id), MaxSessionLoadBytes)
 	if err != nil {
 		return Restored{}, err
 	}

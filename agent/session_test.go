@@ -1,6 +1,8 @@
 package agent
 
 import (
+	"fmt"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
@@ -97,3 +99,53 @@ func TestSessionStore(t *testing.T) {
 }
 
 func timeAt(i int) time.Time { return time.Date(2026, 1, 1, 0, 0, i, 0, time.UTC) }
+
+// A session file larger than MaxSessionLoadBytes is set aside unread with
+// a warning saying why, and the other sessions still load; saving another
+// session afterwards does not drop them to make room for it.
+func TestOversizedSessionFileSetAside(t *testing.T) {
+	state, ws := t.TempDir(), t.TempDir()
+	var logs strings.Builder
+	st, err := OpenSessionStore(state, ws, slog.New(slog.NewTextHandler(&logs, nil)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ids []string
+	for i := range 3 {
+		s := NewSession("")
+		s.st.Title = fmt.Sprint("t", i)
+		if err := st.Save(s, nil, NewRedactor("")); err != nil {
+			t.Fatal(err)
+		}
+		ids = append(ids, s.ID())
+		if err := os.Chtimes(st.path(s.ID()), timeAt(i), timeAt(i)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// The newest grows past the bound (a sparse tail: never read, or the
+	// test would cost what the bug did).
+	big := st.path(ids[2])
+	if err := os.Truncate(big, MaxSessionLoadBytes+1); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chtimes(big, timeAt(2), timeAt(2)); err != nil {
+		t.Fatal(err)
+	}
+	loaded := st.Load()
+	if len(loaded) != 2 || loaded[0].Session.ID() != ids[1] || loaded[1].Session.ID() != ids[0] {
+		t.Fatalf("loaded %d sessions, want the two others", len(loaded))
+	}
+	if !strings.Contains(logs.String(), "more than the 32 MiB a session file may have") {
+		t.Fatalf("no warning naming the bound:\n%s", logs.String())
+	}
+	if fi, err := os.Stat(big + ".bad"); err != nil || fi.Size() != MaxSessionLoadBytes+1 {
+		t.Fatalf("oversized file not set aside whole: %v", err)
+	}
+	s := NewSession("")
+	if err := st.Save(s, nil, NewRedactor("")); err != nil {
+		t.Fatal(err)
+	}
+	if got := st.Load(); len(got) != 3 {
+		t.Fatalf("after a save, %d sessions load, want 3", len(got))
+	}
+}
