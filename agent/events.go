@@ -28,6 +28,10 @@ const (
 	// emitted after the tool call that staged it and before its
 	// EventToolResult. Review consumes it: the run never calls review.
 	EventStaged
+	// EventUsage reports one model call's tokens: Turn, Usage (this call),
+	// Estimated (counted locally: the endpoint reported none) and CostUSD
+	// (nil without model.pricing). Sub-agents' calls carry ParentRunID.
+	EventUsage
 )
 
 // String returns the agentls/runEvent kind name.
@@ -51,6 +55,8 @@ func (k EventKind) String() string {
 		return "todo"
 	case EventStaged:
 		return "staged"
+	case EventUsage:
+		return "usage"
 	}
 	return "unknown"
 }
@@ -69,9 +75,16 @@ type Event struct {
 	CallID  string          // EventToolCall, EventToolResult
 	IsError bool            // EventToolResult: the tool reported a failure
 	Summary string          // EventToolResult: one line for humans; EventFailed: the reason
-	Usage   llm.Usage       // EventFinished, EventFailed, EventCancelled: tokens used by the whole run
-	Err     error           // EventFailed: the cause (an *llm.Error for model failures)
-	Todos   []Todo          // EventTodo: the whole plan
+	Usage   llm.Usage       // EventFinished, EventFailed, EventCancelled: tokens used by the whole run; EventUsage: this call's
+	// CostUSD is Usage priced with model.pricing (EventUsage and the
+	// terminal events); nil when no pricing is configured.
+	CostUSD *float64
+	// Turn and Estimated: EventUsage (Estimated: counted locally because
+	// the endpoint reported no usage).
+	Turn      int
+	Estimated bool
+	Err       error  // EventFailed: the cause (an *llm.Error for model failures)
+	Todos     []Todo // EventTodo: the whole plan
 	// ParentRunID is set on the events of a sub-agent started by the task
 	// tool (RunID is then the sub-agent's own id); empty for a top-level run.
 	ParentRunID string

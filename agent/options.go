@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/agentls/agentls/agent/config"
 	"github.com/agentls/agentls/agent/llm"
 	"github.com/agentls/agentls/tools"
 )
@@ -100,6 +101,8 @@ func (l Limits) withDefaults() Limits {
 // Options describe one run. Model, Env and Prompt are required.
 type Options struct {
 	Model Model
+	// Pricing turns tokens into cost (model.pricing); nil shows no cost.
+	Pricing *config.Pricing
 	// Registry supplies the tools; ToolsForTurn, when set, is asked before
 	// every model call instead (deferred MCP loading plugs in there).
 	Registry     *tools.Registry
@@ -184,6 +187,10 @@ type Outcome struct {
 	Turns     int       // model calls made for the task (summaries excluded)
 	ToolCalls int       // tool calls executed
 	Usage     llm.Usage // summed over all model calls, summaries included
+	// CostUSD is Usage priced with Options.Pricing; nil without pricing.
+	CostUSD *float64
+	// Model is the model the run used.
+	Model string
 	// History is the conversation after the run (without the system
 	// prompt), for the session's next run; see CarryHistory.
 	History []HistoryMessage

@@ -235,6 +235,32 @@ func (r *runner) addUsage(u llm.Usage) {
 	r.usage.PromptTokens += u.PromptTokens
 	r.usage.CompletionTokens += u.CompletionTokens
 	r.usage.TotalTokens += u.TotalTokens
+	r.usage.CachedTokens += u.CachedTokens
+}
+
+// usageRecord is a usage as transcripts hold it (the report reads
+// costUSD next to the counts).
+func usageRecord(u llm.Usage, cost *float64) map[string]any {
+	m := map[string]any{"promptTokens": u.PromptTokens, "completionTokens": u.CompletionTokens, "totalTokens": u.TotalTokens}
+	if u.CachedTokens > 0 {
+		m["cachedTokens"] = u.CachedTokens
+	}
+	if cost != nil {
+		m["costUSD"] = *cost
+	}
+	return m
+}
+
+// cost prices a usage with the run's pricing (nil without one).
+func (r *runner) cost(u llm.Usage) *float64 {
+	return r.opts.Pricing.Cost(u.PromptTokens, u.CachedTokens, u.CompletionTokens)
+}
+
+// totalUsage is the run's usage so far (sub-agents included).
+func (r *runner) totalUsage() llm.Usage {
+	r.usageMu.Lock()
+	defer r.usageMu.Unlock()
+	return r.usage
 }
 
 func toolDefs(ts []tools.Tool) []llm.ToolDef {
@@ -392,7 +418,7 @@ func (r *runner) callModel(ctx context.Context, req llm.Request, nTools int) (ll
 	for i, tc := range resp.ToolCalls {
 		calls[i] = map[string]any{"id": tc.ID, "name": tc.Name, "args": tc.Args, "argsError": errString(tc.ArgsErr)}
 	}
-	r.transcript.record("response", map[string]any{"turn": r.turns, "text": resp.Text, "toolCalls": calls, "finishReason": resp.FinishReason, "usage": u, "usageReported": resp.UsageKnown})
+	r.transcript.record("response", map[string]any{"turn": r.turns, "text": resp.Text, "toolCalls": calls, "finishReason": resp.FinishReason, "usage": usageRecord(u, r.cost(u)), "usageReported": resp.UsageKnown})
 	return resp, nil
 }
 
@@ -415,26 +441,28 @@ func (r *runner) account(ctx context.Context, resp llm.Response, promptTokens fu
 		u.TotalTokens = u.PromptTokens + u.CompletionTokens
 	}
 	r.addUsage(u)
+	r.events.emit(Event{Kind: EventUsage, Turn: r.turns, Usage: u, Estimated: !resp.UsageKnown, CostUSD: r.cost(u)})
 	return u
 }
 
 func (r *runner) outcome(s Status) Outcome {
-	return Outcome{RunID: r.env.RunID, Status: s, Turns: r.turns, ToolCalls: r.toolCalls, Usage: r.usage, History: r.history()}
+	u := r.totalUsage()
+	return Outcome{RunID: r.env.RunID, Status: s, Turns: r.turns, ToolCalls: r.toolCalls, Usage: u, CostUSD: r.cost(u), History: r.history()}
 }
 
 func (r *runner) finish(answer string) Outcome {
 	o := r.outcome(StatusFinished)
 	o.Answer = answer
-	r.transcript.record("finish", map[string]any{"status": "finished", "answer": answer, "turns": r.turns, "toolCalls": r.toolCalls, "usage": r.usage})
-	r.events.emit(Event{Kind: EventFinished, Text: answer, Usage: r.usage})
+	r.transcript.record("finish", map[string]any{"status": "finished", "answer": answer, "turns": r.turns, "toolCalls": r.toolCalls, "usage": usageRecord(o.Usage, o.CostUSD)})
+	r.events.emit(Event{Kind: EventFinished, Text: answer, Usage: o.Usage, CostUSD: o.CostUSD})
 	return o
 }
 
 func (r *runner) fail(err error) Outcome {
 	o := r.outcome(StatusFailed)
 	o.Err = err
-	r.transcript.record("finish", map[string]any{"status": "failed", "error": err.Error(), "turns": r.turns, "toolCalls": r.toolCalls, "usage": r.usage})
-	r.events.emit(Event{Kind: EventFailed, Err: err, Summary: err.Error(), Usage: r.usage})
+	r.transcript.record("finish", map[string]any{"status": "failed", "error": err.Error(), "turns": r.turns, "toolCalls": r.toolCalls, "usage": usageRecord(o.Usage, o.CostUSD)})
+	r.events.emit(Event{Kind: EventFailed, Err: err, Summary: err.Error(), Usage: o.Usage, CostUSD: o.CostUSD})
 	return o
 }
 
@@ -449,8 +477,8 @@ func (r *runner) stopped(ctx context.Context, err error) Outcome {
 		if errors.Is(ctx.Err(), context.Canceled) {
 			o := r.outcome(StatusCancelled)
 			o.Err = context.Cause(ctx)
-			r.transcript.record("finish", map[string]any{"status": "cancelled", "turns": r.turns, "toolCalls": r.toolCalls, "usage": r.usage})
-			r.events.emit(Event{Kind: EventCancelled, Usage: r.usage})
+			r.transcript.record("finish", map[string]any{"status": "cancelled", "turns": r.turns, "toolCalls": r.toolCalls, "usage": usageRecord(o.Usage, o.CostUSD)})
+			r.events.emit(Event{Kind: EventCancelled, Usage: o.Usage, CostUSD: o.CostUSD})
 			return o
 		}
 		return r.fail(fmt.Errorf("run stopped: %w", context.Cause(ctx)))

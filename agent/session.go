@@ -90,6 +90,10 @@ type RunRequest struct {
 	// Mode is ModePlan for a planning run (read-only tools plus
 	// todo_write); anything else is a normal run.
 	Mode string
+	// Model, when set, is the model for this run and the session's later
+	// runs (agentls.run's "model", agentls run --model), instead of
+	// model.name.
+	Model string
 }
 
 // SessionRun is a run built by Prepare and not yet executed (or
@@ -134,6 +138,17 @@ func (s *Session) Prepare(setup Setup, req RunRequest) (*SessionRun, error) {
 	if setup.Logger == nil {
 		setup.Logger = slog.New(slog.DiscardHandler)
 	}
+	// The run's model: the one asked for, else the one the session
+	// chose earlier, else the configured one. The session keeps a choice
+	// for its follow-ups (also over restarts: it is saved).
+	s.mu.Lock()
+	if req.Model != "" {
+		s.st.Model = req.Model
+	}
+	if s.st.Model != "" {
+		setup.Config.Model.Name = s.st.Model
+	}
+	s.mu.Unlock()
 	r := &SessionRun{s: s, setup: setup, req: req, model: setup.Model, closer: func() {}}
 	if r.model == nil {
 		c, err := NewModelClient(setup.Config, setup.Logger.With("component", "llm"))
@@ -205,10 +220,12 @@ func (r *SessionRun) Execute(ctx context.Context) Outcome {
 		Tokens:     r.counter,
 		Logger:     log,
 		Between:    r.applyDecisions,
+		Pricing:    r.setup.Config.Model.Pricing,
 		Mode:       r.req.Mode,
 
 		ReadOnlyMCPServers: r.setup.Config.MCP.ReadOnlyServers,
 	})
+	out.Model = r.setup.Config.Model.Name
 	s.end(r, out)
 	if tr != nil {
 		r.transcriptPath = tr.Path()

@@ -3,6 +3,7 @@ package agent
 import (
 	"errors"
 	"fmt"
+	"github.com/agentls/agentls/agent/llm"
 	"io/fs"
 	"maps"
 	"path/filepath"
@@ -44,6 +45,12 @@ type sessionState struct {
 	// base of a change still pending); the next run is told how the file
 	// differs now.
 	Known map[string]string `json:"known,omitempty"`
+	// Model is the model chosen for this session (RunRequest.Model); ""
+	// follows model.name.
+	Model string `json:"model,omitempty"`
+	// Usage and CostUSD sum the session's runs.
+	Usage   llm.Usage `json:"usage,omitempty"`
+	CostUSD *float64  `json:"costUSD,omitempty"`
 }
 
 // ProposalState is the review state of one proposal of the session, as
@@ -62,13 +69,18 @@ type SessionInfo struct {
 	Title   string
 	Updated time.Time
 	Runs    []string
+	// Model is the session's chosen model ("" follows model.name).
+	Model string
+	// Usage and CostUSD sum the session's runs (CostUSD nil unpriced).
+	Usage   llm.Usage
+	CostUSD *float64
 }
 
 // Info summarises the session.
 func (s *Session) Info() SessionInfo {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return SessionInfo{ID: s.id, Title: s.st.Title, Updated: s.st.Updated, Runs: slices.Clone(s.st.Runs)}
+	return SessionInfo{ID: s.id, Title: s.st.Title, Updated: s.st.Updated, Runs: slices.Clone(s.st.Runs), Model: s.st.Model, Usage: s.st.Usage, CostUSD: s.st.CostUSD}
 }
 
 // Active is the id of the session's run in progress, "" when none.
@@ -140,6 +152,17 @@ func (s *Session) end(r *SessionRun, out Outcome) {
 	defer s.mu.Unlock()
 	s.active = ""
 	s.st.Updated = time.Now().UTC()
+	s.st.Usage.PromptTokens += out.Usage.PromptTokens
+	s.st.Usage.CompletionTokens += out.Usage.CompletionTokens
+	s.st.Usage.TotalTokens += out.Usage.TotalTokens
+	s.st.Usage.CachedTokens += out.Usage.CachedTokens
+	if out.CostUSD != nil {
+		c := *out.CostUSD
+		if s.st.CostUSD != nil {
+			c += *s.st.CostUSD
+		}
+		s.st.CostUSD = &c
+	}
 	if h := CarryHistory(out.History, maxHistoryBytes); len(h) > 0 || out.Status == StatusFinished {
 		s.st.History = h
 	}

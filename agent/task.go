@@ -78,6 +78,7 @@ func (r *runner) runTask(ctx context.Context, p taskParams) (tools.Result, error
 		Limits:       limits,
 		Prompt:       p.Prompt,
 		Transcript:   r.transcript.sub(subID, parentID),
+		Pricing:      r.opts.Pricing,
 		Tokens:       r.counter,
 		Now:          r.opts.Now,
 		Logger:       r.log.With("subRun", subID),

@@ -139,6 +139,40 @@ type ModelConfig struct {
 	// Record saves every model response of a run, as streamed, to a
 	// cassette file that Replay can serve later.
 	Record string `json:"record,omitempty"`
+	// Pricing turns token counts into cost in USD; without it no cost is
+	// shown anywhere (a guessed price would be worse than none).
+	Pricing *Pricing `json:"pricing,omitempty"`
+	// Choices are model names offered by the editors' model pickers (and
+	// agentls/models) besides what the endpoint's GET /models lists.
+	Choices []string `json:"choices,omitempty"`
+}
+
+// Pricing is a model's price in USD per million tokens.
+type Pricing struct {
+	InputPerMTok  float64 `json:"inputPerMTok"`
+	OutputPerMTok float64 `json:"outputPerMTok"`
+	// CachedInputPerMTok prices prompt tokens served from the provider's
+	// cache; 0 means they cost InputPerMTok.
+	CachedInputPerMTok float64 `json:"cachedInputPerMTok,omitempty"`
+}
+
+// Cost prices a token count; nil when p is nil or its figures are not
+// usable (negative), so that no negative or made-up cost is ever shown.
+// Cached tokens are part of prompt tokens.
+func (p *Pricing) Cost(prompt, cached, completion int) *float64 {
+	if p == nil || p.InputPerMTok < 0 || p.OutputPerMTok < 0 || p.CachedInputPerMTok < 0 {
+		return nil
+	}
+	if prompt < 0 || completion < 0 || cached < 0 {
+		return nil
+	}
+	cached = min(cached, prompt)
+	cachedPrice := p.CachedInputPerMTok
+	if cachedPrice == 0 {
+		cachedPrice = p.InputPerMTok
+	}
+	c := (float64(prompt-cached)*p.InputPerMTok + float64(cached)*cachedPrice + float64(completion)*p.OutputPerMTok) / 1e6
+	return &c
 }
 
 // ToolsConfig configures the built-in tools.

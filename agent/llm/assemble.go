@@ -48,12 +48,19 @@ type partialCall struct {
 // tool calls through emit.
 func (a *assembler) add(ch *openai.ChatCompletionStreamResponse, emit func(Delta)) {
 	if ch.Usage != nil {
-		a.usage = Usage{PromptTokens: ch.Usage.PromptTokens, CompletionTokens: ch.Usage.CompletionTokens,
+		u := Usage{PromptTokens: ch.Usage.PromptTokens, CompletionTokens: ch.Usage.CompletionTokens,
 			TotalTokens: ch.Usage.TotalTokens}
-		if a.usage.TotalTokens == 0 {
-			a.usage.TotalTokens = a.usage.PromptTokens + a.usage.CompletionTokens
+		if d := ch.Usage.PromptTokensDetails; d != nil {
+			u.CachedTokens = d.CachedTokens
 		}
-		a.usageKnown = true
+		if u.TotalTokens == 0 {
+			u.TotalTokens = u.PromptTokens + u.CompletionTokens
+		}
+		// Negative or absurd figures are ignored: the run then counts the
+		// call locally, as for an endpoint that reports nothing.
+		if u.plausible() {
+			a.usage, a.usageKnown = u, true
+		}
 	}
 	for i := range ch.Choices {
 		c := &ch.Choices[i]

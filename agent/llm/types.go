@@ -128,6 +128,25 @@ type Usage struct {
 	PromptTokens     int `json:"promptTokens"`
 	CompletionTokens int `json:"completionTokens"`
 	TotalTokens      int `json:"totalTokens"`
+	// CachedTokens is the part of PromptTokens the provider served from
+	// its prompt cache (OpenAI's prompt_tokens_details.cached_tokens),
+	// billed at a lower price; 0 when not reported.
+	CachedTokens int `json:"cachedTokens,omitempty"`
+}
+
+// maxReportedTokens bounds a believable count for one call: a usage chunk
+// claiming more (or anything negative) is a broken endpoint, and its
+// figures must not become a run's total or a cost.
+const maxReportedTokens = 1 << 30
+
+// plausible reports whether u can be taken as the provider's count.
+func (u Usage) plausible() bool {
+	for _, n := range []int{u.PromptTokens, u.CompletionTokens, u.TotalTokens, u.CachedTokens} {
+		if n < 0 || n > maxReportedTokens {
+			return false
+		}
+	}
+	return u.CachedTokens <= u.PromptTokens
 }
 
 // Response is an assembled assistant turn.

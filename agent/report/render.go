@@ -10,6 +10,8 @@ import (
 	"strings"
 	"time"
 	"unicode/utf8"
+
+	"github.com/agentls/agentls/internal/text"
 )
 
 //go:embed report.html.tmpl
@@ -28,7 +30,7 @@ var page = template.Must(template.New("report").Funcs(template.FuncMap{
 	"vis":      Visible,
 	"diff":     diffLines,
 	"dur":      fmtDuration,
-	"num":      fmtInt,
+	"num":      text.Thousands,
 	"cost":     fmtCost,
 	"when":     fmtTime,
 	"short":    shortText,
@@ -175,21 +177,6 @@ func fmtDuration(d time.Duration) string {
 		return fmt.Sprintf("%.1f s", d.Seconds())
 	}
 	return d.Round(time.Second).String()
-}
-
-func fmtInt(n int) string {
-	s := fmt.Sprint(n)
-	if n < 0 {
-		return s
-	}
-	var b strings.Builder
-	for i, c := range s {
-		if i > 0 && (len(s)-i)%3 == 0 {
-			b.WriteByte(',')
-		}
-		b.WriteRune(c)
-	}
-	return b.String()
 }
 
 func fmtCost(c *float64) string {

@@ -159,7 +159,7 @@ func runMainContext(parent context.Context, args []string, stdin io.Reader, stdo
 		View:     view,
 		Approver: newTermApprover(stdin, stderr, f.allowCommands),
 		Logger:   logger,
-	}, agent.RunRequest{Prompt: f.prompt, OnEvent: p.event, Proposals: cs.states(), Mode: planMode(f.plan)})
+	}, agent.RunRequest{Prompt: f.prompt, OnEvent: p.event, Proposals: cs.states(), Mode: planMode(f.plan), Model: f.model})
 	if err != nil {
 		fmt.Fprintf(stderr, "agentls run: %v\n", err)
 		return 2
@@ -175,6 +175,7 @@ func runMainContext(parent context.Context, args []string, stdin io.Reader, stdo
 	if path := prepared.TranscriptPath(); path != "" {
 		fmt.Fprintf(stderr, "agentls: transcript %s\n", path)
 	}
+	defer fmt.Fprintln(stderr, usageLine(out))
 	// On a terminal the answer was just streamed to stderr; printing it to
 	// the same screen again on stdout would show it twice.
 	echo := !(isTerminal(stdout) && isTerminal(stderr))
@@ -254,6 +255,20 @@ func finishRun(out agent.Outcome, cs *tools.Changeset, view *workspace.View, app
 		return 1
 	}
 	return 0
+}
+
+// usageLine is the run's last line: tokens in (cached) / out, the model,
+// and the cost when model.pricing is set.
+func usageLine(out agent.Outcome) string {
+	u := out.Usage
+	line := fmt.Sprintf("agentls: %s tokens in (%s cached) / %s out", text.Thousands(u.PromptTokens), text.Thousands(u.CachedTokens), text.Thousands(u.CompletionTokens))
+	if out.Model != "" {
+		line += " · " + out.Model
+	}
+	if out.CostUSD != nil {
+		line += fmt.Sprintf(" · $%.4f", *out.CostUSD)
+	}
+	return line
 }
 
 // recordApplied completes the run's transcript with the fate of its

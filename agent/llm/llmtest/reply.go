@@ -192,6 +192,14 @@ func (r Reply) Usage(prompt, completion int) Reply {
 	return r
 }
 
+// CachedUsage sets the usage chunk with cached prompt tokens, as OpenAI
+// reports them (prompt_tokens_details.cached_tokens). Negative or huge
+// values are allowed, to play a broken endpoint.
+func (r Reply) CachedUsage(prompt, cached, completion int) Reply {
+	r.usage = &usage{PromptTokens: prompt, CompletionTokens: completion, TotalTokens: prompt + completion, Details: &promptDetails{CachedTokens: cached}}
+	return r
+}
+
 // NotStreaming answers with one chat.completion JSON object even when the
 // client asked to stream (some servers ignore "stream": true).
 func (r Reply) NotStreaming() Reply { r.notStreamed = true; return r }
