@@ -26,11 +26,11 @@ func TestRunAnswersWithoutTools(t *testing.T) {
 		t.Fatalf("outcome = %+v", out)
 	}
 	log.check(t, "run1")
-	if got := strings.Join(log.kinds(), ","); got != "started,text,text,finished" {
+	if got := strings.Join(log.kinds(), ","); got != "started,text,text,usage,finished" {
 		t.Fatalf("events = %s", got)
 	}
 	evs := log.all()
-	if evs[0].Text != "do the task" || evs[1].Text != "Hello " || evs[3].Text != "world" {
+	if evs[0].Text != "do the task" || evs[1].Text != "Hello " || evs[4].Text != "world" {
 		t.Fatalf("event texts wrong: %+v", evs)
 	}
 	req := m.reqs()[0]
