@@ -34,6 +34,9 @@ const (
 //	failed      error, usage, pending
 //	cancelled   usage, pending
 //	todo        todos (the model's whole plan, after every todo_write)
+//	usage       turn, promptTokens, completionTokens, cachedTokens?,
+//	            costUSD?, estimated? (one model call; terminal events carry
+//	            the run's totals in usage and costUSD)
 //
 // A sub-agent started by the task tool sends its own started, text,
 // toolCall, toolResult and terminal events with its own runId and seq and
@@ -56,8 +59,17 @@ type RunEvent struct {
 	Applied *bool           `json:"applied,omitzero"`
 	Error   string          `json:"error,omitempty"`
 	Usage   *llm.Usage      `json:"usage,omitzero"`
-	Pending *int            `json:"pending,omitzero"`
-	Todos   []agent.Todo    `json:"todos,omitzero"`
+	// Usage events (one model call): the counts at top level.
+	Turn             int  `json:"turn,omitempty"`
+	PromptTokens     *int `json:"promptTokens,omitzero"`
+	CompletionTokens *int `json:"completionTokens,omitzero"`
+	CachedTokens     *int `json:"cachedTokens,omitzero"`
+	Estimated        bool `json:"estimated,omitempty"`
+	// CostUSD prices the call (usage) or the run (terminal events) with
+	// model.pricing; absent without pricing.
+	CostUSD *float64     `json:"costUSD,omitzero"`
+	Pending *int         `json:"pending,omitzero"`
+	Todos   []agent.Todo `json:"todos,omitzero"`
 	// ParentRunID marks the events of a sub-agent (the task tool): RunID
 	// and Seq are then the sub-agent's own.
 	ParentRunID string `json:"parentRunId,omitempty"`
@@ -130,17 +142,22 @@ func (e *eventStream) fromAgent(ev agent.Event) (out RunEvent, held bool) {
 		out.Tool, out.Args, out.CallID = ev.Tool, validJSON(ev.Args), ev.CallID
 	case agent.EventToolResult:
 		out.Tool, out.CallID, out.Summary, out.IsError = ev.Tool, ev.CallID, ev.Summary, ptr(ev.IsError)
+	case agent.EventUsage:
+		out.Turn, out.PromptTokens, out.CompletionTokens, out.Estimated, out.CostUSD = ev.Turn, ptr(ev.Usage.PromptTokens), ptr(ev.Usage.CompletionTokens), ev.Estimated, ev.CostUSD
+		if ev.Usage.CachedTokens > 0 {
+			out.CachedTokens = ptr(ev.Usage.CachedTokens)
+		}
 	case agent.EventFinished:
-		out.Text, out.Usage = ptr(ev.Text), ptr(ev.Usage)
+		out.Text, out.Usage, out.CostUSD = ptr(ev.Text), ptr(ev.Usage), ev.CostUSD
 		held = true
 	case agent.EventFailed:
-		out.Error, out.Usage = ev.Summary, ptr(ev.Usage)
+		out.Error, out.Usage, out.CostUSD = ev.Summary, ptr(ev.Usage), ev.CostUSD
 		if out.Error == "" && ev.Err != nil {
 			out.Error = ev.Err.Error()
 		}
 		held = true
 	case agent.EventCancelled:
-		out.Usage = ptr(ev.Usage)
+		out.Usage, out.CostUSD = ptr(ev.Usage), ev.CostUSD
 		held = true
 	}
 	return out, held

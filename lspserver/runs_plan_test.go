@@ -71,7 +71,7 @@ func TestPlanAndSubAgentEvents(t *testing.T) {
 		t.Fatal("no sub-agent events")
 	}
 	checkSeq(t, sub)
-	if got := kinds(sub); !slices.Equal(got, []string{"started", "toolCall", "toolResult", "text", "finished"}) {
+	if got := kinds(sub); !slices.Equal(got, []string{"started", "usage", "toolCall", "toolResult", "text", "usage", "finished"}) {
 		t.Fatalf("sub-agent events %v", got)
 	}
 	if sub[0].RunID == id || sub[0].Summary != "find greeting" {

@@ -36,9 +36,12 @@ func TestRunEventSequence(t *testing.T) {
 	id := rs.start(t, lspserver.RunArgs{Prompt: "What do the notes say?"})
 	evs := rs.events(t, id)
 	checkSeq(t, evs)
-	want := []string{"started", "text", "toolCall", "toolResult", "text", "finished"}
+	want := []string{"started", "text", "usage", "toolCall", "toolResult", "text", "usage", "finished"}
 	if got := kinds(evs); !slices.Equal(got, want) {
 		t.Fatalf("event kinds %v, want %v", got, want)
+	}
+	if u := evs[len(evs)-2]; u.Turn != 2 || u.PromptTokens == nil || *u.PromptTokens != 120 || u.CompletionTokens == nil || *u.CompletionTokens != 30 || u.CostUSD != nil {
+		t.Errorf("last usage event = %+v, want turn 2, 120 in / 30 out, no cost without pricing", u)
 	}
 	started, call, result, fin := evs[0], firstOf(t, evs, "toolCall"), firstOf(t, evs, "toolResult"), evs[len(evs)-1]
 	if started.Text == nil || *started.Text != "What do the notes say?" || started.Mode != "preview" {
