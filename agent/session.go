@@ -71,6 +71,10 @@ type Setup struct {
 	// Model, when set, is used instead of a client built from Config
 	// (tests with fakes); the run does not close it.
 	Model Model
+	// BeforeRead, when set, becomes the run's tools.Env.BeforeRead: the
+	// front-end pulls the editor's buffer for a path before a tool reads
+	// it (ACP's fs/read_text_file).
+	BeforeRead func(path string)
 }
 
 // NoTranscript as Setup.TranscriptDir disables the run's transcript.
@@ -161,6 +165,7 @@ func (s *Session) Prepare(setup Setup, req RunRequest) (*SessionRun, error) {
 	policy := tools.Policy{RunCommand: cfg.Tools.RunCommand, AllowSecrets: cfg.Tools.AllowSecrets,
 		SecretPatterns: cfg.Tools.SecretPatterns, CommandTimeout: cfg.CommandTimeout()}
 	r.env = tools.NewEnv(req.RunID, setup.View, setup.Approver, policy)
+	r.env.BeforeRead = setup.BeforeRead
 	r.reg = tools.NewRegistry(tools.Builtins(policy)...)
 	r.counter = NewCounter()
 	r.offer = tools.NewOffer(r.reg, cfg.Model.ContextWindow, cfg.MCP.DeferredToolShare, r.counter.Count)

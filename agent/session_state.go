@@ -268,3 +268,12 @@ func plural(n int, what string) string {
 	}
 	return fmt.Sprintf("%d %ss", n, what)
 }
+
+// History returns a copy of the conversation the session carries to its
+// next run, for front-ends that show it again (ACP's session/load replays
+// it to the editor).
+func (s *Session) History() []HistoryMessage {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return slices.Clone(s.st.History)
+}

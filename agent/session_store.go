@@ -80,6 +80,7 @@ type sessionFile struct {
 // SessionStore saves and restores the sessions of one workspace.
 type SessionStore struct {
 	dir         string
+	folder      string
 	log         *slog.Logger
 	readOnly    bool // ReadSessions: never create, rename or remove anything
 	MaxSessions int
@@ -113,7 +114,46 @@ func OpenSessionStore(stateDir, folder string, log *slog.Logger) (*SessionStore,
 	}
 	probe.Close()
 	os.Remove(probe.Name())
-	return &SessionStore{dir: dir, log: log, MaxSessions: DefaultMaxSessions, MaxBytes: DefaultMaxBytes}, nil
+	marker := filepath.Join(dir, workspaceMarker)
+	if b, err := os.ReadFile(marker); err != nil || string(b) != folder {
+		if err := statedir.WriteFile(marker, []byte(folder)); err != nil {
+			log.Warn("cannot record the session directory's workspace", "dir", dir, "err", err)
+		}
+	}
+	return &SessionStore{dir: dir, log: log, MaxSessions: DefaultMaxSessions, MaxBytes: DefaultMaxBytes, folder: folder}, nil
+}
+
+// workspaceMarker is the file in a workspace's session directory naming
+// the workspace folder, so sessions can be listed across workspaces with
+// the folder each belongs to (SessionWorkspaces).
+const workspaceMarker = "workspace"
+
+// Folder is the workspace folder the store keeps sessions for (cleaned,
+// symlinks resolved).
+func (st *SessionStore) Folder() string { return st.folder }
+
+// SessionWorkspaces returns the workspace folders that have a session
+// directory under stateDir, sorted; directories without a readable marker
+// (made before markers existed) are left out.
+func SessionWorkspaces(stateDir string) []string {
+	root := filepath.Join(stateDir, "sessions")
+	ents, err := os.ReadDir(root)
+	if err != nil {
+		return nil
+	}
+	var out []string
+	for _, e := range ents {
+		if !e.IsDir() {
+			continue
+		}
+		b, err := os.ReadFile(filepath.Join(root, e.Name(), workspaceMarker))
+		if err != nil || len(b) == 0 || len(b) > 4096 || !filepath.IsAbs(string(b)) {
+			continue
+		}
+		out = append(out, string(b))
+	}
+	slices.Sort(out)
+	return out
 }
 
 // sessionDir is where the sessions of the workspace whose first folder is

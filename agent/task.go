@@ -60,6 +60,8 @@ func (r *runner) runTask(ctx context.Context, p taskParams) (tools.Result, error
 		Changes: r.env.Changes,     // read-only tools show the parent's staged text
 		Policy:  r.env.Policy,
 		Skills:  r.env.Skills,
+
+		BeforeRead: r.env.BeforeRead,
 	}
 	limits := r.limits
 	limits.MaxTurns = r.limits.TaskMaxTurns

@@ -21,6 +21,12 @@ type Env struct {
 	// Skills are the skills this run may load (skill tool) and whose
 	// folders read_file may read; nil means none.
 	Skills *skills.Set
+	// BeforeRead, when set, is called with an absolute, confined path
+	// right before a tool reads it through View (read_file, and the lock
+	// check of every edit), so a front-end whose editor does not push its
+	// buffers (ACP's fs/read_text_file) can put the editor's current text
+	// into View first. It must bound its own wait; nil does nothing.
+	BeforeRead func(path string)
 
 	approvals approvalMemory // "allow always" answers, per tool
 }
@@ -48,6 +54,13 @@ func NewEnv(runID string, view *workspace.View, approver Approver, policy Policy
 	changes := NewChangeset(view)
 	changes.ledger = ledger
 	return &Env{RunID: runID, View: view, Ledger: ledger, Changes: changes, Approver: approver, Policy: policy}
+}
+
+// beforeRead calls BeforeRead when set.
+func (env *Env) beforeRead(path string) {
+	if env.BeforeRead != nil {
+		env.BeforeRead(path)
+	}
 }
 
 // approvalMemory remembers AllowAlways decisions for the life of an Env.

@@ -36,6 +36,7 @@ func (env *Env) lockTarget(abs string) (t target, res Result, ok bool) {
 	if inGitDir(abs) {
 		return t, Errorf("%s is inside .git; agentls never writes there", t.path), false
 	}
+	env.beforeRead(abs)
 	snap, err := env.View.Read(abs)
 	switch {
 	case err == nil:

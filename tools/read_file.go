@@ -69,6 +69,7 @@ func readFile(_ context.Context, env *Env, p readFileParams) (Result, error) {
 // is shown.
 func (env *Env) readForModel(abs, path string) (text, note string, record func(), res Result, ok bool) {
 	record = func() {}
+	env.beforeRead(abs)
 	snap, err := env.View.Read(abs)
 	exists := err == nil
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {

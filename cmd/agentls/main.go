@@ -1,5 +1,6 @@
 // Command agentls is the agent language server. `agentls` or `agentls serve`
-// speaks LSP on stdin/stdout; `agentls run` runs one agent task headless;
+// speaks LSP on stdin/stdout; `agentls acp` speaks the Agent Client
+// Protocol on stdin/stdout; `agentls run` runs one agent task headless;
 // `agentls mcp` inspects the configured MCP servers; `agentls version`
 // prints the version. Logs go to stderr or --log-file, never stdout (stdout
 // is the LSP wire).
@@ -37,6 +38,7 @@ func main() {
 // usage is printed for --help and, on stderr, for unknown subcommands.
 const usage = `usage: agentls [serve] [flags]      serve LSP on stdin/stdout (what an editor starts)
        agentls run [flags] PROMPT     run one agent task headless
+       agentls acp [flags]            serve the Agent Client Protocol on stdin/stdout (Zed, JetBrains, …)
        agentls sessions [--dir DIR]   list the saved agent sessions of a workspace
        agentls mcp [flags] ...        inspect configured MCP servers
        agentls report [RUN_ID]        render a run's transcript as an HTML page
@@ -66,6 +68,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return serveMain(args, stdin, stdout, stderr)
 	case "run":
 		return runMain(args, stdin, stdout, stderr)
+	case "acp":
+		return acpMain(args, stdin, stdout, stderr)
 	case "sessions":
 		return sessionsMain(args, stdout, stderr)
 	case "mcp":

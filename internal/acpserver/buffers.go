@@ -1,0 +1,90 @@
+package acpserver
+
+import (
+	"context"
+	"time"
+
+	acp "github.com/coder/acp-go-sdk"
+
+	"github.com/agentls/agentls/agent/config"
+)
+
+// Editor buffers over ACP. An LSP editor pushes its open buffers
+// (didOpen/didChange) into the workspace view; an ACP client does not, but
+// it may offer fs/read_text_file, which answers with the editor's text,
+// unsaved edits included. When it does, every read a tool makes for the
+// model (read_file, the lock check of each edit; tools.Env.BeforeRead)
+// first pulls the file from the client into the view as an overlay, so
+// the agent sees and locks against what the user sees. Files the client
+// cannot read (missing) fall back to the disk. The overlays live for one
+// prompt: the next prompt pulls again.
+
+// maxBufferBytes bounds a buffer taken from the client, as the view bounds
+// files read from disk.
+const maxBufferBytes = 10 << 20
+
+// syncBuffer pulls path from the client's buffers into the view, when the
+// client offers fs/read_text_file; bounded by client.requestTimeoutSeconds.
+func (ss *session) syncBuffer(ctx context.Context, path string) {
+	if !ss.srv.clientCaps().Fs.ReadTextFile || ctx.Err() != nil {
+		return
+	}
+	rctx, cancel := context.WithTimeout(ctx, ss.clientTimeout())
+	defer cancel()
+	resp, err := ss.srv.conn.ReadTextFile(rctx, acp.ReadTextFileRequest{SessionId: acp.SessionId(ss.id), Path: path})
+	if err != nil {
+		ss.srv.log.Debug("fs/read_text_file failed; reading the disk", "path", path, "err", err)
+		ss.dropBuffer(path)
+		return
+	}
+	if len(resp.Content) > maxBufferBytes {
+		ss.dropBuffer(path)
+		return
+	}
+	ss.setBuffer(path, resp.Content)
+}
+
+// setBuffer makes text the view's overlay for path.
+func (ss *session) setBuffer(path, text string) {
+	ss.mu.Lock()
+	ss.bufVer++
+	v := ss.bufVer
+	ss.synced[path] = true
+	ss.mu.Unlock()
+	ss.view.Open(path, v, text)
+}
+
+// dropBuffer removes path's overlay, if this session made one.
+func (ss *session) dropBuffer(path string) {
+	ss.mu.Lock()
+	had := ss.synced[path]
+	delete(ss.synced, path)
+	ss.mu.Unlock()
+	if had {
+		ss.view.Close(path)
+	}
+}
+
+// dropBuffers removes every overlay taken from the client (end of a
+// prompt): the next prompt reads afresh.
+func (ss *session) dropBuffers() {
+	ss.mu.Lock()
+	paths := sortedKeys(ss.synced)
+	clear(ss.synced)
+	ss.mu.Unlock()
+	for _, p := range paths {
+		ss.view.Close(p)
+	}
+}
+
+// clientTimeout bounds one fs/* request to the client
+// (client.requestTimeoutSeconds, as for the LSP server's requests).
+func (ss *session) clientTimeout() time.Duration {
+	ss.mu.Lock()
+	d := ss.reqTimeout
+	ss.mu.Unlock()
+	if d <= 0 {
+		d = time.Duration(config.Defaults().Client.RequestTimeoutSeconds) * time.Second
+	}
+	return d
+}

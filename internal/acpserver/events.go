@@ -1,0 +1,271 @@
+package acpserver
+
+import (
+	"context"
+	"encoding/json"
+	"path/filepath"
+	"strings"
+
+	acp "github.com/coder/acp-go-sdk"
+
+	"github.com/agentls/agentls/agent"
+	"github.com/agentls/agentls/internal/text"
+	"github.com/agentls/agentls/tools"
+)
+
+// A run's events as session/update notifications:
+//
+//	EventText        agent_message_chunk (sub-agents' text is left out)
+//	EventToolCall    tool_call: title in words, kind, locations, rawInput
+//	EventStaged      tool_call_update with the diff, then review (review.go)
+//	EventToolResult  tool_call_update: completed or failed, the outcome
+//	EventTodo        plan
+//
+// Tool call ids are "RUN:CALL" (the model's call ids repeat across runs).
+
+// turnEvents maps one run's events; OnEvent calls it one event at a time.
+type turnEvents struct {
+	ss    *session
+	ctx   context.Context // the prompt's: permission requests end with it
+	calls map[acp.ToolCallId]*callState
+	// lastEdit and lastCommand are the latest mutating tool calls: a staged
+	// change belongs to the edit running now, an approval to the command
+	// (mutating tools run one at a time).
+	lastEdit, lastCommand acp.ToolCallId
+	answered              bool // the run streamed some text
+}
+
+// callState is what a tool call showed so far.
+type callState struct {
+	tool    string
+	diffs   []acp.ToolCallContent
+	notes   []string
+	refused bool // a change of it was rejected or could not be written
+}
+
+func newTurnEvents(ss *session, ctx context.Context) *turnEvents {
+	return &turnEvents{ss: ss, ctx: ctx, calls: map[acp.ToolCallId]*callState{}}
+}
+
+func toolCallID(runID, callID string) acp.ToolCallId { return acp.ToolCallId(runID + ":" + callID) }
+
+// handle is the run's OnEvent.
+func (te *turnEvents) handle(ev agent.Event) {
+	ss := te.ss
+	switch ev.Kind {
+	case agent.EventText:
+		if ev.ParentRunID == "" && ev.Text != "" {
+			te.answered = true
+			ss.update(te.ctx, acp.UpdateAgentMessageText(ev.Text))
+		}
+	case agent.EventToolCall:
+		id := toolCallID(ev.RunID, ev.CallID)
+		te.calls[id] = &callState{tool: ev.Tool}
+		switch ev.Tool {
+		case "edit_file", "write_file", "multi_edit":
+			te.lastEdit = id
+		case "run_command":
+			te.lastCommand = id
+		}
+		title := ss.toolTitle(ev.Tool, ev.Args)
+		if ev.ParentRunID != "" {
+			title = "Sub-agent: " + title
+		}
+		opts := []acp.ToolCallStartOpt{acp.WithStartKind(toolKind(ev.Tool)), acp.WithStartStatus(acp.ToolCallStatusInProgress)}
+		if locs := ss.toolLocations(ev.Args); len(locs) > 0 {
+			opts = append(opts, acp.WithStartLocations(locs))
+		}
+		opts = append(opts, acp.WithStartRawInput(json.RawMessage(ev.Args)))
+		ss.update(te.ctx, acp.StartToolCall(id, title, opts...))
+	case agent.EventStaged:
+		te.staged(ev)
+	case agent.EventToolResult:
+		id := toolCallID(ev.RunID, ev.CallID)
+		st := te.calls[id]
+		if st == nil {
+			st = &callState{tool: ev.Tool}
+		}
+		status := acp.ToolCallStatusCompleted
+		if ev.IsError || st.refused {
+			status = acp.ToolCallStatusFailed
+		}
+		content := append([]acp.ToolCallContent(nil), st.diffs...)
+		msg := ev.Summary
+		if ev.IsError && strings.TrimSpace(ev.Text) != "" {
+			msg = text.Clip(ev.Text, 4000)
+		}
+		if len(st.notes) > 0 {
+			msg = strings.Join(st.notes, "\n")
+		}
+		if msg != "" {
+			content = append(content, acp.ToolContent(acp.TextBlock(msg)))
+		}
+		ss.update(te.ctx, acp.UpdateToolCall(id, acp.WithUpdateStatus(status), acp.WithUpdateContent(content)))
+		delete(te.calls, id)
+	case agent.EventTodo:
+		if ev.ParentRunID != "" {
+			return
+		}
+		entries := make([]acp.PlanEntry, 0, len(ev.Todos))
+		for _, t := range ev.Todos {
+			entries = append(entries, acp.PlanEntry{Content: t.Content, Priority: acp.PlanEntryPriorityMedium, Status: acp.PlanEntryStatus(t.Status)})
+		}
+		ss.update(te.ctx, acp.SessionUpdate{Plan: &acp.SessionUpdatePlan{Entries: entries}})
+	}
+}
+
+// staged shows a staged change on its tool call, then reviews it.
+func (te *turnEvents) staged(ev agent.Event) {
+	ss, s := te.ss, te.ss.srv
+	s.stage(ss, ev.RunID, ev.Staged)
+	defer ss.save()
+	if !ev.Staged.Pending() {
+		return
+	}
+	id := te.lastEdit
+	st := te.calls[id]
+	if st == nil {
+		id = ss.nextToolID("change")
+		st = &callState{tool: "edit"}
+		te.calls[id] = st
+		ss.update(te.ctx, acp.StartToolCall(id, "Edit "+ss.display(ev.Path), acp.WithStartKind(acp.ToolKindEdit),
+			acp.WithStartStatus(acp.ToolCallStatusInProgress)))
+	}
+	d := diffContent(ev.Path, ev.Staged.Base, ev.Staged.Text, ev.Staged.Created)
+	st.diffs = append(st.diffs, d)
+	line := 1
+	if p, ok := s.proposalOf(ev.RunID, ev.Path); ok {
+		line = firstLine(p)
+	}
+	ss.update(te.ctx, acp.UpdateToolCall(id, acp.WithUpdateContent(st.diffs),
+		acp.WithUpdateLocations([]acp.ToolCallLocation{{Path: ev.Path, Line: acp.Ptr(line)}})))
+	res := ss.reviewChange(te.ctx, id, ev.RunID, ev.Path)
+	if res.note != "" {
+		st.notes = append(st.notes, ss.display(ev.Path)+": "+res.note)
+	}
+	if res.written == 0 && !res.pending {
+		st.refused = true
+	}
+}
+
+// Approve implements tools.Approver for run_command: the command is asked
+// about with session/request_permission on its tool call.
+func (te *turnEvents) Approve(ctx context.Context, req tools.ApprovalRequest) (tools.Decision, error) {
+	id := te.lastCommand
+	if id == "" {
+		id = te.ss.nextToolID("approval")
+	}
+	title := "Run " + req.Summary
+	tc := acp.ToolCallUpdate{ToolCallId: id, Title: &title, Kind: acp.Ptr(acp.ToolKindExecute), Status: acp.Ptr(acp.ToolCallStatusPending)}
+	opt, _, err := te.ss.ask(ctx, id, &tc, []acp.PermissionOption{
+		{OptionId: optAllow, Name: "Run once", Kind: acp.PermissionOptionKindAllowOnce},
+		{OptionId: optAllowAlways, Name: "Always allow " + req.Tool + " in this run", Kind: acp.PermissionOptionKindAllowAlways},
+		{OptionId: optReject, Name: "Don't run", Kind: acp.PermissionOptionKindRejectOnce},
+	}, nil)
+	if err != nil {
+		return tools.Deny, nil
+	}
+	switch opt {
+	case optAllow:
+		return tools.AllowOnce, nil
+	case optAllowAlways:
+		return tools.AllowAlways, nil
+	}
+	return tools.Deny, nil
+}
+
+// toolKind is the ACP kind of a tool, for the client's icon.
+func toolKind(tool string) acp.ToolKind {
+	switch tool {
+	case "read_file", "skill":
+		return acp.ToolKindRead
+	case "list_dir", "glob", "grep", "tool_search":
+		return acp.ToolKindSearch
+	case "edit_file", "write_file", "multi_edit":
+		return acp.ToolKindEdit
+	case "run_command":
+		return acp.ToolKindExecute
+	case "todo_write", "task":
+		return acp.ToolKindThink
+	}
+	return acp.ToolKindOther
+}
+
+// toolArgs are the arguments titles and locations are made from.
+type toolArgs struct {
+	Path        string `json:"path"`
+	Pattern     string `json:"pattern"`
+	Name        string `json:"name"`
+	Description string `json:"description"`
+	Command     string `json:"command"`
+	Query       string `json:"query"`
+	Offset      *int   `json:"offset"`
+}
+
+// toolTitle is the tool call in words ("Read main.go").
+func (ss *session) toolTitle(tool string, raw json.RawMessage) string {
+	var a toolArgs
+	_ = json.Unmarshal(raw, &a) // invalid arguments: the generic wording
+	clip := func(s string) string { return text.Clip(text.FirstLine(s), 80) }
+	path := clip(a.Path)
+	or := func(s, def string) string {
+		if s == "" {
+			return def
+		}
+		return s
+	}
+	switch tool {
+	case "read_file":
+		return "Read " + or(path, "a file")
+	case "list_dir":
+		return "List " + or(path, "the workspace")
+	case "glob":
+		return "Find files " + clip(a.Pattern)
+	case "grep":
+		return "Search for " + clip(a.Pattern)
+	case "edit_file", "multi_edit":
+		return "Edit " + or(path, "a file")
+	case "write_file":
+		return "Write " + or(path, "a file")
+	case "task":
+		return "Delegate: " + or(clip(a.Description), "a sub-task")
+	case "todo_write":
+		return "Update the plan"
+	case "skill":
+		return "Load skill " + clip(a.Name)
+	case "run_command":
+		return "Run " + or(clip(a.Command), "a command")
+	case "tool_search":
+		return "Look for tools " + clip(a.Query)
+	}
+	if rest, ok := strings.CutPrefix(tool, "mcp__"); ok {
+		server, name, _ := strings.Cut(rest, "__")
+		return name + " (" + server + ")"
+	}
+	return tool
+}
+
+// toolLocations is the file a tool call works on, absolute, with its line.
+func (ss *session) toolLocations(raw json.RawMessage) []acp.ToolCallLocation {
+	var a toolArgs
+	if json.Unmarshal(raw, &a) != nil || strings.TrimSpace(a.Path) == "" {
+		return nil
+	}
+	p := a.Path
+	if !filepath.IsAbs(p) {
+		p = filepath.Join(ss.cwd, p)
+	}
+	loc := acp.ToolCallLocation{Path: filepath.Clean(p)}
+	if a.Offset != nil && *a.Offset > 0 {
+		loc.Line = acp.Ptr(*a.Offset)
+	}
+	return []acp.ToolCallLocation{loc}
+}
+
+// display is path relative to the session's folder when inside it.
+func (ss *session) display(path string) string {
+	if rel, err := filepath.Rel(ss.cwd, path); err == nil && rel != ".." && !strings.HasPrefix(rel, "../") {
+		return filepath.ToSlash(rel)
+	}
+	return path
+}

@@ -1,0 +1,139 @@
+package acpserver
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"time"
+
+	acp "github.com/coder/acp-go-sdk"
+
+	"github.com/agentls/agentls/agent"
+	"github.com/agentls/agentls/agent/config"
+	"github.com/agentls/agentls/tools"
+	"github.com/agentls/agentls/tools/mcp"
+)
+
+// MCP servers over ACP: the client's mcpServers (session/new, load,
+// resume) are merged with the configured ones, the client's entry winning
+// a name both use. The client's servers are the user's own choice, made
+// in the editor, so they start whatever the workspace trust; configured
+// ones come through agent/config, where a workspace file's servers need
+// the user's trust. Each session has its own mcp.Manager, started on the
+// first prompt and restarted when the merged set changes; a prompt waits
+// for servers still connecting (mcp.startupTimeoutSeconds), and each turn
+// offers the tools that are ready.
+
+// convertMCPServers turns the client's entries into the MCP client's.
+func convertMCPServers(in []acp.McpServer) (map[string]mcp.ServerConfig, error) {
+	out := map[string]mcp.ServerConfig{}
+	for i, s := range in {
+		var name string
+		var sc mcp.ServerConfig
+		switch {
+		case s.Stdio != nil:
+			name = s.Stdio.Name
+			sc = mcp.ServerConfig{Command: s.Stdio.Command, Args: s.Stdio.Args}
+			if len(s.Stdio.Env) > 0 {
+				sc.Env = map[string]string{}
+				for _, e := range s.Stdio.Env {
+					sc.Env[e.Name] = e.Value
+				}
+			}
+		case s.Http != nil:
+			name = s.Http.Name
+			sc = mcp.ServerConfig{Type: "http", URL: s.Http.Url, Headers: headers(s.Http.Headers)}
+		case s.Sse != nil:
+			name = s.Sse.Name
+			sc = mcp.ServerConfig{Type: "sse", URL: s.Sse.Url, Headers: headers(s.Sse.Headers)}
+		default:
+			return nil, invalidParams("mcpServers[%d]: agentls connects stdio, http and sse MCP servers", i)
+		}
+		if strings.TrimSpace(name) == "" {
+			return nil, invalidParams("mcpServers[%d] has no name", i)
+		}
+		out[name] = sc
+	}
+	return out, nil
+}
+
+func headers(hs []acp.HttpHeader) map[string]string {
+	if len(hs) == 0 {
+		return nil
+	}
+	out := make(map[string]string, len(hs))
+	for _, h := range hs {
+		out[h.Name] = h.Value
+	}
+	return out
+}
+
+// ensureMCP starts (or restarts) the session's MCP servers for cfg and
+// waits, bounded by mcp.startupTimeoutSeconds, for those still connecting.
+func (ss *session) ensureMCP(ctx context.Context, cfg config.Config) *mcp.Manager {
+	want := agent.MCPServers(cfg)
+	if want == nil {
+		want = map[string]mcp.ServerConfig{}
+	}
+	ss.mu.Lock()
+	for name, sc := range ss.clientMCP {
+		want[name] = sc
+	}
+	key := serversKey(want)
+	cur, curKey := ss.mcp, ss.mcpKey
+	ss.mu.Unlock()
+	if len(want) == 0 && cur == nil {
+		return nil
+	}
+	if cur == nil || curKey != key {
+		if cur != nil {
+			if err := cur.Close(); err != nil {
+				ss.srv.log.Warn("stopping MCP servers", "err", err)
+			}
+		}
+		cur = nil
+		if len(want) > 0 {
+			cur = mcp.NewManager(mcp.Options{Servers: want, Roots: []string{ss.cwd}, Env: ss.srv.opts.Env,
+				Logger: ss.srv.log.With("component", "mcp", "session", ss.id), ClientVersion: ss.srv.opts.Version})
+			cur.Start(ss.srv.ctx)
+		}
+		ss.mu.Lock()
+		ss.mcp, ss.mcpKey = cur, key
+		ss.mu.Unlock()
+	}
+	if cur == nil {
+		return nil
+	}
+	wctx, cancel := context.WithTimeout(ctx, time.Duration(cfg.MCP.StartupTimeoutSeconds)*time.Second)
+	defer cancel()
+	if err := cur.WaitReady(wctx); err != nil && ctx.Err() == nil {
+		ss.srv.log.Warn("MCP servers still connecting; going on without them", "session", ss.id)
+	}
+	return cur
+}
+
+// syncTools makes the MCP tools in reg those of m that are ready now.
+func syncTools(m *mcp.Manager) func(*tools.Registry) {
+	return func(reg *tools.Registry) {
+		if m == nil {
+			return
+		}
+		have := m.Registry().List()
+		present := make(map[string]bool, len(have))
+		for _, t := range have {
+			present[t.Name()] = true
+			reg.Add(t)
+		}
+		for _, t := range reg.List() {
+			if strings.HasPrefix(t.Name(), tools.DeferPrefix) && !present[t.Name()] {
+				reg.Remove(t.Name())
+			}
+		}
+	}
+}
+
+// serversKey is a stable digest of a server set, to notice changes.
+func serversKey(servers map[string]mcp.ServerConfig) string {
+	b, _ := json.Marshal(servers) // map keys are sorted by encoding/json
+	return string(b)
+}

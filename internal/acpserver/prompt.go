@@ -1,0 +1,277 @@
+package acpserver
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/url"
+	"path/filepath"
+	"strings"
+	"time"
+
+	acp "github.com/coder/acp-go-sdk"
+
+	"github.com/agentls/agentls/agent"
+	"github.com/agentls/agentls/lspserver/proposal"
+)
+
+// A prompt is one agent run (what agentls.run starts over LSP), in the
+// session's agent.Session, so the model sees the conversation so far and
+// what became of its earlier changes. The prompt answers when the run
+// ends: end_turn, cancelled (session/cancel, session/close, a newer prompt
+// or the client's disconnect), max_turn_requests (maxTurns) or max_tokens
+// (tokenBudget); other failures are told in the message and end the turn.
+
+// Cancel answers session/cancel. The Go SDK cancels the prompt's context
+// itself, but after a second prompt on the same session it forgets the
+// newer prompt's cancel func when the older one returns (acp-go-sdk
+// v0.13.0, agent_gen.go session/prompt), so the session keeps its own.
+func (s *Server) Cancel(_ context.Context, p acp.CancelNotification) error {
+	if ss, err := s.session(p.SessionId); err == nil {
+		ss.cancelTurn()
+		s.log.Info("prompt cancelled", "session", ss.id)
+	}
+	return nil
+}
+
+// Prompt answers session/prompt.
+func (s *Server) Prompt(ctx context.Context, p acp.PromptRequest) (acp.PromptResponse, error) {
+	leave, err := s.enter()
+	if err != nil {
+		return acp.PromptResponse{}, err
+	}
+	defer leave()
+	ss, err := s.session(p.SessionId)
+	if err != nil {
+		return acp.PromptResponse{}, err
+	}
+	cfg, warnings, cerr := s.loadConfig([]string{ss.cwd})
+	task, err := buildPrompt(p.Prompt, ss.cwd, maxPromptBytes(cfg.Model.ContextWindow))
+	if err != nil {
+		return acp.PromptResponse{}, err
+	}
+	task = ss.expandCommand(task)
+	tctx, end, err := ss.beginTurn(ctx)
+	if err != nil {
+		return acp.PromptResponse{StopReason: acp.StopReasonCancelled}, nil
+	}
+	defer end()
+	defer ss.dropBuffers()
+	cancelled := func() (acp.PromptResponse, error) {
+		return acp.PromptResponse{StopReason: acp.StopReasonCancelled}, nil
+	}
+
+	if un := cfg.Untrusted(); len(un) > 0 && s.askTrust(tctx, ss, un) {
+		cfg, warnings, cerr = s.loadConfig([]string{ss.cwd})
+	}
+	for _, w := range warnings {
+		s.log.Warn("configuration warning", "warning", w)
+	}
+	if cerr != nil {
+		s.log.Error("configuration error", "err", cerr)
+		ss.update(tctx, acp.UpdateAgentThoughtText("agentls configuration: "+cerr.Error()+"\n"))
+	}
+	if err := cfg.ModelError(); err != nil {
+		return acp.PromptResponse{}, authRequired(err)
+	}
+	ss.noteConfig(cfg)
+	ss.mu.Lock()
+	mode, model := ss.effectiveMode(), ss.effectiveModel()
+	ss.reqTimeout = time.Duration(cfg.Client.RequestTimeoutSeconds) * time.Second
+	ss.redact = agent.NewRedactor(cfg.APIKey())
+	ss.mu.Unlock()
+	cfg.Model.Name = model
+
+	release, err := s.runs.acquire(tctx, cfg.MaxConcurrentRuns)
+	if err != nil {
+		return cancelled()
+	}
+	defer release()
+	mgr := ss.ensureMCP(tctx, cfg)
+	if mode != modePlan {
+		ss.reviewPending(tctx)
+	}
+	if tctx.Err() != nil {
+		return cancelled()
+	}
+
+	runID := agent.NewRunID()
+	te := newTurnEvents(ss, tctx)
+	runMode := ""
+	if mode == modePlan {
+		runMode = agent.ModePlan
+	}
+	transcripts := s.opts.TranscriptDir
+	if transcripts == NoState {
+		transcripts = agent.NoTranscript
+	}
+	prepared, err := ss.core.Prepare(agent.Setup{
+		Config:        cfg,
+		View:          ss.view,
+		Approver:      te,
+		Logger:        s.log.With("run", runID, "session", ss.id),
+		TranscriptDir: transcripts,
+		SyncTools:     syncTools(mgr),
+		BeforeRead:    func(path string) { ss.syncBuffer(tctx, path) },
+	}, agent.RunRequest{RunID: runID, Prompt: task, Proposals: ss.proposalStates(), Mode: runMode, OnEvent: te.handle})
+	if err != nil {
+		return acp.PromptResponse{}, requestFailed("agentls cannot start the agent: %v", err)
+	}
+	s.log.Info("prompt", "session", ss.id, "run", runID, "mode", mode, "model", model)
+	out := prepared.Execute(tctx)
+	s.review.store.ForgetRun(runID)
+	ss.save()
+	info := ss.core.Info()
+	title, updated := info.Title, info.Updated.UTC().Format(time.RFC3339)
+	ss.update(tctx, acp.SessionUpdate{SessionInfoUpdate: &acp.SessionSessionInfoUpdate{Title: &title, UpdatedAt: &updated}})
+	s.log.Info("prompt ended", "session", ss.id, "run", runID, "status", out.Status.String(), "turns", out.Turns,
+		"toolCalls", out.ToolCalls, "tokens", out.Usage.TotalTokens)
+	switch out.Status {
+	case agent.StatusFinished:
+		if !te.answered && strings.TrimSpace(out.Answer) != "" {
+			ss.update(tctx, acp.UpdateAgentMessageText(out.Answer))
+		}
+		return acp.PromptResponse{StopReason: acp.StopReasonEndTurn}, nil
+	case agent.StatusCancelled:
+		return cancelled()
+	}
+	reason := "unknown error"
+	if out.Err != nil {
+		reason = out.Err.Error()
+	}
+	ss.update(tctx, acp.UpdateAgentMessageText(fmt.Sprintf("\n\nagentls: the run stopped: %s", reason)))
+	switch {
+	case errors.Is(out.Err, agent.ErrMaxTurns):
+		return acp.PromptResponse{StopReason: acp.StopReasonMaxTurnRequests}, nil
+	case errors.Is(out.Err, agent.ErrTokenBudget):
+		return acp.PromptResponse{StopReason: acp.StopReasonMaxTokens}, nil
+	}
+	return acp.PromptResponse{StopReason: acp.StopReasonEndTurn}, nil
+}
+
+// reviewPending asks about the session's changes still in review from
+// earlier runs (left pending over LSP, by `agentls run`, or by a prompt
+// cancelled before its answer), before the new run starts.
+func (ss *session) reviewPending(ctx context.Context) {
+	s := ss.srv
+	for _, p := range s.review.store.List("") {
+		if ctx.Err() != nil || !ss.core.HasRun(p.RunID) || !hasPending(p) {
+			continue
+		}
+		id := ss.nextToolID("pending")
+		ss.update(ctx, acp.StartToolCall(id, "Pending change to "+ss.display(p.Path)+" (earlier run)",
+			acp.WithStartKind(acp.ToolKindEdit), acp.WithStartStatus(acp.ToolCallStatusPending),
+			acp.WithStartContent([]acp.ToolCallContent{diffContent(p.Path, p.Text, p.Result(), p.Created && p.Text == "")}),
+			acp.WithStartLocations([]acp.ToolCallLocation{{Path: p.Path, Line: acp.Ptr(firstLine(p))}})))
+		res := ss.reviewChange(ctx, id, p.RunID, p.Path)
+		status := acp.ToolCallStatusCompleted
+		if res.written == 0 && !res.pending {
+			status = acp.ToolCallStatusFailed
+		}
+		ss.update(ctx, acp.UpdateToolCall(id, acp.WithUpdateStatus(status),
+			acp.WithUpdateContent([]acp.ToolCallContent{acp.ToolContent(acp.TextBlock(res.note))})))
+	}
+}
+
+// proposalStates tells a follow-up run which of the session's changes
+// are still in review.
+func (ss *session) proposalStates() []agent.ProposalState {
+	var out []agent.ProposalState
+	for _, p := range ss.srv.review.store.List("") {
+		if !ss.core.HasRun(p.RunID) {
+			continue
+		}
+		st := agent.ProposalState{RunID: p.RunID, Path: p.Path}
+		for _, h := range p.Hunks {
+			if h.Status == proposal.StatusConflicted {
+				st.Conflicted++
+				st.Reasons = append(st.Reasons, h.Reason)
+			} else {
+				st.Pending++
+			}
+		}
+		out = append(out, st)
+	}
+	return out
+}
+
+// maxPromptBytes bounds a prompt with its attachments: about half the
+// model's context window (three bytes a token, as the loop bounds tool
+// output), so the conversation, tools and answer still fit.
+func maxPromptBytes(window int) int {
+	if window <= 0 {
+		window = agent.DefaultContextWindow
+	}
+	return max(window*3/2, 16<<10)
+}
+
+// attachmentsMarker starts the attached context in the task text (and is
+// where a replay cuts the user's message).
+const attachmentsMarker = "\n\n<attachments>\n"
+
+// buildPrompt turns the prompt's content blocks into the task: the text,
+// with embedded resources (the editor's selection, files) and resource
+// links named where they stand and attached after it.
+func buildPrompt(blocks []acp.ContentBlock, cwd string, limit int) (string, error) {
+	var text, att strings.Builder
+	size := 0
+	for i, b := range blocks {
+		switch {
+		case b.Text != nil:
+			text.WriteString(b.Text.Text)
+			size += len(b.Text.Text)
+		case b.ResourceLink != nil:
+			name := uriDisplay(b.ResourceLink.Uri, cwd)
+			fmt.Fprintf(&text, "@%s", name)
+			fmt.Fprintf(&att, "<link path=%q>(not attached; read it if you need it)</link>\n", name)
+		case b.Resource != nil:
+			r := b.Resource.Resource
+			switch {
+			case r.TextResourceContents != nil:
+				name := uriDisplay(r.TextResourceContents.Uri, cwd)
+				fmt.Fprintf(&text, "@%s", name)
+				body := r.TextResourceContents.Text
+				size += len(body)
+				fence := "```"
+				for strings.Contains(body, fence) {
+					fence += "`"
+				}
+				fmt.Fprintf(&att, "<file path=%q>\n%s\n%s\n%s\n</file>\n", name, fence, strings.TrimRight(body, "\n"), fence)
+			case r.BlobResourceContents != nil:
+				name := uriDisplay(r.BlobResourceContents.Uri, cwd)
+				fmt.Fprintf(&text, "@%s", name)
+				fmt.Fprintf(&att, "<file path=%q>(binary content, not attached)</file>\n", name)
+			}
+		case b.Image != nil, b.Audio != nil:
+			return "", invalidParams("prompt[%d]: agentls takes text and embedded resources (promptCapabilities); images and audio are not supported", i)
+		}
+		if size > limit {
+			return "", invalidParams("the prompt with its attachments is over %d bytes, the most this model's context window (model.contextWindow) leaves room for; attach less (the agent reads files itself)", limit)
+		}
+	}
+	task := strings.TrimSpace(text.String())
+	if task == "" && att.Len() == 0 {
+		return "", invalidParams("the prompt is empty")
+	}
+	if att.Len() > 0 {
+		task += attachmentsMarker + att.String() + "</attachments>"
+	}
+	return task, nil
+}
+
+// uriDisplay names a resource: a file: URI as a path relative to cwd
+// (with its line range, from a #L10 or #L10:20 fragment), else the URI.
+func uriDisplay(uri, cwd string) string {
+	u, err := url.Parse(uri)
+	if err != nil || u.Scheme != "file" {
+		return uri
+	}
+	p := filepath.FromSlash(u.Path)
+	if rel, err := filepath.Rel(cwd, p); err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		p = filepath.ToSlash(rel)
+	}
+	if f := u.Fragment; strings.HasPrefix(f, "L") {
+		p += ":" + strings.NewReplacer("L", "", ":", "-").Replace(f)
+	}
+	return p
+}

@@ -1,0 +1,490 @@
+package acpserver
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io/fs"
+	"strings"
+	"sync"
+
+	acp "github.com/coder/acp-go-sdk"
+
+	"github.com/agentls/agentls/agent"
+	"github.com/agentls/agentls/internal/text"
+	"github.com/agentls/agentls/lspserver/proposal"
+	"github.com/agentls/agentls/tools"
+)
+
+// Review over ACP. A run's staged change goes into the proposal store
+// (the same store, hunks and rebase rules as over LSP) and is asked about
+// at once with session/request_permission, showing its diff; the run
+// waits for the answer, as ACP agents do. The answer is a review
+// decision, handed to the session as an input (agent.Decision) exactly
+// like agentls.accept / agentls.reject: the run applies it at its next
+// step, and the session tells the model on its next prompt (with the
+// reason of a rejection). Allowed hunks are written by the client
+// (fs/write_text_file, so the editor keeps undo and unsaved buffers) when
+// it offers that, else through tools.WriteConfined. Before writing, the
+// store is brought up to date with the file as it is now (the client's
+// buffer, else the disk): hunks the user's edits touched are conflicted
+// and never written, the rest are rebased (optimistic lock).
+//
+// _meta of each permission request carries, under "agentls", the run id,
+// the path, the store's revision of the text and its SHA-256, and the
+// hunks (id, 1-based lines, old and new text), so a client can offer
+// per-hunk choices: its answer may carry "_meta": {"agentls":
+// {"rejectHunks": [ids], "reason": "…"}}. A client whose initialize
+// capabilities carry "_meta": {"agentls": {"hunkPermissions": true}} gets
+// one request per hunk instead.
+
+// reviewState is the connection's proposal store.
+type reviewState struct {
+	mu    sync.Mutex // orders text updates of the store
+	store *proposal.Store
+}
+
+// Permission option ids for file changes.
+const (
+	optAllow       = "allow"
+	optAllowAlways = "allow-always"
+	optReject      = "reject"
+)
+
+// stage puts runID's staged entry for f.Path into the store (a discarded
+// entry drops what the store holds) and rebases it onto the file as the
+// session sees it now.
+func (s *Server) stage(ss *session, runID string, f tools.StagedFile) {
+	if !f.Pending() {
+		s.review.drop(runID, f.Path)
+		return
+	}
+	cur, exists := ss.currentText(f.Path)
+	s.review.mu.Lock()
+	defer s.review.mu.Unlock()
+	s.review.store.Put(runID, f.Path, f.Base, nil, f.Text, f.Created)
+	if exists || !f.Created {
+		s.review.store.DocumentChanged(f.Path, nil, cur)
+	}
+}
+
+// drop removes runID's proposal for path, if any.
+func (r *reviewState) drop(runID, path string) {
+	if len(r.store.Select(proposal.Filter{RunID: runID, Path: path})) > 0 {
+		r.store.Put(runID, path, "", nil, "", false)
+	}
+}
+
+// resync tells the store path's current text.
+func (s *Server) resync(ss *session, path string) (string, bool) {
+	cur, exists := ss.currentText(path)
+	s.review.mu.Lock()
+	defer s.review.mu.Unlock()
+	if _, tracked := s.review.store.Revision(path); tracked {
+		s.review.store.DocumentChanged(path, nil, cur)
+	}
+	return cur, exists
+}
+
+// currentText is path's text as the session sees it: the client's buffer
+// when one was pulled into the view, else the disk; "" when missing.
+func (ss *session) currentText(path string) (string, bool) {
+	snap, err := ss.view.Read(path)
+	if err != nil {
+		if !errors.Is(err, fs.ErrNotExist) {
+			ss.srv.log.Debug("current text unreadable", "path", path, "err", err)
+		}
+		return "", false
+	}
+	return snap.Text, true
+}
+
+// savedProposals is what a save keeps of ss's proposals still in review.
+func (s *Server) savedProposals(ss *session) []agent.SavedProposal {
+	var out []agent.SavedProposal
+	for _, p := range s.review.store.List("") {
+		if !ss.core.HasRun(p.RunID) {
+			continue
+		}
+		switch res := p.Result(); {
+		case res != p.Text || (p.Created && hasPending(p)):
+			out = append(out, agent.SavedProposal{RunID: p.RunID, Path: p.Path, Base: p.Text, Proposed: res, Created: p.Created})
+		case len(p.Hunks) > 0: // every hunk conflicted: the original change
+			out = append(out, agent.SavedProposal{RunID: p.RunID, Path: p.Path, Base: p.Base, Proposed: p.Proposed, Created: p.Created})
+		}
+	}
+	return out
+}
+
+func hasPending(p proposal.Proposal) bool {
+	for _, h := range p.Hunks {
+		if h.Status == proposal.StatusPending {
+			return true
+		}
+	}
+	return false
+}
+
+// proposalOf returns runID's proposal for path.
+func (s *Server) proposalOf(runID, path string) (proposal.Proposal, bool) {
+	for _, p := range s.review.store.List(path) {
+		if p.RunID == runID {
+			return p, true
+		}
+	}
+	return proposal.Proposal{}, false
+}
+
+// reviewResult is what became of one proposal, for the tool call.
+type reviewResult struct {
+	written  int    // hunks written
+	rejected int    // hunks rejected
+	pending  bool   // no answer (cancelled): still in review
+	note     string // for the user: where it went, or why not
+}
+
+// reviewChange asks about runID's proposal for path (unless the session
+// allows every change) and carries out the answer. callID is the tool
+// call that staged it.
+func (ss *session) reviewChange(ctx context.Context, callID acp.ToolCallId, runID, path string) reviewResult {
+	s := ss.srv
+	s.resync(ss, path)
+	p, ok := s.proposalOf(runID, path)
+	if !ok || len(p.Hunks) == 0 {
+		return reviewResult{note: "No change left to review (the file already holds it)."}
+	}
+	ss.mu.Lock()
+	auto := ss.autoAllow || ss.effectiveMode() == modeApply
+	ss.mu.Unlock()
+	if auto {
+		return ss.writeAccepted(ctx, runID, path, "")
+	}
+	var reject []string
+	reason := ""
+	if hunkPermissions(s.clientCaps()) && len(p.Hunks) > 1 {
+		for i, h := range p.Hunks {
+			one := p
+			one.Hunks = []proposal.Hunk{h}
+			opt, meta, err := ss.askChange(ctx, callID, one, fmt.Sprintf(" (change %d of %d)", i+1, len(p.Hunks)))
+			if err != nil {
+				return reviewResult{pending: true, note: "Not decided: " + err.Error() + ". The change stays pending in the session."}
+			}
+			switch opt {
+			case optReject:
+				reject = append(reject, h.ID)
+				reason = joinReason(reason, metaString(meta, "reason"))
+			case optAllowAlways:
+				ss.setAutoAllow()
+			}
+		}
+	} else {
+		opt, meta, err := ss.askChange(ctx, callID, p, "")
+		if err != nil {
+			return reviewResult{pending: true, note: "Not decided: " + err.Error() + ". The change stays pending in the session."}
+		}
+		reason = metaString(meta, "reason")
+		switch opt {
+		case optReject:
+			for _, h := range p.Hunks {
+				reject = append(reject, h.ID)
+			}
+		case optAllowAlways:
+			ss.setAutoAllow()
+			reject = metaStrings(meta, "rejectHunks")
+		default:
+			reject = metaStrings(meta, "rejectHunks")
+		}
+	}
+	res := reviewResult{}
+	if len(reject) > 0 {
+		res.rejected = ss.rejectHunks(runID, path, reject, reason)
+	}
+	if _, left := s.proposalOf(runID, path); !left {
+		res.note = "Rejected; nothing was written."
+		if reason != "" {
+			res.note = "Rejected: " + reason
+		}
+		ss.save()
+		return res
+	}
+	w := ss.writeAccepted(ctx, runID, path, reason)
+	w.rejected = res.rejected
+	if res.rejected > 0 && w.written > 0 {
+		w.note = fmt.Sprintf("%s %s rejected.", w.note, plural(res.rejected, "change"))
+	}
+	return w
+}
+
+func (ss *session) setAutoAllow() {
+	ss.mu.Lock()
+	ss.autoAllow = true
+	ss.mu.Unlock()
+}
+
+// askChange sends the permission request for p (all its hunks, or the one
+// it holds) and returns the chosen option and the answer's agentls _meta.
+func (ss *session) askChange(ctx context.Context, callID acp.ToolCallId, p proposal.Proposal, suffix string) (string, map[string]any, error) {
+	rev, _ := ss.srv.review.store.Revision(p.Path)
+	sum := sha256.Sum256([]byte(p.Text))
+	hunks := make([]map[string]any, len(p.Hunks))
+	var edits []proposal.Hunk
+	for i, h := range p.Hunks {
+		hunks[i] = map[string]any{
+			"id": h.ID, "startLine": lineOf(p.Text, h.Start), "endLine": lineOf(p.Text, h.End),
+			"oldText": h.OldText, "newText": h.NewText, "status": string(h.Status),
+		}
+		if h.Status == proposal.StatusConflicted {
+			hunks[i]["reason"] = h.Reason
+		} else {
+			edits = append(edits, h)
+		}
+	}
+	meta := map[string]any{"agentls": map[string]any{
+		"runId": p.RunID, "path": p.Path, "revision": rev, "sha256": hex.EncodeToString(sum[:]), "hunks": hunks,
+	}}
+	newText := applyHunks(p.Text, edits)
+	title := "Edit " + ss.display(p.Path) + suffix
+	if p.Created && p.Text == "" {
+		title = "Create " + ss.display(p.Path) + suffix
+	}
+	tc := acp.ToolCallUpdate{
+		ToolCallId: callID,
+		Title:      &title,
+		Kind:       acp.Ptr(acp.ToolKindEdit),
+		Status:     acp.Ptr(acp.ToolCallStatusPending),
+		Content:    []acp.ToolCallContent{diffContent(p.Path, p.Text, newText, p.Created && p.Text == "")},
+		Locations:  []acp.ToolCallLocation{{Path: p.Path, Line: acp.Ptr(firstLine(p))}},
+	}
+	return ss.ask(ctx, callID, &tc, []acp.PermissionOption{
+		{OptionId: optAllow, Name: "Allow", Kind: acp.PermissionOptionKindAllowOnce},
+		{OptionId: optAllowAlways, Name: "Allow all changes in this session", Kind: acp.PermissionOptionKindAllowAlways},
+		{OptionId: optReject, Name: "Reject", Kind: acp.PermissionOptionKindRejectOnce},
+	}, meta)
+}
+
+// ask sends session/request_permission and waits for the person (bounded
+// by the prompt: a cancelled prompt is an error, "not decided"). tc nil
+// refers to callID alone.
+func (ss *session) ask(ctx context.Context, callID acp.ToolCallId, tc *acp.ToolCallUpdate, opts []acp.PermissionOption, meta map[string]any) (string, map[string]any, error) {
+	req := acp.RequestPermissionRequest{SessionId: acp.SessionId(ss.id), Options: opts, Meta: meta}
+	if tc != nil {
+		req.ToolCall = *tc
+	} else {
+		req.ToolCall = acp.ToolCallUpdate{ToolCallId: callID}
+	}
+	resp, err := ss.srv.conn.RequestPermission(ctx, req)
+	if err != nil {
+		if ctx.Err() != nil {
+			return "", nil, errors.New("the prompt was cancelled before an answer")
+		}
+		return "", nil, fmt.Errorf("the editor did not answer the permission request: %v", err)
+	}
+	if resp.Outcome.Selected == nil {
+		return "", nil, errors.New("the editor cancelled the permission request")
+	}
+	var m map[string]any
+	if a, ok := resp.Meta["agentls"].(map[string]any); ok {
+		m = a
+	}
+	if m == nil {
+		if a, ok := resp.Outcome.Selected.Meta["agentls"].(map[string]any); ok {
+			m = a
+		}
+	}
+	return string(resp.Outcome.Selected.OptionId), m, nil
+}
+
+// rejectHunks rejects the hunks ids of runID's proposal for path and tells
+// the session (with the reason, for the model). It returns how many hunks
+// were rejected.
+func (ss *session) rejectHunks(runID, path string, ids []string, reason string) int {
+	s := ss.srv
+	n := 0
+	for _, id := range ids {
+		n += s.review.store.Reject(proposal.Filter{RunID: runID, Path: path, HunkID: id})
+	}
+	if n == 0 {
+		return 0
+	}
+	cur, _ := ss.currentText(path)
+	d := agent.Decision{RunID: runID, Path: path, Reason: reason, Hunks: n, Document: cur}
+	if p, ok := s.proposalOf(runID, path); ok {
+		res := p.Result()
+		d.Remaining = &res
+	}
+	ss.core.Decide(d)
+	return n
+}
+
+// acceptAttempts bounds how often an accept is recomputed because the file
+// changed between reading it and writing it.
+const acceptAttempts = 3
+
+// writeAccepted writes runID's pending hunks for path: by the client when
+// it offers fs/write_text_file, else through tools.WriteConfined. The file
+// is read again first; hunks the user's edits touched are conflicted and
+// left out (reported), the others rebased.
+func (ss *session) writeAccepted(ctx context.Context, runID, path, reason string) reviewResult {
+	s := ss.srv
+	for attempt := 1; ; attempt++ {
+		ss.syncBuffer(ctx, path)
+		cur, exists := s.resync(ss, path)
+		s.review.mu.Lock()
+		plan, err := s.review.store.Accept(proposal.Filter{RunID: runID, Path: path}, text.UTF8)
+		s.review.mu.Unlock()
+		if err != nil {
+			return reviewResult{note: "Not written: " + err.Error()}
+		}
+		if plan.Empty() {
+			return reviewResult{note: "Not written: " + conflictText(plan.Conflicts)}
+		}
+		fe := plan.Files[0]
+		if fe.Before != cur || (!exists && !fe.Created) {
+			s.review.store.Failed(plan, "the file changed while the change was prepared")
+			if attempt == acceptAttempts {
+				return reviewResult{note: "Not written: the file kept changing while the change was prepared; the change stays pending."}
+			}
+			continue
+		}
+		via, err := ss.write(ctx, fe)
+		if err != nil {
+			s.review.store.Failed(plan, err.Error())
+			ss.save()
+			return reviewResult{note: "Not written: " + err.Error() + ". The change stays pending in the session."}
+		}
+		s.review.store.Applied(plan)
+		d := agent.Decision{RunID: runID, Path: path, Accepted: true, Applied: fe.Expected, Hunks: len(fe.HunkIDs), Reason: reason}
+		if p, ok := s.proposalOf(runID, path); ok {
+			res := p.Result()
+			d.Remaining, d.Applied = &res, p.Text
+		}
+		ss.core.Decide(d)
+		ss.save()
+		note := "Written " + via + "."
+		if len(plan.Conflicts) > 0 {
+			note += " Not written (conflicted with your edits): " + conflictText(plan.Conflicts)
+		}
+		return reviewResult{written: len(fe.HunkIDs), note: note}
+	}
+}
+
+// write puts fe.Expected into the file and says how.
+func (ss *session) write(ctx context.Context, fe proposal.FileEdit) (string, error) {
+	s := ss.srv
+	if _, err := ss.view.Resolve(fe.Path); err != nil {
+		return "", err
+	}
+	if tools.InGitDir(fe.Path) {
+		return "", fmt.Errorf("%s is inside .git, which agentls never writes", fe.Path)
+	}
+	if s.clientCaps().Fs.WriteTextFile {
+		wctx, cancel := context.WithTimeout(ctx, ss.clientTimeout())
+		defer cancel()
+		if _, err := s.conn.WriteTextFile(wctx, acp.WriteTextFileRequest{SessionId: acp.SessionId(ss.id), Path: fe.Path, Content: fe.Expected}); err != nil {
+			return "", fmt.Errorf("the editor did not write the file: %v", err)
+		}
+		ss.setBuffer(fe.Path, fe.Expected)
+		return "by the editor", nil
+	}
+	if err := tools.WriteConfined(ss.view, fe.Path, fe.Before, fe.Created, fe.Expected); err != nil {
+		return "", err
+	}
+	ss.view.Invalidate(fe.Path)
+	return "to disk", nil
+}
+
+// conflictText lists why selected hunks could not be written.
+func conflictText(cs []proposal.Conflict) string {
+	if len(cs) == 0 {
+		return "no pending change matches"
+	}
+	var parts []string
+	for _, c := range cs {
+		parts = append(parts, c.HunkID+": "+c.Reason)
+	}
+	return strings.Join(parts, "; ")
+}
+
+// hunkPermissions reports whether the client asked for one permission per
+// hunk (initialize's clientCapabilities._meta.agentls.hunkPermissions).
+func hunkPermissions(c acp.ClientCapabilities) bool {
+	a, _ := c.Meta["agentls"].(map[string]any)
+	v, _ := a["hunkPermissions"].(bool)
+	return v
+}
+
+func metaString(m map[string]any, key string) string {
+	s, _ := m[key].(string)
+	return strings.TrimSpace(s)
+}
+
+func metaStrings(m map[string]any, key string) []string {
+	raw, _ := m[key].([]any)
+	var out []string
+	for _, v := range raw {
+		if s, ok := v.(string); ok && s != "" {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+func joinReason(a, b string) string {
+	switch {
+	case a == "":
+		return b
+	case b == "" || b == a:
+		return a
+	}
+	return a + "; " + b
+}
+
+// applyHunks is text with the pending hunks hs applied.
+func applyHunks(t string, hs []proposal.Hunk) string {
+	var b strings.Builder
+	last := 0
+	for _, h := range hs {
+		if h.Start < last || h.End > len(t) {
+			continue
+		}
+		b.WriteString(t[last:h.Start])
+		b.WriteString(h.NewText)
+		last = h.End
+	}
+	b.WriteString(t[last:])
+	return b.String()
+}
+
+// lineOf is the 1-based line of byte offset off in t.
+func lineOf(t string, off int) int {
+	if off > len(t) {
+		off = len(t)
+	}
+	return strings.Count(t[:off], "\n") + 1
+}
+
+func firstLine(p proposal.Proposal) int {
+	if len(p.Hunks) == 0 {
+		return 1
+	}
+	return lineOf(p.Text, p.Hunks[0].Start)
+}
+
+// diffContent is the ACP diff of a file: oldText absent for a new file.
+func diffContent(path, oldText, newText string, created bool) acp.ToolCallContent {
+	if created {
+		return acp.ToolDiffContent(path, newText)
+	}
+	return acp.ToolDiffContent(path, newText, oldText)
+}
+
+func plural(n int, what string) string {
+	if n == 1 {
+		return "1 " + what
+	}
+	return fmt.Sprintf("%d %ss", n, what)
+}
+
+func sprintf(format string, args ...any) string { return fmt.Sprintf(format, args...) }

@@ -1,0 +1,209 @@
+package acpserver
+
+import (
+	"context"
+	"errors"
+	"io"
+	"log/slog"
+	"os"
+	"sync"
+	"time"
+
+	acp "github.com/coder/acp-go-sdk"
+
+	"github.com/agentls/agentls/lspserver/proposal"
+)
+
+// Options configures a Server. The zero value is what `agentls acp` uses.
+type Options struct {
+	// Version is reported as agentInfo.version.
+	Version string
+	// Logger receives the server's logs (and the SDK's); nil discards them.
+	// Never stdout: stdout is the ACP wire.
+	Logger *slog.Logger
+	// Env reads environment variables for the configuration (API key,
+	// OPENAI_BASE_URL, AGENTLS_MODEL, XDG dirs); nil is os.Getenv.
+	Env func(string) string
+	// UserConfigFile overrides the user config file; "" is the default
+	// ($XDG_CONFIG_HOME/agentls/config.json).
+	UserConfigFile string
+	// StateDir is where sessions and trust decisions are kept: "" is
+	// $XDG_STATE_HOME/agentls (else ~/.local/state/agentls), NoState keeps
+	// sessions in memory only.
+	StateDir string
+	// TranscriptDir is where run transcripts go: "" the default state
+	// directory, NoState none.
+	TranscriptDir string
+}
+
+// NoState as Options.StateDir or Options.TranscriptDir disables saving.
+const NoState = "-"
+
+// stopTimeout bounds how long Serve waits at the end for work that ignores
+// cancellation, so exiting never hangs.
+const stopTimeout = 5 * time.Second
+
+// Server is one ACP connection's agent. Create it with New and run it with
+// Serve; it serves once.
+type Server struct {
+	opts Options
+	log  *slog.Logger
+
+	conn *acp.AgentSideConnection
+
+	// ctx is the server's lifetime: background work (MCP servers, command
+	// announcements) runs under it and ends when Serve ends.
+	ctx    context.Context
+	cancel context.CancelFunc
+
+	mu       sync.Mutex
+	client   acp.ClientCapabilities // from initialize
+	sessions map[string]*session
+	closing  bool
+	work     sync.WaitGroup // handlers and background goroutines
+
+	// review is the proposal store shared by the connection's sessions
+	// (review.go).
+	review reviewState
+	// runs bounds the agent runs working at once (maxConcurrentRuns).
+	runs runLimiter
+	// trust is what the user trusted over this connection (config.go).
+	trust trustState
+}
+
+// New returns a Server that is not yet connected.
+func New(opts Options) *Server {
+	log := opts.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	if opts.Env == nil {
+		opts.Env = os.Getenv
+	}
+	s := &Server{opts: opts, log: log, sessions: map[string]*session{}}
+	s.ctx, s.cancel = context.WithCancel(context.Background())
+	s.review.store = proposal.New()
+	return s
+}
+
+// Serve runs the ACP connection on in (the client's messages) and out
+// until the client closes its end or ctx ends; then every prompt in
+// progress is cancelled, sessions are saved and MCP servers stopped
+// before it returns. A reader blocked on in may outlive it until in is
+// closed (os.Stdin never is: the caller exits the process).
+func (s *Server) Serve(ctx context.Context, in io.Reader, out io.Writer) error {
+	w := &lockedWriter{w: out}
+	pr, pw := io.Pipe()
+	s.conn = acp.NewAgentSideConnection(s, w, pr)
+	s.conn.SetLogger(s.log.With("component", "acp-sdk"))
+	filtered := make(chan error, 1)
+	go func() {
+		f := &lineFilter{in: in, out: pw, reply: w, log: s.log}
+		err := f.run()
+		pw.CloseWithError(err) // the SDK's reader sees the end of input
+		filtered <- err
+	}()
+	var err error
+	select {
+	case <-s.conn.Done():
+		s.log.Info("client closed the connection")
+	case <-ctx.Done():
+		s.log.Info("serve cancelled", "err", ctx.Err())
+		err = ctx.Err()
+		pr.CloseWithError(ctx.Err()) // ends the SDK's reader; our filter's next write fails
+	}
+	s.stop()
+	select {
+	case ferr := <-filtered:
+		if ferr != nil && !errors.Is(ferr, io.ErrClosedPipe) && err == nil {
+			err = ferr
+		}
+	default: // the filter may stay blocked on in; the caller exits the process
+	}
+	return err
+}
+
+// stop cancels all work and waits (bounded) for handlers and background
+// goroutines, then stops every session's MCP servers.
+func (s *Server) stop() {
+	s.mu.Lock()
+	s.closing = true
+	sessions := make([]*session, 0, len(s.sessions))
+	for _, ss := range s.sessions {
+		sessions = append(sessions, ss)
+	}
+	s.mu.Unlock()
+	s.cancel()
+	for _, ss := range sessions {
+		ss.cancelTurn()
+	}
+	done := make(chan struct{})
+	go func() { s.work.Wait(); close(done) }()
+	t := time.NewTimer(stopTimeout)
+	defer t.Stop()
+	select {
+	case <-done:
+	case <-t.C:
+		s.log.Error("gave up waiting for prompts to end", "after", stopTimeout)
+	}
+	for _, ss := range sessions {
+		ss.close()
+	}
+}
+
+// enter registers a handler; it fails once the server is stopping.
+func (s *Server) enter() (leave func(), err error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closing {
+		return nil, acp.NewInternalError(map[string]any{"error": "agentls is shutting down"})
+	}
+	s.work.Add(1)
+	return s.work.Done, nil
+}
+
+// goBackground runs fn on a goroutine the server owns and waits for at
+// the end; fn gets the server's lifetime context.
+func (s *Server) goBackground(name string, fn func(ctx context.Context)) {
+	leave, err := s.enter()
+	if err != nil {
+		return
+	}
+	go func() {
+		defer leave()
+		defer func() {
+			if p := recover(); p != nil {
+				s.log.Error("background task panicked", "task", name, "panic", p)
+			}
+		}()
+		fn(s.ctx)
+	}()
+}
+
+// clientCaps returns what the client said it can do at initialize.
+func (s *Server) clientCaps() acp.ClientCapabilities {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.client
+}
+
+// session returns the connection's session id, or an invalid-params error
+// naming how to get one.
+func (s *Server) session(id acp.SessionId) (*session, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if ss, ok := s.sessions[string(id)]; ok {
+		return ss, nil
+	}
+	return nil, invalidParams("no session %q on this connection: create one with session/new, or open a saved one with session/load or session/resume", id)
+}
+
+// invalidParams is a -32602 error with a message for the user.
+func invalidParams(format string, args ...any) error {
+	return &acp.RequestError{Code: -32602, Message: "Invalid params: " + sprintf(format, args...)}
+}
+
+// requestFailed is an internal error carrying a message for the user.
+func requestFailed(format string, args ...any) error {
+	return &acp.RequestError{Code: -32603, Message: sprintf(format, args...)}
+}

@@ -1,0 +1,511 @@
+package acpserver
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strconv"
+	"sync"
+	"time"
+
+	acp "github.com/coder/acp-go-sdk"
+
+	"github.com/agentls/agentls/agent"
+	"github.com/agentls/agentls/internal/workspace"
+	"github.com/agentls/agentls/tools"
+	"github.com/agentls/agentls/tools/mcp"
+)
+
+// Sessions over ACP are agentls sessions (agent.Session): the id a client
+// gets from session/new is the session id agentls.run, `agentls run
+// --session` and agentls/sessions use, and the session is saved to the
+// same store (agent.SessionStore, per workspace = cwd) after every staged
+// change, review decision and prompt. So a session started in the editor
+// over LSP can be loaded here and continued, and the other way round.
+
+// session is one ACP session of this connection.
+type session struct {
+	srv   *Server
+	id    string
+	cwd   string
+	view  *workspace.View
+	core  *agent.Session
+	store *agent.SessionStore // nil: not saved
+
+	// clientMCP are the MCP servers the client gave at session/new, load
+	// or resume: the user's choice, started whatever the workspace trust.
+	clientMCP map[string]mcp.ServerConfig
+
+	mu        sync.Mutex
+	mode      string // "" = the configured mode (cfgMode)
+	cfgMode   string // mode of the latest configuration loaded
+	cfgModel  string // model of the latest configuration loaded
+	model     string // "" = the configured model
+	autoAllow bool   // "allow always" for file changes in this session
+	turn      *turn  // the prompt in progress, nil when none
+	mcp       *mcp.Manager
+	mcpKey    string
+	onDisk    map[string]bool // proposals last read from or written to the file
+	redact    *agent.Redactor
+	toolSeq   int
+	synced    map[string]bool // paths whose client buffer is an overlay in view
+	bufVer    int32
+	// reqTimeout is client.requestTimeoutSeconds of the latest prompt.
+	reqTimeout time.Duration
+}
+
+// turn is one prompt in progress.
+type turn struct {
+	cancel context.CancelFunc
+	done   chan struct{}
+}
+
+// newSessionState opens the view and the store for cwd; it validates cwd
+// (absolute, an existing directory).
+func (s *Server) newSessionState(id, cwd string, servers []acp.McpServer) (*session, error) {
+	if !filepath.IsAbs(cwd) {
+		return nil, invalidParams("cwd %q must be an absolute path", cwd)
+	}
+	cwd = filepath.Clean(cwd)
+	if st, err := os.Stat(cwd); err != nil {
+		return nil, invalidParams("cwd %s: %v", cwd, err)
+	} else if !st.IsDir() {
+		return nil, invalidParams("cwd %s is not a directory", cwd)
+	}
+	clientMCP, err := convertMCPServers(servers)
+	if err != nil {
+		return nil, err
+	}
+	ss := &session{srv: s, id: id, cwd: cwd, clientMCP: clientMCP, onDisk: map[string]bool{}, synced: map[string]bool{}}
+	ss.view = workspace.New(workspace.Options{Folders: []string{cwd}, Logger: s.log.With("component", "view")})
+	ss.store = s.openStore(cwd)
+	return ss, nil
+}
+
+// openStore opens the session store of the workspace cwd; nil when
+// sessions are not saved (NoState, or no usable state directory: logged).
+func (s *Server) openStore(cwd string) *agent.SessionStore {
+	dir := s.stateDir()
+	if dir == "" {
+		return nil
+	}
+	st, err := agent.OpenSessionStore(dir, cwd, s.log)
+	if err != nil {
+		s.log.Warn("sessions are not saved: the state directory is not usable", "err", err)
+		return nil
+	}
+	return st
+}
+
+// stateDir is where sessions are saved, "" for nowhere.
+func (s *Server) stateDir() string {
+	if s.opts.StateDir == NoState {
+		return ""
+	}
+	if s.opts.StateDir != "" {
+		return s.opts.StateDir
+	}
+	d, err := agent.DefaultStateDir(s.opts.Env)
+	if err != nil {
+		s.log.Warn("sessions are not saved", "err", err)
+		return ""
+	}
+	return d
+}
+
+// register makes ss a session of the connection, replacing (and closing)
+// an earlier one with the same id.
+func (s *Server) register(ss *session) error {
+	s.mu.Lock()
+	if s.closing {
+		s.mu.Unlock()
+		return requestFailed("agentls is shutting down")
+	}
+	old := s.sessions[ss.id]
+	s.sessions[ss.id] = ss
+	s.mu.Unlock()
+	if old != nil && old != ss {
+		old.cancelTurn()
+		old.waitTurn(context.Background())
+		old.close()
+	}
+	return nil
+}
+
+// NewSession answers session/new: a fresh agentls session in cwd.
+func (s *Server) NewSession(_ context.Context, p acp.NewSessionRequest) (acp.NewSessionResponse, error) {
+	leave, err := s.enter()
+	if err != nil {
+		return acp.NewSessionResponse{}, err
+	}
+	defer leave()
+	ss, err := s.newSessionState("", p.Cwd, p.McpServers)
+	if err != nil {
+		return acp.NewSessionResponse{}, err
+	}
+	ss.core = agent.NewSession("")
+	ss.id = ss.core.ID()
+	if err := s.register(ss); err != nil {
+		return acp.NewSessionResponse{}, err
+	}
+	cfg, _, _ := s.loadConfig([]string{ss.cwd})
+	s.log.Info("session new", "session", ss.id, "cwd", ss.cwd, "clientMCP", len(ss.clientMCP))
+	// The client learns the id from this response; the commands follow it.
+	s.goBackground("available commands", func(ctx context.Context) {
+		time.Sleep(20 * time.Millisecond)
+		ss.announceCommands(ctx)
+	})
+	return acp.NewSessionResponse{SessionId: acp.SessionId(ss.id), Modes: ss.modeState(cfg), ConfigOptions: ss.configOptions(cfg)}, nil
+}
+
+// openSaved makes the saved session id of cwd a session of the
+// connection: the one already open, else read from the store, its
+// pending proposals put back into review.
+func (s *Server) openSaved(id acp.SessionId, cwd string, servers []acp.McpServer) (*session, error) {
+	if cur, err := s.session(id); err == nil && cur.cwd == filepath.Clean(cwd) {
+		if cm, err := convertMCPServers(servers); err == nil && len(servers) > 0 {
+			cur.mu.Lock()
+			cur.clientMCP = cm
+			cur.mu.Unlock()
+		}
+		return cur, nil
+	}
+	ss, err := s.newSessionState(string(id), cwd, servers)
+	if err != nil {
+		return nil, err
+	}
+	if ss.store == nil {
+		return nil, invalidParams("no session %q: sessions are not saved (no usable state directory)", id)
+	}
+	r, err := ss.store.LoadOne(string(id))
+	if err != nil {
+		return nil, invalidParams("no saved session %q for %s (session/list lists them): %v", id, ss.cwd, err)
+	}
+	ss.core = r.Session
+	ss.onDisk = savedKeys(r.Proposals)
+	for _, p := range r.Proposals {
+		if _, err := ss.view.Resolve(p.Path); err != nil {
+			s.log.Warn("restored proposal outside the workspace ignored", "session", id, "path", p.Path)
+			continue
+		}
+		s.stage(ss, p.RunID, tools.StagedFile{Path: p.Path, Base: p.Base, Text: p.Proposed, Created: p.Created})
+		s.review.store.ForgetRun(p.RunID)
+	}
+	if err := s.register(ss); err != nil {
+		return nil, err
+	}
+	return ss, nil
+}
+
+// LoadSession answers session/load: the saved session, its conversation
+// replayed as session/update notifications before the response.
+func (s *Server) LoadSession(ctx context.Context, p acp.LoadSessionRequest) (acp.LoadSessionResponse, error) {
+	leave, err := s.enter()
+	if err != nil {
+		return acp.LoadSessionResponse{}, err
+	}
+	defer leave()
+	ss, err := s.openSaved(p.SessionId, p.Cwd, p.McpServers)
+	if err != nil {
+		return acp.LoadSessionResponse{}, err
+	}
+	ss.replay(ctx)
+	ss.announceCommands(ctx)
+	cfg, _, _ := s.loadConfig([]string{ss.cwd})
+	s.log.Info("session load", "session", ss.id, "cwd", ss.cwd)
+	return acp.LoadSessionResponse{Modes: ss.modeState(cfg), ConfigOptions: ss.configOptions(cfg)}, nil
+}
+
+// ResumeSession answers session/resume: like load, without the replay.
+func (s *Server) ResumeSession(ctx context.Context, p acp.ResumeSessionRequest) (acp.ResumeSessionResponse, error) {
+	leave, err := s.enter()
+	if err != nil {
+		return acp.ResumeSessionResponse{}, err
+	}
+	defer leave()
+	ss, err := s.openSaved(p.SessionId, p.Cwd, p.McpServers)
+	if err != nil {
+		return acp.ResumeSessionResponse{}, err
+	}
+	s.goBackground("available commands", func(ctx context.Context) {
+		time.Sleep(20 * time.Millisecond)
+		ss.announceCommands(ctx)
+	})
+	cfg, _, _ := s.loadConfig([]string{ss.cwd})
+	s.log.Info("session resume", "session", ss.id, "cwd", ss.cwd)
+	return acp.ResumeSessionResponse{Modes: ss.modeState(cfg), ConfigOptions: ss.configOptions(cfg)}, nil
+}
+
+// CloseSession answers session/close: the prompt in progress is cancelled,
+// the session saved and forgotten by this connection (its file stays, to
+// be loaded again), its MCP servers stopped.
+func (s *Server) CloseSession(ctx context.Context, p acp.CloseSessionRequest) (acp.CloseSessionResponse, error) {
+	leave, err := s.enter()
+	if err != nil {
+		return acp.CloseSessionResponse{}, err
+	}
+	defer leave()
+	ss, err := s.session(p.SessionId)
+	if err != nil {
+		return acp.CloseSessionResponse{}, err
+	}
+	ss.cancelTurn()
+	ss.waitTurn(ctx)
+	s.mu.Lock()
+	if s.sessions[ss.id] == ss {
+		delete(s.sessions, ss.id)
+	}
+	s.mu.Unlock()
+	ss.save()
+	ss.close()
+	s.log.Info("session close", "session", ss.id)
+	return acp.CloseSessionResponse{}, nil
+}
+
+// listPage is how many sessions session/list returns at once.
+const listPage = 50
+
+// ListSessions answers session/list: the saved sessions of cwd (or of
+// every workspace with saved sessions), newest first, a page at a time
+// (the cursor is an offset).
+func (s *Server) ListSessions(_ context.Context, p acp.ListSessionsRequest) (acp.ListSessionsResponse, error) {
+	leave, err := s.enter()
+	if err != nil {
+		return acp.ListSessionsResponse{}, err
+	}
+	defer leave()
+	var folders []string
+	if p.Cwd != nil {
+		if !filepath.IsAbs(*p.Cwd) {
+			return acp.ListSessionsResponse{}, invalidParams("cwd %q must be an absolute path", *p.Cwd)
+		}
+		folders = []string{filepath.Clean(*p.Cwd)}
+	} else if dir := s.stateDir(); dir != "" {
+		folders = agent.SessionWorkspaces(dir)
+	}
+	start := 0
+	if p.Cursor != nil {
+		n, err := strconv.Atoi(*p.Cursor)
+		if err != nil || n < 0 {
+			return acp.ListSessionsResponse{}, invalidParams("cursor %q is not one this agent returned", *p.Cursor)
+		}
+		start = n
+	}
+	type entry struct {
+		info agent.SessionInfo
+		cwd  string
+	}
+	var all []entry
+	seen := map[string]bool{}
+	for _, f := range folders {
+		if _, err := os.Stat(f); err != nil {
+			continue // the workspace is gone
+		}
+		st := s.openStore(f)
+		if st == nil {
+			continue
+		}
+		for _, r := range st.Load() {
+			in := r.Session.Info()
+			if len(in.Runs) == 0 || seen[in.ID] {
+				continue
+			}
+			seen[in.ID] = true
+			all = append(all, entry{in, f})
+		}
+	}
+	sort.SliceStable(all, func(i, j int) bool {
+		if !all[i].info.Updated.Equal(all[j].info.Updated) {
+			return all[i].info.Updated.After(all[j].info.Updated)
+		}
+		return all[i].info.ID < all[j].info.ID
+	})
+	out := acp.ListSessionsResponse{Sessions: []acp.SessionInfo{}}
+	for i := start; i < len(all) && i < start+listPage; i++ {
+		e := all[i]
+		title, updated := e.info.Title, e.info.Updated.UTC().Format(time.RFC3339)
+		out.Sessions = append(out.Sessions, acp.SessionInfo{SessionId: acp.SessionId(e.info.ID), Cwd: e.cwd, Title: &title, UpdatedAt: &updated})
+	}
+	if start+listPage < len(all) {
+		next := strconv.Itoa(start + listPage)
+		out.NextCursor = &next
+	}
+	return out, nil
+}
+
+// beginTurn starts ss's prompt: a prompt still in progress is cancelled
+// and awaited first (a client that sends a second prompt abandons the
+// first). It returns the turn's context, cancelled by session/cancel,
+// session/close, a newer prompt or the client's disconnect, and the
+// function that ends the turn.
+func (ss *session) beginTurn(ctx context.Context) (context.Context, func(), error) {
+	for {
+		ss.mu.Lock()
+		cur := ss.turn
+		if cur == nil {
+			tctx, cancel := context.WithCancel(ctx)
+			t := &turn{cancel: cancel, done: make(chan struct{})}
+			ss.turn = t
+			ss.mu.Unlock()
+			return tctx, func() {
+				cancel()
+				ss.mu.Lock()
+				if ss.turn == t {
+					ss.turn = nil
+				}
+				ss.mu.Unlock()
+				close(t.done)
+			}, nil
+		}
+		ss.mu.Unlock()
+		cur.cancel()
+		select {
+		case <-cur.done:
+		case <-ctx.Done():
+			return nil, nil, ctx.Err()
+		}
+	}
+}
+
+// cancelTurn cancels the prompt in progress, if any.
+func (ss *session) cancelTurn() {
+	ss.mu.Lock()
+	t := ss.turn
+	ss.mu.Unlock()
+	if t != nil {
+		t.cancel()
+	}
+}
+
+// waitTurn waits (bounded by ctx and stopTimeout) for the prompt in
+// progress to end.
+func (ss *session) waitTurn(ctx context.Context) {
+	ss.mu.Lock()
+	t := ss.turn
+	ss.mu.Unlock()
+	if t == nil {
+		return
+	}
+	timer := time.NewTimer(stopTimeout)
+	defer timer.Stop()
+	select {
+	case <-t.done:
+	case <-ctx.Done():
+	case <-timer.C:
+	}
+}
+
+// close stops the session's MCP servers.
+func (ss *session) close() {
+	ss.mu.Lock()
+	m := ss.mcp
+	ss.mcp, ss.mcpKey = nil, ""
+	ss.mu.Unlock()
+	if m != nil {
+		if err := m.Close(); err != nil {
+			ss.srv.log.Warn("stopping MCP servers", "session", ss.id, "err", err)
+		}
+	}
+}
+
+// nextToolID returns a tool call id unique in the session for things that
+// are not model tool calls (trust questions, pending reviews).
+func (ss *session) nextToolID(kind string) acp.ToolCallId {
+	ss.mu.Lock()
+	defer ss.mu.Unlock()
+	ss.toolSeq++
+	return acp.ToolCallId(fmt.Sprintf("agentls-%s-%d", kind, ss.toolSeq))
+}
+
+// update sends one session/update; failures (the client went away) are
+// logged. It uses the server's context, not the prompt's, so the last
+// updates of a cancelled prompt still go out.
+func (ss *session) update(_ context.Context, u acp.SessionUpdate) {
+	if err := ss.srv.conn.SessionUpdate(ss.srv.ctx, acp.SessionNotification{SessionId: acp.SessionId(ss.id), Update: u}); err != nil {
+		ss.srv.log.Debug("session/update not sent", "session", ss.id, "err", err)
+	}
+}
+
+// save writes the session with its proposals still in review; failures
+// are logged (the session lives on in memory).
+func (ss *session) save() {
+	if ss.store == nil {
+		return
+	}
+	s := ss.srv
+	props := s.savedProposals(ss)
+	props = ss.mergeSaved(props)
+	ss.mu.Lock()
+	redact := ss.redact
+	ss.mu.Unlock()
+	if redact == nil {
+		redact = agent.NewRedactor()
+	}
+	if err := ss.store.Save(ss.core, props, redact); err != nil {
+		s.log.Warn("session not saved", "session", ss.id, "err", err)
+		return
+	}
+	ss.mu.Lock()
+	ss.onDisk = savedKeys(props)
+	ss.mu.Unlock()
+}
+
+// mergeSaved merges props with what another agentls (the LSP server, a
+// CLI run) saved for this session since this connection last read or
+// wrote the file, the same rule as the LSP server's: a proposal seen on
+// disk before and gone now was decided there, so it is dropped here
+// too; one on disk never seen here was made there, so it joins review.
+func (ss *session) mergeSaved(props []agent.SavedProposal) []agent.SavedProposal {
+	s := ss.srv
+	disk, err := ss.store.LoadOne(ss.id)
+	if err != nil {
+		return props
+	}
+	ss.mu.Lock()
+	prev := ss.onDisk
+	ss.mu.Unlock()
+	now, ours := savedKeys(disk.Proposals), savedKeys(props)
+	kept := props[:0:0]
+	for _, p := range props {
+		if prev[savedKey(p)] && !now[savedKey(p)] {
+			s.log.Info("proposal decided elsewhere; dropped here", "session", ss.id, "run", p.RunID, "path", p.Path)
+			s.review.drop(p.RunID, p.Path)
+			continue
+		}
+		kept = append(kept, p)
+	}
+	for _, p := range disk.Proposals {
+		if k := savedKey(p); !ours[k] && !prev[k] {
+			if _, err := ss.view.Resolve(p.Path); err != nil {
+				continue
+			}
+			s.stage(ss, p.RunID, tools.StagedFile{Path: p.Path, Base: p.Base, Text: p.Proposed, Created: p.Created})
+			s.review.store.ForgetRun(p.RunID)
+			kept = append(kept, p)
+		}
+	}
+	return kept
+}
+
+func savedKey(p agent.SavedProposal) string { return p.RunID + "\x00" + p.Path }
+
+func savedKeys(ps []agent.SavedProposal) map[string]bool {
+	out := make(map[string]bool, len(ps))
+	for _, p := range ps {
+		out[savedKey(p)] = true
+	}
+	return out
+}
+
+// sortedKeys is the keys of m, sorted.
+func sortedKeys[V any](m map[string]V) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	slices.Sort(out)
+	return out
+}
