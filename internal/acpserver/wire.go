@@ -87,7 +87,7 @@ func readLine(r *bufio.Reader, max int) (line []byte, tooLong int, err error) {
 			line = append(line, chunk...)
 			if len(line) > max {
 				tooLong = len(line)
-				line = line[:64<<10:64<<10]
+				line = line[: 64<<10 : 64<<10]
 			}
 		}
 		if e != nil {
