@@ -1,0 +1,338 @@
+package acpserver_test
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"io"
+	"log/slog"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	acp "github.com/coder/acp-go-sdk"
+
+	"github.com/agentls/agentls/agent/llm/llmtest"
+	"github.com/agentls/agentls/internal/acpserver"
+	"github.com/agentls/agentls/internal/testwait"
+)
+
+// A client that offers fs/*: the agent reads the editor's buffer (unsaved
+// edits included) and the allowed change is written by the editor, not to
+// disk.
+func TestClientBuffersAndWrites(t *testing.T) {
+	h := start(t, editScript("done"), harnessOpts{fs: true})
+	path := h.write("a.txt", "hello\n")
+	h.client.buffers[path] = "hello\nunsaved line\n"
+	id := h.newSession()
+	h.mustPrompt(id, "greet")
+	if got := h.read("a.txt"); got != "hello\n" {
+		t.Fatalf("the server wrote the disk although the editor offered fs/write_text_file: %q", got)
+	}
+	h.client.mu.Lock()
+	writes, reads := h.client.writes, h.client.reads
+	h.client.mu.Unlock()
+	if len(writes) != 1 || writes[0].Path != path || writes[0].Content != "hello, world\nunsaved line\n" {
+		t.Fatalf("fs/write_text_file: %+v", writes)
+	}
+	if len(reads) == 0 || reads[0] != path {
+		t.Fatalf("fs/read_text_file not used: %v", reads)
+	}
+	reqs := h.model.Requests()
+	if res, _ := reqs[1].ToolResult("c1"); !strings.Contains(res, "unsaved line") {
+		t.Fatalf("the model did not see the editor's buffer: %q", res)
+	}
+}
+
+// session/cancel mid-stream: the prompt answers cancelled, nothing is
+// written, and the session takes the next prompt.
+func TestCancelMidStream(t *testing.T) {
+	hang := llmtest.NewHang()
+	n := 0
+	h := start(t, func(r *llmtest.ChatRequest) llmtest.Reply {
+		n++
+		if n == 1 {
+			return llmtest.Text("one two three four five").HangAfter(2, hang)
+		}
+		return llmtest.Text("fine")
+	}, harnessOpts{})
+	id := h.newSession()
+	got := make(chan acp.StopReason, 1)
+	go func() {
+		r, err := h.prompt(id, "talk")
+		if err != nil {
+			t.Errorf("prompt: %v", err)
+		}
+		got <- r
+	}()
+	testwait.Recv(t, hang.Started(), "the model stream to hang")
+	h.client.await(t, "streamed text", func(c *fakeClient) bool { return agentText(c.updates) != "" })
+	if err := h.conn.Cancel(h.ctx(), acp.CancelNotification{SessionId: id}); err != nil {
+		t.Fatal(err)
+	}
+	if r := testwait.Recv(t, got, "the cancelled prompt's answer"); r != acp.StopReasonCancelled {
+		t.Fatalf("stop reason %q", r)
+	}
+	testwait.Recv(t, hang.Disconnected(), "the model stream to close")
+	if r := h.mustPrompt(id, "again"); r != acp.StopReasonEndTurn {
+		t.Fatalf("after cancel: %q", r)
+	}
+}
+
+// A session saved by one server is listed and loaded by the next (a
+// restart): the conversation is replayed, and the next prompt continues it.
+func TestLoadAfterRestart(t *testing.T) {
+	script := func(r *llmtest.ChatRequest) llmtest.Reply {
+		if strings.Contains(r.LastUser(), "second") {
+			return llmtest.Text("second answer")
+		}
+		if !r.HasToolResult("c1") {
+			return call("c1", "read_file", `{"path":"a.txt"}`)
+		}
+		return llmtest.Text("first answer")
+	}
+	h := start(t, script, harnessOpts{})
+	h.write("a.txt", "hello\n")
+	id := h.newSession()
+	h.mustPrompt(id, "first question")
+	h.close()
+
+	h2 := start(t, script, harnessOpts{dir: h.dir, state: h.state})
+	list, err := h2.conn.ListSessions(h2.ctx(), acp.ListSessionsRequest{Cwd: &h2.dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(list.Sessions) != 1 || list.Sessions[0].SessionId != id || list.Sessions[0].Cwd != h.dir || *list.Sessions[0].Title != "first question" {
+		t.Fatalf("session/list: %+v", list)
+	}
+	all, err := h2.conn.ListSessions(h2.ctx(), acp.ListSessionsRequest{})
+	if err != nil || len(all.Sessions) != 1 {
+		t.Fatalf("session/list without cwd: %+v %v", all, err)
+	}
+	if _, err := h2.conn.LoadSession(h2.ctx(), acp.LoadSessionRequest{SessionId: id, Cwd: h.dir, McpServers: []acp.McpServer{}}); err != nil {
+		t.Fatal(err)
+	}
+	us, _ := h2.client.snapshot()
+	got := strings.Join(kinds(us), ",")
+	if !strings.HasPrefix(got, "user_message_chunk,tool_call,tool_call_update,agent_message_chunk") {
+		t.Fatalf("replay: %s", got)
+	}
+	if us[0].Update.UserMessageChunk.Content.Text.Text != "first question" || agentText(us) != "first answer" {
+		t.Fatalf("replayed %+v / %q", us[0].Update.UserMessageChunk, agentText(us))
+	}
+	if r := h2.mustPrompt(id, "second question"); r != acp.StopReasonEndTurn {
+		t.Fatal(r)
+	}
+	reqs := h2.model.Requests()
+	if !reqs[len(reqs)-1].Contains("first answer") {
+		t.Fatal("the continued session's request lacks the earlier conversation")
+	}
+	if _, err := h2.conn.LoadSession(h2.ctx(), acp.LoadSessionRequest{SessionId: "0123456789ab", Cwd: h.dir, McpServers: []acp.McpServer{}}); reqErr(t, err).Code != -32602 {
+		t.Fatalf("unknown session: %v", err)
+	}
+}
+
+// Bad lines get JSON-RPC errors and the connection lives on; an unknown
+// method is -32601.
+func TestMalformedLineAndUnknownMethod(t *testing.T) {
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	srv := acpserver.New(acpserver.Options{Env: func(string) string { return "" }, StateDir: acpserver.NoState})
+	done := make(chan error, 1)
+	go func() { done <- srv.Serve(context.Background(), inR, outW); _ = outW.Close() }()
+	lines := bufio.NewScanner(outR)
+	lines.Buffer(nil, 1<<20)
+	send := func(s string) map[string]any {
+		t.Helper()
+		if _, err := io.WriteString(inW, s+"\n"); err != nil {
+			t.Fatal(err)
+		}
+		if !lines.Scan() {
+			t.Fatalf("no answer to %q: %v", s, lines.Err())
+		}
+		var m map[string]any
+		if err := json.Unmarshal(lines.Bytes(), &m); err != nil {
+			t.Fatalf("answer %q: %v", lines.Text(), err)
+		}
+		return m
+	}
+	code := func(m map[string]any) float64 {
+		e, _ := m["error"].(map[string]any)
+		c, _ := e["code"].(float64)
+		return c
+	}
+	if m := send(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":1,`); code(m) != -32700 || m["id"] != nil {
+		t.Fatalf("malformed line: %v", m)
+	}
+	if m := send(`[{"jsonrpc":"2.0","id":2,"method":"initialize"}]`); code(m) != -32600 {
+		t.Fatalf("batch: %v", m)
+	}
+	if m := send(`Content-Length: 99`); code(m) != -32700 || !strings.Contains(m["error"].(map[string]any)["message"].(string), "agentls serve") {
+		t.Fatalf("LSP header: %v", m)
+	}
+	if m := send(`{"jsonrpc":"2.0","id":3,"method":"session/frobnicate","params":{}}`); code(m) != -32601 || m["id"] != float64(3) {
+		t.Fatalf("unknown method: %v", m)
+	}
+	if m := send(`{"jsonrpc":"2.0","id":4,"method":"initialize","params":{"protocolVersion":1,"clientCapabilities":{}}}`); m["result"] == nil {
+		t.Fatalf("initialize after bad input: %v", m)
+	}
+	if m := send(`{"jsonrpc":"2.0","id":5,"method":"session/prompt","params":{"sessionId":"nope","prompt":[]}}`); code(m) != -32602 {
+		t.Fatalf("prompt for an unknown session: %v", m)
+	}
+	_ = inW.Close()
+	if err := testwait.Recv(t, done, "Serve to end"); err != nil {
+		t.Fatalf("Serve: %v", err)
+	}
+	_ = outR.Close()
+}
+
+// A 10 MB prompt is refused with a message naming the bound; the session
+// goes on.
+func TestHugePrompt(t *testing.T) {
+	h := start(t, llmtest.Always(llmtest.Text("small answer")), harnessOpts{})
+	id := h.newSession()
+	_, err := h.prompt(id, strings.Repeat("0123456789", 1_000_000))
+	if re := reqErr(t, err); re.Code != -32602 || !strings.Contains(re.Message, "context window") {
+		t.Fatalf("10 MB prompt: %v", err)
+	}
+	if len(h.model.Requests()) != 0 {
+		t.Fatal("the huge prompt reached the model")
+	}
+	if r := h.mustPrompt(id, "small"); r != acp.StopReasonEndTurn {
+		t.Fatal(r)
+	}
+}
+
+// The client goes away mid-prompt: the run is cancelled, the model stream
+// closed, Serve ends, and no goroutine is left (TestMain's goleak).
+func TestClientVanishesMidPrompt(t *testing.T) {
+	hang := llmtest.NewHang()
+	h := start(t, llmtest.Always(llmtest.Text("a b c d").HangAfter(1, hang)), harnessOpts{})
+	id := h.newSession()
+	go func() { _, _ = h.prompt(id, "talk") }()
+	testwait.Recv(t, hang.Started(), "the model stream to hang")
+	_ = h.inW.Close()
+	_ = h.outW.Close()
+	testwait.Recv(t, hang.Disconnected(), "the model stream to close")
+	h.close()
+}
+
+// Without a model, initialize answers (with an auth method saying what to
+// set) and the first prompt fails with auth_required naming the settings.
+func TestNoModelConfigured(t *testing.T) {
+	h := start(t, nil, harnessOpts{noModel: true})
+	res, err := h.conn.Initialize(h.ctx(), acp.InitializeRequest{ProtocolVersion: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.AuthMethods) != 1 || res.AuthMethods[0].Agent == nil || !strings.Contains(*res.AuthMethods[0].Agent.Description, "OPENAI_BASE_URL") {
+		t.Fatalf("auth methods: %+v", res.AuthMethods)
+	}
+	if !res.AgentCapabilities.LoadSession || !res.AgentCapabilities.PromptCapabilities.EmbeddedContext {
+		t.Fatalf("capabilities: %+v", res.AgentCapabilities)
+	}
+	id := h.newSession()
+	_, err = h.prompt(id, "hi")
+	if re := reqErr(t, err); re.Code != -32000 || !strings.Contains(re.Message, "model.baseURL") {
+		t.Fatalf("prompt without a model: %v", err)
+	}
+	if _, err := h.conn.Authenticate(h.ctx(), acp.AuthenticateRequest{MethodId: res.AuthMethods[0].Agent.Id}); reqErr(t, err).Code != -32000 {
+		t.Fatalf("authenticate without a model: %v", err)
+	}
+}
+
+// Plan mode (session/set_mode) runs read-only with todo_write, whose plan
+// reaches the client as a plan update; the model config option switches
+// the model the requests name.
+func TestPlanModeAndModelOption(t *testing.T) {
+	h := start(t, func(r *llmtest.ChatRequest) llmtest.Reply {
+		if !r.HasToolResult("t1") {
+			return call("t1", "todo_write", `{"todos":[{"content":"read the code","status":"in_progress"},{"content":"fix it","status":"pending"}]}`)
+		}
+		return llmtest.Text("1. read 2. fix")
+	}, harnessOpts{})
+	res, err := h.conn.NewSession(h.ctx(), acp.NewSessionRequest{Cwd: h.dir, McpServers: []acp.McpServer{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Modes == nil || res.Modes.CurrentModeId != "preview" || len(res.Modes.AvailableModes) != 3 || len(res.ConfigOptions) != 2 {
+		t.Fatalf("session/new: %+v", res)
+	}
+	if _, err := h.conn.SetSessionMode(h.ctx(), acp.SetSessionModeRequest{SessionId: res.SessionId, ModeId: "plan"}); err != nil {
+		t.Fatal(err)
+	}
+	opts, err := h.conn.SetSessionConfigOption(h.ctx(), acp.SetSessionConfigOptionRequest{ValueId: &acp.SetSessionConfigOptionValueId{
+		SessionId: res.SessionId, ConfigId: "model", Value: "other-model"}})
+	if err != nil || opts.ConfigOptions[1].Select.CurrentValue != "other-model" || opts.ConfigOptions[0].Select.CurrentValue != "plan" {
+		t.Fatalf("set_config_option: %+v %v", opts, err)
+	}
+	h.mustPrompt(res.SessionId, "how would you fix it?")
+	reqs := h.model.Requests()
+	if reqs[0].Model != "other-model" || reqs[0].HasTool("edit_file") || !reqs[0].HasTool("todo_write") {
+		t.Fatalf("plan-mode request: model %q tools %v", reqs[0].Model, reqs[0].ToolNames())
+	}
+	us, _ := h.client.snapshot()
+	var plan *acp.SessionUpdatePlan
+	for _, u := range us {
+		if u.Update.Plan != nil {
+			plan = u.Update.Plan
+		}
+	}
+	if plan == nil || len(plan.Entries) != 2 || plan.Entries[0].Status != acp.PlanEntryStatusInProgress || plan.Entries[1].Content != "fix it" {
+		t.Fatalf("plan: %+v", plan)
+	}
+	if _, err := h.conn.SetSessionMode(h.ctx(), acp.SetSessionModeRequest{SessionId: res.SessionId, ModeId: "yolo"}); reqErr(t, err).Code != -32602 {
+		t.Fatalf("bad mode: %v", err)
+	}
+}
+
+// Skills are announced as available commands, and /name runs with the
+// skill.
+func TestSkillsAsCommands(t *testing.T) {
+	h := start(t, llmtest.Always(llmtest.Text("ok")), harnessOpts{})
+	h.write(".agentls/skills/release-notes/SKILL.md", "---\nname: release-notes\ndescription: Write release notes from the git log\n---\nSteps.\n")
+	id := h.newSession()
+	h.client.await(t, "available_commands_update", func(c *fakeClient) bool {
+		for _, u := range c.updates {
+			if a := u.Update.AvailableCommandsUpdate; a != nil && len(a.AvailableCommands) == 1 && a.AvailableCommands[0].Name == "release-notes" {
+				return true
+			}
+		}
+		return false
+	})
+	h.mustPrompt(id, "/release-notes for v2")
+	if last := h.model.Requests()[0].LastUser(); !strings.Contains(last, "Use the skill release-notes") || !strings.Contains(last, "for v2") {
+		t.Fatalf("the command did not reach the model as a skill: %q", last)
+	}
+}
+
+// Embedded resources (the editor's selection, files) and links become the
+// task's attachments.
+func TestEmbeddedContext(t *testing.T) {
+	h := start(t, llmtest.Always(llmtest.Text("ok")), harnessOpts{})
+	id := h.newSession()
+	file := "file://" + filepath.ToSlash(filepath.Join(h.dir, "main.go"))
+	_, err := h.conn.Prompt(h.ctx(), acp.PromptRequest{SessionId: id, Prompt: []acp.ContentBlock{
+		acp.TextBlock("explain "),
+		acp.ResourceBlock(acp.EmbeddedResourceResource{TextResourceContents: &acp.TextResourceContents{Uri: file + "#L3:4", Text: "func main() {}\n"}}),
+		acp.TextBlock(" and "),
+		acp.ResourceLinkBlock("go.mod", "file://"+filepath.ToSlash(filepath.Join(h.dir, "go.mod"))),
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	last := h.model.Requests()[0].LastUser()
+	for _, want := range []string{"explain @main.go:3-4 and @go.mod", "<file path=\"main.go:3-4\">", "func main() {}", "<link path=\"go.mod\">"} {
+		if !strings.Contains(last, want) {
+			t.Fatalf("task lacks %q:\n%s", want, last)
+		}
+	}
+	_, err = h.conn.Prompt(h.ctx(), acp.PromptRequest{SessionId: id, Prompt: []acp.ContentBlock{acp.ImageBlock("AAAA", "image/png")}})
+	if re := reqErr(t, err); re.Code != -32602 {
+		t.Fatalf("image: %v", err)
+	}
+}
+
+var _ = slog.Default
+var _ = time.Second
