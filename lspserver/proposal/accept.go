@@ -132,6 +132,10 @@ next:
 		return FileEdit{}, nil, fmt.Errorf("accept in %s: %w", fs.path, err)
 	}
 	fe.Expected = expected
+	if fe.Created {
+		fe.TextEdits = []text.Edit{createEdit(fs, expected, enc)}
+		return fe, conflicts, nil
+	}
 	for _, e := range fe.Edits {
 		for _, r := range refine(before[e.Start:e.End], e.New) {
 			fe.TextEdits = append(fe.TextEdits, text.Edit{
@@ -141,6 +145,22 @@ next:
 		}
 	}
 	return fe, conflicts, nil
+}
+
+// createEdit is the one TextEdit that fills a new file's empty document
+// with content: it replaces the whole document and ends at the start of
+// the line after its first, past the end of an empty one. Neovim (0.7.2
+// included) shows an empty buffer as one empty line with an implicit final
+// newline ('eol'); an edit that reaches past its last line makes it drop
+// the line left empty after the insertion, so the buffer (and the saved
+// file) holds exactly the content instead of one blank line more. Other
+// clients clamp the position to the end of the document.
+func createEdit(fs *fileState, content string, enc text.Encoding) text.Edit {
+	end := fs.rangeOf(0, fs.text.Len(), enc).End
+	if end.Line == 0 {
+		end = text.Position{Line: 1}
+	}
+	return text.Edit{Range: text.Range{End: end}, NewText: content}
 }
 
 // victims returns the hunks of fs that the taken hunks clash with.

@@ -217,7 +217,8 @@ func TestCreatedFile(t *testing.T) {
 	if !fe.Created || fe.Expected != "package x\n" || *fe.Version != 2 {
 		t.Fatalf("file edit %+v", fe)
 	}
-	want := []text.Edit{{Range: text.Range{}, NewText: "package x\n"}}
+	// One edit over the whole document, past its end (see createEdit).
+	want := []text.Edit{{Range: text.Range{End: text.Position{Line: 1}}, NewText: "package x\n"}}
 	if !reflect.DeepEqual(fe.TextEdits, want) {
 		t.Fatalf("text edits %+v", fe.TextEdits)
 	}
