@@ -85,6 +85,11 @@ function M.layout(lines, h, encoding)
   local n = #lines
   local s, e = h.range.start, h.range["end"]
   local new = h.newText or ""
+  if n == 1 and lines[1] == "" and s.line == 0 and s.character == 0 and (e.line > 0 or e.character == 0) then
+    -- An empty buffer (a new file the agent proposes: Neovim shows it as
+    -- one empty line): the whole file, as lines below that line.
+    return { anchor = 0, above = false, virt = new == "" and {} or split(strip_newline(new)) }
+  end
   local function col(row, char)
     return row < n and position.to_byte(lines[row + 1], char, encoding) or 0
   end
@@ -120,16 +125,24 @@ local function place(bufnr, lines, proposal, h, encoding, opts)
   -- A hunk may carry its own status (and the reason it is conflicted);
   -- otherwise the proposal's applies.
   local conflicted = (h.status or proposal.status) == "conflicted"
+  -- Superseded: another run's change that was accepted already made this
+  -- one (or changed its lines). Its lines are not drawn again: they would
+  -- read as the same block twice.
+  local superseded = conflicted and type(h.supersededBy) == "string" and h.supersededBy ~= ""
   local tabstop = vim.bo[bufnr].tabstop
   local virt = {}
-  for _, l in ipairs(lay.virt) do
-    table.insert(virt, { { expand_tabs(l, tabstop), conflicted and "AgentlsConflict" or "AgentlsAdd" } })
+  if not superseded then
+    for _, l in ipairs(lay.virt) do
+      table.insert(virt, { { expand_tabs(l, tabstop), conflicted and "AgentlsConflict" or "AgentlsAdd" } })
+    end
   end
   local hint
   if opts.hint ~= false then
     -- Short enough for the window edge; the reason is in :AgentExplain's
     -- float (a reason can be long and hold the changed text).
-    if conflicted then
+    if superseded then
+      hint = { { "  agent: already changed by an accepted change of another run: :AgentExplain / :AgentReject", "AgentlsHint" } }
+    elseif conflicted then
       hint = { { "  agent: conflicted (you changed these lines): :AgentExplain / :AgentReject", "AgentlsHint" } }
     elseif type(h.lastError) == "string" and h.lastError ~= "" then
       hint = { { "  agent: last accept failed: :AgentExplain / :AgentAccept / :AgentReject", "AgentlsHint" } }
@@ -143,11 +156,19 @@ local function place(bufnr, lines, proposal, h, encoding, opts)
     uri = proposal.uri,
     status = conflicted and "conflicted" or "pending",
     reason = h.reason,
+    supersededBy = h.supersededBy,
+    created = proposal.created,
     lastError = h.lastError,
     oldText = h.oldText,
     newText = h.newText,
   }
-  if lay.first then
+  if lay.first and superseded then
+    hunk.mark = vim.api.nvim_buf_set_extmark(bufnr, M.ns, lay.first, 0, {
+      end_row = lay.last,
+      end_col = #(lines[lay.last + 1] or ""),
+      virt_text = hint,
+    })
+  elseif lay.first then
     local last_text = lines[lay.last + 1] or ""
     hunk.mark = vim.api.nvim_buf_set_extmark(bufnr, M.ns, lay.first, 0, {
       end_row = lay.last,
@@ -161,12 +182,40 @@ local function place(bufnr, lines, proposal, h, encoding, opts)
     end
   else
     hunk.mark = vim.api.nvim_buf_set_extmark(bufnr, M.ns, lay.anchor, 0, {
-      virt_lines = virt,
+      virt_lines = #virt > 0 and virt or nil,
       virt_lines_above = lay.above,
       virt_text = hint,
     })
   end
   return hunk
+end
+
+-- A proposed new file whose text has no final newline, shown in the empty
+-- buffer Neovim opened for its path: Neovim would send that buffer as one
+-- line ending ('eol') and write it with one ('fixeol'), so the file could
+-- never be created byte for byte. Turn both off and tell the server the
+-- buffer's real text (one full-text didChange: Neovim's incremental sync
+-- never reports 'eol'), so the proposal applies to an empty document and
+-- the saved file is exactly the proposed text.
+local function fit_new_file(bufnr, client, proposal)
+  local text = proposal.proposedText
+  if not proposal.created or type(text) ~= "string" or text == "" or text:match("\n$") then
+    return false
+  end
+  local lines = vim.api.nvim_buf_get_lines(bufnr, 0, -1, false)
+  if #lines ~= 1 or lines[1] ~= "" or not vim.bo[bufnr].eol then
+    return false
+  end
+  vim.bo[bufnr].eol = false
+  vim.bo[bufnr].fixeol = false
+  local util = vim.lsp.util
+  local version = (util.buf_versions and util.buf_versions[bufnr]) or vim.b[bufnr].changedtick
+  client.notify("textDocument/didChange", {
+    textDocument = { uri = vim.uri_from_bufnr(bufnr), version = version },
+    contentChanges = { { text = "" } },
+  })
+  log.debug("new file %s: no final newline proposed; 'noeol' 'nofixeol' set and the empty text sent", proposal.uri)
+  return true
 end
 
 --- Shows `proposals` (the agentls/proposals result's list) in buffer
@@ -219,6 +268,11 @@ function M.refresh(bufnr, client)
     if vim.b[bufnr].changedtick ~= tick then
       return M.refresh(bufnr, client)
     end
+    for _, p in ipairs(result and result.proposals or {}) do
+      if position.uri_matches(p.uri, bufnr) and fit_new_file(bufnr, client, p) then
+        return M.refresh(bufnr, client)
+      end
+    end
     M.render(bufnr, result and result.proposals or {}, client.offset_encoding or "utf-16")
     st.refreshed = (st.refreshed or 0) + 1
   end, bufnr)
@@ -247,8 +301,9 @@ function M.on_exit(client_id)
 end
 
 --- The hunks shown in buffer `bufnr`, in buffer order, each with its
---- current rows: { id, runId, uri, status, first, last } (0-based rows;
---- a pure insertion has first == last == the row it hangs from).
+--- current rows: { id, runId, uri, status, first, last, supersededBy,
+--- created, … } (0-based rows; a pure insertion has first == last == the
+--- row it hangs from).
 function M.hunks(bufnr)
   local out = {}
   for i, h in ipairs((state[bufnr] or {}).hunks or {}) do
@@ -258,6 +313,7 @@ function M.hunks(bufnr)
       table.insert(out, {
         id = h.id, runId = h.runId, uri = h.uri, status = h.status, first = pos[1], last = last, index = i,
         reason = h.reason, lastError = h.lastError, oldText = h.oldText, newText = h.newText,
+        supersededBy = h.supersededBy, created = h.created,
       })
     end
   end

@@ -66,7 +66,15 @@ end
 function M.explain_lines(h, reason)
   local lines = {}
   reason = reason or h.reason
-  if h.status == "conflicted" then
+  local superseded = type(h.supersededBy) == "string" and h.supersededBy ~= ""
+  if h.status == "conflicted" and superseded then
+    table.insert(lines, string.format("Agent change at line %d is not applied", h.first + 1))
+    table.insert(lines, string.format("Another run's change (%s), which you accepted, already changed these lines", h.supersededBy))
+    table.insert(lines, "or made the same change: applying this one too would apply it twice.")
+    if type(reason) == "string" and reason ~= "" then
+      table.insert(lines, "Why: " .. readable(reason))
+    end
+  elseif h.status == "conflicted" then
     table.insert(lines, string.format("Agent change at line %d is conflicted", h.first + 1))
     table.insert(lines, "You changed these lines after the agent proposed its change, so it is not applied.")
     if type(reason) == "string" and reason ~= "" then
@@ -74,6 +82,10 @@ function M.explain_lines(h, reason)
     end
   else
     table.insert(lines, string.format("Agent change at line %d", h.first + 1))
+    if type(reason) == "string" and reason ~= "" then
+      -- An accept left it out (e.g. another run's change taken with it).
+      table.insert(lines, "Not applied: " .. readable(reason))
+    end
     if type(h.lastError) == "string" and h.lastError ~= "" then
       table.insert(lines, "Last accept failed: " .. expand(h.lastError))
     end
@@ -86,7 +98,10 @@ function M.explain_lines(h, reason)
     table.insert(lines, "+ " .. l)
   end
   table.insert(lines, "Options:")
-  if h.status == "conflicted" then
+  if h.status == "conflicted" and superseded then
+    table.insert(lines, "  :AgentReject        drop this change")
+    table.insert(lines, "  :AgentRun {prompt}  ask the agent again on the text as it is now")
+  elseif h.status == "conflicted" then
     table.insert(lines, "  :AgentReject        drop this change")
     table.insert(lines, "  undo your edit      the change becomes pending again")
     table.insert(lines, "  :AgentRun {prompt}  ask the agent again on the text as it is now")
@@ -96,8 +111,12 @@ function M.explain_lines(h, reason)
   return lines
 end
 
-local function show_float(lines)
-  vim.lsp.util.open_floating_preview(lines, "", { border = "rounded", focus_id = "agentls_explain", max_width = 100 })
+-- Shows lines in the explain float. `focus` (as :AgentExplain twice does)
+-- moves into an explain float already open; without it an open one is
+-- replaced, so a second accept's conflicts never pull the cursor away.
+local function show_float(lines, focus)
+  vim.lsp.util.open_floating_preview(lines, "", { border = "rounded", focus_id = "agentls_explain", max_width = 100,
+    focus = focus == true })
 end
 
 --- Explains the hunk under the cursor in a float (:AgentExplain).
@@ -107,13 +126,15 @@ function M.explain()
     log.notify(vim.log.levels.INFO, "no agent hunk under the cursor (:AgentNextHunk finds one)")
     return
   end
-  show_float(M.explain_lines(h))
+  show_float(M.explain_lines(h), true)
 end
 
 --- Tells the user about conflicts an accept ran into, where they look: the
 --- quickfix list gets one entry per conflicted hunk (file, line, reason)
---- and, for the buffer in view, a float shows the first one in full.
-function M.show_conflicts(bufnr, conflicts)
+--- and, for the buffer in view, a float shows the first one in full. The
+--- message says what happened to the rest: `applied` is the accept
+--- result's (true: the other selected changes were applied).
+function M.show_conflicts(bufnr, conflicts, applied)
   local items, first = {}, nil
   for _, c in ipairs(conflicts or {}) do
     local cbuf = c.uri and vim.uri_to_bufnr(c.uri) or bufnr
@@ -140,8 +161,9 @@ function M.show_conflicts(bufnr, conflicts)
   if first then
     show_float(M.explain_lines(first.hunk, first.reason))
   end
-  log.notify(vim.log.levels.WARN, "%d change%s not applied: conflicted (details in the float; :copen lists them)",
-    #items, #items == 1 and "" or "s")
+  local what = applied and "the other changes were applied; " or "nothing was applied; "
+  log.notify(vim.log.levels.WARN, "%s%d change%s not applied: conflicted (details in the float; :copen lists them)",
+    what, #items, #items == 1 and "" or "s")
 end
 
 local function review(command, scope, on_done, reason)
@@ -163,7 +185,7 @@ local function review(command, scope, on_done, reason)
     if rpc_err then
       log.notify(vim.log.levels.ERROR, "%s: %s", command, rpc_err.message or vim.inspect(rpc_err))
     elseif command == "agentls.accept" and result and result.conflicts and #result.conflicts > 0 then
-      M.show_conflicts(bufnr, result.conflicts)
+      M.show_conflicts(bufnr, result.conflicts, result.applied == true)
     elseif command == "agentls.accept" and result and result.applied == false then
       log.notify(vim.log.levels.WARN, "the change was not applied: %s", result.failureReason or "no reason given")
     end

@@ -216,7 +216,15 @@ function M.on_event(client_id, ev)
   append(format_event(r, ev))
   if r.plan_ready and ev.kind == "finished" then
     append({ "  ☰ plan ready: :AgentApprove carries it out (as proposals to review)" })
-    log.notify(vim.log.levels.INFO, "plan ready (:AgentLog to read it, :AgentApprove to carry it out)")
+    -- The plan the user is asked to approve is shown whole, in a window
+    -- of its own (the cursor stays where the user is typing).
+    vim.schedule(function()
+      M.show_answer(r.id, { focus = false })
+    end)
+    log.notify(vim.log.levels.INFO, "plan ready: read it in the agentls window (:AgentAnswer), :AgentApprove carries it out")
+  elseif ev.kind == "finished" and type(ev.text) == "string" and vim.trim(ev.text):find("\n") then
+    log.notify(vim.log.levels.INFO, "run %s finished: %s … (:AgentAnswer shows the whole answer)", tostring(r.id),
+      vim.trim(ev.text):match("^[^\n]*"))
   end
   log.debug("runEvent %s", ev)
 end
@@ -446,20 +454,109 @@ function M.cancel_command(args)
   M.cancel(args.args)
 end
 
---- Opens the run log in a split below, keeping the cursor where it is.
-function M.open_log()
+--- Opens the run log in a split below (or goes to the window showing it)
+--- and moves the cursor into it, at its last line: the user asked to read
+--- it. `opts.focus = false` leaves the cursor where it is.
+function M.open_log(opts)
+  local focus = not (type(opts) == "table" and opts.focus == false)
   local buf = M.log_buffer()
-  for _, win in ipairs(vim.api.nvim_list_wins()) do
-    if vim.api.nvim_win_get_buf(win) == buf then
-      return
+  local win
+  for _, w in ipairs(vim.api.nvim_list_wins()) do
+    if vim.api.nvim_win_get_buf(w) == buf then
+      win = w
     end
   end
   local cur = vim.api.nvim_get_current_win()
-  vim.cmd("botright split")
-  vim.api.nvim_win_set_buf(0, buf)
-  vim.api.nvim_win_set_height(0, math.max(5, math.floor(vim.o.lines / 4)))
-  vim.api.nvim_win_set_cursor(0, { vim.api.nvim_buf_line_count(buf), 0 })
-  vim.api.nvim_set_current_win(cur)
+  if not win then
+    vim.cmd("botright split")
+    win = vim.api.nvim_get_current_win()
+    vim.api.nvim_win_set_buf(win, buf)
+    vim.api.nvim_win_set_height(win, math.max(5, math.floor(vim.o.lines / 4)))
+  end
+  vim.api.nvim_win_set_cursor(win, { vim.api.nvim_buf_line_count(buf), 0 })
+  vim.api.nvim_set_current_win(focus and win or cur)
+end
+
+-- The run whose answer :AgentAnswer shows: run_id's, else the latest run
+-- that finished with an answer.
+local function answered(run_id)
+  for i = #order, 1, -1 do
+    local r = runs[order[i]]
+    if (run_id == nil or run_id == "" or tostring(r.id) == tostring(run_id))
+        and type(r.result) == "string" and r.result ~= "" then
+      return r
+    end
+  end
+  return nil
+end
+
+--- The lines of run `r`'s whole answer (or plan) as Markdown.
+function M.answer_lines(r)
+  local title = (r.mode == "plan" and "Plan" or "Answer") .. " of run " .. tostring(r.id)
+  local lines = { "# " .. title, "" }
+  if type(r.prompt) == "string" and r.prompt ~= "" then
+    table.insert(lines, "> " .. r.prompt:gsub("\n", " "))
+    table.insert(lines, "")
+  end
+  for line in (r.result .. "\n"):gmatch("(.-)\r?\n") do
+    table.insert(lines, line)
+  end
+  while lines[#lines] == "" do
+    table.remove(lines)
+  end
+  if r.plan_ready then
+    vim.list_extend(lines, { "", "---", ":AgentApprove carries this plan out (as proposals to review)." })
+  end
+  return lines
+end
+
+--- Shows the whole final answer of run `run_id` (default: the latest run
+--- with one; a plan-mode run's answer is its plan) in a read-only scratch
+--- buffer "agentls://answer/<run>" (Markdown) in a split, reusing the
+--- window of an earlier answer. The cursor moves into it unless
+--- `opts.focus` is false. Returns the buffer, or nil when no run answered.
+function M.show_answer(run_id, opts)
+  local focus = not (type(opts) == "table" and opts.focus == false)
+  local r = answered(run_id)
+  if not r then
+    log.notify(vim.log.levels.WARN, "no finished run with an answer%s", run_id and run_id ~= "" and (" (" .. run_id .. ")") or "")
+    return nil
+  end
+  local name = "agentls://answer/" .. tostring(r.id)
+  local buf = vim.fn.bufnr("^" .. vim.pesc(name) .. "$")
+  if buf < 0 or not vim.api.nvim_buf_is_valid(buf) then
+    buf = vim.api.nvim_create_buf(false, true)
+    vim.api.nvim_buf_set_name(buf, name)
+  end
+  vim.bo[buf].modifiable = true
+  vim.api.nvim_buf_set_lines(buf, 0, -1, false, M.answer_lines(r))
+  vim.bo[buf].modifiable = false
+  vim.bo[buf].bufhidden = "hide"
+  vim.bo[buf].filetype = "markdown"
+  local cur = vim.api.nvim_get_current_win()
+  local win
+  for _, w in ipairs(vim.api.nvim_list_wins()) do
+    local b = vim.api.nvim_win_get_buf(w)
+    if vim.api.nvim_buf_get_name(b):match("^agentls://answer/") then
+      win = w
+    end
+  end
+  if not win then
+    vim.cmd("topleft split")
+    win = vim.api.nvim_get_current_win()
+    vim.api.nvim_win_set_height(win, math.max(6, math.min(#M.answer_lines(r) + 1, math.floor(vim.o.lines / 2))))
+  end
+  vim.api.nvim_win_set_buf(win, buf)
+  vim.wo[win].wrap = true
+  vim.wo[win].linebreak = true
+  vim.api.nvim_win_set_cursor(win, { 1, 0 })
+  vim.api.nvim_set_current_win(focus and win or cur)
+  return buf
+end
+
+--- :AgentAnswer [runId]
+function M.answer_command(args)
+  M.show_answer(args and args.args or nil)
 end
 
 --- A short string for the statusline: "agent: N running" or "", with the
