@@ -1,0 +1,156 @@
+// Package revert takes a whole run back after its changes landed: the
+// snapshots of what each accepted (or applied) change replaced, and the
+// merge that undoes a change while keeping what the user typed since.
+//
+// A snapshot is written when a change lands (review's accept, apply mode,
+// `agentls run --apply`) under the state directory, so a revert works
+// after a restart. Undoing is per hunk: the run's change to a file is
+// reversed only where the file still holds what the run put there; lines
+// the user changed since are left alone and reported. A file the run
+// created is deleted only if it is unchanged.
+package revert
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/aymanbagabas/go-udiff"
+)
+
+// File is one file's change as it landed.
+type File struct {
+	Path    string `json:"path"` // absolute
+	Before  string `json:"before"`
+	After   string `json:"after"`
+	Created bool   `json:"created,omitempty"` // the run created the file (Before is "")
+}
+
+// Result is what undoing one file's change would do to its current text.
+type Result struct {
+	Path string
+	// Text is the file's text after the revert (when !Delete).
+	Text string
+	// Delete: the run created the file and it is unchanged: remove it.
+	Delete bool
+	// Changed says whether anything is to be written or deleted.
+	Changed bool
+	// Reverted counts the run's hunks undone; Kept the hunks left alone
+	// because the user changed their lines since.
+	Reverted, Kept int
+	// Conflict explains what was left alone ("" when everything was undone).
+	Conflict string
+}
+
+// ErrGone is returned by Undo for a file the run changed that no longer
+// exists (deleted or renamed since): nothing to write to.
+var ErrGone = errors.New("the file no longer exists")
+
+// Undo computes the revert of f against the file's current text (exists
+// false: the file is not there).
+func Undo(f File, current string, exists bool) (Result, error) {
+	r := Result{Path: f.Path}
+	switch {
+	case f.Created && !exists:
+		r.Conflict = "already deleted"
+		return r, nil
+	case f.Created && current == f.After:
+		r.Delete, r.Changed, r.Reverted = true, true, 1
+		return r, nil
+	case f.Created:
+		r.Kept = 1
+		r.Conflict = "the file was changed after the run created it, so it was left in place"
+		r.Text = current
+		return r, nil
+	case !exists:
+		return r, fmt.Errorf("%s: %w (deleted or renamed after the run)", f.Path, ErrGone)
+	case current == f.Before:
+		r.Text, r.Conflict = current, "already as before the run"
+		return r, nil
+	case current == f.After:
+		r.Text, r.Changed = f.Before, true
+		r.Reverted = max(1, len(hunks(udiff.Lines(f.After, f.Before))))
+		return r, nil
+	}
+	// The user changed the file since: undo the run's hunks whose lines
+	// the user did not touch, leave the others.
+	undo := udiff.Lines(f.After, f.Before)
+	user := udiff.Lines(f.After, current)
+	var keep []udiff.Edit
+	for _, h := range hunks(undo) {
+		if overlaps(h, user) {
+			r.Kept++
+			continue
+		}
+		r.Reverted++
+		keep = append(keep, h...)
+	}
+	if len(keep) > 0 {
+		m, ok := udiff.Merge(user, keep)
+		if !ok { // cannot happen after the overlap check; keep the file as it is
+			r.Kept += r.Reverted
+			r.Reverted = 0
+		} else if out, err := udiff.Apply(f.After, m); err == nil {
+			r.Text, r.Changed = out, out != current
+		}
+	}
+	if !r.Changed {
+		r.Text = current
+	}
+	if r.Kept > 0 {
+		r.Conflict = fmt.Sprintf("%d of %d changes left alone: you changed those lines after the run", r.Kept, r.Kept+r.Reverted)
+	}
+	return r, nil
+}
+
+// hunks groups line edits into the runs of adjacent edits a person sees as
+// one change.
+func hunks(edits []udiff.Edit) [][]udiff.Edit {
+	var out [][]udiff.Edit
+	for i, e := range edits {
+		if i > 0 && edits[i-1].End >= e.Start {
+			out[len(out)-1] = append(out[len(out)-1], e)
+			continue
+		}
+		out = append(out, []udiff.Edit{e})
+	}
+	return out
+}
+
+// overlaps reports whether a hunk of the undo touches bytes (of the
+// run's text) that the user's edits touch, or sits where the user inserted.
+func overlaps(h []udiff.Edit, user []udiff.Edit) bool {
+	start, end := h[0].Start, h[len(h)-1].End
+	for _, u := range user {
+		if u.Start < end && start < u.End {
+			return true
+		}
+		// Insertions (empty ranges) at the same place, or touching ends,
+		// are overlaps too: ordering them would be a guess.
+		if u.Start == u.End && u.Start >= start && u.Start <= end {
+			return true
+		}
+		if start == end && start >= u.Start && start <= u.End {
+			return true
+		}
+	}
+	return false
+}
+
+// Summary is one line per file for people (CLI, showMessage).
+func Summary(rs []Result) string {
+	var b strings.Builder
+	for _, r := range rs {
+		switch {
+		case r.Delete:
+			fmt.Fprintf(&b, "%s: deleted (the run created it)\n", r.Path)
+		case r.Changed && r.Conflict == "":
+			fmt.Fprintf(&b, "%s: reverted\n", r.Path)
+		case r.Changed:
+			fmt.Fprintf(&b, "%s: partly reverted; %s\n", r.Path, r.Conflict)
+		default:
+			fmt.Fprintf(&b, "%s: left alone; %s\n", r.Path, r.Conflict)
+		}
+	}
+	return b.String()
+}

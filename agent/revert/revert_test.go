@@ -1,0 +1,108 @@
+package revert
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+const before = "a\nb\nc\nd\ne\nf\ng\nh\n"
+
+// The run changed lines b and g; the user since changed line c (next to
+// b's change? no: one line apart) and line g itself.
+func TestUndoKeepsTheUsersLines(t *testing.T) {
+	after := "a\nB\nc\nd\ne\nf\nG\nh\n"
+	f := File{Path: "/w/x", Before: before, After: after}
+
+	r, err := Undo(f, after, true)
+	if err != nil || !r.Changed || r.Text != before || r.Conflict != "" {
+		t.Fatalf("unchanged since: %+v %v", r, err)
+	}
+
+	user := "a\nB\nc\nd\nE!\nf\nG2\nh\n" // user edited e (untouched by the run) and g (the run's)
+	r, err = Undo(f, user, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "a\nb\nc\nd\nE!\nf\nG2\nh\n"; r.Text != want || r.Reverted != 1 || r.Kept != 1 || !strings.Contains(r.Conflict, "1 of 2") {
+		t.Fatalf("user edits: %+v, want b restored, E! and G2 kept", r)
+	}
+
+	r, _ = Undo(f, before, true)
+	if r.Changed || r.Conflict != "already as before the run" {
+		t.Fatalf("already reverted: %+v", r)
+	}
+	if _, err := Undo(f, "", false); !errors.Is(err, ErrGone) {
+		t.Fatalf("deleted file: %v", err)
+	}
+}
+
+func TestUndoCreatedFile(t *testing.T) {
+	f := File{Path: "/w/new.txt", After: "hi\n", Created: true}
+	if r, _ := Undo(f, "hi\n", true); !r.Delete || !r.Changed {
+		t.Fatalf("unchanged new file: %+v", r)
+	}
+	if r, _ := Undo(f, "hi\nmine\n", true); r.Delete || r.Changed || r.Conflict == "" {
+		t.Fatalf("changed new file must stay: %+v", r)
+	}
+	if r, _ := Undo(f, "", false); r.Changed || r.Conflict != "already deleted" {
+		t.Fatalf("deleted new file: %+v", r)
+	}
+}
+
+// An insertion by the user right where the run's change was counts as
+// touching it; CRLF text and multi-byte characters survive.
+func TestUndoInsertionsAndEncodings(t *testing.T) {
+	b := "α\r\n😀 one\r\n二\r\n"
+	a := "α\r\n😀 ONE\r\n二\r\n"
+	f := File{Path: "/w/x", Before: b, After: a}
+	user := "α\r\n😀 ONE\r\nnew line\r\n二\r\n"
+	r, _ := Undo(f, user, true)
+	if r.Changed || r.Kept != 1 {
+		t.Fatalf("insertion beside the change: %+v", r)
+	}
+	r, _ = Undo(f, "x\r\n"+a+"tail\r\n", true)
+	if want := "x\r\n" + b + "tail\r\n"; r.Text != want {
+		t.Fatalf("edits away from the change: %q, want %q", r.Text, want)
+	}
+}
+
+func TestStoreRecordLoadRevertAndBounds(t *testing.T) {
+	s := NewStore(t.TempDir())
+	if err := s.Record("run1", "sess", File{Path: "/w/a", Before: "1\n", After: "2\n"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Record("run1", "", File{Path: "/w/a", Before: "2\n", After: "3\n"}); err != nil {
+		t.Fatal(err)
+	}
+	snap, err := s.Load("run1")
+	if err != nil || len(snap.Files) != 1 || snap.Files[0].Before != "1\n" || snap.Files[0].After != "3\n" || snap.SessionID != "sess" {
+		t.Fatalf("snapshot %+v %v: the first Before and the last After", snap, err)
+	}
+	if fi, _ := os.Stat(filepath.Join(s.dir, "run1.json")); fi.Mode().Perm() != 0o600 {
+		t.Fatalf("snapshot mode %v", fi.Mode())
+	}
+	if err := s.MarkReverted("run1"); err != nil {
+		t.Fatal(err)
+	}
+	if snap, _ := s.Load("run1"); !snap.Reverted {
+		t.Fatal("not marked reverted")
+	}
+	if _, err := s.Load("nope"); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("unknown run: %v", err)
+	}
+	for _, bad := range []string{"../x", "a/b", ""} {
+		if _, err := s.Load(bad); err == nil || errors.Is(err, os.ErrNotExist) {
+			t.Fatalf("run id %q accepted: %v", bad, err)
+		}
+	}
+	big := strings.Repeat("x", MaxSnapshotBytes)
+	if err := s.Record("run2", "", File{Path: "/w/big", Before: big, After: big + "y"}); err != nil {
+		t.Fatal(err)
+	}
+	if snap, _ := s.Load("run2"); len(snap.Files) != 0 || len(snap.TooLarge) != 1 {
+		t.Fatalf("oversized change kept: %d files, too large %v", len(snap.Files), snap.TooLarge)
+	}
+}
