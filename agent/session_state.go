@@ -184,6 +184,24 @@ func (s *Session) remember(path, content string) {
 	s.st.Known[path] = content
 }
 
+// NoteRevert tells the session's next run that the user reverted a run's
+// changes (summary: one line per file, as revert.Summary writes it), and
+// that the files are as before that run where it says so.
+func (s *Session) NoteRevert(runID, summary string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	line := fmt.Sprintf("- The user reverted the changes of run %s:\n%s", runID, indent(strings.TrimRight(summary, "\n"), "  "))
+	s.st.Notes = append(s.st.Notes, line)
+	if n := len(s.st.Notes); n > maxNotes {
+		s.st.Notes = s.st.Notes[n-maxNotes:]
+	}
+	s.st.Updated = time.Now().UTC()
+}
+
+func indent(s, pre string) string {
+	return pre + strings.ReplaceAll(s, "\n", "\n"+pre)
+}
+
 // note records a review outcome for the next run (under s.mu).
 func (s *Session) note(d Decision) {
 	name := filepath.Base(d.Path)

@@ -42,6 +42,7 @@ const usage = `usage: agentls [serve] [flags]      serve LSP on stdin/stdout (wh
        agentls sessions [--dir DIR]   list the saved agent sessions of a workspace
        agentls mcp [flags] ...        inspect configured MCP servers
        agentls report [RUN_ID]        render a run's transcript as an HTML page
+       agentls revert RUN_ID          take back a run made with --apply
        agentls version                print the version (also --version)
 
 Run 'agentls COMMAND --help' for a command's flags.
@@ -76,6 +77,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return mcpMain(args, stdin, stdout, stderr)
 	case "report":
 		return reportMain(args, stdout, stderr)
+	case "revert":
+		return revertMain(args, stdout, stderr)
 	case "version":
 		fmt.Fprintf(stdout, "agentls %s\n", currentVersion())
 		return 0

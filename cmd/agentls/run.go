@@ -14,6 +14,7 @@ import (
 
 	"github.com/agentls/agentls/agent"
 	"github.com/agentls/agentls/agent/config"
+	"github.com/agentls/agentls/agent/revert"
 	"github.com/agentls/agentls/internal/redact"
 	"github.com/agentls/agentls/internal/text"
 	"github.com/agentls/agentls/internal/workspace"
@@ -181,7 +182,7 @@ func runMainContext(parent context.Context, args []string, stdin io.Reader, stdo
 	echo := !(isTerminal(stdout) && isTerminal(stderr))
 	code = finishRun(out, prepared.Env().Changes, view, f.apply, echo, stdout, stderr)
 	if f.apply && code == 0 && out.Status == agent.StatusFinished {
-		recordApplied(prepared.ID(), prepared.Env().Changes)
+		recordApplied(prepared.ID(), cs.session.ID(), prepared.Env().Changes, stderr)
 	}
 	cs.save(prepared.Env().Changes, f.apply && code == 0 && out.Status == agent.StatusFinished, cfg, stderr)
 	if f.plan && out.Status == agent.StatusFinished {
@@ -273,10 +274,18 @@ func usageLine(out agent.Outcome) string {
 
 // recordApplied completes the run's transcript with the fate of its
 // changes (applied, the CLI's accept), for `agentls report`.
-func recordApplied(runID string, cs *tools.Changeset) {
+// It also keeps a revert snapshot of each file (what the run replaced),
+// so `agentls revert RUN_ID` can take the run back.
+func recordApplied(runID, sessionID string, cs *tools.Changeset, stderr io.Writer) {
+	store := revert.NewStore("")
 	for _, p := range cs.Files() {
-		if f, ok := cs.Get(p); ok && (f.Pending() || f.Text != "") {
-			_ = agent.RecordFate("", agent.Fate{RunID: runID, Path: p, Fate: agent.FateAccepted, Reason: "applied with agentls run --apply"})
+		f, ok := cs.Get(p)
+		if !ok || !f.Pending() {
+			continue
+		}
+		_ = agent.RecordFate("", agent.Fate{RunID: runID, Path: p, Fate: agent.FateAccepted, Reason: "applied with agentls run --apply"})
+		if err := store.Record(runID, sessionID, revert.File{Path: p, Before: f.Base, After: f.Text, Created: f.Created}); err != nil {
+			fmt.Fprintf(stderr, "agentls: warning: this run cannot be reverted: %v\n", err)
 		}
 	}
 }

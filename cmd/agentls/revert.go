@@ -1,0 +1,154 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"io/fs"
+	"log/slog"
+	"os"
+	"path/filepath"
+
+	"github.com/agentls/agentls/agent"
+	"github.com/agentls/agentls/agent/revert"
+	"github.com/agentls/agentls/internal/workspace"
+)
+
+const revertUsage = `usage: agentls revert [--dir DIR] RUN_ID
+
+Takes back every change a run made with --apply: each file returns to what
+it was before the run, except lines changed since, which are left alone
+and reported. A file the run created is deleted only if unchanged. The
+run's session is told on its next run. Runs reviewed in an editor are
+reverted from the editor (agentls.revert).
+
+flags:
+`
+
+// revertMain implements `agentls revert`. Exit status: 0 when everything
+// was reverted, 1 when something was left alone or failed, 2 for usage.
+func revertMain(args []string, stdout, stderr io.Writer) int {
+	flags := flag.NewFlagSet("agentls revert", flag.ContinueOnError)
+	dirFlag := flags.String("dir", ".", "workspace `directory` the run worked in")
+	usage := func(w io.Writer) { fmt.Fprint(w, revertUsage); printFlags(w, flags) }
+	if code := parseFlags(flags, args, usage, stdout, stderr); code >= 0 {
+		return code
+	}
+	if flags.NArg() != 1 {
+		usage(stderr)
+		return 2
+	}
+	runID := flags.Arg(0)
+	dir, err := filepath.Abs(*dirFlag)
+	if err != nil {
+		fmt.Fprintf(stderr, "agentls revert: %v\n", err)
+		return 2
+	}
+	store := revert.NewStore("")
+	snap, err := store.Load(runID)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		fmt.Fprintf(stderr, "agentls revert: run %s has no applied changes to revert (unknown run, or it was not run with --apply)\n", runID)
+		return 1
+	case err != nil:
+		fmt.Fprintf(stderr, "agentls revert: %v\n", err)
+		return 1
+	case snap.Reverted:
+		fmt.Fprintf(stderr, "agentls revert: run %s was already reverted; nothing done\n", runID)
+		return 0
+	}
+	view := workspace.New(workspace.Options{Folders: []string{dir}})
+	var results []revert.Result
+	failed := len(snap.TooLarge) > 0
+	for _, p := range snap.TooLarge {
+		fmt.Fprintf(stderr, "agentls revert: %s: the change was too large to keep a snapshot of; left alone\n", p)
+	}
+	for _, f := range snap.Files {
+		r, err := revertFile(view, f)
+		if err != nil {
+			fmt.Fprintf(stderr, "agentls revert: %v\n", err)
+			failed = true
+			continue
+		}
+		if r.Conflict != "" {
+			failed = true
+		}
+		results = append(results, r)
+	}
+	summary := revert.Summary(results)
+	fmt.Fprint(stdout, summary)
+	reverted := 0
+	for _, r := range results {
+		if r.Changed {
+			reverted++
+			_ = agent.RecordFate("", agent.Fate{RunID: runID, Path: r.Path, Fate: agent.FateReverted, Hunks: r.Reverted, Reason: r.Conflict})
+		}
+	}
+	if reverted > 0 {
+		if err := store.MarkReverted(runID); err != nil {
+			fmt.Fprintf(stderr, "agentls revert: %v\n", err)
+		}
+		noteRevert(dir, snap.SessionID, runID, summary, stderr)
+	}
+	fmt.Fprintf(stderr, "agentls revert: reverted %d of %d file(s) of run %s\n", reverted, len(snap.Files), runID)
+	if failed {
+		return 1
+	}
+	return 0
+}
+
+// revertFile undoes one file's change on disk, through the workspace's
+// confined read and the same atomic write as --apply.
+func revertFile(view *workspace.View, f revert.File) (revert.Result, error) {
+	if _, err := view.Resolve(f.Path); err != nil {
+		return revert.Result{}, fmt.Errorf("%s: %w", f.Path, err)
+	}
+	cur, err := readConfined(view, f.Path)
+	exists := err == nil
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return revert.Result{}, fmt.Errorf("%s: %w", f.Path, err)
+	}
+	r, err := revert.Undo(f, string(cur), exists)
+	if err != nil || !r.Changed {
+		return r, err
+	}
+	if r.Delete {
+		if err := os.Remove(f.Path); err != nil {
+			return revert.Result{}, fmt.Errorf("delete %s: %w", f.Path, err)
+		}
+		return r, nil
+	}
+	st, err := os.Stat(f.Path)
+	if err != nil {
+		return revert.Result{}, fmt.Errorf("%s: %w", f.Path, err)
+	}
+	if err := writeAtomic(f.Path, []byte(r.Text), st.Mode().Perm()); err != nil {
+		return revert.Result{}, fmt.Errorf("write %s: %w", f.Path, err)
+	}
+	return r, nil
+}
+
+// noteRevert tells the run's session (if saved) what was reverted.
+func noteRevert(dir, sessionID, runID, summary string, stderr io.Writer) {
+	if sessionID == "" {
+		return
+	}
+	stateDir, err := agent.DefaultStateDir(nil)
+	if err != nil {
+		return
+	}
+	logger := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	st, err := agent.OpenSessionStore(stateDir, dir, logger)
+	if err != nil {
+		return
+	}
+	r, err := st.LoadOne(sessionID)
+	if err != nil {
+		return
+	}
+	r.Session.NoteRevert(runID, summary)
+	if err := st.Save(r.Session, r.Proposals, agent.NewRedactor()); err != nil {
+		fmt.Fprintf(stderr, "agentls revert: warning: the session was not told: %v\n", err)
+	}
+}
