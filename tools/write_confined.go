@@ -109,3 +109,38 @@ func writeAtomic(path string, data []byte, mode fs.FileMode) (err error) {
 // front-ends that hand a write to someone else (ACP's fs/write_text_file)
 // refuse those paths as WriteConfined does.
 func InGitDir(abs string) bool { return inGitDir(abs) }
+
+// RemoveConfined deletes path on disk under the same rules as
+// WriteConfined: inside the view's folders, never in .git, and only while
+// the disk still holds expect (a revert deletes a file the run created
+// only if nobody changed it since).
+func RemoveConfined(view *workspace.View, path, expect string) error {
+	abs, err := view.Resolve(path)
+	if err != nil {
+		return fmt.Errorf("not deleted %s: %w", path, err)
+	}
+	if inGitDir(abs) {
+		return fmt.Errorf("not deleted %s: it is inside .git, which agentls never writes", abs)
+	}
+	cur, err := readConfined(view, abs)
+	if err != nil {
+		return fmt.Errorf("not deleted %s: %w", abs, err)
+	}
+	if string(cur) != expect {
+		return fmt.Errorf("not deleted %s: the file changed on disk meanwhile", abs)
+	}
+	if err := os.Remove(abs); err != nil {
+		return fmt.Errorf("delete %s: %w", abs, err)
+	}
+	return nil
+}
+
+// ReadDisk reads path's content on disk (not the editor's buffer) through
+// the view's confined open: regular files only, never blocking.
+func ReadDisk(view *workspace.View, path string) ([]byte, error) {
+	abs, err := view.Resolve(path)
+	if err != nil {
+		return nil, err
+	}
+	return readConfined(view, abs)
+}

@@ -50,3 +50,39 @@ func TestWriteConfined(t *testing.T) {
 		t.Fatal("overwrote a file created meanwhile")
 	}
 }
+
+// RemoveConfined deletes only inside the workspace, never in .git, and
+// only the content it was told to expect.
+func TestRemoveConfined(t *testing.T) {
+	dir, _ := filepath.EvalSymlinks(t.TempDir())
+	outside, _ := filepath.EvalSymlinks(t.TempDir())
+	view := workspace.New(workspace.Options{Folders: []string{dir}})
+	a := filepath.Join(dir, "a.txt")
+	os.WriteFile(a, []byte("mine\n"), 0o644)
+	if err := RemoveConfined(view, a, "theirs\n"); err == nil {
+		t.Fatal("removed a file whose content changed")
+	}
+	os.MkdirAll(filepath.Join(dir, ".git"), 0o755)
+	g := filepath.Join(dir, ".git", "config")
+	os.WriteFile(g, []byte("x"), 0o644)
+	if err := RemoveConfined(view, g, "x"); err == nil {
+		t.Fatal("removed a file in .git")
+	}
+	o := filepath.Join(outside, "o.txt")
+	os.WriteFile(o, []byte("o"), 0o644)
+	os.Symlink(outside, filepath.Join(dir, "link"))
+	if err := RemoveConfined(view, filepath.Join(dir, "link", "o.txt"), "o"); err == nil {
+		t.Fatal("removed a file outside through a symlink")
+	}
+	if err := RemoveConfined(view, a, "mine\n"); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []string{g, o} {
+		if _, err := os.Stat(p); err != nil {
+			t.Fatalf("%s is gone: %v", p, err)
+		}
+	}
+	if _, err := os.Stat(a); !os.IsNotExist(err) {
+		t.Fatal("a.txt not removed")
+	}
+}

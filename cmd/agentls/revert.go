@@ -7,12 +7,12 @@ import (
 	"io"
 	"io/fs"
 	"log/slog"
-	"os"
 	"path/filepath"
 
 	"github.com/agentls/agentls/agent"
 	"github.com/agentls/agentls/agent/revert"
 	"github.com/agentls/agentls/internal/workspace"
+	"github.com/agentls/agentls/tools"
 )
 
 const revertUsage = `usage: agentls revert [--dir DIR] RUN_ID
@@ -98,13 +98,11 @@ func revertMain(args []string, stdout, stderr io.Writer) int {
 	return 0
 }
 
-// revertFile undoes one file's change on disk, through the workspace's
-// confined read and the same atomic write as --apply.
+// revertFile undoes one file's change on disk through the one confined
+// write path (tools.WriteConfined / RemoveConfined: inside the workspace,
+// never .git, only over the text just read, atomic).
 func revertFile(view *workspace.View, f revert.File) (revert.Result, error) {
-	if _, err := view.Resolve(f.Path); err != nil {
-		return revert.Result{}, fmt.Errorf("%s: %w", f.Path, err)
-	}
-	cur, err := readConfined(view, f.Path)
+	cur, err := tools.ReadDisk(view, f.Path)
 	exists := err == nil
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return revert.Result{}, fmt.Errorf("%s: %w", f.Path, err)
@@ -114,19 +112,9 @@ func revertFile(view *workspace.View, f revert.File) (revert.Result, error) {
 		return r, err
 	}
 	if r.Delete {
-		if err := os.Remove(f.Path); err != nil {
-			return revert.Result{}, fmt.Errorf("delete %s: %w", f.Path, err)
-		}
-		return r, nil
+		return r, tools.RemoveConfined(view, f.Path, string(cur))
 	}
-	st, err := os.Stat(f.Path)
-	if err != nil {
-		return revert.Result{}, fmt.Errorf("%s: %w", f.Path, err)
-	}
-	if err := writeAtomic(f.Path, []byte(r.Text), st.Mode().Perm()); err != nil {
-		return revert.Result{}, fmt.Errorf("write %s: %w", f.Path, err)
-	}
-	return r, nil
+	return r, tools.WriteConfined(view, f.Path, string(cur), false, r.Text)
 }
 
 // noteRevert tells the run's session (if saved) what was reverted.
