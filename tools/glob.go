@@ -61,6 +61,10 @@ func globFiles(ctx context.Context, env *Env, p globParams) (Result, error) {
 	defer cancel()
 	var matches []string
 	truncated, timedOut := false, false
+	data, max := WantsData(ctx), globMaxResults
+	if data {
+		max = DataMaxMatches
+	}
 	err = env.View.Walk(wctx, start, func(path string, d fs.DirEntry) error {
 		if d.IsDir() {
 			return nil
@@ -70,7 +74,7 @@ func globFiles(ctx context.Context, env *Env, p globParams) (Result, error) {
 			return nil
 		}
 		if ok, _ := doublestar.Match(pattern, rel); ok {
-			if len(matches) == globMaxResults {
+			if len(matches) == max {
 				truncated = true
 				return fs.SkipAll
 			}
@@ -100,6 +104,9 @@ func globFiles(ctx context.Context, env *Env, p globParams) (Result, error) {
 		}
 	}
 	sort.Strings(matches)
+	if data {
+		return globData(p.Pattern, matches, truncated, timedOut), nil
+	}
 	var b strings.Builder
 	for _, m := range matches {
 		b.WriteString(m)
@@ -115,4 +122,21 @@ func globFiles(ctx context.Context, env *Env, p globParams) (Result, error) {
 		fmt.Fprintf(&b, "[search stopped after %v; results are incomplete, narrow the path]\n", globTimeout)
 	}
 	return Result{Text: b.String(), Summary: fmt.Sprintf("glob %s: %d files", p.Pattern, len(matches))}, nil
+}
+
+// globData is glob's answer to a program: the sorted paths, or an error
+// when the walk was cut short (never a silently shorter list).
+func globData(pattern string, matches []string, truncated, timedOut bool) Result {
+	if truncated {
+		return Errorf("glob %s: more than %d files, the most a program may get; narrow the pattern or path", pattern, DataMaxMatches)
+	}
+	if timedOut {
+		return Errorf("glob %s: stopped after %v with incomplete results; narrow the path", pattern, globTimeout)
+	}
+	out := make([]any, len(matches))
+	for i, m := range matches {
+		out[i] = m
+	}
+	sum := fmt.Sprintf("glob %s: %d files", pattern, len(matches))
+	return Result{Text: sum, Summary: sum, Data: out}
 }

@@ -72,7 +72,11 @@ func grep(ctx context.Context, env *Env, p grepParams) (Result, error) {
 		return Errorf("%v", err), nil
 	}
 	defer dir.Close()
-	s := &grepSearch{env: env, m: m, root: rootAbs, glob: glob, dir: dir, staged: map[string]string{}, open: map[string]bool{}}
+	s := &grepSearch{env: env, m: m, root: rootAbs, glob: glob, dir: dir, staged: map[string]string{}, open: map[string]bool{},
+		max: grepMaxMatches, lineLen: grepMaxLineLen}
+	if WantsData(ctx) {
+		s.max, s.lineLen, s.data = DataMaxMatches+1, DataMaxLineLen, true
+	}
 	for _, f := range env.Changes.Files() {
 		if st, ok := env.Changes.Get(f); ok {
 			s.staged[f] = st.Text
@@ -122,6 +126,9 @@ func grep(ctx context.Context, env *Env, p grepParams) (Result, error) {
 			s.file(f, sc)
 		}
 	}
+	if s.data {
+		return s.dataResult(p.Pattern, timedOut), nil
+	}
 	return s.result(p.Pattern, timedOut), nil
 }
 
@@ -145,6 +152,9 @@ type grepSearch struct {
 	dir    *workspace.Dir    // the folder every disk read is confined to
 	staged map[string]string // this run's staged texts (read-only here)
 	open   map[string]bool   // paths with an editor buffer
+	max     int  // lines kept: grepMaxMatches, or more for a program
+	lineLen int  // characters kept of each line
+	data    bool // the caller is a program (WantsData)
 
 	mu       sync.Mutex
 	hits     []fileHits // files with shown lines, pruned to the first by path
@@ -160,7 +170,13 @@ type grepSearch struct {
 
 type fileHits struct {
 	path  string // as shown to the model
-	lines []string
+	lines []grepLine
+}
+
+// grepLine is one matching line: its 1-based number and its text (cut).
+type grepLine struct {
+	num  int
+	text string
 }
 
 // file searches one file and records its matching lines.
@@ -186,10 +202,10 @@ func (s *grepSearch) file(abs string, sc *scratch) {
 		s.count(func() { s.binary++ })
 		return
 	}
-	var lines []string
+	var lines []grepLine
 	n := 0
 	var display string
-	shown := grepMaxMatches // lines of this file that may still be shown
+	shown := s.max // lines of this file that may still be shown
 	s.m.EachMatch(data, &sc.engine, func(num int, line []byte) bool {
 		n++
 		if n == 1 {
@@ -199,7 +215,7 @@ func (s *grepSearch) file(abs string, sc *scratch) {
 			}
 		}
 		if len(lines) < shown {
-			lines = append(lines, fmt.Sprintf("%s:%d:%s", display, num, shownLine(line)))
+			lines = append(lines, grepLine{num, shownLine(line, s.lineLen)})
 		}
 		return true
 	})
@@ -287,7 +303,7 @@ func (s *grepSearch) add(h fileHits, n int) {
 	}
 	s.hits = append(s.hits, h)
 	s.kept += len(h.lines)
-	if s.kept > 4*grepMaxMatches {
+	if s.kept > 4*s.max {
 		s.prune()
 	}
 }
@@ -299,7 +315,7 @@ func (s *grepSearch) prune() {
 	kept := 0
 	for i, h := range s.hits {
 		kept += len(h.lines)
-		if kept >= grepMaxMatches {
+		if kept >= s.max {
 			s.hits = s.hits[:i+1]
 			s.kept = kept
 			s.cutoff = h.path
@@ -322,11 +338,10 @@ func (s *grepSearch) result(pattern string, timedOut bool) Result {
 	shown := 0
 	for _, h := range s.hits {
 		for _, l := range h.lines {
-			if shown == grepMaxMatches {
+			if shown == s.max {
 				break
 			}
-			b.WriteString(l)
-			b.WriteByte('\n')
+			fmt.Fprintf(&b, "%s:%d:%s\n", h.path, l.num, l.text)
 			shown++
 		}
 	}
@@ -364,14 +379,38 @@ func (s *grepSearch) result(pattern string, timedOut bool) Result {
 }
 
 // shownLine prepares a matching line for output: no CR, valid UTF-8, cut.
-func shownLine(line []byte) string {
+func shownLine(line []byte, max int) string {
 	l := strings.ToValidUTF8(string(bytes.TrimSuffix(line, []byte{'\r'})), "\uFFFD")
-	if len(l) <= grepMaxLineLen {
+	if len(l) <= max {
 		return l
 	}
-	cut := grepMaxLineLen
+	cut := max
 	for cut > 0 && !runeStart(l[cut]) {
 		cut--
 	}
 	return l[:cut] + "…"
+}
+
+// dataResult is grep's answer to a program: every matching line as
+// {"path", "line", "text"}, sorted by path then line. A search that
+// matched more than DataMaxMatches lines, or ran out of time, is an error,
+// never a silently shorter list.
+func (s *grepSearch) dataResult(pattern string, timedOut bool) Result {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.total > DataMaxMatches {
+		return Errorf("grep %s: %d matching lines in %d files, more than the %d a program may get; narrow the pattern, path or glob", pattern, s.total, s.files, DataMaxMatches)
+	}
+	if timedOut {
+		return Errorf("grep %s: stopped after %v with incomplete results; narrow the path", pattern, grepTimeout)
+	}
+	sortHits(s.hits)
+	out := make([]any, 0, s.total)
+	for _, h := range s.hits {
+		for _, l := range h.lines {
+			out = append(out, map[string]any{"path": h.path, "line": l.num, "text": l.text})
+		}
+	}
+	sum := fmt.Sprintf("grep %s: %d matches in %d files", pattern, s.total, s.files)
+	return Result{Text: sum, Summary: sum, Data: out}
 }

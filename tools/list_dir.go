@@ -27,7 +27,7 @@ func ListDir() Tool {
 	return New("list_dir", listDirDescription, true, listDir)
 }
 
-func listDir(_ context.Context, env *Env, p listDirParams) (Result, error) {
+func listDir(ctx context.Context, env *Env, p listDirParams) (Result, error) {
 	arg := "."
 	if p.Path != nil && strings.TrimSpace(*p.Path) != "" {
 		arg = *p.Path
@@ -63,11 +63,26 @@ func listDir(_ context.Context, env *Env, p listDirParams) (Result, error) {
 	for _, f := range env.Changes.Files() {
 		if st, ok := env.Changes.Get(f); ok && st.Created && filepath.Dir(f) == abs {
 			if _, err := os.Lstat(f); err != nil {
-				names = append(names, filepath.Base(f)+" (new, staged)")
+				name := filepath.Base(f)
+				if !WantsData(ctx) {
+					name += " (new, staged)"
+				}
+				names = append(names, name)
 			}
 		}
 	}
 	sort.Strings(names)
+	if WantsData(ctx) {
+		if len(names) > DataMaxMatches {
+			return Errorf("%s has %d entries, more than the %d a program may get; use glob to narrow down", path, len(names), DataMaxMatches), nil
+		}
+		out := make([]any, len(names))
+		for i, n := range names {
+			out[i] = n
+		}
+		sum := fmt.Sprintf("listed %s (%d entries)", path, len(names))
+		return Result{Text: sum, Summary: sum, Data: out}, nil
+	}
 	var b strings.Builder
 	shown := min(len(names), listMaxEntries)
 	for _, n := range names[:shown] {

@@ -30,8 +30,12 @@ func ReadFile() Tool {
 	return New("read_file", readFileDescription, true, readFile)
 }
 
-func readFile(_ context.Context, env *Env, p readFileParams) (Result, error) {
+func readFile(ctx context.Context, env *Env, p readFileParams) (Result, error) {
 	offset, limit := 1, readDefaultLimit
+	data := WantsData(ctx)
+	if data {
+		limit = int(^uint(0) >> 1) // a program gets the whole file by default
+	}
 	if p.Offset != nil && *p.Offset > 1 {
 		offset = *p.Offset
 	}
@@ -55,6 +59,11 @@ func readFile(_ context.Context, env *Env, p readFileParams) (Result, error) {
 	content, note, record, res, ok := env.readForModel(abs, path)
 	if !ok {
 		return res, nil
+	}
+	if data {
+		// Not recorded in the ledger: the model has not seen the text,
+		// so it must read the file itself before editing it.
+		return readData(path, content, offset, limit), nil
 	}
 	res = formatRead(path, content, offset, limit, note)
 	if !res.IsError {
@@ -164,4 +173,38 @@ func formatRead(path, content string, offset, limit int, note string) Result {
 		b.WriteString("[line endings: CRLF; edits keep them]\n")
 	}
 	return Result{Text: b.String(), Summary: fmt.Sprintf("read %s (lines %d-%d of %d)", path, offset, last, total)}
+}
+
+// readData is read_file's answer to a program: lines offset..offset+limit-1
+// as one string, plus the file's line count, within DataMaxReadBytes.
+func readData(path, content string, offset, limit int) Result {
+	total := strings.Count(content, "\n")
+	if content != "" && !strings.HasSuffix(content, "\n") {
+		total++
+	}
+	if offset > total && !(offset == 1 && total == 0) {
+		return Errorf("offset %d is past the end of %s, which has %d lines", offset, path, total)
+	}
+	start := 0
+	for range offset - 1 {
+		start += strings.IndexByte(content[start:], '\n') + 1
+	}
+	end := start
+	for n := 0; n < limit && end < len(content); n++ {
+		i := strings.IndexByte(content[end:], '\n')
+		if i < 0 {
+			end = len(content)
+			break
+		}
+		end += i + 1
+	}
+	text := content[start:end]
+	if len(text) > DataMaxReadBytes {
+		return Errorf("%s: %d bytes asked, more than the %d a program may read at once; read it in parts with offset and limit", path, len(text), DataMaxReadBytes)
+	}
+	return Result{
+		Text:    fmt.Sprintf("read %s (%d lines)", path, total),
+		Summary: fmt.Sprintf("read %s (%d lines)", path, total),
+		Data:    map[string]any{"path": path, "text": text, "lines": total},
+	}
 }

@@ -54,6 +54,11 @@ type Result struct {
 	Text    string // full text for the model (already truncated by the tool)
 	IsError bool   // the model should see this as a failure
 	Summary string // one line for humans; empty means derive from Text
+	// Data is the result as plain values (string, bool, int, float64,
+	// []any, map[string]any, or structs that encode to JSON) for a program
+	// that called the tool (the script tool). Tools fill it only when
+	// WantsData(ctx), and then may leave Text short: nobody reads it.
+	Data any
 }
 
 // Errorf builds a tool-error Result the model can act on.

@@ -1,0 +1,268 @@
+package script
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"go.uber.org/goleak"
+
+	"github.com/agentls/agentls/internal/workspace"
+	"github.com/agentls/agentls/tools"
+)
+
+func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+
+// fixture is a workspace, the run's Env over it and a script tool whose
+// functions are the built-ins.
+type fixture struct {
+	root string
+	env  *tools.Env
+	tool tools.Tool
+
+	mu     sync.Mutex
+	events []string // "call <id> <tool> <args>" / "result <id> <isError>"
+}
+
+func newFixture(t *testing.T, files map[string]string, lim Limits, extra ...tools.Tool) *fixture {
+	t.Helper()
+	root, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for p, c := range files {
+		full := filepath.Join(root, p)
+		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(full, []byte(c), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	f := &fixture{root: root}
+	f.env = tools.NewEnv("run-1", workspace.New(workspace.Options{Folders: []string{root}}), nil, tools.Policy{RunCommand: "ask"})
+	all := append(tools.Builtins(tools.Policy{RunCommand: "ask"}), extra...)
+	f.tool = New(Options{
+		Tools:  func() []tools.Tool { return all },
+		Limits: lim,
+		Observe: func(parent string, c InnerCall) func(tools.Result) {
+			f.mu.Lock()
+			f.events = append(f.events, fmt.Sprintf("call %s %s %s", c.ID, c.Tool, c.Args))
+			f.mu.Unlock()
+			return func(r tools.Result) {
+				f.mu.Lock()
+				f.events = append(f.events, fmt.Sprintf("result %s %v", c.ID, r.IsError))
+				f.mu.Unlock()
+			}
+		},
+	})
+	return f
+}
+
+func (f *fixture) run(t *testing.T, code string) tools.Result {
+	t.Helper()
+	return f.runCtx(t, context.Background(), code)
+}
+
+func (f *fixture) runCtx(t *testing.T, ctx context.Context, code string) tools.Result {
+	t.Helper()
+	args, _ := json.Marshal(map[string]string{"code": code})
+	res, err := f.tool.Call(tools.WithCallID(ctx, "c1"), f.env, args)
+	if err != nil {
+		t.Fatalf("Go error: %v", err)
+	}
+	return res
+}
+
+func TestProgramCallsToolsAndReturnsOnlyItsOutput(t *testing.T) {
+	files := map[string]string{"go.mod": "module x\n"}
+	for i := range 30 {
+		body := fmt.Sprintf("package p\n\nfunc F%d() {}\n", i)
+		if i%7 == 0 {
+			body += "// TODO: fix\n// TODO: again\n"
+		}
+		files[fmt.Sprintf("pkg/f%02d.go", i)] = body
+	}
+	f := newFixture(t, files, Limits{})
+	res := f.run(t, `
+todo = {}
+for p in glob("**/*.go"):
+    n = read_file(p)["text"].count("TODO")
+    if n:
+        todo[p] = n
+hits = grep("func F", glob="*.go")
+print(len(hits), "functions")
+todo
+`)
+	if res.IsError {
+		t.Fatalf("error: %s", res.Text)
+	}
+	want := "30 functions\n" + `{"pkg/f00.go":2,"pkg/f07.go":2,"pkg/f14.go":2,"pkg/f21.go":2,"pkg/f28.go":2}`
+	if res.Text != want {
+		t.Fatalf("result:\n%s\nwant:\n%s", res.Text, want)
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	// 1 glob + 30 reads + 1 grep, each reported before and after.
+	if len(f.events) != 64 {
+		t.Fatalf("%d events: %v", len(f.events), f.events[:min(4, len(f.events))])
+	}
+	if f.events[0] != `call c1.1 glob {"pattern":"**/*.go"}` || f.events[1] != "result c1.1 false" {
+		t.Fatalf("first events %q", f.events[:2])
+	}
+	if f.events[62] != `call c1.32 grep {"pattern":"func F","glob":"*.go"}` {
+		t.Fatalf("grep event %q", f.events[62])
+	}
+	if !strings.Contains(res.Summary, "32 tool calls") {
+		t.Fatalf("summary %q", res.Summary)
+	}
+}
+
+func TestValuesAreStructured(t *testing.T) {
+	f := newFixture(t, map[string]string{"a.txt": "one\ntwo\r\nthree", "d/b.txt": "x\n"}, Limits{})
+	res := f.run(t, `
+r = read_file("a.txt", offset=2, limit=1)
+print(r["path"], r["lines"], repr(r["text"]))
+m = grep("t[wh]", ignore_case=True)
+print([(x["path"], x["line"], x["text"]) for x in m])
+print(list_dir(), glob("**/*.txt", path="d"))
+print(type(r["lines"]), type(m), type(m[0]))
+`)
+	want := `a.txt 3 "two\r\n"
+[("a.txt", 2, "two"), ("a.txt", 3, "three")]
+["a.txt", "d/"] ["d/b.txt"]
+int list dict
+`
+	if res.IsError || res.Text != want {
+		t.Fatalf("got %v:\n%s\nwant:\n%s", res.IsError, res.Text, want)
+	}
+}
+
+func TestErrorsCarryTheLine(t *testing.T) {
+	f := newFixture(t, map[string]string{"a.txt": "x\n"}, Limits{})
+	cases := []struct{ code, want string }{
+		{"print('start')\nx = read_file('missing.txt')\n", "line 2: read_file: "},
+		{"x = 1\ny = (\n", "line 3: got end of file"},
+		{"x = undefined_name\n", "line 1: undefined: undefined_name"},
+		{"d = {}\nprint(d['k'])\n", `line 2: key "k" not in dict`},
+		{"def f(x):\n  return x['k']\nf({})\n", `line 2: key "k" not in dict (in f)`},
+		{"grep('a', bogus=1)\n", `line 1: grep: unexpected keyword argument "bogus" (parameters: pattern, path, glob, ignore_case)`},
+		{"write_file('a.txt', 'y')\n", "line 1: undefined: write_file"},
+		{"load('x.star', 'y')\n", "load"},
+		{"import os\n", "line 1:"},
+		{"x = f'{1}'\n", "line 1:"},
+	}
+	for _, c := range cases {
+		res := f.run(t, c.code)
+		if !res.IsError || !strings.Contains(res.Text, c.want) {
+			t.Errorf("%q:\n%s\nwant error containing %q", c.code, res.Text, c.want)
+		}
+	}
+	res := f.run(t, "print('start')\nx = read_file('missing.txt')\n")
+	if !strings.Contains(res.Text, "  2 | x = read_file('missing.txt')") || !strings.HasSuffix(res.Text, "Printed before the error:\nstart\n") {
+		t.Fatalf("error text:\n%s", res.Text)
+	}
+	if data, _ := os.ReadFile(filepath.Join(f.root, "a.txt")); string(data) != "x\n" {
+		t.Fatalf("a.txt changed: %q", data)
+	}
+}
+
+func TestBounds(t *testing.T) {
+	f := newFixture(t, map[string]string{"a.txt": "x\n"}, Limits{Steps: 100_000, Calls: 5, Output: 100, WallClock: 20 * time.Second})
+	cases := []struct{ name, code, want string }{
+		{"steps", "while True:\n  pass\n", "line 1: the program ran more than 100000 steps"},
+		{"calls", "for i in range(10):\n  read_file('a.txt')\n", "more than 5 tool calls"},
+		{"output", "for i in range(100):\n  print('line', i)\n", "printed more than 100 bytes"},
+		{"memory-string", "x = 'x' * 1000000000\n", "more than 512 MiB of memory"},
+		{"memory-list", "x = [None] * 100000000\n", "more than 512 MiB of memory"},
+		{"memory-doubling", "s = 'x' * 1000\nfor i in range(40):\n  s += s\n", "more than 512 MiB of memory"},
+		{"memory-range", "l = list(range(1000000000))\n", "more than 512 MiB of memory"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			start := time.Now()
+			res := f.run(t, c.code)
+			if !res.IsError || !strings.Contains(res.Text, c.want) {
+				t.Fatalf("%s:\n%s\nwant error containing %q", c.code, res.Text, c.want)
+			}
+			t.Logf("%s: %v", c.name, time.Since(start))
+		})
+	}
+	res := f.run(t, "for i in range(100):\n  print('line', i)\n")
+	if !strings.Contains(res.Text, "Printed before the error:\nline 0\nline 1\n") {
+		t.Fatalf("partial output lost:\n%s", res.Text)
+	}
+}
+
+// blockingTool never returns until its context ends: a wall clock or
+// cancellation must still stop the program.
+type blockingTool struct{}
+
+func (blockingTool) Name() string            { return "wait_forever" }
+func (blockingTool) Description() string     { return "" }
+func (blockingTool) Schema() json.RawMessage { return json.RawMessage(`{"type":"object","properties":{}}`) }
+func (blockingTool) ReadOnly() bool          { return true }
+func (blockingTool) Call(ctx context.Context, _ *tools.Env, _ json.RawMessage) (tools.Result, error) {
+	<-ctx.Done()
+	return tools.Result{}, ctx.Err()
+}
+
+func TestWallClockAndCancellation(t *testing.T) {
+	f := newFixture(t, nil, Limits{WallClock: 500 * time.Millisecond, Steps: 1 << 40}, blockingTool{})
+	res := f.run(t, "print('a')\nwait_forever()\n")
+	if !res.IsError || !strings.Contains(res.Text, "longer than 500ms") {
+		t.Fatalf("blocked call: %s", res.Text)
+	}
+	res = f.run(t, "x = 0\nwhile True:\n  x += 1\n")
+	if !res.IsError || !strings.Contains(res.Text, "longer than 500ms") {
+		t.Fatalf("busy loop: %s", res.Text)
+	}
+
+	g := newFixture(t, nil, Limits{Steps: 1 << 40}, blockingTool{})
+	ctx, cancel := context.WithCancel(context.Background())
+	time.AfterFunc(300*time.Millisecond, cancel)
+	args, _ := json.Marshal(map[string]string{"code": "while True:\n  pass\n"})
+	start := time.Now()
+	_, err := g.tool.Call(ctx, g.env, args)
+	if err == nil || time.Since(start) > 5*time.Second {
+		t.Fatalf("cancel: err %v after %v", err, time.Since(start))
+	}
+}
+
+func TestFunctionsAreReadOnlyToolsOnly(t *testing.T) {
+	s := &scriptTool{opts: Options{Tools: func() []tools.Tool {
+		return append(tools.Builtins(tools.Policy{RunCommand: "ask"}), blockingTool{}, New(Options{}))
+	}, Exclude: []string{"wait_forever"}}}
+	var names []string
+	for n := range s.functions() {
+		names = append(names, n)
+	}
+	slices.Sort(names)
+	got := strings.Join(names, " ")
+	if got != "glob grep list_dir read_file" {
+		t.Fatalf("functions: %s", got)
+	}
+}
+
+func TestSecretsAndConfinementHoldInside(t *testing.T) {
+	f := newFixture(t, map[string]string{".env": "KEY=hunter2\n", "a.txt": "KEY=x\n"}, Limits{})
+	res := f.run(t, "read_file('.env')\n")
+	if !res.IsError || strings.Contains(res.Text, "hunter2") {
+		t.Fatalf("secret read: %s", res.Text)
+	}
+	res = f.run(t, "print([m['path'] for m in grep('KEY')])\n")
+	if res.IsError || res.Text != "[\"a.txt\"]\n" {
+		t.Fatalf("grep over secrets: %s", res.Text)
+	}
+	res = f.run(t, "read_file('/etc/passwd')\n")
+	if !res.IsError || !strings.Contains(res.Text, "outside") {
+		t.Fatalf("outside read: %s", res.Text)
+	}
+}
