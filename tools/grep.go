@@ -145,16 +145,16 @@ type scratch struct {
 
 // grepSearch is the state of one grep call, shared by the workers.
 type grepSearch struct {
-	env    *Env
-	m      *grepengine.Matcher
-	root   string
-	glob   string
-	dir    *workspace.Dir    // the folder every disk read is confined to
-	staged map[string]string // this run's staged texts (read-only here)
-	open   map[string]bool   // paths with an editor buffer
-	max     int  // lines kept: grepMaxMatches, or more for a program
-	lineLen int  // characters kept of each line
-	data    bool // the caller is a program (WantsData)
+	env     *Env
+	m       *grepengine.Matcher
+	root    string
+	glob    string
+	dir     *workspace.Dir    // the folder every disk read is confined to
+	staged  map[string]string // this run's staged texts (read-only here)
+	open    map[string]bool   // paths with an editor buffer
+	max     int               // lines kept: grepMaxMatches, or more for a program
+	lineLen int               // characters kept of each line
+	data    bool              // the caller is a program (WantsData)
 
 	mu       sync.Mutex
 	hits     []fileHits // files with shown lines, pruned to the first by path

@@ -313,6 +313,8 @@ func (r *session) result(done *doneMsg, runErr error) tools.Result {
 	out := r.output.String()
 	var errMsg string
 	switch {
+	case errors.Is(context.Cause(r.ctx), errWallClock):
+		errMsg = fmt.Sprintf("the program ran longer than %s and was stopped (a loop waiting on nothing, or too many slow calls)", lim.WallClock)
 	case done != nil && done.Error != "":
 		errMsg = done.Error
 	case done != nil:
@@ -327,8 +329,6 @@ func (r *session) result(done *doneMsg, runErr error) tools.Result {
 			text = "(the program printed nothing and had no result; print() what you need, or end with an expression)"
 		}
 		return tools.Result{Text: text, Summary: fmt.Sprintf("script: %d tool calls, %d lines of output", r.calls, lineCount(text))}
-	case errors.Is(context.Cause(r.ctx), errWallClock):
-		errMsg = fmt.Sprintf("the program ran longer than %s and was stopped (a loop waiting on nothing, or too many slow calls)", lim.WallClock)
 	case errors.Is(runErr, errOutOfMemory):
 		errMsg = fmt.Sprintf("the program used more than %d MiB of memory and was stopped; build smaller values (no giant strings or lists)", lim.Memory>>20)
 	default:

@@ -195,6 +195,11 @@ func TestBounds(t *testing.T) {
 			t.Logf("%s: %v", c.name, time.Since(start))
 		})
 	}
+	// Within the memory bound a program may hold a lot: 5 million ints.
+	g := newFixture(t, nil, Limits{})
+	if res := g.run(t, "l = list(range(5000000))\nlen(l)\n"); res.IsError || res.Text != "5000000" {
+		t.Fatalf("80 MB list: %s", res.Text)
+	}
 	res := f.run(t, "for i in range(100):\n  print('line', i)\n")
 	if !strings.Contains(res.Text, "Printed before the error:\nline 0\nline 1\n") {
 		t.Fatalf("partial output lost:\n%s", res.Text)
@@ -205,10 +210,12 @@ func TestBounds(t *testing.T) {
 // cancellation must still stop the program.
 type blockingTool struct{}
 
-func (blockingTool) Name() string            { return "wait_forever" }
-func (blockingTool) Description() string     { return "" }
-func (blockingTool) Schema() json.RawMessage { return json.RawMessage(`{"type":"object","properties":{}}`) }
-func (blockingTool) ReadOnly() bool          { return true }
+func (blockingTool) Name() string        { return "wait_forever" }
+func (blockingTool) Description() string { return "" }
+func (blockingTool) Schema() json.RawMessage {
+	return json.RawMessage(`{"type":"object","properties":{}}`)
+}
+func (blockingTool) ReadOnly() bool { return true }
 func (blockingTool) Call(ctx context.Context, _ *tools.Env, _ json.RawMessage) (tools.Result, error) {
 	<-ctx.Done()
 	return tools.Result{}, ctx.Err()
