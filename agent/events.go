@@ -16,8 +16,8 @@ type EventKind int
 const (
 	EventStarted    EventKind = iota // the run began; Text holds the user's prompt
 	EventText                        // streamed model text; Text holds the fragment
-	EventToolCall                    // the model called a tool; Tool, Args, CallID set
-	EventToolResult                  // a tool finished; Tool, CallID, IsError, Summary set
+	EventToolCall                    // the model (or a script: ParentCallID) called a tool; Tool, Args, CallID set
+	EventToolResult                  // a tool finished; Tool, CallID, IsError, Summary (ParentCallID) set
 	EventFinished                    // the run ended with an answer; Text and Usage set
 	EventFailed                      // the run ended without an answer; Err and Summary set
 	EventCancelled                   // the run's context was cancelled
@@ -88,6 +88,10 @@ type Event struct {
 	// ParentRunID is set on the events of a sub-agent started by the task
 	// tool (RunID is then the sub-agent's own id); empty for a top-level run.
 	ParentRunID string
+	// ParentCallID is set on the EventToolCall and EventToolResult of a
+	// call that a tool made on its own (a script's inner calls): the id of
+	// the model's call that made it. Such calls never reach the model.
+	ParentCallID string
 	Path        string           // EventStaged: the file (absolute, symlinks resolved)
 	Staged      tools.StagedFile // EventStaged: the run's staged entry for Path
 }

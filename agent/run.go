@@ -38,6 +38,8 @@ type runner struct {
 	lastText   string // latest non-empty model text, a sub-agent's partial findings
 	usageMu    sync.Mutex
 	own        []tools.Tool // the loop's own tools (tools), made on first use
+	offeredMu  sync.Mutex
+	offered    []tools.Tool // the tools of the latest model call (the script tool's functions)
 
 	toolTokCache map[string]int // tool definition text → tokens
 
@@ -202,7 +204,7 @@ func (r *runner) tools() []tools.Tool {
 		seen[t.Name()] = true
 	}
 	if r.own == nil { // built once: their schemas come from reflection
-		r.own = []tools.Tool{r.todoWriteTool(), r.taskTool()}
+		r.own = []tools.Tool{r.todoWriteTool(), r.taskTool(), r.scriptTool()}
 		if r.env.Skills.Len() > 0 {
 			r.own = append(r.own, tools.Skill())
 		}
@@ -317,6 +319,9 @@ func (r *runner) run(parent context.Context) Outcome {
 		}
 		r.between()
 		available := r.tools()
+		r.offeredMu.Lock()
+		r.offered = available
+		r.offeredMu.Unlock()
 		defs := toolDefs(available)
 		if err := r.compact(ctx, defs); err != nil {
 			return r.stopped(ctx, err)

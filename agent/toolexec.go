@@ -200,7 +200,7 @@ func (r *runner) invokeSync(ctx context.Context, pc plannedCall) (res callResult
 			res = callResult{text: fmt.Sprintf("Error: tool %s crashed (%v). This is a bug in the tool, not in your call; try another way.", pc.call.Name, p), isError: true}
 		}
 	}()
-	out, err := pc.tool.Call(ctx, r.env, json.RawMessage(pc.call.Args))
+	out, err := pc.tool.Call(tools.WithCallID(ctx, pc.call.ID), r.env, json.RawMessage(pc.call.Args))
 	if err != nil {
 		if ctx.Err() != nil {
 			return callResult{text: fmt.Sprintf("Error: tool %s was cancelled.", pc.call.Name), isError: true}

@@ -273,3 +273,17 @@ func TestSecretsAndConfinementHoldInside(t *testing.T) {
 		t.Fatalf("outside read: %s", res.Text)
 	}
 }
+
+// TestDescriptionExampleRuns: the example program in the description works.
+func TestDescriptionExampleRuns(t *testing.T) {
+	_, ex, _ := strings.Cut(description, "E.g. ")
+	ex, _, _ = strings.Cut(ex, "\n")
+	var args struct{ Code string }
+	if err := json.Unmarshal([]byte(ex), &args); err != nil {
+		t.Fatal(err)
+	}
+	f := newFixture(t, map[string]string{"a.go": "// TODO x\n// TODO y\n", "b/c.go": "package c\n"}, Limits{})
+	if res := f.run(t, args.Code); res.IsError || res.Text != "a.go 2\n" {
+		t.Fatalf("example: %v %q", res.IsError, res.Text)
+	}
+}
