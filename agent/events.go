@@ -92,8 +92,8 @@ type Event struct {
 	// call that a tool made on its own (a script's inner calls): the id of
 	// the model's call that made it. Such calls never reach the model.
 	ParentCallID string
-	Path        string           // EventStaged: the file (absolute, symlinks resolved)
-	Staged      tools.StagedFile // EventStaged: the run's staged entry for Path
+	Path         string           // EventStaged: the file (absolute, symlinks resolved)
+	Staged       tools.StagedFile // EventStaged: the run's staged entry for Path
 }
 
 // emitter numbers events and delivers them one at a time, so that events
