@@ -63,10 +63,17 @@ func (ss *session) effectiveMode() string {
 	return modePreview
 }
 
-// effectiveModel is the session's model name, "" when none (under ss.mu).
+// effectiveModel is the session's model name, "" when none (under ss.mu):
+// the one chosen here, else the one the session chose before (saved with
+// it, whichever front-end chose it), else model.name.
 func (ss *session) effectiveModel() string {
 	if ss.model != "" {
 		return ss.model
+	}
+	if ss.core != nil {
+		if m := ss.core.Info().Model; m != "" {
+			return m
+		}
 	}
 	return ss.cfgModel
 }

@@ -76,11 +76,10 @@ func (s *Server) Prompt(ctx context.Context, p acp.PromptRequest) (acp.PromptRes
 	}
 	ss.noteConfig(cfg)
 	ss.mu.Lock()
-	mode, model := ss.effectiveMode(), ss.effectiveModel()
+	mode, model, chosen := ss.effectiveMode(), ss.effectiveModel(), ss.model
 	ss.reqTimeout = time.Duration(cfg.Client.RequestTimeoutSeconds) * time.Second
 	ss.redact = agent.NewRedactor(cfg.APIKey())
 	ss.mu.Unlock()
-	cfg.Model.Name = model
 
 	release, err := s.runs.acquire(tctx, cfg.MaxConcurrentRuns)
 	if err != nil {
@@ -113,7 +112,7 @@ func (s *Server) Prompt(ctx context.Context, p acp.PromptRequest) (acp.PromptRes
 		TranscriptDir: transcripts,
 		SyncTools:     syncTools(mgr),
 		BeforeRead:    func(path string) { ss.syncBuffer(tctx, path) },
-	}, agent.RunRequest{RunID: runID, Prompt: task, Proposals: ss.proposalStates(), Mode: runMode, OnEvent: te.handle})
+	}, agent.RunRequest{RunID: runID, Prompt: task, Proposals: ss.proposalStates(), Mode: runMode, Model: chosen, OnEvent: te.handle})
 	if err != nil {
 		return acp.PromptResponse{}, requestFailed("agentls cannot start the agent: %v", err)
 	}

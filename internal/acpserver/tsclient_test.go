@@ -1,0 +1,133 @@
+package acpserver_test
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/agentls/agentls/agent/llm/llmtest"
+	"github.com/agentls/agentls/internal/testpeers"
+	"github.com/agentls/agentls/lspserver"
+	"github.com/agentls/agentls/lspserver/lsptest"
+)
+
+// acpSDKDir is where .ci/run installs the official TypeScript SDK:
+// $AGENTLS_ACP_DIR, else ~/.cache/agentls-ci/acp. A missing SDK or node
+// skips here and fails in CI (testpeers).
+func acpSDKDir(t *testing.T) string {
+	t.Helper()
+	testpeers.LookPath(t, "node", "Debian's nodejs; .ci/run installs it")
+	dir := os.Getenv("AGENTLS_ACP_DIR")
+	if dir == "" {
+		home, _ := os.UserHomeDir()
+		dir = filepath.Join(home, ".cache", "agentls-ci", "acp")
+	}
+	if _, err := os.Stat(filepath.Join(dir, "node_modules", "@agentclientprotocol", "sdk", "package.json")); err != nil {
+		testpeers.Missing(t, "@agentclientprotocol/sdk is not installed in %s (npm install @agentclientprotocol/sdk there, or set AGENTLS_ACP_DIR): %v", dir, err)
+	}
+	return dir
+}
+
+// The official TypeScript SDK's client runs a whole session against the
+// agentls binary (testdata/tsclient.mjs validates every message against
+// the SDK's schemas): a prompt streams text and tool calls, the change is
+// shown as a diff and written (by the client's fs/write_text_file) only
+// after permission, a prompt is cancelled mid-stream, modes and config
+// options switch, the session is listed, and after a restart it is
+// loaded (replayed) and continued. Then the same session continues over
+// LSP.
+func TestTypeScriptClient(t *testing.T) {
+	sdk := acpSDKDir(t)
+	bin := lsptest.BuildBinary(t)
+	hang := llmtest.NewHang()
+	model := llmtest.New(t, func(r *llmtest.ChatRequest) llmtest.Reply {
+		switch user := r.LastUser(); {
+		case strings.Contains(user, "talk slowly"):
+			return llmtest.Text("one two three four five six").HangAfter(2, hang)
+		case strings.Contains(user, "what did you change"):
+			return llmtest.Text("I changed a.txt to greet the world.")
+		case strings.Contains(user, "continue over LSP"):
+			return llmtest.Text("continued over LSP")
+		}
+		if !r.HasToolResult("c1") {
+			return call("c1", "read_file", `{"path":"a.txt"}`).WithText("Reading a.txt. ")
+		}
+		if !r.HasToolResult("c2") {
+			return call("c2", "edit_file", `{"path":"a.txt","old_string":"hello","new_string":"hello, world"}`)
+		}
+		return llmtest.Text("I greeted the world.")
+	})
+	work := realDir(t, t.TempDir())
+	if err := os.WriteFile(filepath.Join(work, "a.txt"), []byte("hello\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	home, logs := t.TempDir(), t.TempDir()
+	state := filepath.Join(home, "state")
+	script, err := filepath.Abs("testdata/tsclient.mjs")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 3*60e9)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, "node", script)
+	cmd.Env = append(os.Environ(), "AGENTLS_BIN="+bin, "AGENTLS_ACP_DIR="+sdk, "WORKDIR="+work, "LOG_DIR="+logs,
+		"HOME="+home, "XDG_CONFIG_HOME="+filepath.Join(home, "config"), "XDG_STATE_HOME="+state,
+		"OPENAI_BASE_URL="+model.URL(), "AGENTLS_MODEL=test-model", "OPENAI_API_KEY=")
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		for _, n := range []string{"first.log", "second.log"} {
+			b, _ := os.ReadFile(filepath.Join(logs, n))
+			t.Logf("%s:\n%s", n, b)
+		}
+		t.Fatalf("tsclient: %v\n%s", err, stderr.String())
+	}
+	var sum struct {
+		SessionID   string `json:"sessionId"`
+		FirstPrompt struct {
+			Kinds       []string `json:"kinds"`
+			Permissions int      `json:"permissions"`
+		} `json:"firstPrompt"`
+		CancelMillis int      `json:"cancelMillis"`
+		ReplayKinds  []string `json:"replayKinds"`
+		Validated    int      `json:"validated"`
+	}
+	if err := json.Unmarshal(out, &sum); err != nil {
+		t.Fatalf("summary %q: %v", out, err)
+	}
+	t.Logf("TypeScript client: %d messages validated, cancel answered in %d ms", sum.Validated, sum.CancelMillis)
+	if sum.Validated < 20 || sum.FirstPrompt.Permissions != 1 || sum.SessionID == "" {
+		t.Fatalf("summary: %+v", sum)
+	}
+	select {
+	case <-hang.Disconnected():
+	default:
+		t.Fatal("the cancelled prompt's model stream is still open")
+	}
+	reqs := model.Requests()
+	if last := reqs[len(reqs)-1]; !last.Contains("I greeted the world.") {
+		t.Fatal("the session loaded after the restart did not carry the conversation")
+	}
+
+	// The same session continues over LSP.
+	srv := lspserver.New(lspserver.Options{NoWatcher: true})
+	env := map[string]string{"HOME": home, "XDG_CONFIG_HOME": filepath.Join(home, "config"), "XDG_STATE_HOME": state,
+		"OPENAI_BASE_URL": model.URL(), "AGENTLS_MODEL": "test-model"}
+	srv.SetRunOptions(lspserver.RunOptions{Env: func(k string) string { return env[k] }, TranscriptDir: lspserver.NoTranscripts})
+	c := lsptest.NewInProcessServer(t, srv)
+	lctx := lsptest.Context(t)
+	if _, err := c.Initialize(lctx, lsptest.InitOptions{Folders: []string{work}}); err != nil {
+		t.Fatal(err)
+	}
+	continueOverLSP(t, c, sum.SessionID, "continue over LSP")
+	reqs = model.Requests()
+	last := reqs[len(reqs)-1]
+	if !last.Contains("what did you change?") || !last.Contains("I greeted the world.") {
+		t.Fatal("the LSP run did not continue the ACP session's conversation")
+	}
+}
