@@ -124,7 +124,7 @@ func (s *Server) sendPlan(ctx context.Context, plan proposal.AcceptPlan) string 
 	defer stop()
 
 	label := "Agent: accept change"
-	ar, err := s.client.ApplyEdit(ctx, &protocol.ApplyWorkspaceEditParams{Label: &label, Edit: s.workspaceEdit(files)})
+	ar, err := s.core.Client().ApplyEdit(ctx, &protocol.ApplyWorkspaceEditParams{Label: &label, Edit: s.workspaceEdit(files)})
 	switch {
 	case err != nil:
 		return fmt.Sprintf("the editor did not apply the edit: %v", err)

@@ -89,7 +89,7 @@ func (a *applier) staged(ctx context.Context, path string) {
 	// an editor that never answers (client.go). Either way the change
 	// stays staged; a cancelled run proposes nothing, so nothing is
 	// offered twice.
-	res, err := a.s.client.ApplyEdit(ctx, &protocol.ApplyWorkspaceEditParams{Label: &label, Edit: a.s.workspaceEdit([]fileEdit{fe})})
+	res, err := a.s.core.Client().ApplyEdit(ctx, &protocol.ApplyWorkspaceEditParams{Label: &label, Edit: a.s.workspaceEdit([]fileEdit{fe})})
 	if err != nil && ctx.Err() != nil {
 		a.hold(path, "the run was cancelled while the editor was applying the change")
 		return

@@ -65,7 +65,7 @@ func (a *editorApprover) Approve(ctx context.Context, req tools.ApprovalRequest)
 		return tools.AllowOnce, nil
 	}
 	a.progress.report(ctx, "waiting for your approval: "+text.Clip(req.Summary, 80))
-	item, err := a.s.client.ShowMessageRequest(ctx, &protocol.ShowMessageRequestParams{
+	item, err := a.s.core.Client().ShowMessageRequest(ctx, &protocol.ShowMessageRequestParams{
 		Type:    protocol.MessageTypeWarning,
 		Message: fmt.Sprintf("Agent run %s wants to use %s:\n%s", a.runID, req.Tool, req.Summary),
 		Actions: []protocol.MessageActionItem{{Title: actionAllowOnce}, {Title: actionAllowSession}, {Title: actionDeny}},

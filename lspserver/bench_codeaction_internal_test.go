@@ -40,8 +40,8 @@ func (nopClient) Notify(context.Context, string, any) error                     
 func BenchmarkCodeActionHandler(b *testing.B) {
 	const docs, withProposals, lines = 1000, 50, 200
 	s := New(Options{NoWatcher: true})
-	s.client = nopClient{}
-	defer func() { s.cancel(); s.bg.Wait() }()
+	s.core.Attach(nopClient{}, nil)
+	defer s.core.Stop()
 	root := b.TempDir()
 	s.setFolders([]string{root})
 	var uris []uri.URI
@@ -74,9 +74,9 @@ func BenchmarkCodeActionHandler(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
-	route := s.routes[protocol.MethodTextDocumentCodeAction]
+	route := s.core.Routes()[protocol.MethodTextDocumentCodeAction]
 	ctx := context.Background()
-	res, err := route.run(ctx, raw[0])
+	res, err := route.Run(ctx, raw[0])
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -85,11 +85,11 @@ func BenchmarkCodeActionHandler(b *testing.B) {
 	}
 	b.ReportAllocs()
 	for i := 0; b.Loop(); i++ {
-		res, err := route.run(ctx, raw[i%len(raw)])
+		res, err := route.Run(ctx, raw[i%len(raw)])
 		if err != nil {
 			b.Fatal(err)
 		}
-		if _, err := (codec{}).Marshal(res); err != nil {
+		if _, err := protocol.Marshal(res); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -7,9 +7,11 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/agentls/agentls/internal/text"
 	"github.com/go-json-experiment/json/jsontext"
 	"go.lsp.dev/protocol"
+
+	"github.com/agentls/agentls/internal/text"
+	"github.com/agentls/agentls/lspserver/core"
 )
 
 // Code actions offer agent tasks. They must answer in microseconds: no
@@ -78,7 +80,7 @@ func (s *Server) codeAction(_ context.Context, p *protocol.CodeActionParams) ([]
 			out = append(out, a)
 		}
 	}
-	for _, a := range s.reviewActions(docKey(p.TextDocument.URI), toTextRange(p.Range)) {
+	for _, a := range s.reviewActions(core.DocKey(p.TextDocument.URI), core.ToTextRange(p.Range)) {
 		if ca, ok := a.(*protocol.CodeAction); ok && ca.Kind != nil && !kindWanted(only, *ca.Kind) {
 			continue
 		}

@@ -13,6 +13,7 @@ import (
 	"github.com/agentls/agentls/agent"
 	"github.com/agentls/agentls/agent/config"
 	"github.com/agentls/agentls/internal/text"
+	"github.com/agentls/agentls/lspserver/core"
 )
 
 // The agentls.* commands of workspace/executeCommand (docs/protocol.md).
@@ -110,7 +111,7 @@ func (s *Server) command(ctx context.Context, p *protocol.ExecuteCommandParams) 
 // decodeArg decodes a command's arguments[0] into v; absent or null
 // leaves v as it is.
 func decodeArg(command string, raw json.RawMessage, v any) error {
-	if isNull(raw) {
+	if core.IsNull(raw) {
 		return nil
 	}
 	dec := json.NewDecoder(bytes.NewReader(raw))
@@ -166,7 +167,7 @@ func (s *Server) cancelCommand(raw json.RawMessage) (*CancelResult, error) {
 // with config.ModelError's guidance, also shown with window/showMessage.
 func (s *Server) runCommand(_ context.Context, raw json.RawMessage) (any, error) {
 	var a RunArgs
-	if isNull(raw) {
+	if core.IsNull(raw) {
 		return nil, invalidParams("%s needs arguments[0] like %s", CommandRun, argShape(CommandRun))
 	}
 	if err := decodeArg(CommandRun, raw, &a); err != nil {
@@ -249,19 +250,19 @@ func (s *Server) editorContext(a RunArgs) (*agent.EditorContext, error) {
 	if err != nil {
 		return nil, invalidParams("%s: uri %q is not a valid URI: %v", CommandRun, a.URI, err)
 	}
-	key := docKey(u)
+	key := core.DocKey(u)
 	snap, open := s.view.Overlay(key)
 	if !u.IsFile() && !open {
 		return nil, invalidParams("%s: uri %q is neither a file: URI nor an open document", CommandRun, a.URI)
 	}
-	if _, ok := filePath(u); u.IsFile() && !ok {
+	if _, ok := core.FilePath(u); u.IsFile() && !ok {
 		return nil, invalidParams("%s: uri %q names no file", CommandRun, a.URI)
 	}
 	ec := &agent.EditorContext{Path: key}
 	if a.Range == nil {
 		return ec, nil
 	}
-	r := toTextRange(*a.Range)
+	r := core.ToTextRange(*a.Range)
 	if after(r.Start, r.End) {
 		return nil, invalidParams("%s: range start (%d:%d) is after its end (%d:%d)", CommandRun,
 			r.Start.Line, r.Start.Character, r.End.Line, r.End.Character)
@@ -289,7 +290,7 @@ func (s *Server) showError(msg string)   { s.show(protocol.MessageTypeError, msg
 func (s *Server) showWarning(msg string) { s.show(protocol.MessageTypeWarning, msg) }
 
 func (s *Server) show(typ protocol.MessageType, msg string) {
-	if err := s.client.ShowMessage(s.ctx, &protocol.ShowMessageParams{Type: typ, Message: msg}); err != nil {
+	if err := s.core.Client().ShowMessage(s.ctx, &protocol.ShowMessageParams{Type: typ, Message: msg}); err != nil {
 		s.log.Debug("showMessage not sent", "err", err)
 	}
 }

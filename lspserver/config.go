@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -14,6 +13,7 @@ import (
 
 	"github.com/agentls/agentls/agent"
 	"github.com/agentls/agentls/agent/config"
+	"github.com/agentls/agentls/lspserver/core"
 )
 
 // Server-side configuration of agent runs. The editor's settings are kept
@@ -104,7 +104,7 @@ func (c *runConfig) options() RunOptions {
 // loadConfig merges every configuration source as it stands now.
 func (s *Server) loadConfig() (config.Config, []string, error) {
 	o := s.runs.cfg.options()
-	init, err := mergeSettings(s.InitializationOptions(), s.Settings())
+	init, err := core.MergeSettings(s.InitializationOptions(), s.Settings())
 	cfg, warnings, lerr := config.Load(config.LoadOptions{
 		UserFile: o.UserConfigFile,
 		Folders:  s.Folders(),
@@ -172,13 +172,13 @@ func (s *Server) reportConfig(ctx context.Context, warnings []string, err error)
 	s.runs.cfg.mu.Unlock()
 	for _, w := range fresh {
 		s.log.Warn("configuration warning", "warning", w)
-		if e := s.client.LogMessage(ctx, &protocol.LogMessageParams{Type: protocol.MessageTypeWarning, Message: "agentls configuration: " + w}); e != nil {
+		if e := s.core.Client().LogMessage(ctx, &protocol.LogMessageParams{Type: protocol.MessageTypeWarning, Message: "agentls configuration: " + w}); e != nil {
 			s.log.Debug("logMessage failed", "err", e)
 		}
 	}
 	for _, e := range freshErrs {
 		s.log.Error("configuration error", "err", e)
-		if e2 := s.client.ShowMessage(ctx, &protocol.ShowMessageParams{Type: protocol.MessageTypeWarning, Message: "agentls configuration: " + e}); e2 != nil {
+		if e2 := s.core.Client().ShowMessage(ctx, &protocol.ShowMessageParams{Type: protocol.MessageTypeWarning, Message: "agentls configuration: " + e}); e2 != nil {
 			s.log.Debug("showMessage failed", "err", e2)
 		}
 	}
@@ -227,65 +227,4 @@ func (s *Server) initializedRuns(ctx context.Context, p *protocol.InitializedPar
 	err := s.initialized(ctx, p)
 	s.startRunServices()
 	return err
-}
-
-// mergeSettings merges the agentls sections of initializationOptions and
-// of the latest didChangeConfiguration settings (later wins key by key;
-// mcpServers entries replace by name, as agent/config merges sources).
-// A side that is not a JSON object is left out and reported.
-func mergeSettings(init, latest json.RawMessage) (json.RawMessage, error) {
-	var errs []string
-	section := func(what string, raw json.RawMessage) map[string]any {
-		if isNull(raw) {
-			return nil
-		}
-		m, err := config.Section(raw)
-		if err != nil {
-			errs = append(errs, fmt.Sprintf("%s: %v", what, err))
-			return nil
-		}
-		return m
-	}
-	a := section("initializationOptions", init)
-	b := section("workspace/didChangeConfiguration settings", latest)
-	var err error
-	if len(errs) > 0 {
-		err = fmt.Errorf("editor settings ignored: %s", strings.Join(errs, "; "))
-	}
-	if a == nil && b == nil {
-		return nil, err
-	}
-	merged := map[string]any{}
-	mergeInto(merged, a, "")
-	mergeInto(merged, b, "")
-	out, mErr := json.Marshal(merged)
-	if mErr != nil { // decoded JSON always marshals
-		return nil, fmt.Errorf("merge editor settings: %w", mErr)
-	}
-	return out, err
-}
-
-func mergeInto(dst, src map[string]any, path string) {
-	keys := make([]string, 0, len(src))
-	for k := range src {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	for _, k := range keys {
-		v := src[k]
-		if v == nil {
-			continue
-		}
-		sub, isObj := v.(map[string]any)
-		if isObj && !strings.EqualFold(path, "mcpServers") {
-			d, ok := dst[k].(map[string]any)
-			if !ok {
-				d = map[string]any{}
-				dst[k] = d
-			}
-			mergeInto(d, sub, k)
-			continue
-		}
-		dst[k] = v
-	}
 }

@@ -9,6 +9,7 @@ import (
 
 	"go.lsp.dev/protocol"
 
+	"github.com/agentls/agentls/lspserver/core"
 	"github.com/agentls/agentls/lspserver/proposal"
 )
 
@@ -77,7 +78,7 @@ func (s *Server) startPreviewDiagnostics(r *reviewState) {
 // settings (initializationOptions, then didChangeConfiguration); anything
 // but an explicit false means on.
 func (s *Server) previewDiagnosticsSetting() bool {
-	merged, _ := mergeSettings(s.InitializationOptions(), s.Settings()) // broken settings are reported by reportConfig
+	merged, _ := core.MergeSettings(s.InitializationOptions(), s.Settings()) // broken settings are reported by reportConfig
 	var v struct {
 		Preview struct {
 			Diagnostics *bool `json:"diagnostics"`
@@ -160,7 +161,7 @@ func (s *Server) publishLoop(ctx context.Context, r *reviewState) {
 		}
 		clear(d.pending)
 		d.mu.Unlock()
-		if s.client == nil {
+		if s.core.Client() == nil {
 			continue
 		}
 		for _, p := range slices.Sorted(slices.Values(paths)) {
@@ -201,7 +202,7 @@ func (s *Server) publishPreview(ctx context.Context, r *reviewState, path string
 	if version != nil {
 		params.Version = protocol.NewOptional(*version)
 	}
-	if err := s.client.Notify(ctx, protocol.MethodTextDocumentPublishDiagnostics, params); err != nil {
+	if err := s.core.Client().Notify(ctx, protocol.MethodTextDocumentPublishDiagnostics, params); err != nil {
 		s.log.Warn("publish preview diagnostics", "path", path, "err", err)
 	}
 }
@@ -215,7 +216,7 @@ func hunkDiagnostic(h proposal.Hunk) protocol.Diagnostic {
 	}
 	data, _ := json.Marshal(diagnosticData{HunkID: h.ID, RunID: h.RunID}) // strings only: cannot fail
 	return protocol.Diagnostic{
-		Range:    toProtocolRange(h.Range),
+		Range:    core.ToProtocolRange(h.Range),
 		Severity: sev,
 		Source:   protocol.NewOptional(diagnosticSource),
 		Code:     protocol.String("proposal"),

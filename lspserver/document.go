@@ -8,6 +8,7 @@ import (
 	"go.lsp.dev/uri"
 
 	"github.com/agentls/agentls/internal/workspace"
+	"github.com/agentls/agentls/lspserver/core"
 )
 
 // MethodDocument is the agentls/document request (docs/protocol.md "Custom
@@ -31,10 +32,10 @@ func (s *Server) document(_ context.Context, p *DocumentParams) (*DocumentResult
 	if p.URI == "" {
 		return nil, invalidParams("invalid params: %s needs a \"uri\"", MethodDocument)
 	}
-	if snap, ok := s.view.Overlay(docKey(p.URI)); ok {
+	if snap, ok := s.view.Overlay(core.DocKey(p.URI)); ok {
 		return &DocumentResult{Version: snap.Version, Text: snap.Text}, nil
 	}
-	path, ok := filePath(p.URI)
+	path, ok := core.FilePath(p.URI)
 	if !ok {
 		return nil, invalidParams("%s is not open, and only file: URIs can be read from disk", p.URI)
 	}

@@ -7,6 +7,7 @@ import (
 	"go.lsp.dev/uri"
 
 	"github.com/agentls/agentls/internal/text"
+	"github.com/agentls/agentls/lspserver/core"
 )
 
 // workspaceEdit builds the WorkspaceEdit for files according to the
@@ -74,7 +75,7 @@ func (s *Server) workspaceEdit(files []fileEdit) protocol.WorkspaceEdit {
 func toProtocolEdits(edits []text.Edit) []protocol.TextEdit {
 	out := make([]protocol.TextEdit, len(edits))
 	for i, e := range edits {
-		out[i] = protocol.TextEdit{Range: toProtocolRange(e.Range), NewText: e.NewText}
+		out[i] = protocol.TextEdit{Range: core.ToProtocolRange(e.Range), NewText: e.NewText}
 	}
 	return out
 }

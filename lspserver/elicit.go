@@ -53,24 +53,6 @@ type requester interface {
 	Request(ctx context.Context, method string, params, result any) error
 }
 
-// ShowDocument asks the editor to show a document or, with external, open
-// an address in the browser (window/showDocument).
-func (c *connClient) ShowDocument(ctx context.Context, p *protocol.ShowDocumentParams) (*protocol.ShowDocumentResult, error) {
-	var res *protocol.ShowDocumentResult
-	err := c.bounded(ctx, "window/showDocument", func(ctx context.Context) error {
-		var err error
-		res, err = c.std.ShowDocument(ctx, p)
-		return err
-	})
-	return res, err
-}
-
-// Request sends a custom server→client request and decodes its result. It
-// waits for a human, so like ShowMessageRequest it ends only with ctx.
-func (c *connClient) Request(ctx context.Context, method string, params, result any) error {
-	return wrap(method, protocol.Call(ctx, c.conn, method, params, result))
-}
-
 // elicitFields is a form's schema as far as a message with buttons can
 // show it.
 type elicitFields struct {
@@ -85,7 +67,7 @@ type elicitFields struct {
 func (s *Server) elicit(ctx context.Context, e mcp.Elicitation) (mcp.ElicitResult, error) {
 	decline := mcp.ElicitResult{Action: mcp.ElicitDecline}
 	if sess := s.Session(); sess != nil && sess.Features.ElicitationForms {
-		if r, ok := s.client.(requester); ok {
+		if r, ok := s.core.Client().(requester); ok {
 			var ans ElicitAnswer
 			err := r.Request(ctx, MethodElicit, ElicitParams{Server: e.Server, Message: e.Message, Mode: e.Mode, RequestedSchema: e.Schema, URL: e.URL}, &ans)
 			if err != nil {
@@ -96,7 +78,7 @@ func (s *Server) elicit(ctx context.Context, e mcp.Elicitation) (mcp.ElicitResul
 	}
 	prefix := fmt.Sprintf("MCP server %q asks: %s", e.Server, e.Message)
 	if e.Mode == "url" {
-		item, err := s.client.ShowMessageRequest(ctx, &protocol.ShowMessageRequestParams{Type: protocol.MessageTypeInfo,
+		item, err := s.core.Client().ShowMessageRequest(ctx, &protocol.ShowMessageRequestParams{Type: protocol.MessageTypeInfo,
 			Message: prefix + "\n" + e.URL, Actions: []protocol.MessageActionItem{{Title: "Open"}, {Title: "Decline"}}})
 		switch {
 		case err != nil:
@@ -142,7 +124,7 @@ func (s *Server) elicit(ctx context.Context, e mcp.Elicitation) (mcp.ElicitResul
 		actions = append(actions, protocol.MessageActionItem{Title: a})
 	}
 	actions = append(actions, protocol.MessageActionItem{Title: "Decline"})
-	item, err := s.client.ShowMessageRequest(ctx, &protocol.ShowMessageRequestParams{Type: protocol.MessageTypeInfo, Message: prefix, Actions: actions})
+	item, err := s.core.Client().ShowMessageRequest(ctx, &protocol.ShowMessageRequestParams{Type: protocol.MessageTypeInfo, Message: prefix, Actions: actions})
 	switch {
 	case err != nil:
 		return mcp.ElicitResult{}, err
@@ -165,7 +147,7 @@ func (s *Server) elicit(ctx context.Context, e mcp.Elicitation) (mcp.ElicitResul
 // openExternal asks the editor to open uri outside (window/showDocument
 // with external: true); an editor that cannot is shown the address.
 func (s *Server) openExternal(ctx context.Context, address string) {
-	sd, ok := s.client.(interface {
+	sd, ok := s.core.Client().(interface {
 		ShowDocument(ctx context.Context, p *protocol.ShowDocumentParams) (*protocol.ShowDocumentResult, error)
 	})
 	if sess := s.Session(); ok && sess != nil && sess.Features.ShowDocument {
@@ -177,7 +159,7 @@ func (s *Server) openExternal(ctx context.Context, address string) {
 			s.log.Debug("window/showDocument failed", "err", err)
 		}
 	}
-	if err := s.client.ShowMessage(ctx, &protocol.ShowMessageParams{Type: protocol.MessageTypeInfo, Message: "agentls: open " + address}); err != nil {
+	if err := s.core.Client().ShowMessage(ctx, &protocol.ShowMessageParams{Type: protocol.MessageTypeInfo, Message: "agentls: open " + address}); err != nil {
 		s.log.Debug("showMessage failed", "err", err)
 	}
 }

@@ -6,7 +6,11 @@ import (
 
 	"github.com/agentls/agentls/agent"
 	"github.com/agentls/agentls/agent/llm"
+	"github.com/agentls/agentls/internal/redact"
 )
+
+// MethodRunEvent is the agentls/runEvent notification (docs/protocol.md).
+const MethodRunEvent = "agentls/runEvent"
 
 // Run event kinds of agentls/runEvent (docs/protocol.md). The agent's own events
 // use agent.EventKind.String(); "proposal" is the server's.
@@ -102,7 +106,7 @@ func (e *eventStream) send(ev RunEvent) {
 	defer e.mu.Unlock()
 	e.seq++
 	ev.RunID, ev.Seq = e.runID, e.seq
-	if err := e.s.client.Notify(e.s.ctx, MethodRunEvent, &ev); err != nil {
+	if err := e.s.core.Client().Notify(e.s.ctx, MethodRunEvent, &ev); err != nil {
 		e.s.log.Debug("runEvent not sent", "run", e.runID, "kind", ev.Kind, "err", err)
 	}
 }
@@ -117,7 +121,7 @@ func (e *eventStream) sendSub(ev RunEvent, subID string) {
 	}
 	e.subSeq[subID]++
 	ev.RunID, ev.Seq, ev.ParentRunID = subID, e.subSeq[subID], e.runID
-	if err := e.s.client.Notify(e.s.ctx, MethodRunEvent, &ev); err != nil {
+	if err := e.s.core.Client().Notify(e.s.ctx, MethodRunEvent, &ev); err != nil {
 		e.s.log.Debug("runEvent not sent", "run", subID, "kind", ev.Kind, "err", err)
 	}
 	if ev.Kind == kindFinished || ev.Kind == kindFailed || ev.Kind == kindCancelled {
@@ -209,4 +213,11 @@ func validJSON(raw json.RawMessage) json.RawMessage {
 	}
 	b, _ := json.Marshal(string(raw))
 	return b
+}
+
+// Redacted is ev with its error text redacted (core.Redacter): a key or a
+// credential quoted by an error never reaches the editor.
+func (ev RunEvent) Redacted() any {
+	ev.Error = redact.Text(ev.Error)
+	return ev
 }

@@ -4,20 +4,23 @@ import (
 	"context"
 	"encoding/json"
 
-	"go.lsp.dev/jsonrpc2"
+	"github.com/agentls/agentls/lspserver/core"
 )
 
 // ClientOf exposes the server's Client to external tests.
-func ClientOf(s *Server) Client { return s.client }
+func ClientOf(s *Server) Client { return s.core.Client() }
 
 // AddTestRoute adds a raw method to the table, for tests of dispatch itself
 // (panics, slow handlers). Call it before Serve.
 func AddTestRoute(s *Server, method string, notification bool, fn func(ctx context.Context, params json.RawMessage) (any, error)) {
-	s.routes[method] = route{
-		notification:   notification,
-		optionalParams: true,
-		run: func(ctx context.Context, raw jsonrpc2.RawMessage) (any, error) {
-			return fn(ctx, json.RawMessage(raw))
-		},
+	if notification {
+		s.core.Handle(method, core.Notification(func(ctx context.Context, p *json.RawMessage) error {
+			_, err := fn(ctx, *p)
+			return err
+		}, core.OptionalParams))
+		return
 	}
+	s.core.Handle(method, core.Request(func(ctx context.Context, p *json.RawMessage) (any, error) {
+		return fn(ctx, *p)
+	}, core.OptionalParams))
 }

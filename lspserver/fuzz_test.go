@@ -3,6 +3,7 @@ package lspserver
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -16,59 +17,12 @@ import (
 	"go.lsp.dev/jsonrpc2"
 
 	"github.com/agentls/agentls/internal/text"
+	"github.com/agentls/agentls/lspserver/core"
 )
 
 // Fuzz targets of the wire, the param decoders and text synchronisation.
 // Their seed corpora are in testdata/fuzz/<target>; `make fuzz` runs each
 // for a bounded time (CI does).
-
-// FuzzWireFrames: whatever bytes arrive, the frame reader passes on only
-// well-formed frames (a Content-Length that matches the body, a body that
-// is one JSON-RPC message and valid UTF-8) and every error response it
-// writes itself is a well-formed frame of valid UTF-8 JSON.
-func FuzzWireFrames(f *testing.F) {
-	f.Fuzz(func(t *testing.T, data []byte) {
-		var out bytes.Buffer
-		w := newWire(bytes.NewReader(data), &out, slog.New(slog.DiscardHandler))
-		passed, _ := io.ReadAll(w)
-		for _, fr := range readFrames(t, passed) {
-			if !utf8.Valid(fr) {
-				t.Fatalf("passed on a body that is not UTF-8: %q", fr)
-			}
-			if reply := validateFrame(fr); reply != nil {
-				t.Fatalf("passed on an invalid frame %q: %s", fr, reply.Error.Message)
-			}
-		}
-		for _, fr := range readFrames(t, out.Bytes()) {
-			if !utf8.Valid(fr) || !json.Valid(fr) {
-				t.Fatalf("wrote an invalid error response %q", fr)
-			}
-		}
-	})
-}
-
-// readFrames splits a stream the wire produced into bodies, failing on
-// any framing error.
-func readFrames(t *testing.T, b []byte) [][]byte {
-	t.Helper()
-	var out [][]byte
-	r := bufio.NewReader(bytes.NewReader(b))
-	for {
-		w := &wire{in: r}
-		n, err := w.readHeader()
-		if err == io.EOF {
-			return out
-		}
-		if err != nil {
-			t.Fatalf("the wire produced a bad header: %v in %q", err, b)
-		}
-		body := make([]byte, n)
-		if _, err := io.ReadFull(r, body); err != nil {
-			t.Fatalf("the wire produced a short body: %v in %q", err, b)
-		}
-		out = append(out, body)
-	}
-}
 
 // FuzzParamDecoders: every method's param decoder takes any JSON (or
 // not-JSON) without panicking, and its error, if any, is an InvalidParams
@@ -77,7 +31,7 @@ func readFrames(t *testing.T, b []byte) [][]byte {
 func FuzzParamDecoders(f *testing.F) {
 	s := New(Options{NoWatcher: true})
 	methods := slices.Sorted(func(yield func(string) bool) {
-		for m := range s.routes {
+		for m := range s.core.Routes() {
 			if !yield(m) {
 				return
 			}
@@ -85,14 +39,14 @@ func FuzzParamDecoders(f *testing.F) {
 	})
 	f.Fuzz(func(t *testing.T, params []byte) {
 		for _, m := range methods {
-			err := s.routes[m].decode(jsonrpc2.RawMessage(params))
+			err := s.core.Routes()[m].Decode(jsonrpc2.RawMessage(params))
 			var coded *jsonrpc2.Error
 			if err != nil && !(asCoded(err, &coded) && coded.Code == jsonrpc2.InvalidParams) {
 				t.Fatalf("%s: decode error %v is not InvalidParams", m, err)
 			}
 		}
 		var p didChangeParams
-		if decodeParams(jsonrpc2.RawMessage(params), &p) != nil {
+		if core.DecodeParams(jsonrpc2.RawMessage(params), &p) != nil {
 			return
 		}
 		changes, err := parseContentChanges(p.ContentChanges)
@@ -176,8 +130,7 @@ func FuzzTextSync(f *testing.F) {
 		r := bufio.NewReader(outR)
 		var got *string
 		for got == nil {
-			w := &wire{in: r}
-			n, err := w.readHeader()
+			n, err := readContentLength(r)
 			if err != nil {
 				t.Fatalf("no answer to agentls/document: %v", err)
 			}
@@ -229,4 +182,48 @@ func fuzzPos(a, b byte) string {
 		return `null`
 	}
 	return `{"line":` + val(a) + `,"character":` + val(b) + `}`
+}
+
+// readContentLength reads one header block of the server's output and
+// returns its Content-Length.
+func readContentLength(r *bufio.Reader) (int, error) {
+	n := -1
+	for {
+		line, err := r.ReadString('\n')
+		if err != nil {
+			return 0, err
+		}
+		line = strings.TrimSpace(line)
+		if line == "" {
+			if n < 0 {
+				return 0, fmt.Errorf("header block without Content-Length")
+			}
+			return n, nil
+		}
+		if v, ok := strings.CutPrefix(line, "Content-Length:"); ok {
+			if n, err = strconv.Atoi(strings.TrimSpace(v)); err != nil {
+				return 0, fmt.Errorf("header %q: %w", line, err)
+			}
+		}
+	}
+}
+
+// FuzzServe: any input ends the session without a panic or a hang: Serve
+// returns once the input is exhausted.
+func FuzzServe(f *testing.F) {
+	for _, seed := range []string{
+		"",
+		"Content-Length: 2\r\n\r\n{}",
+		"Content-Length: 58\r\n\r\n" + `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{}}`,
+		"Content-Length: 31\r\n\r\n" + `{"jsonrpc":"2.0","method":"exit"}`,
+		"Content-Length: 4\r\n\r\nnull",
+		"Content-Length: x\r\n\r\n",
+		"Content-Length: 100\r\n\r\n{",
+	} {
+		f.Add([]byte(seed))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		s := New(Options{NoWatcher: true})
+		s.Serve(context.Background(), bytes.NewReader(data), io.Discard)
+	})
 }

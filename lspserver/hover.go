@@ -9,6 +9,7 @@ import (
 	"go.lsp.dev/protocol"
 
 	"github.com/agentls/agentls/internal/text"
+	"github.com/agentls/agentls/lspserver/core"
 	"github.com/agentls/agentls/lspserver/proposal"
 )
 
@@ -32,7 +33,7 @@ func (s *Server) hover(_ context.Context, p *protocol.HoverParams) (*protocol.Ho
 		}
 		writeHunkMarkdown(&b, h)
 	}
-	rng := toProtocolRange(hunks[0].Range)
+	rng := core.ToProtocolRange(hunks[0].Range)
 	return &protocol.Hover{
 		Contents: &protocol.MarkupContent{Kind: protocol.MarkupKindMarkdown, Value: b.String()},
 		Range:    &rng,

@@ -170,7 +170,7 @@ func (s *Server) superviseMCP(ctx context.Context) {
 				Roots:         s.Folders(),
 				Logger:        s.log.With("component", "mcp"),
 				Env:           opts.Env,
-				ClientVersion: s.opts.Version,
+				ClientVersion: s.core.Version(),
 				Elicit:        s.elicit,
 				OAuth: mcp.OAuthOptions{
 					Store: mcp.NewTokenStore(mcp.DefaultTokenDir(opts.Env)),
@@ -212,7 +212,7 @@ func (s *Server) reportMCP(ctx context.Context, mgr *mcp.Manager, seen map[strin
 
 // logToEditor writes msg to the editor's log for this server.
 func (s *Server) logToEditor(ctx context.Context, typ protocol.MessageType, msg string) {
-	if err := s.client.LogMessage(ctx, &protocol.LogMessageParams{Type: typ, Message: msg}); err != nil {
+	if err := s.core.Client().LogMessage(ctx, &protocol.LogMessageParams{Type: typ, Message: msg}); err != nil {
 		s.log.Debug("logMessage not sent", "err", err)
 	}
 }

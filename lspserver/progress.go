@@ -40,7 +40,7 @@ func (s *Server) startProgress(ctx context.Context, r *run, message string) *run
 		return p
 	}
 	token := progressToken(r.id)
-	err := s.client.WorkDoneProgressCreate(ctx, &protocol.WorkDoneProgressCreateParams{Token: protocol.String(token)})
+	err := s.core.Client().WorkDoneProgressCreate(ctx, &protocol.WorkDoneProgressCreateParams{Token: protocol.String(token)})
 	if err != nil {
 		s.log.Info("editor refused a progress token; the run goes on without progress", "run", r.id, "err", err)
 		return p
@@ -87,7 +87,7 @@ func (p *runProgress) send(ctx context.Context, value any) {
 		p.s.log.Error("marshal progress", "err", err)
 		return
 	}
-	if err := p.s.client.Progress(ctx, &protocol.ProgressParams{Token: protocol.String(p.token), Value: raw}); err != nil {
+	if err := p.s.core.Client().Progress(ctx, &protocol.ProgressParams{Token: protocol.String(p.token), Value: raw}); err != nil {
 		p.s.log.Debug("progress not sent", "token", p.token, "err", err)
 	}
 }

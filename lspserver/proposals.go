@@ -10,6 +10,7 @@ import (
 	"go.lsp.dev/uri"
 
 	"github.com/agentls/agentls/internal/workspace"
+	"github.com/agentls/agentls/lspserver/core"
 	"github.com/agentls/agentls/lspserver/proposal"
 )
 
@@ -23,6 +24,10 @@ import (
 // requests"): the pending proposals, with hunk ranges in the document as the
 // client has it now.
 const MethodProposals = "agentls/proposals"
+
+// MethodProposalsChanged is the agentls/proposalsChanged notification: the
+// proposals of a document changed (docs/protocol.md).
+const MethodProposalsChanged = "agentls/proposalsChanged"
 
 // ProposalsParams are the params of agentls/proposals; no uri lists every
 // document.
@@ -157,17 +162,17 @@ func (s *Server) announceLoop(ctx context.Context) {
 		}
 		clear(r.pending)
 		r.mu.Unlock()
-		if len(paths) == 0 || s.client == nil {
+		if len(paths) == 0 || s.core.Client() == nil {
 			continue
 		}
 		for _, p := range slices.Sorted(slices.Values(paths)) {
-			if err := s.client.Notify(ctx, MethodProposalsChanged, &proposalsChangedParams{URI: s.uriOf(p)}); err != nil {
+			if err := s.core.Client().Notify(ctx, MethodProposalsChanged, &proposalsChangedParams{URI: s.uriOf(p)}); err != nil {
 				s.log.Warn("announce proposals", "path", p, "err", err)
 			}
 		}
 		if s.Session().Features.CodeLensRefresh {
 			rctx, cancel := context.WithTimeout(ctx, refreshTimeout)
-			if err := s.client.CodeLensRefresh(rctx); err != nil {
+			if err := s.core.Client().CodeLensRefresh(rctx); err != nil {
 				s.log.Warn("code lens refresh", "err", err)
 			}
 			cancel()
@@ -194,7 +199,7 @@ func (s *Server) proposals(_ context.Context, p *ProposalsParams) (*ProposalsRes
 		}
 		for i, h := range pr.Hunks {
 			info.Hunks[i] = HunkInfo{
-				ID: h.ID, Range: toProtocolRange(h.Range), OldText: h.OldText, NewText: h.NewText,
+				ID: h.ID, Range: core.ToProtocolRange(h.Range), OldText: h.OldText, NewText: h.NewText,
 				Status: string(h.Status), Reason: h.Reason, LastError: h.LastError,
 			}
 		}

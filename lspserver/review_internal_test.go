@@ -14,6 +14,7 @@ import (
 	"go.lsp.dev/uri"
 
 	"github.com/agentls/agentls/internal/text"
+	"github.com/agentls/agentls/lspserver/core"
 	"github.com/agentls/agentls/lspserver/proposal"
 	"github.com/agentls/agentls/tools"
 )
@@ -33,7 +34,7 @@ func (c *editClient) ApplyEdit(_ context.Context, p *protocol.ApplyWorkspaceEdit
 	c.mu.Unlock()
 	for _, dc := range p.Edit.DocumentChanges {
 		tde := dc.(*protocol.TextDocumentEdit)
-		key := docKey(tde.TextDocument.URI)
+		key := core.DocKey(tde.TextDocument.URI)
 		snap, _ := c.s.view.Overlay(key)
 		if tde.TextDocument.Version == nil || *tde.TextDocument.Version != *snap.Version {
 			reason := "version mismatch"
@@ -42,7 +43,7 @@ func (c *editClient) ApplyEdit(_ context.Context, p *protocol.ApplyWorkspaceEdit
 		var changes []text.Change
 		for i := len(tde.Edits) - 1; i >= 0; i-- { // last first: earlier ranges stay valid
 			te := tde.Edits[i].(*protocol.TextEdit)
-			r := toTextRange(te.Range)
+			r := core.ToTextRange(te.Range)
 			changes = append(changes, text.Change{Range: &r, Text: te.NewText})
 		}
 		if err := c.s.changeDocument(key, *snap.Version+1, changes, c.s.Session().Encoding); err != nil {
@@ -73,11 +74,10 @@ func newReviewServer(t testing.TB) (*Server, *editClient, string) {
 	t.Helper()
 	s := New(Options{NoWatcher: true})
 	c := &editClient{s: s}
-	s.client = c
-	s.life.sess.Store(&Session{Features: ClientFeatures{ApplyEdit: true, DocumentChanges: true}})
+	s.core.Attach(c, &Session{Features: ClientFeatures{ApplyEdit: true, DocumentChanges: true}})
 	root := t.TempDir()
 	s.view.SetFolders([]string{root})
-	t.Cleanup(func() { s.cancel(); s.bg.Wait() })
+	t.Cleanup(s.core.Stop)
 	return s, c, root
 }
 

@@ -8,6 +8,7 @@ import (
 	"go.lsp.dev/uri"
 
 	"github.com/agentls/agentls/internal/text"
+	"github.com/agentls/agentls/lspserver/core"
 	"github.com/agentls/agentls/lspserver/proposal"
 )
 
@@ -175,7 +176,7 @@ func (r *reviewState) storePath(key string) string {
 }
 
 // pathOf is the store path of a document URI.
-func (s *Server) pathOf(u uri.URI) string { return s.rv().storePath(docKey(u)) }
+func (s *Server) pathOf(u uri.URI) string { return s.rv().storePath(core.DocKey(u)) }
 
 // uriOf is the URI to show the editor for a store path: the one it opened
 // the document under when that differs (a symlink), else the file's URI.

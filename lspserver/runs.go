@@ -218,7 +218,7 @@ func (s *Server) endRun(ctx context.Context, r *run, events *eventStream, prog *
 		fallback.Error = out.Err.Error()
 	}
 	events.finish(fallback, pending)
-	if err := s.client.ShowMessage(s.ctx, &protocol.ShowMessageParams{Type: typ, Message: msg}); err != nil {
+	if err := s.core.Client().ShowMessage(s.ctx, &protocol.ShowMessageParams{Type: typ, Message: msg}); err != nil {
 		s.log.Debug("showMessage not sent", "err", err)
 	}
 	s.log.Info("run ended", "run", r.id, "status", out.Status.String(), "turns", out.Turns, "toolCalls", out.ToolCalls,

@@ -2,15 +2,15 @@ package lspserver
 
 import (
 	"context"
+	"encoding/json"
 	"io"
 	"log/slog"
 	"sync"
 	"sync/atomic"
 	"time"
 
-	"go.lsp.dev/jsonrpc2"
-
 	"github.com/agentls/agentls/internal/workspace"
+	"github.com/agentls/agentls/lspserver/core"
 )
 
 // Options configures a Server. The zero value is usable.
@@ -36,36 +36,30 @@ type Options struct {
 
 // Exit codes of Serve.
 const (
-	ExitOK         = 0 // exit after shutdown, or input closed after shutdown
-	ExitNoShutdown = 1 // exit, input end or editor death without shutdown first
-	ExitBadInput   = 2 // the input could not be framed (ErrBadHeader) or the connection failed
+	ExitOK         = core.ExitOK
+	ExitNoShutdown = core.ExitNoShutdown
+	ExitBadInput   = core.ExitBadInput
 )
 
 // Server is one LSP session. Create it with New and run it with Serve; the
 // method table (methods.go) lists everything it answers.
 type Server struct {
+	core *core.Server
 	opts Options
 	log  *slog.Logger
 	view *workspace.View
+	ctx  context.Context // server lifetime: parent of all background work
 
-	ctx    context.Context // server lifetime: parent of all background work
-	cancel context.CancelFunc
+	initOnce sync.Once // work done on the first initialized notification
 
-	client Client // typed server→client messages
 	// reclaim hands the memory of closed documents back (reclaim.go).
 	reclaim reclaimer
 	// clientTimeout is client.requestTimeoutSeconds of the latest loaded
 	// configuration, in nanoseconds; 0 until one is loaded (config.go).
 	clientTimeout atomic.Int64
-	routes        map[string]route // the method table
 
-	life     lifecycle
-	inflight inflight
-	bg       sync.WaitGroup // goroutines the server owns (goBackground)
-
-	ws     workspaceState
-	config settings
-	watch  folderWatch
+	ws    workspaceState
+	watch folderWatch
 
 	runs agentRuns // agent runs, their configuration and MCP servers (runs.go)
 
@@ -77,106 +71,47 @@ type Server struct {
 
 // New returns a Server that is not yet connected; Serve connects and runs it.
 func New(opts Options) *Server {
-	log := opts.Logger
-	if log == nil {
-		log = slog.New(slog.DiscardHandler)
-	}
-	if opts.ParentPollInterval <= 0 {
-		opts.ParentPollInterval = 3 * time.Second
-	}
+	s := &Server{opts: opts}
+	s.core = core.New(core.Options{
+		Version:            opts.Version,
+		Logger:             opts.Logger,
+		ParentPollInterval: opts.ParentPollInterval,
+		WrapClient:         opts.WrapClient,
+		ClientTimeout:      func() time.Duration { return s.clientRequestTimeout() },
+	})
+	s.log = s.core.Log()
+	s.ctx = s.core.Context()
 	view := opts.View
 	if view == nil {
-		view = workspace.New(workspace.Options{Logger: log.With("component", "view")})
+		view = workspace.New(workspace.Options{Logger: s.log.With("component", "view")})
 	}
-	s := &Server{opts: opts, log: log, view: view}
-	s.ctx, s.cancel = context.WithCancel(context.Background())
-	s.life.init()
+	s.view = view
 	s.watch.wake = make(chan struct{}, 1)
-	s.routes = s.methodTable()
+	for m, r := range s.methodTable() {
+		s.core.Handle(m, r)
+	}
 	return s
 }
 
 // View returns the workspace view the server synchronises documents into.
 func (s *Server) View() *workspace.View { return s.view }
 
+// Session returns what initialize negotiated (a zero Session before it).
+func (s *Server) Session() *Session { return s.core.Session() }
+
+// InitializationOptions returns initialize's initializationOptions (nil if
+// none were sent).
+func (s *Server) InitializationOptions() json.RawMessage { return s.core.InitializationOptions() }
+
 // Serve runs the LSP session on in/out until the editor sends exit, closes
 // the input, dies (processId), sends an unframeable header, or ctx ends. It
 // returns the process exit code: ExitOK after a clean shutdown+exit,
 // ExitNoShutdown without shutdown, ExitBadInput for unreadable input.
-// Background work is cancelled and awaited before it returns; a reader
-// goroutine blocked on in may outlive it until in is closed (os.Stdin never
-// is: the caller exits the process). A Server serves once.
+// Background work is cancelled and awaited before it returns. A Server
+// serves once.
 func (s *Server) Serve(ctx context.Context, in io.Reader, out io.Writer) int {
-	w := newWire(in, out, s.log)
-	conn := jsonrpc2.NewConn(jsonrpc2.NewHeaderStream(w), jsonrpc2.WithCodec(codec{}))
-	s.client = newConnClient(conn, s.clientRequestTimeout)
-	if s.opts.WrapClient != nil {
-		s.client = s.opts.WrapClient(s.client)
-	}
-	connCtx, stopConn := context.WithCancel(s.ctx)
-	defer stopConn()
 	s.startWatcher()
-	conn.Go(connCtx, s.handler())
-
-	var code int
-	select {
-	case code = <-s.life.exit:
-		s.log.Info("exit notification", "code", code)
-	case <-w.ended:
-		code = s.inputEndCode(w)
-	case <-s.life.parentGone:
-		code = s.endCode()
-		s.log.Info("editor process is gone; exiting", "code", code)
-	case <-conn.Done():
-		select {
-		case <-w.ended: // the usual way the connection ends
-			code = s.inputEndCode(w)
-		default:
-			code = ExitBadInput
-			s.log.Error("connection failed; exiting", "err", conn.Err())
-		}
-	case <-ctx.Done():
-		code = s.endCode()
-		s.log.Info("serve cancelled; exiting", "err", ctx.Err())
-	}
-	s.stop()
-	select {
-	case <-w.ended: // input is gone: the reader and handlers finish promptly
-		s.awaitBounded("connection", conn.Done())
-	default: // the reader may stay blocked on in; the caller exits the process
-	}
-	return code
-}
-
-// stopTimeout bounds how long Serve waits for work that ignores
-// cancellation, so exiting can never hang.
-const stopTimeout = 5 * time.Second
-
-func (s *Server) awaitBounded(what string, done <-chan struct{}) {
-	t := time.NewTimer(stopTimeout)
-	defer t.Stop()
-	select {
-	case <-done:
-	case <-t.C:
-		s.log.Error("gave up waiting at exit", "what", what, "after", stopTimeout)
-	}
-}
-
-// inputEndCode is the exit code once the input has ended.
-func (s *Server) inputEndCode(w *wire) int {
-	select {
-	case code := <-s.life.exit: // exit was the last message before the input ended
-		s.log.Info("exit notification", "code", code)
-		return code
-	default:
-	}
-	if err := w.inputErr(); err != nil {
-		s.log.Error("cannot read LSP input; exiting", "err", err)
-		return ExitBadInput
-	}
-	code := s.endCode()
-	s.log.Info("input closed; exiting", "code", code)
-	return code
+	return s.core.Serve(ctx, in, out)
 }
 
 // Serve is shorthand for New(opts).Serve(ctx, in, out).
@@ -184,90 +119,27 @@ func Serve(ctx context.Context, in io.Reader, out io.Writer, opts Options) int {
 	return New(opts).Serve(ctx, in, out)
 }
 
-func (s *Server) endCode() int {
-	if s.life.isShutdown() {
-		return ExitOK
-	}
-	return ExitNoShutdown
-}
+// Temporary shims while the parts move into subpackages.
+func (s *Server) goBackground(name string, fn func(ctx context.Context)) { s.core.Go(name, fn) }
 
-// stop cancels all background work and waits for it and for in-flight
-// handlers (which observe cancellation) to finish.
-func (s *Server) stop() {
-	s.cancel()
-	// Handlers first: once none runs, nothing can start background work.
-	s.inflight.close()
-	s.awaitBounded("handlers", s.inflight.done())
-	bgDone := make(chan struct{})
-	go func() { s.bg.Wait(); close(bgDone) }()
-	s.awaitBounded("background tasks", bgDone)
-}
+func invalidParams(format string, args ...any) error { return core.InvalidParams(format, args...) }
+func requestFailed(format string, args ...any) error { return core.RequestFailed(format, args...) }
+func ptr[T any](v T) *T                              { return &v }
 
-// goBackground runs fn on a goroutine the server owns: it gets the server
-// context (cancelled at exit) and Serve waits for it. Use it for
-// server→client requests triggered by notifications, which must not block
-// the read loop.
-func (s *Server) goBackground(name string, fn func(ctx context.Context)) {
-	s.bg.Add(1)
-	go func() {
-		defer s.bg.Done()
-		defer func() {
-			if p := recover(); p != nil {
-				s.log.Error("background task panicked", "task", name, "panic", p)
-			}
-		}()
-		fn(s.ctx)
-	}()
-}
+type (
+	// Client is every server→client message agentls sends (core.Client).
+	Client = core.Client
+	// Session is what initialize negotiated (core.Session).
+	Session = core.Session
+	// ClientFeatures are the client capabilities agentls acts on.
+	ClientFeatures = core.ClientFeatures
+)
 
-// inflight counts running handlers so Serve can wait for them, and refuses
-// new ones once closing.
-type inflight struct {
-	mu      sync.Mutex
-	n       int
-	closing bool
-	idle    chan struct{} // closed when closing and n reaches 0
-}
+// Settings returns the agentls settings of the latest
+// workspace/didChangeConfiguration (core.Server.Settings).
+func (s *Server) Settings() json.RawMessage { return s.core.Settings() }
 
-func (f *inflight) enter() bool {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	if f.closing {
-		return false
-	}
-	f.n++
-	return true
-}
-
-func (f *inflight) leave() {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	f.n--
-	if f.closing && f.n == 0 && f.idle != nil {
-		close(f.idle)
-		f.idle = nil
-	}
-}
-
-func (f *inflight) close() {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	f.closing = true
-	f.idle = make(chan struct{})
-	if f.n == 0 {
-		close(f.idle)
-		f.idle = nil
-	}
-}
-
-// done is closed when every handler that entered has left (after close).
-func (f *inflight) done() <-chan struct{} {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	if f.idle == nil {
-		c := make(chan struct{})
-		close(c)
-		return c
-	}
-	return f.idle
-}
+// OnSettingsChange registers fn to run (on the read loop, so it must be
+// quick and must not call the client) after each didChangeConfiguration
+// that carried settings, with the new Settings value.
+func (s *Server) OnSettingsChange(fn func(json.RawMessage)) { s.core.OnSettingsChange(fn) }

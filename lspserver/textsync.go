@@ -6,6 +6,8 @@ import (
 	"strings"
 
 	"go.lsp.dev/protocol"
+
+	"github.com/agentls/agentls/lspserver/core"
 )
 
 // Text synchronisation: the editor's buffers become overlays in the
@@ -19,7 +21,7 @@ func (s *Server) didOpen(_ context.Context, p *protocol.DidOpenTextDocumentParam
 	// included): the key outlives the notification in the view's and the
 	// review's maps, so it gets its own copy, or every open document would
 	// be held twice.
-	key := strings.Clone(docKey(td.URI))
+	key := strings.Clone(core.DocKey(td.URI))
 	s.view.Open(key, td.Version, td.Text)
 	s.reviewOpened(key, td.Version, td.Text)
 	s.previewDocChanged(key)
@@ -34,7 +36,7 @@ func (s *Server) didChange(_ context.Context, p *didChangeParams) error {
 	if err != nil {
 		return fmt.Errorf("didChange %s version %d refused, document left unchanged: %w", p.TextDocument.URI, p.TextDocument.Version, err)
 	}
-	key := docKey(p.TextDocument.URI)
+	key := core.DocKey(p.TextDocument.URI)
 	// changeDocument = view.Change + the proposal rebase hook (review_rebase.go).
 	if err := s.changeDocument(key, p.TextDocument.Version, changes, s.Session().Encoding); err != nil {
 		// The view kept the previous text; LSP has no way to ask the editor
@@ -49,15 +51,15 @@ func (s *Server) didChange(_ context.Context, p *didChangeParams) error {
 func (s *Server) didSave(_ context.Context, p *protocol.DidSaveTextDocumentParams) error {
 	// The buffer stays the overlay; the disk copy changed, so the read cache
 	// must not serve the old content once the buffer is closed.
-	if path, ok := filePath(p.TextDocument.URI); ok {
+	if path, ok := core.FilePath(p.TextDocument.URI); ok {
 		s.view.Invalidate(path)
 	}
 	return nil
 }
 
 func (s *Server) didClose(_ context.Context, p *protocol.DidCloseTextDocumentParams) error {
-	s.reclaim.released(s, s.view.Close(docKey(p.TextDocument.URI)))
-	s.reviewClosed(docKey(p.TextDocument.URI))
-	s.previewDocChanged(docKey(p.TextDocument.URI))
+	s.reclaim.released(s, s.view.Close(core.DocKey(p.TextDocument.URI)))
+	s.reviewClosed(core.DocKey(p.TextDocument.URI))
+	s.previewDocChanged(core.DocKey(p.TextDocument.URI))
 	return nil
 }

@@ -11,6 +11,7 @@ import (
 	"go.lsp.dev/protocol"
 
 	"github.com/agentls/agentls/internal/text"
+	"github.com/agentls/agentls/lspserver/core"
 )
 
 // Strict decoding of didChange. go.lsp.dev's union decoder falls back to a
@@ -73,7 +74,7 @@ func parseContentChange(raw []byte) (text.Change, error) {
 		Start json.RawMessage `json:"start"`
 		End   json.RawMessage `json:"end"`
 	}
-	if err := json.Unmarshal(wc.Range, &wr); err != nil || isNull(wc.Range) {
+	if err := json.Unmarshal(wc.Range, &wr); err != nil || core.IsNull(wc.Range) {
 		return text.Change{}, fmt.Errorf("range is not an object: %s", clipJSON(wc.Range))
 	}
 	start, err := parsePosition("start", wr.Start)
@@ -91,7 +92,7 @@ func parseContentChange(raw []byte) (text.Change, error) {
 }
 
 func parsePosition(name string, raw json.RawMessage) (text.Position, error) {
-	if raw == nil || isNull(raw) {
+	if raw == nil || core.IsNull(raw) {
 		return text.Position{}, fmt.Errorf("range has no %s", name)
 	}
 	var wp struct {

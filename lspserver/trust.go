@@ -77,7 +77,7 @@ func (s *Server) askTrust(untrusted []config.Untrusted) {
 // promptTrust asks the user about one file and, on "Trust", remembers it
 // and reloads the configuration (which starts its MCP servers).
 func (s *Server) promptTrust(ctx context.Context, u config.Untrusted) {
-	item, err := s.client.ShowMessageRequest(ctx, &protocol.ShowMessageRequestParams{
+	item, err := s.core.Client().ShowMessageRequest(ctx, &protocol.ShowMessageRequestParams{
 		Type:    protocol.MessageTypeWarning,
 		Message: trustMessage(u),
 		Actions: []protocol.MessageActionItem{{Title: actionTrust}, {Title: actionNotNow}},

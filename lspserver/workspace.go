@@ -7,6 +7,8 @@ import (
 	"sync"
 
 	"go.lsp.dev/protocol"
+
+	"github.com/agentls/agentls/lspserver/core"
 )
 
 // workspaceState is the ordered list of workspace folders (absolute paths).
@@ -50,7 +52,7 @@ func initialFolders(p *protocol.InitializeParams, log *slog.Logger) []string {
 	var out []string
 	if wf, ok := p.WorkspaceFolders.Get(); ok && len(wf) > 0 {
 		for _, f := range wf {
-			if path, ok := filePath(f.URI); ok {
+			if path, ok := core.FilePath(f.URI); ok {
 				out = appendUnique(out, path)
 			} else {
 				log.Warn("ignoring non-file workspace folder", "uri", string(f.URI))
@@ -61,13 +63,13 @@ func initialFolders(p *protocol.InitializeParams, log *slog.Logger) []string {
 	//lint:ignore SA1019 rootUri/rootPath are the fallback for clients without workspaceFolders
 	rootURI, rootPath := p.RootURI, p.RootPath
 	if rootURI != nil && *rootURI != "" {
-		if path, ok := filePath(*rootURI); ok {
+		if path, ok := core.FilePath(*rootURI); ok {
 			return []string{path}
 		}
 		log.Warn("ignoring non-file rootUri", "uri", string(*rootURI))
 	}
 	if rp, ok := rootPath.Get(); ok && rp != "" {
-		return []string{cleanAbs(rp)}
+		return []string{core.CleanAbs(rp)}
 	}
 	return nil
 }
@@ -75,12 +77,12 @@ func initialFolders(p *protocol.InitializeParams, log *slog.Logger) []string {
 func (s *Server) didChangeWorkspaceFolders(_ context.Context, p *protocol.DidChangeWorkspaceFoldersParams) error {
 	folders := s.Folders()
 	for _, f := range p.Event.Removed {
-		if path, ok := filePath(f.URI); ok {
+		if path, ok := core.FilePath(f.URI); ok {
 			folders = slices.DeleteFunc(folders, func(x string) bool { return x == path })
 		}
 	}
 	for _, f := range p.Event.Added {
-		if path, ok := filePath(f.URI); ok {
+		if path, ok := core.FilePath(f.URI); ok {
 			folders = appendUnique(folders, path)
 		} else {
 			s.log.Warn("ignoring non-file workspace folder", "uri", string(f.URI))
@@ -88,11 +90,6 @@ func (s *Server) didChangeWorkspaceFolders(_ context.Context, p *protocol.DidCha
 	}
 	s.setFolders(folders)
 	s.log.Info("workspace folders changed", "folders", folders)
-	return nil
-}
-
-func (s *Server) didChangeConfiguration(_ context.Context, p *protocol.DidChangeConfigurationParams) error {
-	s.config.setSettings(p.Settings)
 	return nil
 }
 
@@ -111,7 +108,7 @@ func (s *Server) registerWatchedFiles(ctx context.Context) {
 		s.log.Error("marshal watcher registration", "err", err)
 		return
 	}
-	err = s.client.RegisterCapability(ctx, &protocol.RegistrationParams{Registrations: []protocol.Registration{{
+	err = s.core.Client().RegisterCapability(ctx, &protocol.RegistrationParams{Registrations: []protocol.Registration{{
 		ID:              watchedFilesRegistrationID,
 		Method:          protocol.MethodWorkspaceDidChangeWatchedFiles,
 		RegisterOptions: opts,
@@ -125,7 +122,7 @@ func (s *Server) registerWatchedFiles(ctx context.Context) {
 
 func (s *Server) didChangeWatchedFiles(_ context.Context, p *protocol.DidChangeWatchedFilesParams) error {
 	for _, ch := range p.Changes {
-		path, ok := filePath(ch.URI)
+		path, ok := core.FilePath(ch.URI)
 		if !ok {
 			continue
 		}

@@ -1,9 +1,8 @@
-package lspserver
+package core
 
 import (
 	"bufio"
 	"bytes"
-	"context"
 	"encoding/json"
 	"errors"
 	"io"
@@ -111,26 +110,6 @@ func TestWireReframes(t *testing.T) {
 	if w.inputErr() != nil {
 		t.Errorf("clean EOF reported as %v", w.inputErr())
 	}
-}
-
-// FuzzServe: any input ends the session without a panic or a hang: Serve
-// returns once the input is exhausted.
-func FuzzServe(f *testing.F) {
-	for _, seed := range []string{
-		"",
-		"Content-Length: 2\r\n\r\n{}",
-		"Content-Length: 58\r\n\r\n" + `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{}}`,
-		"Content-Length: 31\r\n\r\n" + `{"jsonrpc":"2.0","method":"exit"}`,
-		"Content-Length: 4\r\n\r\nnull",
-		"Content-Length: x\r\n\r\n",
-		"Content-Length: 100\r\n\r\n{",
-	} {
-		f.Add([]byte(seed))
-	}
-	f.Fuzz(func(t *testing.T, data []byte) {
-		s := New(Options{NoWatcher: true})
-		s.Serve(context.Background(), bytes.NewReader(data), io.Discard)
-	})
 }
 
 // TestWireSanitisesOutput: a message whose body is not valid UTF-8 leaves

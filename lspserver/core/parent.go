@@ -1,4 +1,4 @@
-package lspserver
+package core
 
 import (
 	"context"
@@ -10,7 +10,7 @@ import (
 // not alive then the server should exit"), so an editor that crashed never
 // leaves agentls running with its agent runs.
 func (s *Server) watchParent(pid int) {
-	s.goBackground("watch editor process", func(ctx context.Context) {
+	s.Go("watch editor process", func(ctx context.Context) {
 		t := time.NewTicker(s.opts.ParentPollInterval)
 		defer t.Stop()
 		for {

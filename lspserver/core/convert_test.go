@@ -1,4 +1,4 @@
-package lspserver
+package core
 
 import (
 	"testing"
@@ -9,7 +9,7 @@ import (
 
 func TestConvertRoundTrip(t *testing.T) {
 	r := protocol.Range{Start: protocol.Position{Line: 3, Character: 7}, End: protocol.Position{Line: 4, Character: 0}}
-	if got := toProtocolRange(toTextRange(r)); got != r {
+	if got := ToProtocolRange(ToTextRange(r)); got != r {
 		t.Errorf("range round trip: %+v → %+v", r, got)
 	}
 	changes, err := toTextChanges([]protocol.TextDocumentContentChangeEvent{
@@ -35,8 +35,8 @@ func TestDocKey(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got := docKey(u); got != tc.want {
-			t.Errorf("docKey(%s) = %q, want %q", tc.in, got, tc.want)
+		if got := DocKey(u); got != tc.want {
+			t.Errorf("DocKey(%s) = %q, want %q", tc.in, got, tc.want)
 		}
 	}
 }

@@ -1,6 +1,6 @@
 //go:build !unix
 
-package lspserver
+package core
 
 // processAlive cannot check other processes portably here; the session then
 // ends only on exit or when the editor closes the input.

@@ -1,6 +1,6 @@
 //go:build unix
 
-package lspserver
+package core
 
 import (
 	"errors"

@@ -1,4 +1,4 @@
-package lspserver
+package core
 
 import (
 	"context"
@@ -13,12 +13,6 @@ import (
 	"github.com/agentls/agentls/internal/redact"
 )
 
-// Custom server→client notifications of the agentls protocol (docs/protocol.md).
-const (
-	MethodRunEvent         = "agentls/runEvent"
-	MethodProposalsChanged = "agentls/proposalsChanged"
-)
-
 // Client is every server→client message agentls sends, typed, so that code
 // never scatters method-name strings and tests can substitute a fake.
 //
@@ -26,7 +20,7 @@ const (
 // WorkDoneProgressCreate, CodeLensRefresh, RegisterCapability) wait for the
 // editor's answer: never call them from a notification handler, which runs on
 // the read loop and would deadlock (docs/pitfalls.md "LSP: server→client calls"); call them from a request
-// handler (already released) or a goroutine the Server owns (Server.goBackground).
+// handler (already released) or a goroutine the Server owns (Server.Go).
 // Cancelling ctx sends $/cancelRequest for the outstanding call.
 //
 // An editor that never answers must not stall anything: every request
@@ -56,9 +50,17 @@ type Client interface {
 	// RegisterCapability registers a capability dynamically
 	// (client/registerCapability).
 	RegisterCapability(ctx context.Context, params *protocol.RegistrationParams) error
-	// Notify sends a custom notification such as MethodRunEvent or
-	// MethodProposalsChanged; params are marshalled with protocol.Marshal.
+	// Notify sends a custom notification such as agentls/runEvent or
+	// agentls/proposalsChanged; params are marshalled with
+	// protocol.Marshal, after Redacted when they implement Redacter.
 	Notify(ctx context.Context, method string, params any) error
+}
+
+// Redacter is implemented by notification params that carry text for
+// people (a run's error): Notify sends Redacted() instead, so a key or a
+// credential quoted by an error never reaches the editor.
+type Redacter interface {
+	Redacted() any
 }
 
 // connClient implements Client over the server's jsonrpc2 connection.
@@ -168,14 +170,8 @@ func (c *connClient) RegisterCapability(ctx context.Context, p *protocol.Registr
 }
 
 func (c *connClient) Notify(ctx context.Context, method string, params any) error {
-	switch ev := params.(type) {
-	case RunEvent:
-		ev.Error = redact.Text(ev.Error)
-		params = ev
-	case *RunEvent:
-		e := *ev
-		e.Error = redact.Text(ev.Error)
-		params = &e
+	if r, ok := params.(Redacter); ok {
+		params = r.Redacted()
 	}
 	return wrap(method, c.conn.Notify(ctx, method, params))
 }
@@ -185,4 +181,38 @@ func wrap(method string, err error) error {
 		return fmt.Errorf("%s: %w", method, err)
 	}
 	return nil
+}
+
+// ShowDocument asks the editor to show a document or, with external, open
+// an address in the browser (window/showDocument).
+func (c *connClient) ShowDocument(ctx context.Context, p *protocol.ShowDocumentParams) (*protocol.ShowDocumentResult, error) {
+	var res *protocol.ShowDocumentResult
+	err := c.bounded(ctx, "window/showDocument", func(ctx context.Context) error {
+		var err error
+		res, err = c.std.ShowDocument(ctx, p)
+		return err
+	})
+	return res, err
+}
+
+// Request sends a custom server→client request and decodes its result. It
+// waits for a human, so like ShowMessageRequest it ends only with ctx.
+func (c *connClient) Request(ctx context.Context, method string, params, result any) error {
+	return wrap(method, protocol.Call(ctx, c.conn, method, params, result))
+}
+
+// Show shows msg in the editor (window/showMessage) without waiting; a
+// failure is only logged.
+func (s *Server) Show(typ protocol.MessageType, msg string) {
+	if err := s.client.ShowMessage(s.ctx, &protocol.ShowMessageParams{Type: typ, Message: msg}); err != nil {
+		s.log.Debug("showMessage not sent", "err", err)
+	}
+}
+
+// LogToEditor writes msg to the editor's log for this server
+// (window/logMessage); a failure is only logged.
+func (s *Server) LogToEditor(ctx context.Context, typ protocol.MessageType, msg string) {
+	if err := s.client.LogMessage(ctx, &protocol.LogMessageParams{Type: typ, Message: msg}); err != nil {
+		s.log.Debug("logMessage not sent", "err", err)
+	}
 }

@@ -1,4 +1,4 @@
-package lspserver
+package core
 
 import (
 	"context"
@@ -10,9 +10,10 @@ import (
 	"go.lsp.dev/protocol"
 )
 
-// route is one entry of the method table (methods.go): how a method is
-// decoded and run. Build routes with request and notification, never by hand.
-type route struct {
+// Route is one entry of the method table (lspserver/methods.go): how a
+// method is decoded and run. Build routes with Request and Notification,
+// never by hand.
+type Route struct {
 	notification bool // a notification, not a request
 	// ordered requests run to completion on the read loop before the next
 	// message is read (initialize, shutdown: later messages must see their
@@ -27,26 +28,35 @@ type route struct {
 	decode func(params jsonrpc2.RawMessage) error
 }
 
-// routeOption adjusts a route.
-type routeOption func(*route)
+// RouteOption adjusts a Route.
+type RouteOption func(*Route)
 
-// ordered marks a request that must finish before the next message is read.
-func ordered(r *route) { r.ordered = true }
+// Ordered marks a request that must finish before the next message is read.
+func Ordered(r *Route) { r.ordered = true }
 
-// optionalParams lets a method be sent without params.
-func optionalParams(r *route) { r.optionalParams = true }
+// OptionalParams lets a method be sent without params.
+func OptionalParams(r *Route) { r.optionalParams = true }
 
-// request makes a route for an LSP request whose params decode into P.
-func request[P, R any](fn func(context.Context, *P) (R, error), opts ...routeOption) route {
-	r := route{run: func(ctx context.Context, raw jsonrpc2.RawMessage) (any, error) {
+// Run decodes params and runs the handler, as dispatch does (for
+// benchmarks of a handler without the transport).
+func (r Route) Run(ctx context.Context, params jsonrpc2.RawMessage) (any, error) {
+	return r.run(ctx, params)
+}
+
+// Decode only decodes params as Run would, for the param fuzzer.
+func (r Route) Decode(params jsonrpc2.RawMessage) error { return r.decode(params) }
+
+// Request makes a route for an LSP request whose params decode into P.
+func Request[P, R any](fn func(context.Context, *P) (R, error), opts ...RouteOption) Route {
+	r := Route{run: func(ctx context.Context, raw jsonrpc2.RawMessage) (any, error) {
 		var p P
-		if err := decodeParams(raw, &p); err != nil {
+		if err := DecodeParams(raw, &p); err != nil {
 			return nil, err
 		}
 		return fn(ctx, &p)
 	}, decode: func(raw jsonrpc2.RawMessage) error {
 		var p P
-		return decodeParams(raw, &p)
+		return DecodeParams(raw, &p)
 	}}
 	for _, o := range opts {
 		o(&r)
@@ -54,22 +64,24 @@ func request[P, R any](fn func(context.Context, *P) (R, error), opts ...routeOpt
 	return r
 }
 
-// notification makes a route for an LSP notification whose params decode
+// Notification makes a route for an LSP notification whose params decode
 // into P. Its handler runs on the read loop, in wire order: it must be quick,
-// must not keep ctx (use s.ctx), and must not make server→client requests.
-func notification[P any](fn func(context.Context, *P) error, opts ...routeOption) route {
-	r := request(func(ctx context.Context, p *P) (any, error) { return nil, fn(ctx, p) }, opts...)
+// must not keep ctx (use Server.Context), and must not make server→client
+// requests.
+func Notification[P any](fn func(context.Context, *P) error, opts ...RouteOption) Route {
+	r := Request(func(ctx context.Context, p *P) (any, error) { return nil, fn(ctx, p) }, opts...)
 	r.notification = true
 	return r
 }
 
-// noParams is the params type of methods that take none (shutdown, exit).
-type noParams struct{}
+// NoParams is the params type of methods that take none (shutdown, exit).
+type NoParams struct{}
 
-// decodeParams decodes request params; a failure is InvalidParams (-32602),
-// not the ParseError protocol.ServerHandler would answer.
-func decodeParams(raw jsonrpc2.RawMessage, p any) error {
-	if _, none := p.(*noParams); none {
+// DecodeParams decodes request params as a route does; a failure is
+// InvalidParams (-32602), not the ParseError protocol.ServerHandler would
+// answer.
+func DecodeParams(raw jsonrpc2.RawMessage, p any) error {
+	if _, none := p.(*NoParams); none {
 		return nil
 	}
 	if err := protocol.Unmarshal(raw, p); err != nil {
@@ -205,13 +217,13 @@ func codedError(method string, err error) error {
 	return jsonrpc2.Errorf(jsonrpc2.InternalError, "%s: %v", method, err)
 }
 
-// requestFailed is the LSP RequestFailed error (-32803): the request was
+// RequestFailed is the LSP RequestFailed error (-32803): the request was
 // valid but could not be carried out.
-func requestFailed(format string, args ...any) error {
+func RequestFailed(format string, args ...any) error {
 	return jsonrpc2.Errorf(jsonrpc2.Code(protocol.LSPErrorCodesRequestFailed), format, args...)
 }
 
-// invalidParams is the InvalidParams error (-32602).
-func invalidParams(format string, args ...any) error {
+// InvalidParams is the InvalidParams error (-32602).
+func InvalidParams(format string, args ...any) error {
 	return jsonrpc2.Errorf(jsonrpc2.InvalidParams, format, args...)
 }

@@ -1,4 +1,4 @@
-package lspserver
+package core
 
 import (
 	"go.lsp.dev/jsonrpc2"

@@ -1,4 +1,4 @@
-package lspserver
+package core
 
 import (
 	"fmt"
@@ -26,24 +26,24 @@ func negotiateEncoding(c protocol.ClientCapabilities) text.Encoding {
 	return text.Negotiate(offered)
 }
 
-// toTextPosition converts an LSP position to internal/text's (same units).
-func toTextPosition(p protocol.Position) text.Position {
+// ToTextPosition converts an LSP position to internal/text's (same units).
+func ToTextPosition(p protocol.Position) text.Position {
 	return text.Position{Line: p.Line, Character: p.Character}
 }
 
-// toProtocolPosition converts a internal/text position to LSP's (same units).
-func toProtocolPosition(p text.Position) protocol.Position {
+// ToProtocolPosition converts a internal/text position to LSP's (same units).
+func ToProtocolPosition(p text.Position) protocol.Position {
 	return protocol.Position{Line: p.Line, Character: p.Character}
 }
 
-// toTextRange converts an LSP range to internal/text's.
-func toTextRange(r protocol.Range) text.Range {
-	return text.Range{Start: toTextPosition(r.Start), End: toTextPosition(r.End)}
+// ToTextRange converts an LSP range to internal/text's.
+func ToTextRange(r protocol.Range) text.Range {
+	return text.Range{Start: ToTextPosition(r.Start), End: ToTextPosition(r.End)}
 }
 
-// toProtocolRange converts a internal/text range to LSP's.
-func toProtocolRange(r text.Range) protocol.Range {
-	return protocol.Range{Start: toProtocolPosition(r.Start), End: toProtocolPosition(r.End)}
+// ToProtocolRange converts a internal/text range to LSP's.
+func ToProtocolRange(r text.Range) protocol.Range {
+	return protocol.Range{Start: ToProtocolPosition(r.Start), End: ToProtocolPosition(r.End)}
 }
 
 // toTextChanges converts didChange content changes; a whole-document change
@@ -53,7 +53,7 @@ func toTextChanges(events []protocol.TextDocumentContentChangeEvent) ([]text.Cha
 	for i, ev := range events {
 		switch c := ev.(type) {
 		case *protocol.TextDocumentContentChangePartial:
-			r := toTextRange(c.Range)
+			r := ToTextRange(c.Range)
 			out = append(out, text.Change{Range: &r, Text: c.Text})
 		case *protocol.TextDocumentContentChangeWholeDocument:
 			out = append(out, text.Change{Text: c.Text})
@@ -64,19 +64,19 @@ func toTextChanges(events []protocol.TextDocumentContentChangeEvent) ([]text.Cha
 	return out, nil
 }
 
-// docKey is the workspace view's key for a document URI: the absolute
+// DocKey is the workspace view's key for a document URI: the absolute
 // cleaned path for file: URIs, the (canonical) URI string otherwise
 // (internal/workspace/api.go). URIs arrive canonicalised by go.lsp.dev, so two
 // spellings of one file meet here as one path.
-func docKey(u uri.URI) string {
+func DocKey(u uri.URI) string {
 	if u.IsFile() {
 		return filepath.Clean(u.FsPath())
 	}
 	return string(u)
 }
 
-// filePath returns the file-system path of a file: URI, or ok=false.
-func filePath(u uri.URI) (string, bool) {
+// FilePath returns the file-system path of a file: URI, or ok=false.
+func FilePath(u uri.URI) (string, bool) {
 	if !u.IsFile() {
 		return "", false
 	}
@@ -85,4 +85,13 @@ func filePath(u uri.URI) (string, bool) {
 		return "", false
 	}
 	return filepath.Clean(p), true
+}
+
+// ToProtocolEdits converts internal/text edits (same units) to LSP TextEdits.
+func ToProtocolEdits(edits []text.Edit) []protocol.TextEdit {
+	out := make([]protocol.TextEdit, len(edits))
+	for i, e := range edits {
+		out[i] = protocol.TextEdit{Range: ToProtocolRange(e.Range), NewText: e.NewText}
+	}
+	return out
 }
