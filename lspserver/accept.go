@@ -13,6 +13,7 @@ import (
 
 	"github.com/agentls/agentls/agent"
 	"github.com/agentls/agentls/internal/workspace"
+	"github.com/agentls/agentls/lspserver/docs"
 	"github.com/agentls/agentls/lspserver/proposal"
 )
 
@@ -106,10 +107,10 @@ func (s *Server) acceptCommand(ctx context.Context, a reviewArgs) (acceptResult,
 // when we look: a file also counts as landed when the store saw its
 // document become the expected text (Store.Landed), whatever came after.
 func (s *Server) sendPlan(ctx context.Context, plan proposal.AcceptPlan) string {
-	files := make([]fileEdit, len(plan.Files))
+	files := make([]docs.FileEdit, len(plan.Files))
 	want := map[string]string{}
 	for i, fe := range plan.Files {
-		files[i] = fileEdit{Path: fe.Path, Version: fe.Version, Created: fe.Created, Edits: fe.TextEdits}
+		files[i] = docs.FileEdit{Path: fe.Path, Version: fe.Version, Created: fe.Created, Edits: fe.TextEdits}
 		want[fe.Path] = fe.Expected
 	}
 	wake := make(chan struct{}, 1)
@@ -124,7 +125,7 @@ func (s *Server) sendPlan(ctx context.Context, plan proposal.AcceptPlan) string 
 	defer stop()
 
 	label := "Agent: accept change"
-	ar, err := s.core.Client().ApplyEdit(ctx, &protocol.ApplyWorkspaceEditParams{Label: &label, Edit: s.workspaceEdit(files)})
+	ar, err := s.core.Client().ApplyEdit(ctx, &protocol.ApplyWorkspaceEditParams{Label: &label, Edit: s.docs.WorkspaceEdit(files)})
 	switch {
 	case err != nil:
 		return fmt.Sprintf("the editor did not apply the edit: %v", err)
@@ -168,7 +169,7 @@ func (s *Server) staleFiles(plan proposal.AcceptPlan) []string {
 			}
 			continue
 		}
-		content, open, err := s.diskText(fe.Path)
+		content, open, err := s.docs.DiskText(fe.Path)
 		if fe.Version != nil || open || err != nil || content != fe.Before {
 			out = append(out, fe.Path)
 		}
@@ -206,7 +207,7 @@ func (s *Server) nothingAccepted(plan proposal.AcceptPlan) acceptResult {
 func (s *Server) conflicts(cs []proposal.Conflict) []hunkConflict {
 	var out []hunkConflict
 	for _, c := range cs {
-		out = append(out, hunkConflict{URI: string(s.uriOf(c.Path)), HunkID: c.HunkID, Reason: c.Reason})
+		out = append(out, hunkConflict{URI: string(s.docs.URIOf(c.Path)), HunkID: c.HunkID, Reason: c.Reason})
 	}
 	return out
 }
@@ -264,7 +265,7 @@ func (s *Server) reviewFilter(a reviewArgs) (proposal.Filter, error) {
 		if err != nil {
 			return f, invalidParams("invalid uri %q: %v", a.URI, err)
 		}
-		f.Path = s.pathOf(u)
+		f.Path = s.docs.PathOf(u)
 	}
 	if a.HunkID != "" {
 		if _, ok := s.rv().store.Hunk(a.HunkID); !ok {

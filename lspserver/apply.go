@@ -13,6 +13,7 @@ import (
 
 	"github.com/agentls/agentls/internal/text"
 	"github.com/agentls/agentls/internal/workspace"
+	"github.com/agentls/agentls/lspserver/docs"
 	"github.com/agentls/agentls/tools"
 )
 
@@ -89,7 +90,7 @@ func (a *applier) staged(ctx context.Context, path string) {
 	// an editor that never answers (client.go). Either way the change
 	// stays staged; a cancelled run proposes nothing, so nothing is
 	// offered twice.
-	res, err := a.s.core.Client().ApplyEdit(ctx, &protocol.ApplyWorkspaceEditParams{Label: &label, Edit: a.s.workspaceEdit([]fileEdit{fe})})
+	res, err := a.s.core.Client().ApplyEdit(ctx, &protocol.ApplyWorkspaceEditParams{Label: &label, Edit: a.s.docs.WorkspaceEdit([]docs.FileEdit{fe})})
 	if err != nil && ctx.Err() != nil {
 		a.hold(path, "the run was cancelled while the editor was applying the change")
 		return
@@ -104,8 +105,8 @@ func (a *applier) staged(ctx context.Context, path string) {
 		}
 		a.hold(path, reason)
 		a.events.send(RunEvent{Kind: kindToolResult, Tool: "applyEdit", IsError: ptr(true),
-			Summary: fmt.Sprintf("%s not applied: %s", displayName(a.s, path), reason)})
-		a.prog.report(ctx, fmt.Sprintf("%s not applied", displayName(a.s, path)))
+			Summary: fmt.Sprintf("%s not applied: %s", a.s.docs.DisplayName(path), reason)})
+		a.prog.report(ctx, fmt.Sprintf("%s not applied", a.s.docs.DisplayName(path)))
 		return
 	}
 	confirmed := a.awaitText(ctx, path, f.TextHash)
@@ -122,13 +123,13 @@ func (a *applier) staged(ctx context.Context, path string) {
 	}
 	a.env.Changes.MarkApplied(path, f.Text)
 	a.events.send(RunEvent{Kind: kindProposal, URI: string(uri.File(path)), Applied: ptr(true)})
-	a.prog.report(ctx, "applied a change to "+displayName(a.s, path))
+	a.prog.report(ctx, "applied a change to "+a.s.docs.DisplayName(path))
 }
 
 // fileEdit builds the edit of f against the document as the server has it
 // now, or says why it cannot be sent.
-func (a *applier) fileEdit(f tools.StagedFile) (fileEdit, string) {
-	fe := fileEdit{Path: f.Path, Created: f.Created}
+func (a *applier) fileEdit(f tools.StagedFile) (docs.FileEdit, string) {
+	fe := docs.FileEdit{Path: f.Path, Created: f.Created}
 	snap, open := a.s.view.Overlay(f.Path)
 	exists := open
 	if !open {
@@ -208,14 +209,4 @@ func (a *applier) summary() (applied int, held map[string]string) {
 		held[p] = why
 	}
 	return len(a.applied), held
-}
-
-// displayName is path relative to its workspace folder, for messages.
-func displayName(s *Server, path string) string {
-	for _, dir := range s.view.Folders() {
-		if rel, ok := relPath(dir, path); ok {
-			return rel
-		}
-	}
-	return path
 }

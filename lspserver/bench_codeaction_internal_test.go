@@ -43,7 +43,7 @@ func BenchmarkCodeActionHandler(b *testing.B) {
 	s.core.Attach(nopClient{}, nil)
 	defer s.core.Stop()
 	root := b.TempDir()
-	s.setFolders([]string{root})
+	s.docs.SetFolders([]string{root})
 	var uris []uri.URI
 	for i := range docs {
 		var sb strings.Builder

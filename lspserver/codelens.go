@@ -16,7 +16,7 @@ import (
 // "Reject". It only reads the store (one snapshot under its lock, a cached
 // line index), so it answers in microseconds.
 func (s *Server) codeLens(_ context.Context, p *protocol.CodeLensParams) ([]protocol.CodeLens, error) {
-	path := s.pathOf(p.TextDocument.URI)
+	path := s.docs.PathOf(p.TextDocument.URI)
 	props := s.rv().store.ListLSP(path, s.Session().Encoding)
 	lenses := make([]protocol.CodeLens, 0, 2*len(props))
 	for _, pr := range props {

@@ -107,7 +107,7 @@ func (s *Server) loadConfig() (config.Config, []string, error) {
 	init, err := core.MergeSettings(s.InitializationOptions(), s.Settings())
 	cfg, warnings, lerr := config.Load(config.LoadOptions{
 		UserFile: o.UserConfigFile,
-		Folders:  s.Folders(),
+		Folders:  s.docs.Folders(),
 		Init:     init,
 		Env:      o.Env,
 		Trusted:  s.trusted(s.trustStore()),

@@ -133,10 +133,9 @@ func (d *previewDiags) queue(path string) {
 // didClose): a document whose hunks are on screen is republished, so the
 // diagnostics follow the user's typing. Documents without proposals cost
 // one map lookup.
-func (s *Server) previewDocChanged(key string) {
+func (s *Server) previewDocChanged(path string) {
 	d := &s.diags
 	r := s.rv()
-	path := r.storePath(key)
 	d.mu.Lock()
 	shown := d.published[path]
 	d.mu.Unlock()
@@ -195,7 +194,7 @@ func (s *Server) publishPreview(ctx context.Context, r *reviewState, path string
 	if len(diags) == 0 && !was {
 		return // nothing shown, nothing to show
 	}
-	params := &protocol.PublishDiagnosticsParams{URI: s.uriOf(path), Diagnostics: diags}
+	params := &protocol.PublishDiagnosticsParams{URI: s.docs.URIOf(path), Diagnostics: diags}
 	if diags == nil {
 		params.Diagnostics = []protocol.Diagnostic{}
 	}

@@ -5,10 +5,7 @@ package lspserver
 func DocumentMapSizes(s *Server) map[string]int {
 	out := map[string]int{}
 	out["view.overlays"], out["view.aliases"] = s.view.BufferMaps()
-	r := &s.review
-	r.aliasMu.RLock()
-	out["review.alias"], out["review.editorKey"] = len(r.alias), len(r.editorKey)
-	r.aliasMu.RUnlock()
+	out["docs.alias"], out["docs.editorKey"] = s.docs.AliasSizes()
 	d := &s.diags
 	d.mu.Lock()
 	out["diags.pending"], out["diags.published"] = len(d.pending), len(d.published)

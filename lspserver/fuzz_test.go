@@ -18,6 +18,7 @@ import (
 
 	"github.com/agentls/agentls/internal/text"
 	"github.com/agentls/agentls/lspserver/core"
+	"github.com/agentls/agentls/lspserver/docs"
 )
 
 // Fuzz targets of the wire, the param decoders and text synchronisation.
@@ -45,17 +46,17 @@ func FuzzParamDecoders(f *testing.F) {
 				t.Fatalf("%s: decode error %v is not InvalidParams", m, err)
 			}
 		}
-		var p didChangeParams
+		var p docs.DidChangeParams
 		if core.DecodeParams(jsonrpc2.RawMessage(params), &p) != nil {
 			return
 		}
-		changes, err := parseContentChanges(p.ContentChanges)
+		changes, err := docs.ParseContentChanges(p.ContentChanges)
 		if err != nil {
 			return
 		}
 		for _, c := range changes {
 			if r := c.Range; r != nil {
-				if r.Start.Line > maxPosition || r.Start.Character > maxPosition || r.End.Line > maxPosition || r.End.Character > maxPosition {
+				if r.Start.Line > docs.MaxPosition || r.Start.Character > docs.MaxPosition || r.End.Line > docs.MaxPosition || r.End.Character > docs.MaxPosition {
 					t.Fatalf("accepted an out-of-bounds range %+v", *r)
 				}
 				if r.End.Line < r.Start.Line || r.End.Line == r.Start.Line && r.End.Character < r.Start.Character {
@@ -106,7 +107,7 @@ func FuzzTextSync(f *testing.F) {
 			}
 			version++
 			frame(`{"jsonrpc":"2.0","method":"textDocument/didChange","params":{"textDocument":{"uri":"` + uri + `","version":` + strconv.Itoa(version) + `},"contentChanges":[` + change + `]}}`)
-			if c, err := parseContentChange([]byte(change)); err == nil {
+			if c, err := docs.ParseContentChange([]byte(change)); err == nil {
 				next, err := text.ApplyChanges(ref, []text.Change{c}, text.UTF16)
 				if err != nil {
 					t.Fatalf("reference refused %s: %v", change, err)

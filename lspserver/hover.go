@@ -22,7 +22,7 @@ import (
 func (s *Server) hover(_ context.Context, p *protocol.HoverParams) (*protocol.Hover, error) {
 	r := s.rv()
 	pos := text.Position{Line: p.Position.Line, Character: p.Position.Character}
-	hunks := r.store.HunksAtLSP(s.pathOf(p.TextDocument.URI), text.Range{Start: pos, End: pos}, s.Session().Encoding)
+	hunks := r.store.HunksAtLSP(s.docs.PathOf(p.TextDocument.URI), text.Range{Start: pos, End: pos}, s.Session().Encoding)
 	if len(hunks) == 0 {
 		return nil, nil
 	}

@@ -4,6 +4,8 @@ import (
 	"context"
 
 	"go.lsp.dev/protocol"
+
+	"github.com/agentls/agentls/lspserver/docs"
 )
 
 // ServerName is serverInfo.name (docs/protocol.md).
@@ -13,7 +15,7 @@ const ServerName = "agentls"
 // the client's parameters, then the lifecycle moves on.
 func (s *Server) initialize(_ context.Context, p *protocol.InitializeParams) (*protocol.InitializeResult, error) {
 	sess := s.core.Negotiate(p)
-	s.setFolders(initialFolders(p, s.log))
+	s.docs.SetFolders(docs.InitialFolders(p, s.log))
 	s.core.MarkInitialized()
 	s.log.Info("initialized", "client", sess.ClientName, "encoding", sess.Encoding.String(),
 		"folders", s.view.Folders(), "processId", sess.ProcessID)
@@ -49,7 +51,7 @@ func (s *Server) initialized(context.Context, *protocol.InitializedParams) error
 	s.initOnce.Do(func() {
 		s.sessions() // restore saved sessions and their proposals
 		if s.Session().Features.WatchedFilesDynamic {
-			s.goBackground("register didChangeWatchedFiles", s.registerWatchedFiles)
+			s.goBackground("register didChangeWatchedFiles", s.docs.RegisterWatchedFiles)
 		}
 	})
 	return nil

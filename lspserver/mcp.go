@@ -167,7 +167,7 @@ func (s *Server) superviseMCP(ctx context.Context) {
 			opts := s.runs.cfg.options()
 			cur = mcp.NewManager(mcp.Options{
 				Servers:       servers,
-				Roots:         s.Folders(),
+				Roots:         s.docs.Folders(),
 				Logger:        s.log.With("component", "mcp"),
 				Env:           opts.Env,
 				ClientVersion: s.core.Version(),
@@ -261,9 +261,9 @@ func (s *Server) syncMCPTools(reg *tools.Registry) {
 // foldersChanged is the didChangeWorkspaceFolders notification: the
 // workspace's own handling, then the MCP roots follow the folders.
 func (s *Server) foldersChanged(ctx context.Context, p *protocol.DidChangeWorkspaceFoldersParams) error {
-	err := s.didChangeWorkspaceFolders(ctx, p)
+	err := s.docs.DidChangeWorkspaceFolders(ctx, p)
 	if mgr := s.runs.mcp.manager(); mgr != nil {
-		mgr.SetRoots(s.Folders()) // does not block: notifies servers in the background
+		mgr.SetRoots(s.docs.Folders()) // does not block: notifies servers in the background
 	}
 	return err
 }

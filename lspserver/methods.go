@@ -24,15 +24,15 @@ func (s *Server) methodTable() map[string]core.Route {
 		protocol.MethodSetTrace:    core.Notification(s.core.SetTrace),
 
 		// Text synchronisation (textsync.go).
-		protocol.MethodTextDocumentDidOpen:   core.Notification(s.didOpen),
-		protocol.MethodTextDocumentDidChange: core.Notification(s.didChange),
-		protocol.MethodTextDocumentDidSave:   core.Notification(s.didSave),
-		protocol.MethodTextDocumentDidClose:  core.Notification(s.didClose),
+		protocol.MethodTextDocumentDidOpen:   core.Notification(s.docs.DidOpen),
+		protocol.MethodTextDocumentDidChange: core.Notification(s.docs.DidChange),
+		protocol.MethodTextDocumentDidSave:   core.Notification(s.docs.DidSave),
+		protocol.MethodTextDocumentDidClose:  core.Notification(s.docs.DidClose),
 
 		// Workspace (workspace.go, settings.go).
 		protocol.MethodWorkspaceDidChangeWorkspaceFolders: core.Notification(s.foldersChanged), // s.didChangeWorkspaceFolders, then MCP roots (mcp.go)
 		protocol.MethodWorkspaceDidChangeConfiguration:    core.Notification(s.core.DidChangeConfiguration),
-		protocol.MethodWorkspaceDidChangeWatchedFiles:     core.Notification(s.didChangeWatchedFiles),
+		protocol.MethodWorkspaceDidChangeWatchedFiles:     core.Notification(s.docs.DidChangeWatchedFiles),
 
 		// Agent runs (commands.go, codeaction.go, progress.go).
 		protocol.MethodWorkspaceExecuteCommand:      core.Request(s.executeCommand),
@@ -44,7 +44,7 @@ func (s *Server) methodTable() map[string]core.Route {
 		protocol.MethodTextDocumentHover:    core.Request(s.hover), // hover.go; diagnostics.go publishes the rest
 
 		// agentls/* custom requests (docs/protocol.md).
-		MethodDocument:  core.Request(s.document),
+		MethodDocument:  core.Request(s.docs.Document),
 		MethodProposals: core.Request(s.proposals, core.OptionalParams),
 		MethodSessions:  core.Request(s.sessionsRequest, core.OptionalParams),
 	}

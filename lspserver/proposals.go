@@ -79,7 +79,7 @@ type proposalsChangedParams struct {
 }
 
 // reviewState is the server's side of previews: the proposal store,
-// editor aliases of paths, and the announcer queue. Its zero value is inert: rv() initialises it on first use.
+// and the announcer queue. Its zero value is inert: rv() initialises it on first use.
 type reviewState struct {
 	once  sync.Once
 	store *proposal.Store
@@ -91,12 +91,9 @@ type reviewState struct {
 	// takes it.
 	docMu sync.Mutex
 
-	mu        sync.Mutex
-	pending   map[string]struct{} // paths to announce
-	wake      chan struct{}       // announcer wake-up, capacity 1
-	aliasMu   sync.RWMutex
-	alias     map[string]string // editor key → store path, only where they differ (symlinks)
-	editorKey map[string]string // store path → editor key, the inverse
+	mu      sync.Mutex
+	pending map[string]struct{} // paths to announce
+	wake    chan struct{}       // announcer wake-up, capacity 1
 
 	// verifyWait overrides defaultVerifyTimeout (tests of editors that
 	// never show the change); zero means the default.
@@ -112,8 +109,6 @@ func (s *Server) rv() *reviewState {
 		r.store = proposal.New()
 		r.pending = map[string]struct{}{}
 		r.wake = make(chan struct{}, 1)
-		r.alias = map[string]string{}
-		r.editorKey = map[string]string{}
 		stopStore := r.store.OnChange(r.queueAnnounce)
 		s.startPreviewDiagnostics(r)
 		stopView := s.view.Subscribe(func(ev workspace.Event) {
@@ -166,7 +161,7 @@ func (s *Server) announceLoop(ctx context.Context) {
 			continue
 		}
 		for _, p := range slices.Sorted(slices.Values(paths)) {
-			if err := s.core.Client().Notify(ctx, MethodProposalsChanged, &proposalsChangedParams{URI: s.uriOf(p)}); err != nil {
+			if err := s.core.Client().Notify(ctx, MethodProposalsChanged, &proposalsChangedParams{URI: s.docs.URIOf(p)}); err != nil {
 				s.log.Warn("announce proposals", "path", p, "err", err)
 			}
 		}
@@ -184,14 +179,14 @@ func (s *Server) announceLoop(ctx context.Context) {
 func (s *Server) proposals(_ context.Context, p *ProposalsParams) (*ProposalsResult, error) {
 	path := ""
 	if p.URI != "" {
-		path = s.pathOf(p.URI)
+		path = s.docs.PathOf(p.URI)
 	}
 	enc := s.Session().Encoding
 	list := s.rv().store.ListLSP(path, enc)
 	out := &ProposalsResult{Proposals: make([]ProposalInfo, 0, len(list))}
 	for _, pr := range list {
 		info := ProposalInfo{
-			URI:          s.uriOf(pr.Path),
+			URI:          s.docs.URIOf(pr.Path),
 			RunID:        pr.RunID,
 			Status:       string(pr.Status()),
 			ProposedText: pr.Result(),

@@ -19,8 +19,6 @@ package lspserver
 // with results and agent.Decisions that the command layer (commands.go)
 // passes to the run's session; it never calls into the runs part.
 
-import "github.com/agentls/agentls/internal/text"
-
 // reviewArgs is arguments[0] of agentls.accept and agentls.reject
 // (docs/protocol.md): no field selects everything pending.
 type reviewArgs struct {
@@ -49,12 +47,4 @@ type hunkConflict struct {
 // rejectResult is the result of agentls.reject.
 type rejectResult struct {
 	Rejected int `json:"rejected"`
-}
-
-// fileEdit is one file's change for a WorkspaceEdit.
-type fileEdit struct {
-	Path    string      // absolute path
-	Version *int32      // open document version the edits were computed against; nil if not open
-	Created bool        // new file: CreateFile first (or a fallback when unsupported)
-	Edits   []text.Edit // in the session's position encoding
 }

@@ -21,7 +21,7 @@ var reviewActionKind = protocol.CodeActionKindRefactorRewrite
 // titles name each hunk's first line, so the user can tell them apart.
 func (s *Server) reviewActions(path string, r text.Range) []protocol.CommandOrCodeAction {
 	rv := s.rv()
-	hunks := rv.store.HunksAtLSP(rv.storePath(path), r, s.Session().Encoding)
+	hunks := rv.store.HunksAtLSP(s.docs.StorePath(path), r, s.Session().Encoding)
 	var out []protocol.CommandOrCodeAction
 	for _, h := range hunks {
 		suffix := ""

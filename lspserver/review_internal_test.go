@@ -46,7 +46,7 @@ func (c *editClient) ApplyEdit(_ context.Context, p *protocol.ApplyWorkspaceEdit
 			r := core.ToTextRange(te.Range)
 			changes = append(changes, text.Change{Range: &r, Text: te.NewText})
 		}
-		if err := c.s.changeDocument(key, *snap.Version+1, changes, c.s.Session().Encoding); err != nil {
+		if err := c.s.ChangeDocument(key, *snap.Version+1, changes, c.s.Session().Encoding); err != nil {
 			return nil, err
 		}
 	}

@@ -2,20 +2,15 @@ package lspserver
 
 import (
 	"errors"
-	"io/fs"
-	"path/filepath"
-
-	"go.lsp.dev/uri"
 
 	"github.com/agentls/agentls/internal/text"
-	"github.com/agentls/agentls/lspserver/core"
 	"github.com/agentls/agentls/lspserver/proposal"
 )
 
 // Rebase hooks: every change of a document that has proposals reaches the
 // store, so hunk ranges follow the user's typing, overlapping edits turn
 // hunks conflicted, and an accept is always computed on the text the editor
-// holds. didOpen/didChange/didClose call the hooks below (textsync.go); disk
+// holds. didOpen/didChange/didClose call the hooks below (docs.Follower); disk
 // changes of files that are not open arrive as view events (rv).
 //
 // Documents without proposals take the fast path: one map lookup, no copy
@@ -30,7 +25,7 @@ func (r *reviewState) tracks(path string) bool {
 	return ok
 }
 
-// changeDocument applies a didChange to the view and, when the document has
+// ChangeDocument applies a didChange to the view and, when the document has
 // proposals, forwards the exact changes to the store (DocumentChangedLSP),
 // which applies them to its own copy of the text: neither side builds the
 // text before or after (a view snapshot copies and hashes the whole
@@ -44,9 +39,17 @@ func (r *reviewState) tracks(path string) bool {
 // first, and the store is then resynced from the view's text. Accept
 // compares the buffer itself before sending any edit (staleFiles) in any
 // case.
-func (s *Server) changeDocument(key string, version int32, changes []text.Change, enc text.Encoding) error {
+func (s *Server) ChangeDocument(key string, version int32, changes []text.Change, enc text.Encoding) error {
+	path := s.docs.StorePath(key)
+	if err := s.changeDocument(key, path, version, changes, enc); err != nil {
+		return err
+	}
+	s.previewDocChanged(path) // diagnostics follow the typing (diagnostics.go)
+	return nil
+}
+
+func (s *Server) changeDocument(key, path string, version int32, changes []text.Change, enc text.Encoding) error {
 	r := s.rv()
-	path := r.storePath(key)
 	r.docMu.Lock()
 	defer r.docMu.Unlock()
 	rev, tracked := r.store.Revision(path)
@@ -66,29 +69,28 @@ func (s *Server) changeDocument(key string, version int32, changes []text.Change
 	return nil
 }
 
-// reviewOpened is didOpen's hook, after the view took the buffer: the
+// DocumentOpened is didOpen's hook, after the view took the buffer: the
 // store learns the open version (and the buffer's text, if it differs from
 // the disk text the proposal was made against).
-func (s *Server) reviewOpened(key string, version int32, content string) {
+func (s *Server) DocumentOpened(path string, version int32, content string) {
 	r := s.rv()
-	path := r.noteAlias(key)
 	r.docMu.Lock()
-	defer r.docMu.Unlock()
 	if r.tracks(path) {
 		r.store.DocumentChanged(path, &version, content)
 	}
+	r.docMu.Unlock()
+	s.previewDocChanged(path)
 }
 
-// reviewClosed is didClose's hook, after the view dropped the buffer: the
-// document is the file on disk again (unsaved edits are gone), with no
-// version.
-func (s *Server) reviewClosed(key string) {
+// DocumentClosed is didClose's hook, after the view dropped the buffer:
+// the document is the file on disk again (unsaved edits are gone), with
+// no version.
+func (s *Server) DocumentClosed(path string) {
 	r := s.rv()
-	path := r.storePath(key)
-	r.dropAlias(key)
 	if r.tracks(path) {
 		s.resyncClosed(path)
 	}
+	s.previewDocChanged(path)
 }
 
 // diskChanged handles a view event for a file on disk (watcher,
@@ -104,7 +106,7 @@ func (s *Server) diskChanged(path string) {
 // resyncClosed tells the store the disk text of path if the document is
 // not open (read outside docMu: a Read may emit a view event).
 func (s *Server) resyncClosed(path string) {
-	content, open, err := s.diskText(path)
+	content, open, err := s.docs.DiskText(path)
 	if err != nil {
 		s.log.Warn("cannot read file with proposals", "path", path, "err", err)
 		return
@@ -118,78 +120,4 @@ func (s *Server) resyncClosed(path string) {
 	if _, open := s.view.Overlay(path); !open {
 		r.store.DocumentChanged(path, nil, content)
 	}
-}
-
-// diskText reads path through the view: its disk text ("" when it does not
-// exist), or open=true when the editor has it open after all.
-func (s *Server) diskText(path string) (content string, open bool, err error) {
-	snap, err := s.view.Read(path)
-	switch {
-	case err == nil:
-		return snap.Text, snap.Open, nil
-	case errors.Is(err, fs.ErrNotExist):
-		return "", false, nil
-	default:
-		return "", false, err
-	}
-}
-
-// noteAlias records, for a document opened under a path that goes through
-// a symlink, which store path (symlinks resolved, as tools stage them) it
-// is, and returns that path.
-func (r *reviewState) noteAlias(key string) string {
-	if !filepath.IsAbs(key) {
-		return key
-	}
-	real, err := filepath.EvalSymlinks(key)
-	if err != nil || real == key {
-		r.dropAlias(key)
-		return key
-	}
-	r.aliasMu.Lock()
-	r.alias[key] = real
-	r.editorKey[real] = key
-	r.aliasMu.Unlock()
-	return real
-}
-
-func (r *reviewState) dropAlias(key string) {
-	r.aliasMu.Lock()
-	if real, ok := r.alias[key]; ok {
-		delete(r.alias, key)
-		if r.editorKey[real] == key {
-			delete(r.editorKey, real)
-		}
-	}
-	r.aliasMu.Unlock()
-}
-
-// storePath maps an editor key (docKey) to the store's path.
-func (r *reviewState) storePath(key string) string {
-	r.aliasMu.RLock()
-	real, ok := r.alias[key]
-	r.aliasMu.RUnlock()
-	if ok {
-		return real
-	}
-	return key
-}
-
-// pathOf is the store path of a document URI.
-func (s *Server) pathOf(u uri.URI) string { return s.rv().storePath(core.DocKey(u)) }
-
-// uriOf is the URI to show the editor for a store path: the one it opened
-// the document under when that differs (a symlink), else the file's URI.
-func (s *Server) uriOf(path string) uri.URI {
-	r := s.rv()
-	r.aliasMu.RLock()
-	key, ok := r.editorKey[path]
-	r.aliasMu.RUnlock()
-	if !ok {
-		key = path
-	}
-	if filepath.IsAbs(key) {
-		return uri.File(key)
-	}
-	return uri.URI(key)
 }

@@ -50,7 +50,7 @@ func TestDidChangeHookAfterAppliedLandedFirst(t *testing.T) {
 		r := fe.TextEdits[i].Range
 		changes = append(changes, text.Change{Range: &r, Text: fe.TextEdits[i].NewText})
 	}
-	if err := s.changeDocument(path, 2, changes, text.UTF16); err != nil {
+	if err := s.ChangeDocument(path, 2, changes, text.UTF16); err != nil {
 		t.Fatal(err)
 	}
 	if !applied {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"maps"
-	"path/filepath"
 	"runtime/debug"
 	"slices"
 	"strings"
@@ -167,7 +166,7 @@ func (s *Server) decide(ds []agent.Decision) {
 			continue
 		}
 		if !d.Accepted {
-			if content, _, err := s.diskText(d.Path); err == nil {
+			if content, _, err := s.docs.DiskText(d.Path); err == nil {
 				d.Document = content
 			}
 		}
@@ -202,7 +201,7 @@ func (s *Server) handOver(runID string, cs *tools.Changeset, events *eventStream
 		}
 		s.stagePreview(runID, f)
 		events.send(RunEvent{Kind: kindProposal, URI: string(uri.File(path)), Applied: ptr(false)})
-		reasons = append(reasons, displayName(s, path)+": "+why)
+		reasons = append(reasons, s.docs.DisplayName(path)+": "+why)
 	}
 	return len(held), fmt.Sprintf("%s; %s not applied, pending review (%s)", note, plural(len(held), "change"), strings.Join(reasons, "; "))
 }
@@ -256,13 +255,4 @@ func plural(n int, what string) string {
 		return "1 " + what
 	}
 	return fmt.Sprintf("%d %ss", n, what)
-}
-
-// relPath returns p relative to dir when p is inside dir.
-func relPath(dir, p string) (string, bool) {
-	rel, err := filepath.Rel(dir, p)
-	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
-		return "", false
-	}
-	return rel, true
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/agentls/agentls/internal/workspace"
 	"github.com/agentls/agentls/lspserver/core"
+	"github.com/agentls/agentls/lspserver/docs"
 )
 
 // Options configures a Server. The zero value is usable.
@@ -52,14 +53,11 @@ type Server struct {
 
 	initOnce sync.Once // work done on the first initialized notification
 
-	// reclaim hands the memory of closed documents back (reclaim.go).
-	reclaim reclaimer
 	// clientTimeout is client.requestTimeoutSeconds of the latest loaded
 	// configuration, in nanoseconds; 0 until one is loaded (config.go).
 	clientTimeout atomic.Int64
 
-	ws    workspaceState
-	watch folderWatch
+	docs *docs.Docs
 
 	runs agentRuns // agent runs, their configuration and MCP servers (runs.go)
 
@@ -86,7 +84,8 @@ func New(opts Options) *Server {
 		view = workspace.New(workspace.Options{Logger: s.log.With("component", "view")})
 	}
 	s.view = view
-	s.watch.wake = make(chan struct{}, 1)
+	s.docs = docs.New(s.core, view, docs.Options{NoWatcher: opts.NoWatcher})
+	s.docs.Follow(s)
 	for m, r := range s.methodTable() {
 		s.core.Handle(m, r)
 	}
@@ -110,7 +109,7 @@ func (s *Server) InitializationOptions() json.RawMessage { return s.core.Initial
 // Background work is cancelled and awaited before it returns. A Server
 // serves once.
 func (s *Server) Serve(ctx context.Context, in io.Reader, out io.Writer) int {
-	s.startWatcher()
+	s.docs.StartWatcher()
 	return s.core.Serve(ctx, in, out)
 }
 
@@ -126,15 +125,6 @@ func invalidParams(format string, args ...any) error { return core.InvalidParams
 func requestFailed(format string, args ...any) error { return core.RequestFailed(format, args...) }
 func ptr[T any](v T) *T                              { return &v }
 
-type (
-	// Client is every server→client message agentls sends (core.Client).
-	Client = core.Client
-	// Session is what initialize negotiated (core.Session).
-	Session = core.Session
-	// ClientFeatures are the client capabilities agentls acts on.
-	ClientFeatures = core.ClientFeatures
-)
-
 // Settings returns the agentls settings of the latest
 // workspace/didChangeConfiguration (core.Server.Settings).
 func (s *Server) Settings() json.RawMessage { return s.core.Settings() }
@@ -143,3 +133,7 @@ func (s *Server) Settings() json.RawMessage { return s.core.Settings() }
 // quick and must not call the client) after each didChangeConfiguration
 // that carried settings, with the new Settings value.
 func (s *Server) OnSettingsChange(fn func(json.RawMessage)) { s.core.OnSettingsChange(fn) }
+
+// Folders returns the workspace folders as the editor gave them (absolute
+// paths, first one first).
+func (s *Server) Folders() []string { return s.docs.Folders() }

@@ -136,7 +136,7 @@ func (s *Server) restoreSessions(st *agent.SessionStore) {
 		s.sess.byID[r.Session.ID()] = r.Session
 		s.sess.onDisk[r.Session.ID()] = proposalKeys(r.Proposals)
 		for _, p := range r.Proposals {
-			if !s.inWorkspace(p.Path) {
+			if !s.docs.InWorkspace(p.Path) {
 				s.log.Warn("restored proposal outside the workspace ignored", "session", r.Session.ID(), "path", p.Path)
 				continue
 			}
@@ -148,16 +148,6 @@ func (s *Server) restoreSessions(st *agent.SessionStore) {
 	if len(restored) > 0 {
 		s.log.Info("sessions restored", "sessions", len(restored), "proposals", n, "dir", st.Dir())
 	}
-}
-
-// inWorkspace reports whether path lies in a workspace folder.
-func (s *Server) inWorkspace(path string) bool {
-	for _, dir := range s.view.Folders() {
-		if _, ok := relPath(dir, path); ok {
-			return true
-		}
-	}
-	return false
 }
 
 // session returns the session to run in: a new one for id "", else the
@@ -182,7 +172,7 @@ func (s *Server) session(id string) (*agent.Session, error) {
 			ss.byID[id] = r.Session
 			ss.onDisk[id] = proposalKeys(r.Proposals)
 			for _, p := range r.Proposals {
-				if s.inWorkspace(p.Path) {
+				if s.docs.InWorkspace(p.Path) {
 					s.stagePreview(p.RunID, tools.StagedFile{Path: p.Path, Base: p.Base, Text: p.Proposed, Created: p.Created})
 				}
 			}
@@ -318,7 +308,7 @@ func (s *Server) mergeSaved(id string, props []agent.SavedProposal) []agent.Save
 		kept = append(kept, p)
 	}
 	for _, p := range disk.Proposals {
-		if k := proposalKey(p); !ours[k] && !prev[k] && s.inWorkspace(p.Path) {
+		if k := proposalKey(p); !ours[k] && !prev[k] && s.docs.InWorkspace(p.Path) {
 			s.log.Info("proposal made in another server on this workspace; shown here too", "session", id, "run", p.RunID, "path", p.Path)
 			s.stagePreview(p.RunID, tools.StagedFile{Path: p.Path, Base: p.Base, Text: p.Proposed, Created: p.Created})
 			s.forgetRun(p.RunID)

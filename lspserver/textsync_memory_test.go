@@ -52,7 +52,7 @@ func TestCloseEmptiesDocumentMaps(t *testing.T) {
 	}
 	checkDoc(t, s, uris[1], 2, "line of text\nLINE of text\n"+strings.Repeat("line of text\n", 48), "a symlinked document while open")
 	open := lspserver.DocumentMapSizes(s.srv)
-	if open["view.overlays"] != len(uris) || open["view.aliases"] == 0 || open["review.alias"] == 0 {
+	if open["view.overlays"] != len(uris) || open["view.aliases"] == 0 || open["docs.alias"] == 0 {
 		t.Fatalf("while open: %v, want %d buffers and symlink aliases", open, len(uris))
 	}
 	for _, u := range uris {

@@ -1,4 +1,4 @@
-package lspserver
+package docs
 
 import (
 	"context"
@@ -28,26 +28,27 @@ type DocumentResult struct {
 	Text    string `json:"text"`
 }
 
-func (s *Server) document(_ context.Context, p *DocumentParams) (*DocumentResult, error) {
+// Document answers agentls/document.
+func (d *Docs) Document(_ context.Context, p *DocumentParams) (*DocumentResult, error) {
 	if p.URI == "" {
-		return nil, invalidParams("invalid params: %s needs a \"uri\"", MethodDocument)
+		return nil, core.InvalidParams("invalid params: %s needs a \"uri\"", MethodDocument)
 	}
-	if snap, ok := s.view.Overlay(core.DocKey(p.URI)); ok {
+	if snap, ok := d.view.Overlay(core.DocKey(p.URI)); ok {
 		return &DocumentResult{Version: snap.Version, Text: snap.Text}, nil
 	}
 	path, ok := core.FilePath(p.URI)
 	if !ok {
-		return nil, invalidParams("%s is not open, and only file: URIs can be read from disk", p.URI)
+		return nil, core.InvalidParams("%s is not open, and only file: URIs can be read from disk", p.URI)
 	}
-	snap, err := s.view.Read(path)
+	snap, err := d.view.Read(path)
 	switch {
 	case err == nil:
 		return &DocumentResult{Version: snap.Version, Text: snap.Text}, nil
 	case errors.Is(err, workspace.ErrOutside):
-		return nil, invalidParams("%s is not open and is outside the workspace folders, so agentls will not read it: %v", p.URI, err)
+		return nil, core.InvalidParams("%s is not open and is outside the workspace folders, so agentls will not read it: %v", p.URI, err)
 	case errors.Is(err, fs.ErrNotExist):
-		return nil, requestFailed("%s is not open and does not exist on disk", p.URI)
+		return nil, core.RequestFailed("%s is not open and does not exist on disk", p.URI)
 	default:
-		return nil, requestFailed("read %s: %v", p.URI, err)
+		return nil, core.RequestFailed("read %s: %v", p.URI, err)
 	}
 }

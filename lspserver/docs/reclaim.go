@@ -1,4 +1,4 @@
-package lspserver
+package docs
 
 import (
 	"context"
@@ -33,7 +33,7 @@ type reclaimer struct {
 
 // released records that a closed document released n bytes. It never
 // blocks (didClose runs on the read loop).
-func (r *reclaimer) released(s *Server, n int) {
+func (r *reclaimer) released(d *Docs, n int) {
 	if n <= 0 {
 		return
 	}
@@ -43,7 +43,7 @@ func (r *reclaimer) released(s *Server, n int) {
 	if due && !r.started {
 		r.started = true
 		r.wake = make(chan struct{}, 1)
-		s.goBackground("return closed documents' memory", r.loop)
+		d.core.Go("return closed documents' memory", r.loop)
 	}
 	wake := r.wake
 	r.mu.Unlock()

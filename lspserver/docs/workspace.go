@@ -1,4 +1,4 @@
-package lspserver
+package docs
 
 import (
 	"context"
@@ -19,36 +19,36 @@ type workspaceState struct {
 
 // Folders returns the workspace folders as the editor gave them (absolute
 // paths, first one first).
-func (s *Server) Folders() []string {
-	s.ws.mu.Lock()
-	defer s.ws.mu.Unlock()
-	return slices.Clone(s.ws.folders)
+func (d *Docs) Folders() []string {
+	d.ws.mu.Lock()
+	defer d.ws.mu.Unlock()
+	return slices.Clone(d.ws.folders)
 }
 
-// setFolders replaces the folder list: the view's confinement changes at
+// SetFolders replaces the folder list: the view's confinement changes at
 // once, the watcher catches up in the background.
-func (s *Server) setFolders(folders []string) {
-	s.ws.mu.Lock()
-	old := s.ws.folders
-	s.ws.folders = slices.Clone(folders)
-	s.view.SetFolders(folders)
-	s.ws.mu.Unlock()
+func (d *Docs) SetFolders(folders []string) {
+	d.ws.mu.Lock()
+	old := d.ws.folders
+	d.ws.folders = slices.Clone(folders)
+	d.view.SetFolders(folders)
+	d.ws.mu.Unlock()
 
 	for _, f := range old {
 		if !slices.Contains(folders, f) {
-			s.watch.remove(f)
+			d.watch.remove(f)
 		}
 	}
 	for _, f := range folders {
 		if !slices.Contains(old, f) {
-			s.watch.add(f)
+			d.watch.add(f)
 		}
 	}
 }
 
-// initialFolders takes initialize's workspaceFolders, else rootUri, else
+// InitialFolders takes initialize's workspaceFolders, else rootUri, else
 // rootPath. Non-file URIs are skipped with a log line.
-func initialFolders(p *protocol.InitializeParams, log *slog.Logger) []string {
+func InitialFolders(p *protocol.InitializeParams, log *slog.Logger) []string {
 	var out []string
 	if wf, ok := p.WorkspaceFolders.Get(); ok && len(wf) > 0 {
 		for _, f := range wf {
@@ -74,8 +74,9 @@ func initialFolders(p *protocol.InitializeParams, log *slog.Logger) []string {
 	return nil
 }
 
-func (s *Server) didChangeWorkspaceFolders(_ context.Context, p *protocol.DidChangeWorkspaceFoldersParams) error {
-	folders := s.Folders()
+// DidChangeWorkspaceFolders is workspace/didChangeWorkspaceFolders.
+func (d *Docs) DidChangeWorkspaceFolders(_ context.Context, p *protocol.DidChangeWorkspaceFoldersParams) error {
+	folders := d.Folders()
 	for _, f := range p.Event.Removed {
 		if path, ok := core.FilePath(f.URI); ok {
 			folders = slices.DeleteFunc(folders, func(x string) bool { return x == path })
@@ -85,11 +86,11 @@ func (s *Server) didChangeWorkspaceFolders(_ context.Context, p *protocol.DidCha
 		if path, ok := core.FilePath(f.URI); ok {
 			folders = appendUnique(folders, path)
 		} else {
-			s.log.Warn("ignoring non-file workspace folder", "uri", string(f.URI))
+			d.log.Warn("ignoring non-file workspace folder", "uri", string(f.URI))
 		}
 	}
-	s.setFolders(folders)
-	s.log.Info("workspace folders changed", "folders", folders)
+	d.SetFolders(folders)
+	d.log.Info("workspace folders changed", "folders", folders)
 	return nil
 }
 
@@ -97,37 +98,39 @@ func (s *Server) didChangeWorkspaceFolders(_ context.Context, p *protocol.DidCha
 // workspace/didChangeWatchedFiles.
 const watchedFilesRegistrationID = "agentls/watchedFiles"
 
-// registerWatchedFiles asks the editor to send workspace/didChangeWatchedFiles
+// RegisterWatchedFiles asks the editor to send workspace/didChangeWatchedFiles
 // for every file. It runs on a server-owned goroutine after initialized:
 // a server→client request cannot be made from the read loop.
-func (s *Server) registerWatchedFiles(ctx context.Context) {
+func (d *Docs) RegisterWatchedFiles(ctx context.Context) {
 	opts, err := protocol.Marshal(&protocol.DidChangeWatchedFilesRegistrationOptions{
 		Watchers: []protocol.FileSystemWatcher{{GlobPattern: protocol.Pattern("**/*")}},
 	})
 	if err != nil {
-		s.log.Error("marshal watcher registration", "err", err)
+		d.log.Error("marshal watcher registration", "err", err)
 		return
 	}
-	err = s.core.Client().RegisterCapability(ctx, &protocol.RegistrationParams{Registrations: []protocol.Registration{{
+	err = d.core.Client().RegisterCapability(ctx, &protocol.RegistrationParams{Registrations: []protocol.Registration{{
 		ID:              watchedFilesRegistrationID,
 		Method:          protocol.MethodWorkspaceDidChangeWatchedFiles,
 		RegisterOptions: opts,
 	}}})
 	if err != nil {
-		s.log.Warn("editor refused didChangeWatchedFiles registration", "err", err)
+		d.log.Warn("editor refused didChangeWatchedFiles registration", "err", err)
 		return
 	}
-	s.log.Debug("registered didChangeWatchedFiles")
+	d.log.Debug("registered didChangeWatchedFiles")
 }
 
-func (s *Server) didChangeWatchedFiles(_ context.Context, p *protocol.DidChangeWatchedFilesParams) error {
+// DidChangeWatchedFiles is workspace/didChangeWatchedFiles: the read
+// cache forgets the files.
+func (d *Docs) DidChangeWatchedFiles(_ context.Context, p *protocol.DidChangeWatchedFilesParams) error {
 	for _, ch := range p.Changes {
 		path, ok := core.FilePath(ch.URI)
 		if !ok {
 			continue
 		}
-		s.view.Invalidate(path)
-		s.log.Debug("watched file changed", "path", path, "type", ch.Type)
+		d.view.Invalidate(path)
+		d.log.Debug("watched file changed", "path", path, "type", ch.Type)
 	}
 	return nil
 }

@@ -1,4 +1,4 @@
-package lspserver
+package docs
 
 import (
 	"context"
@@ -41,21 +41,21 @@ func (fw *folderWatch) push(op watchOp) {
 	}
 }
 
-// startWatcher starts the worker; with Options.NoWatcher queued operations
+// StartWatcher starts the worker; with Options.NoWatcher queued operations
 // are never run.
-func (s *Server) startWatcher() {
-	if s.opts.NoWatcher {
+func (d *Docs) StartWatcher() {
+	if d.opts.NoWatcher {
 		return
 	}
-	s.goBackground("folder watcher", s.runWatcher)
+	d.core.Go("folder watcher", d.runWatcher)
 }
 
-func (s *Server) runWatcher(ctx context.Context) {
-	fw := &s.watch
+func (d *Docs) runWatcher(ctx context.Context) {
+	fw := &d.watch
 	defer func() {
 		if fw.w != nil {
 			if err := fw.w.Close(); err != nil {
-				s.log.Warn("close file watcher", "err", err)
+				d.log.Warn("close file watcher", "err", err)
 			}
 		}
 	}()
@@ -77,21 +77,21 @@ func (s *Server) runWatcher(ctx context.Context) {
 			if started && op.add {
 				continue // Start just watched every folder the view has
 			}
-			started = s.applyWatchOp(ctx, op) || started
+			started = d.applyWatchOp(ctx, op) || started
 		}
 	}
 }
 
 // applyWatchOp runs one folder operation; it reports whether it created
 // and started the watcher.
-func (s *Server) applyWatchOp(ctx context.Context, op watchOp) bool {
-	fw := &s.watch
+func (d *Docs) applyWatchOp(ctx context.Context, op watchOp) bool {
+	fw := &d.watch
 	if fw.failed || (fw.w == nil && !op.add) {
 		return false
 	}
 	if fw.w == nil {
 		// Start watches every folder the view has now, op.dir included.
-		w, err := watch.New(s.view, s.log.With("component", "watch"))
+		w, err := watch.New(d.view, d.log.With("component", "watch"))
 		if err == nil {
 			if err = w.Start(ctx); err != nil {
 				_ = w.Close()
@@ -99,7 +99,7 @@ func (s *Server) applyWatchOp(ctx context.Context, op watchOp) bool {
 		}
 		if err != nil {
 			fw.failed = true
-			s.log.Warn("file watcher unavailable; reads are validated by stat instead", "err", err)
+			d.log.Warn("file watcher unavailable; reads are validated by stat instead", "err", err)
 			return false
 		}
 		fw.w = w
@@ -110,7 +110,7 @@ func (s *Server) applyWatchOp(ctx context.Context, op watchOp) bool {
 		return false
 	}
 	if err := fw.w.AddFolder(op.dir); err != nil {
-		s.log.Warn("cannot watch folder; its reads are validated by stat instead", "folder", op.dir, "err", err)
+		d.log.Warn("cannot watch folder; its reads are validated by stat instead", "folder", op.dir, "err", err)
 	}
 	return false
 }

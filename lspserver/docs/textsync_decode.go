@@ -1,4 +1,4 @@
-package lspserver
+package docs
 
 import (
 	"bytes"
@@ -33,21 +33,21 @@ import (
 // so the server cannot resync by itself; the next didOpen, or a
 // whole-document change, brings the copies together again.
 
-// maxPosition is LSP's largest uinteger, the bound of a line or character.
-const maxPosition = math.MaxInt32
+// MaxPosition is LSP's largest uinteger, the bound of a line or character.
+const MaxPosition = math.MaxInt32
 
-// didChangeParams is textDocument/didChange's params with the content
-// changes left raw for parseContentChange.
-type didChangeParams struct {
+// DidChangeParams is textDocument/didChange's params with the content
+// changes left raw for ParseContentChange.
+type DidChangeParams struct {
 	TextDocument   protocol.VersionedTextDocumentIdentifier `json:"textDocument"`
 	ContentChanges []jsontext.Value                         `json:"contentChanges"`
 }
 
-// parseContentChanges decodes every change, or none.
-func parseContentChanges(raw []jsontext.Value) ([]text.Change, error) {
+// ParseContentChanges decodes every change, or none.
+func ParseContentChanges(raw []jsontext.Value) ([]text.Change, error) {
 	out := make([]text.Change, 0, len(raw))
 	for i, r := range raw {
-		c, err := parseContentChange(r)
+		c, err := ParseContentChange(r)
 		if err != nil {
 			return nil, fmt.Errorf("content change %d of %d: %w", i+1, len(raw), err)
 		}
@@ -56,7 +56,8 @@ func parseContentChanges(raw []jsontext.Value) ([]text.Change, error) {
 	return out, nil
 }
 
-func parseContentChange(raw []byte) (text.Change, error) {
+// ParseContentChange decodes one content change strictly (see above).
+func ParseContentChange(raw []byte) (text.Change, error) {
 	var wc struct {
 		Range json.RawMessage `json:"range"`
 		Text  *string         `json:"text"`
@@ -113,15 +114,15 @@ func parsePosition(name string, raw json.RawMessage) (text.Position, error) {
 	return text.Position{Line: line, Character: char}, nil
 }
 
-// parseUinteger accepts a JSON integer literal in 0..maxPosition: no sign,
+// parseUinteger accepts a JSON integer literal in 0..MaxPosition: no sign,
 // fraction, exponent, string or null.
 func parseUinteger(name string, raw json.RawMessage) (uint32, error) {
 	if raw == nil {
 		return 0, fmt.Errorf("range %s is missing", name)
 	}
 	n, err := strconv.ParseUint(string(bytes.TrimSpace(raw)), 10, 64)
-	if err != nil || n > maxPosition {
-		return 0, fmt.Errorf("range %s is %s, want an integer in 0..%d", name, clipJSON(raw), maxPosition)
+	if err != nil || n > MaxPosition {
+		return 0, fmt.Errorf("range %s is %s, want an integer in 0..%d", name, clipJSON(raw), MaxPosition)
 	}
 	return uint32(n), nil
 }
