@@ -55,7 +55,7 @@ func BenchmarkCodeActionHandler(b *testing.B) {
 		s.view.Open(path, 1, content)
 		if i < withProposals {
 			proposed := strings.NewReplacer("value10 ", "renamed10 ", "value100 ", "renamed100 ", "value190 ", "renamed190 ").Replace(content)
-			s.stagePreview(fmt.Sprintf("run%d", i), tools.StagedFile{Path: path, Base: content, Text: proposed})
+			s.review.Stage(fmt.Sprintf("run%d", i), tools.StagedFile{Path: path, Base: content, Text: proposed})
 			uris = append(uris, uri.File(path))
 		}
 	}

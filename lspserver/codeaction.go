@@ -58,7 +58,7 @@ func (s *Server) codeAction(_ context.Context, p *protocol.CodeActionParams) ([]
 	if kindWanted(only, protocol.CodeActionKindQuickFix) {
 		for _, d := range p.Context.Diagnostics {
 			msg := diagnosticText(d)
-			if msg == "" || isPreviewDiagnostic(d) { // our own previews are decided, not fixed
+			if msg == "" || s.review.IsPreviewDiagnostic(d) { // our own previews are decided, not fixed
 				continue
 			}
 			out = append(out, agentAction("Agent: Fix: "+text.Clip(text.FirstLine(msg), 80), protocol.CodeActionKindQuickFix,
@@ -80,7 +80,7 @@ func (s *Server) codeAction(_ context.Context, p *protocol.CodeActionParams) ([]
 			out = append(out, a)
 		}
 	}
-	for _, a := range s.reviewActions(core.DocKey(p.TextDocument.URI), core.ToTextRange(p.Range)) {
+	for _, a := range s.review.CodeActions(core.DocKey(p.TextDocument.URI), core.ToTextRange(p.Range)) {
 		if ca, ok := a.(*protocol.CodeAction); ok && ca.Kind != nil && !kindWanted(only, *ca.Kind) {
 			continue
 		}

@@ -20,8 +20,6 @@ import (
 const (
 	CommandRun    = "agentls.run"
 	CommandCancel = "agentls.cancel"
-	CommandAccept = "agentls.accept"
-	CommandReject = "agentls.reject"
 )
 
 // commandNames is executeCommandProvider.commands.
@@ -79,19 +77,11 @@ func (s *Server) command(ctx context.Context, p *protocol.ExecuteCommandParams) 
 	case CommandCancel:
 		return s.cancelCommand(arg)
 	case CommandAccept:
-		a, err := decodeReviewArgs(p.Command, arg)
-		if err != nil {
-			return nil, err
-		}
-		res, decisions, err := s.acceptCommand(ctx, a)
+		res, decisions, err := s.review.Accept(ctx, arg)
 		s.decide(decisions)
 		return res, err
 	case CommandReject:
-		a, err := decodeReviewArgs(p.Command, arg)
-		if err != nil {
-			return nil, err
-		}
-		res, decisions, err := s.rejectCommand(ctx, a)
+		res, decisions, err := s.review.Reject(ctx, arg)
 		s.decide(decisions)
 		return res, err
 	case CommandDeleteSession:
@@ -133,12 +123,6 @@ func argShape(command string) string {
 		return `{"sessionId": "…"}`
 	}
 	return `{"runId"?: "…", "uri"?: "file:///…", "hunkId"?: "…", "reason"?: "…"}`
-}
-
-func decodeReviewArgs(command string, raw json.RawMessage) (reviewArgs, error) {
-	var a reviewArgs
-	err := decodeArg(command, raw, &a)
-	return a, err
 }
 
 // cancelCommand implements agentls.cancel.

@@ -6,9 +6,6 @@ func DocumentMapSizes(s *Server) map[string]int {
 	out := map[string]int{}
 	out["view.overlays"], out["view.aliases"] = s.view.BufferMaps()
 	out["docs.alias"], out["docs.editorKey"] = s.docs.AliasSizes()
-	d := &s.diags
-	d.mu.Lock()
-	out["diags.pending"], out["diags.published"] = len(d.pending), len(d.published)
-	d.mu.Unlock()
+	out["diags.pending"], out["diags.published"] = s.review.DiagnosticMaps()
 	return out
 }

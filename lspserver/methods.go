@@ -40,12 +40,12 @@ func (s *Server) methodTable() map[string]core.Route {
 		protocol.MethodWindowWorkDoneProgressCancel: core.Notification(s.workDoneProgressCancel),
 
 		// Review of proposals (codelens.go, proposals.go).
-		protocol.MethodTextDocumentCodeLens: core.Request(s.codeLens),
-		protocol.MethodTextDocumentHover:    core.Request(s.hover), // hover.go; diagnostics.go publishes the rest
+		protocol.MethodTextDocumentCodeLens: core.Request(s.review.CodeLens),
+		protocol.MethodTextDocumentHover:    core.Request(s.review.Hover), // hover.go; diagnostics.go publishes the rest
 
 		// agentls/* custom requests (docs/protocol.md).
 		MethodDocument:  core.Request(s.docs.Document),
-		MethodProposals: core.Request(s.proposals, core.OptionalParams),
+		MethodProposals: core.Request(s.review.Proposals, core.OptionalParams),
 		MethodSessions:  core.Request(s.sessionsRequest, core.OptionalParams),
 	}
 }

@@ -10,8 +10,8 @@ import (
 // server over lsptest pipes but need proposals before a run makes them.
 
 // StagePreview stages f as run runID's proposal, as a preview run does.
-func StagePreview(s *Server, runID string, f tools.StagedFile) { s.stagePreview(runID, f) }
+func StagePreview(s *Server, runID string, f tools.StagedFile) { s.review.Stage(runID, f) }
 
 // SetVerifyTimeout bounds how long accept waits for an applied edit to
 // show in the buffer (tests of editors that never show it).
-func SetVerifyTimeout(s *Server, d time.Duration) { s.rv().verifyWait = d }
+func SetVerifyTimeout(s *Server, d time.Duration) { s.review.SetVerifyTimeout(d) }

@@ -138,7 +138,7 @@ func (s *Server) onEvent(ctx context.Context, r *run, ev agent.Event) {
 			r.ap.staged(ctx, ev.Path)
 			return
 		}
-		s.stagePreview(r.id, ev.Staged)
+		s.review.Stage(r.id, ev.Staged)
 		s.saveSession(r.session)
 		if ev.Staged.Pending() {
 			r.events.send(RunEvent{Kind: kindProposal, URI: string(uri.File(ev.Path))})
@@ -199,7 +199,7 @@ func (s *Server) handOver(runID string, cs *tools.Changeset, events *eventStream
 		if !ok {
 			continue
 		}
-		s.stagePreview(runID, f)
+		s.review.Stage(runID, f)
 		events.send(RunEvent{Kind: kindProposal, URI: string(uri.File(path)), Applied: ptr(false)})
 		reasons = append(reasons, s.docs.DisplayName(path)+": "+why)
 	}
@@ -222,7 +222,7 @@ func (s *Server) endRun(ctx context.Context, r *run, events *eventStream, prog *
 	}
 	s.log.Info("run ended", "run", r.id, "status", out.Status.String(), "turns", out.Turns, "toolCalls", out.ToolCalls,
 		"tokens", out.Usage.TotalTokens, "pending", pending)
-	s.forgetRun(r.id)
+	s.review.ForgetRun(r.id)
 }
 
 // endMessage is the one-line summary of a run for showMessage and

@@ -12,6 +12,7 @@ import (
 	"github.com/agentls/agentls/internal/workspace"
 	"github.com/agentls/agentls/lspserver/core"
 	"github.com/agentls/agentls/lspserver/docs"
+	"github.com/agentls/agentls/lspserver/review"
 )
 
 // Options configures a Server. The zero value is usable.
@@ -61,10 +62,9 @@ type Server struct {
 
 	runs agentRuns // agent runs, their configuration and MCP servers (runs.go)
 
-	review reviewState   // proposals under review (proposals.go)
-	sess   sessionsState // conversations and their persistence (sessions.go)
-	diags  previewDiags  // proposals as diagnostics for plugin-less clients (diagnostics.go)
-	plans  planBook      // finished plans awaiting approval (plan.go)
+	review *review.Review // proposals under review
+	sess   sessionsState  // conversations and their persistence (sessions.go)
+	plans  planBook       // finished plans awaiting approval (plan.go)
 }
 
 // New returns a Server that is not yet connected; Serve connects and runs it.
@@ -85,7 +85,8 @@ func New(opts Options) *Server {
 	}
 	s.view = view
 	s.docs = docs.New(s.core, view, docs.Options{NoWatcher: opts.NoWatcher})
-	s.docs.Follow(s)
+	s.review = review.New(s.core, s.docs)
+	s.docs.Follow(s.review)
 	for m, r := range s.methodTable() {
 		s.core.Handle(m, r)
 	}

@@ -140,8 +140,8 @@ func (s *Server) restoreSessions(st *agent.SessionStore) {
 				s.log.Warn("restored proposal outside the workspace ignored", "session", r.Session.ID(), "path", p.Path)
 				continue
 			}
-			s.stagePreview(p.RunID, tools.StagedFile{Path: p.Path, Base: p.Base, Text: p.Proposed, Created: p.Created})
-			s.forgetRun(p.RunID)
+			s.review.Stage(p.RunID, tools.StagedFile{Path: p.Path, Base: p.Base, Text: p.Proposed, Created: p.Created})
+			s.review.ForgetRun(p.RunID)
 			n++
 		}
 	}
@@ -173,7 +173,7 @@ func (s *Server) session(id string) (*agent.Session, error) {
 			ss.onDisk[id] = proposalKeys(r.Proposals)
 			for _, p := range r.Proposals {
 				if s.docs.InWorkspace(p.Path) {
-					s.stagePreview(p.RunID, tools.StagedFile{Path: p.Path, Base: p.Base, Text: p.Proposed, Created: p.Created})
+					s.review.Stage(p.RunID, tools.StagedFile{Path: p.Path, Base: p.Base, Text: p.Proposed, Created: p.Created})
 				}
 			}
 			return r.Session, nil
@@ -239,7 +239,7 @@ func (s *Server) saveSession(sess *agent.Session) {
 	ss.saveMu.Lock() // one save at a time: each merges with the file as the last one left it
 	defer ss.saveMu.Unlock()
 	var props []agent.SavedProposal
-	for _, p := range s.rv().store.List("") {
+	for _, p := range s.review.Pending() {
 		if !sess.HasRun(p.RunID) {
 			continue
 		}
@@ -302,7 +302,7 @@ func (s *Server) mergeSaved(id string, props []agent.SavedProposal) []agent.Save
 	for _, p := range props {
 		if prev[proposalKey(p)] && !now[proposalKey(p)] {
 			s.log.Info("proposal decided in another server on this workspace; dropped here", "session", id, "run", p.RunID, "path", p.Path)
-			s.dropProposal(p.RunID, p.Path)
+			s.review.Drop(p.RunID, p.Path)
 			continue
 		}
 		kept = append(kept, p)
@@ -310,8 +310,8 @@ func (s *Server) mergeSaved(id string, props []agent.SavedProposal) []agent.Save
 	for _, p := range disk.Proposals {
 		if k := proposalKey(p); !ours[k] && !prev[k] && s.docs.InWorkspace(p.Path) {
 			s.log.Info("proposal made in another server on this workspace; shown here too", "session", id, "run", p.RunID, "path", p.Path)
-			s.stagePreview(p.RunID, tools.StagedFile{Path: p.Path, Base: p.Base, Text: p.Proposed, Created: p.Created})
-			s.forgetRun(p.RunID)
+			s.review.Stage(p.RunID, tools.StagedFile{Path: p.Path, Base: p.Base, Text: p.Proposed, Created: p.Created})
+			s.review.ForgetRun(p.RunID)
 			kept = append(kept, p)
 		}
 	}
@@ -326,7 +326,7 @@ func hasPending(p proposal.Proposal) bool {
 // proposals still in review.
 func (s *Server) proposalStates(sess *agent.Session) []agent.ProposalState {
 	var out []agent.ProposalState
-	for _, p := range s.rv().store.List("") {
+	for _, p := range s.review.Pending() {
 		if !sess.HasRun(p.RunID) {
 			continue
 		}
@@ -354,7 +354,7 @@ func (s *Server) sessionsRequest(context.Context, *struct{}) (*SessionsResult, e
 	}
 	ss.mu.Unlock()
 	pending := map[string]int{}
-	for _, p := range s.rv().store.List("") {
+	for _, p := range s.review.Pending() {
 		pending[p.RunID] += len(p.Hunks)
 	}
 	out := &SessionsResult{Sessions: []SessionInfo{}}

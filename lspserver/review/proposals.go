@@ -1,4 +1,4 @@
-package lspserver
+package review
 
 import (
 	"context"
@@ -79,7 +79,7 @@ type proposalsChangedParams struct {
 }
 
 // reviewState is the server's side of previews: the proposal store,
-// and the announcer queue. Its zero value is inert: rv() initialises it on first use.
+// and the announcer queue. Its zero value is inert: state() initialises it on first use.
 type reviewState struct {
 	once  sync.Once
 	store *proposal.Store
@@ -100,26 +100,26 @@ type reviewState struct {
 	verifyWait time.Duration
 }
 
-// rv returns the review state, starting it on first use: the store, its
+// state returns the review state, starting it on first use: the store, its
 // change subscription, the disk-change subscription and the announcer
 // goroutine (owned by the server, stopped with it).
-func (s *Server) rv() *reviewState {
-	r := &s.review
+func (v *Review) state() *reviewState {
+	r := &v.st
 	r.once.Do(func() {
 		r.store = proposal.New()
 		r.pending = map[string]struct{}{}
 		r.wake = make(chan struct{}, 1)
 		stopStore := r.store.OnChange(r.queueAnnounce)
-		s.startPreviewDiagnostics(r)
-		stopView := s.view.Subscribe(func(ev workspace.Event) {
+		v.startPreviewDiagnostics(r)
+		stopView := v.view.Subscribe(func(ev workspace.Event) {
 			if !ev.Buffer {
-				s.diskChanged(ev.Path)
+				v.diskChanged(ev.Path)
 			}
 		})
-		s.goBackground("announce proposals", func(ctx context.Context) {
+		v.core.Go("announce proposals", func(ctx context.Context) {
 			defer stopStore()
 			defer stopView()
-			s.announceLoop(ctx)
+			v.announceLoop(ctx)
 		})
 	})
 	return r
@@ -142,8 +142,8 @@ func (r *reviewState) queueAnnounce(path string) {
 // one workspace/codeLens/refresh when the client supports it. Changes that
 // arrive while a refresh is outstanding are coalesced into the next round.
 // The refresh is a request, so it runs here and never on the read loop.
-func (s *Server) announceLoop(ctx context.Context) {
-	r := &s.review
+func (v *Review) announceLoop(ctx context.Context) {
+	r := &v.st
 	for {
 		select {
 		case <-ctx.Done():
@@ -157,36 +157,36 @@ func (s *Server) announceLoop(ctx context.Context) {
 		}
 		clear(r.pending)
 		r.mu.Unlock()
-		if len(paths) == 0 || s.core.Client() == nil {
+		if len(paths) == 0 || v.core.Client() == nil {
 			continue
 		}
 		for _, p := range slices.Sorted(slices.Values(paths)) {
-			if err := s.core.Client().Notify(ctx, MethodProposalsChanged, &proposalsChangedParams{URI: s.docs.URIOf(p)}); err != nil {
-				s.log.Warn("announce proposals", "path", p, "err", err)
+			if err := v.core.Client().Notify(ctx, MethodProposalsChanged, &proposalsChangedParams{URI: v.docs.URIOf(p)}); err != nil {
+				v.log.Warn("announce proposals", "path", p, "err", err)
 			}
 		}
-		if s.Session().Features.CodeLensRefresh {
+		if v.core.Session().Features.CodeLensRefresh {
 			rctx, cancel := context.WithTimeout(ctx, refreshTimeout)
-			if err := s.core.Client().CodeLensRefresh(rctx); err != nil {
-				s.log.Warn("code lens refresh", "err", err)
+			if err := v.core.Client().CodeLensRefresh(rctx); err != nil {
+				v.log.Warn("code lens refresh", "err", err)
 			}
 			cancel()
 		}
 	}
 }
 
-// proposals answers agentls/proposals.
-func (s *Server) proposals(_ context.Context, p *ProposalsParams) (*ProposalsResult, error) {
+// Proposals answers agentls/proposals.
+func (v *Review) Proposals(_ context.Context, p *ProposalsParams) (*ProposalsResult, error) {
 	path := ""
 	if p.URI != "" {
-		path = s.docs.PathOf(p.URI)
+		path = v.docs.PathOf(p.URI)
 	}
-	enc := s.Session().Encoding
-	list := s.rv().store.ListLSP(path, enc)
+	enc := v.core.Session().Encoding
+	list := v.state().store.ListLSP(path, enc)
 	out := &ProposalsResult{Proposals: make([]ProposalInfo, 0, len(list))}
 	for _, pr := range list {
 		info := ProposalInfo{
-			URI:          s.docs.URIOf(pr.Path),
+			URI:          v.docs.URIOf(pr.Path),
 			RunID:        pr.RunID,
 			Status:       string(pr.Status()),
 			ProposedText: pr.Result(),

@@ -1,4 +1,4 @@
-package lspserver
+package review
 
 import (
 	"context"
@@ -56,20 +56,20 @@ type previewDiags struct {
 }
 
 // startPreviewDiagnostics subscribes the publisher to the store and starts
-// its goroutine (owned by the server). rv calls it once, when the review
+// its goroutine (owned by the server). state() calls it once, when the review
 // state starts.
-func (s *Server) startPreviewDiagnostics(r *reviewState) {
-	d := &s.diags
+func (v *Review) startPreviewDiagnostics(r *reviewState) {
+	d := &v.diags
 	d.once.Do(func() {
 		d.pending = map[string]struct{}{}
 		d.published = map[string]bool{}
 		d.wake = make(chan struct{}, 1)
-		d.off.Store(!s.previewDiagnosticsSetting())
-		s.OnSettingsChange(func(json.RawMessage) { s.previewSettingsChanged() })
+		d.off.Store(!v.previewDiagnosticsSetting())
+		v.core.OnSettingsChange(func(json.RawMessage) { v.previewSettingsChanged() })
 		stop := r.store.OnChange(d.queue)
-		s.goBackground("publish preview diagnostics", func(ctx context.Context) {
+		v.core.Go("publish preview diagnostics", func(ctx context.Context) {
 			defer stop()
-			s.publishLoop(ctx, r)
+			v.publishLoop(ctx, r)
 		})
 	})
 }
@@ -77,30 +77,30 @@ func (s *Server) startPreviewDiagnostics(r *reviewState) {
 // previewDiagnosticsSetting reads preview.diagnostics from the editor's
 // settings (initializationOptions, then didChangeConfiguration); anything
 // but an explicit false means on.
-func (s *Server) previewDiagnosticsSetting() bool {
-	merged, _ := core.MergeSettings(s.InitializationOptions(), s.Settings()) // broken settings are reported by reportConfig
-	var v struct {
+func (v *Review) previewDiagnosticsSetting() bool {
+	merged, _ := v.core.MergedSettings() // broken settings are reported by reportConfig
+	var opt struct {
 		Preview struct {
 			Diagnostics *bool `json:"diagnostics"`
 		} `json:"preview"`
 	}
-	if len(merged) == 0 || json.Unmarshal(merged, &v) != nil || v.Preview.Diagnostics == nil {
+	if len(merged) == 0 || json.Unmarshal(merged, &opt) != nil || opt.Preview.Diagnostics == nil {
 		return true
 	}
-	return *v.Preview.Diagnostics
+	return *opt.Preview.Diagnostics
 }
 
 // previewSettingsChanged runs on the read loop after didChangeConfiguration:
 // when the setting flips, every document with proposals is republished
 // (or cleared).
-func (s *Server) previewSettingsChanged() {
-	d := &s.diags
-	on := s.previewDiagnosticsSetting()
+func (v *Review) previewSettingsChanged() {
+	d := &v.diags
+	on := v.previewDiagnosticsSetting()
 	if d.off.Swap(!on) == !on {
 		return
 	}
 	paths := map[string]struct{}{}
-	for _, h := range s.review.store.Select(proposal.Filter{}) {
+	for _, h := range v.st.store.Select(proposal.Filter{}) {
 		paths[h.Path] = struct{}{}
 	}
 	d.mu.Lock()
@@ -133,9 +133,9 @@ func (d *previewDiags) queue(path string) {
 // didClose): a document whose hunks are on screen is republished, so the
 // diagnostics follow the user's typing. Documents without proposals cost
 // one map lookup.
-func (s *Server) previewDocChanged(path string) {
-	d := &s.diags
-	r := s.rv()
+func (v *Review) previewDocChanged(path string) {
+	d := &v.diags
+	r := v.state()
 	d.mu.Lock()
 	shown := d.published[path]
 	d.mu.Unlock()
@@ -145,8 +145,8 @@ func (s *Server) previewDocChanged(path string) {
 }
 
 // publishLoop publishes the queued documents until ctx ends.
-func (s *Server) publishLoop(ctx context.Context, r *reviewState) {
-	d := &s.diags
+func (v *Review) publishLoop(ctx context.Context, r *reviewState) {
+	d := &v.diags
 	for {
 		select {
 		case <-ctx.Done():
@@ -160,23 +160,23 @@ func (s *Server) publishLoop(ctx context.Context, r *reviewState) {
 		}
 		clear(d.pending)
 		d.mu.Unlock()
-		if s.core.Client() == nil {
+		if v.core.Client() == nil {
 			continue
 		}
 		for _, p := range slices.Sorted(slices.Values(paths)) {
-			s.publishPreview(ctx, r, p)
+			v.publishPreview(ctx, r, p)
 		}
 	}
 }
 
 // publishPreview publishes path's hunks as diagnostics (or clears them),
 // from one snapshot of the store: ranges and version belong together.
-func (s *Server) publishPreview(ctx context.Context, r *reviewState, path string) {
-	d := &s.diags
+func (v *Review) publishPreview(ctx context.Context, r *reviewState, path string) {
+	d := &v.diags
 	var diags []protocol.Diagnostic
 	var version *int32
 	if !d.off.Load() {
-		for _, pr := range r.store.ListLSP(path, s.Session().Encoding) {
+		for _, pr := range r.store.ListLSP(path, v.core.Session().Encoding) {
 			version = pr.Version
 			for _, h := range pr.Hunks {
 				diags = append(diags, hunkDiagnostic(h))
@@ -194,15 +194,15 @@ func (s *Server) publishPreview(ctx context.Context, r *reviewState, path string
 	if len(diags) == 0 && !was {
 		return // nothing shown, nothing to show
 	}
-	params := &protocol.PublishDiagnosticsParams{URI: s.docs.URIOf(path), Diagnostics: diags}
+	params := &protocol.PublishDiagnosticsParams{URI: v.docs.URIOf(path), Diagnostics: diags}
 	if diags == nil {
 		params.Diagnostics = []protocol.Diagnostic{}
 	}
 	if version != nil {
 		params.Version = protocol.NewOptional(*version)
 	}
-	if err := s.core.Client().Notify(ctx, protocol.MethodTextDocumentPublishDiagnostics, params); err != nil {
-		s.log.Warn("publish preview diagnostics", "path", path, "err", err)
+	if err := v.core.Client().Notify(ctx, protocol.MethodTextDocumentPublishDiagnostics, params); err != nil {
+		v.log.Warn("publish preview diagnostics", "path", path, "err", err)
 	}
 }
 

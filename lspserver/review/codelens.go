@@ -1,4 +1,4 @@
-package lspserver
+package review
 
 import (
 	"context"
@@ -9,15 +9,15 @@ import (
 	"github.com/agentls/agentls/lspserver/proposal"
 )
 
-// codeLens answers textDocument/codeLens (the commands are routed by
+// CodeLens answers textDocument/codeLens (the commands are routed by
 // executeCommand to acceptCommand / rejectCommand): for each pending hunk an
 // "Accept" and a "Reject" lens at the hunk's first line; for a conflicted
 // hunk a "Conflicted: <reason>" lens (no command: it is a label) and
 // "Reject". It only reads the store (one snapshot under its lock, a cached
 // line index), so it answers in microseconds.
-func (s *Server) codeLens(_ context.Context, p *protocol.CodeLensParams) ([]protocol.CodeLens, error) {
-	path := s.docs.PathOf(p.TextDocument.URI)
-	props := s.rv().store.ListLSP(path, s.Session().Encoding)
+func (v *Review) CodeLens(_ context.Context, p *protocol.CodeLensParams) ([]protocol.CodeLens, error) {
+	path := v.docs.PathOf(p.TextDocument.URI)
+	props := v.state().store.ListLSP(path, v.core.Session().Encoding)
 	lenses := make([]protocol.CodeLens, 0, 2*len(props))
 	for _, pr := range props {
 		for _, h := range pr.Hunks {

@@ -1,4 +1,4 @@
-package lspserver
+package review
 
 import (
 	"os"
@@ -25,8 +25,8 @@ func TestDidChangeHookAfterAppliedLandedFirst(t *testing.T) {
 		t.Fatal(err)
 	}
 	s.view.Open(path, 1, base)
-	s.stagePreview("run1", tools.StagedFile{Path: path, Base: base, Text: "a\nb\nnew\nc\nD\n"})
-	store := s.rv().store
+	s.Stage("run1", tools.StagedFile{Path: path, Base: base, Text: "a\nb\nnew\nc\nD\n"})
+	store := s.state().store
 	hunks := store.Select(proposal.Filter{Path: path})
 	if len(hunks) != 2 {
 		t.Fatalf("hunks = %+v", hunks)

@@ -1,4 +1,4 @@
-package lspserver
+package review
 
 import (
 	"context"
@@ -17,12 +17,12 @@ import (
 // diff, for clients that show neither our plugins' previews nor code
 // lenses. Like code actions it only reads the store.
 
-// hover answers textDocument/hover: the hunks whose lines hold the
+// Hover answers textDocument/hover: the hunks whose lines hold the
 // position, each as a diff, or null when there is none.
-func (s *Server) hover(_ context.Context, p *protocol.HoverParams) (*protocol.Hover, error) {
-	r := s.rv()
+func (v *Review) Hover(_ context.Context, p *protocol.HoverParams) (*protocol.Hover, error) {
+	r := v.state()
 	pos := text.Position{Line: p.Position.Line, Character: p.Position.Character}
-	hunks := r.store.HunksAtLSP(s.docs.PathOf(p.TextDocument.URI), text.Range{Start: pos, End: pos}, s.Session().Encoding)
+	hunks := r.store.HunksAtLSP(v.docs.PathOf(p.TextDocument.URI), text.Range{Start: pos, End: pos}, v.core.Session().Encoding)
 	if len(hunks) == 0 {
 		return nil, nil
 	}

@@ -1,4 +1,4 @@
-package lspserver
+package review
 
 import (
 	"fmt"
@@ -6,6 +6,7 @@ import (
 	"go.lsp.dev/protocol"
 
 	"github.com/agentls/agentls/internal/text"
+	"github.com/agentls/agentls/lspserver/core"
 	"github.com/agentls/agentls/lspserver/proposal"
 )
 
@@ -19,9 +20,8 @@ var reviewActionKind = protocol.CodeActionKindRefactorRewrite
 // clients without code lenses or our plugins. Conflicted hunks get only
 // the reject action (they cannot apply). When several hunks overlap r the
 // titles name each hunk's first line, so the user can tell them apart.
-func (s *Server) reviewActions(path string, r text.Range) []protocol.CommandOrCodeAction {
-	rv := s.rv()
-	hunks := rv.store.HunksAtLSP(s.docs.StorePath(path), r, s.Session().Encoding)
+func (v *Review) reviewActions(path string, r text.Range) []protocol.CommandOrCodeAction {
+	hunks := v.state().store.HunksAtLSP(v.docs.StorePath(path), r, v.core.Session().Encoding)
 	var out []protocol.CommandOrCodeAction
 	for _, h := range hunks {
 		suffix := ""
@@ -31,7 +31,7 @@ func (s *Server) reviewActions(path string, r text.Range) []protocol.CommandOrCo
 		// The hunk's preview diagnostic links the actions to it, for
 		// clients that list the fixes of the diagnostic at point.
 		var diags []protocol.Diagnostic
-		if !s.diags.off.Load() {
+		if !v.diags.off.Load() {
 			diags = []protocol.Diagnostic{hunkDiagnostic(h)}
 		}
 		if h.Status == proposal.StatusPending {
@@ -49,7 +49,7 @@ func (s *Server) reviewActions(path string, r text.Range) []protocol.CommandOrCo
 func reviewAction(title, command, hunkID string) *protocol.CodeAction {
 	return &protocol.CodeAction{
 		Title:   title,
-		Kind:    ptr(reviewActionKind),
+		Kind:    core.Ptr(reviewActionKind),
 		Command: reviewCommand(title, command, hunkID),
 	}
 }

@@ -1,4 +1,4 @@
-package lspserver
+package review
 
 import (
 	"errors"
@@ -39,30 +39,30 @@ func (r *reviewState) tracks(path string) bool {
 // first, and the store is then resynced from the view's text. Accept
 // compares the buffer itself before sending any edit (staleFiles) in any
 // case.
-func (s *Server) ChangeDocument(key string, version int32, changes []text.Change, enc text.Encoding) error {
-	path := s.docs.StorePath(key)
-	if err := s.changeDocument(key, path, version, changes, enc); err != nil {
+func (v *Review) ChangeDocument(key string, version int32, changes []text.Change, enc text.Encoding) error {
+	path := v.docs.StorePath(key)
+	if err := v.changeDocument(key, path, version, changes, enc); err != nil {
 		return err
 	}
-	s.previewDocChanged(path) // diagnostics follow the typing (diagnostics.go)
+	v.previewDocChanged(path) // diagnostics follow the typing (diagnostics.go)
 	return nil
 }
 
-func (s *Server) changeDocument(key, path string, version int32, changes []text.Change, enc text.Encoding) error {
-	r := s.rv()
+func (v *Review) changeDocument(key, path string, version int32, changes []text.Change, enc text.Encoding) error {
+	r := v.state()
 	r.docMu.Lock()
 	defer r.docMu.Unlock()
 	rev, tracked := r.store.Revision(path)
-	if err := s.view.Change(key, version, changes, enc); err != nil || !tracked {
+	if err := v.view.Change(key, version, changes, enc); err != nil || !tracked {
 		return err
 	}
 	if err := r.store.DocumentChangedLSP(path, rev, &version, changes, enc); err != nil {
 		if errors.Is(err, proposal.ErrStale) {
-			s.log.Debug("an accept landed before its didChange; resyncing proposals", "path", path)
+			v.log.Debug("an accept landed before its didChange; resyncing proposals", "path", path)
 		} else { // unreachable: the view accepted the same changes
-			s.log.Warn("proposal rebase refused a change the view accepted; resyncing", "path", path, "err", err)
+			v.log.Warn("proposal rebase refused a change the view accepted; resyncing", "path", path, "err", err)
 		}
-		if snap, open := s.view.Overlay(key); open {
+		if snap, open := v.view.Overlay(key); open {
 			r.store.DocumentChanged(path, snap.Version, snap.Text)
 		}
 	}
@@ -72,52 +72,52 @@ func (s *Server) changeDocument(key, path string, version int32, changes []text.
 // DocumentOpened is didOpen's hook, after the view took the buffer: the
 // store learns the open version (and the buffer's text, if it differs from
 // the disk text the proposal was made against).
-func (s *Server) DocumentOpened(path string, version int32, content string) {
-	r := s.rv()
+func (v *Review) DocumentOpened(path string, version int32, content string) {
+	r := v.state()
 	r.docMu.Lock()
 	if r.tracks(path) {
 		r.store.DocumentChanged(path, &version, content)
 	}
 	r.docMu.Unlock()
-	s.previewDocChanged(path)
+	v.previewDocChanged(path)
 }
 
 // DocumentClosed is didClose's hook, after the view dropped the buffer:
 // the document is the file on disk again (unsaved edits are gone), with
 // no version.
-func (s *Server) DocumentClosed(path string) {
-	r := s.rv()
+func (v *Review) DocumentClosed(path string) {
+	r := v.state()
 	if r.tracks(path) {
-		s.resyncClosed(path)
+		v.resyncClosed(path)
 	}
-	s.previewDocChanged(path)
+	v.previewDocChanged(path)
 }
 
 // diskChanged handles a view event for a file on disk (watcher,
 // didChangeWatchedFiles, didSave): a file with proposals that is not open
 // in the editor is rebased onto its new disk text.
-func (s *Server) diskChanged(path string) {
-	r := &s.review
+func (v *Review) diskChanged(path string) {
+	r := &v.st
 	if r.tracks(path) {
-		s.resyncClosed(path)
+		v.resyncClosed(path)
 	}
 }
 
 // resyncClosed tells the store the disk text of path if the document is
 // not open (read outside docMu: a Read may emit a view event).
-func (s *Server) resyncClosed(path string) {
-	content, open, err := s.docs.DiskText(path)
+func (v *Review) resyncClosed(path string) {
+	content, open, err := v.docs.DiskText(path)
 	if err != nil {
-		s.log.Warn("cannot read file with proposals", "path", path, "err", err)
+		v.log.Warn("cannot read file with proposals", "path", path, "err", err)
 		return
 	}
 	if open {
 		return
 	}
-	r := &s.review
+	r := &v.st
 	r.docMu.Lock()
 	defer r.docMu.Unlock()
-	if _, open := s.view.Overlay(path); !open {
+	if _, open := v.view.Overlay(path); !open {
 		r.store.DocumentChanged(path, nil, content)
 	}
 }

@@ -1,4 +1,4 @@
-package lspserver
+package review
 
 import (
 	"context"
@@ -13,6 +13,7 @@ import (
 
 	"github.com/agentls/agentls/agent"
 	"github.com/agentls/agentls/internal/workspace"
+	"github.com/agentls/agentls/lspserver/core"
 	"github.com/agentls/agentls/lspserver/docs"
 	"github.com/agentls/agentls/lspserver/proposal"
 )
@@ -40,28 +41,28 @@ const (
 // acceptCommand implements agentls.accept. It runs as a released request,
 // so it may call the client. The decisions it returns (one per run and
 // file whose hunks were applied) are for the runs' sessions.
-func (s *Server) acceptCommand(ctx context.Context, a reviewArgs) (acceptResult, []agent.Decision, error) {
-	r := s.rv()
-	filter, err := s.reviewFilter(a)
+func (v *Review) acceptCommand(ctx context.Context, a reviewArgs) (acceptResult, []agent.Decision, error) {
+	r := v.state()
+	filter, err := v.reviewFilter(a)
 	if err != nil {
 		return acceptResult{}, nil, err
 	}
-	if !s.Session().Features.ApplyEdit {
+	if !v.core.Session().Features.ApplyEdit {
 		return acceptResult{FailureReason: reasonNoApply}, nil, nil
 	}
-	enc := s.Session().Encoding
+	enc := v.core.Session().Encoding
 	var plan proposal.AcceptPlan
 	for attempt := 1; ; attempt++ {
 		if plan, err = r.store.Accept(filter, enc); err != nil {
 			if errors.Is(err, proposal.ErrNotFound) {
-				return acceptResult{}, nil, invalidParams("agentls.accept: %v", err)
+				return acceptResult{}, nil, core.InvalidParams("agentls.accept: %v", err)
 			}
-			return acceptResult{}, nil, requestFailed("agentls.accept: %v", err)
+			return acceptResult{}, nil, core.RequestFailed("agentls.accept: %v", err)
 		}
 		if plan.Empty() {
-			return s.nothingAccepted(plan), nil, nil
+			return v.nothingAccepted(plan), nil, nil
 		}
-		stale := s.staleFiles(plan)
+		stale := v.staleFiles(plan)
 		if len(stale) == 0 {
 			break
 		}
@@ -69,15 +70,15 @@ func (s *Server) acceptCommand(ctx context.Context, a reviewArgs) (acceptResult,
 		// to date and compute it again.
 		r.store.Failed(plan, reasonChanging)
 		if attempt == acceptAttempts {
-			return acceptResult{FailureReason: reasonChanging, Conflicts: s.conflicts(plan.Conflicts)}, nil, nil
+			return acceptResult{FailureReason: reasonChanging, Conflicts: v.conflicts(plan.Conflicts)}, nil, nil
 		}
 		for _, path := range stale {
-			s.resyncDocument(path)
+			v.resyncDocument(path)
 		}
 	}
-	res := acceptResult{Conflicts: s.conflicts(plan.Conflicts)}
-	runs := s.planRuns(plan) // before the editor's didChange lands the plan and drops its hunks
-	if reason := s.sendPlan(ctx, plan); reason != "" {
+	res := acceptResult{Conflicts: v.conflicts(plan.Conflicts)}
+	runs := v.planRuns(plan) // before the editor's didChange lands the plan and drops its hunks
+	if reason := v.sendPlan(ctx, plan); reason != "" {
 		r.store.Failed(plan, reason)
 		res.FailureReason = reason
 		return res, nil, nil
@@ -86,7 +87,7 @@ func (s *Server) acceptCommand(ctx context.Context, a reviewArgs) (acceptResult,
 	var decisions []agent.Decision
 	for _, fe := range plan.Files {
 		for _, run := range slices.Sorted(maps.Keys(runs[fe.Path])) {
-			decisions = append(decisions, s.decisionFor(run, fe.Path, true, fe.Expected, "", runs[fe.Path][run]))
+			decisions = append(decisions, v.decisionFor(run, fe.Path, true, fe.Expected, "", runs[fe.Path][run]))
 		}
 	}
 	res.Applied = true
@@ -106,7 +107,7 @@ func (s *Server) acceptCommand(ctx context.Context, a reviewArgs) (acceptResult,
 // answer (or our check), so the buffer may never equal the expected text
 // when we look: a file also counts as landed when the store saw its
 // document become the expected text (Store.Landed), whatever came after.
-func (s *Server) sendPlan(ctx context.Context, plan proposal.AcceptPlan) string {
+func (v *Review) sendPlan(ctx context.Context, plan proposal.AcceptPlan) string {
 	files := make([]docs.FileEdit, len(plan.Files))
 	want := map[string]string{}
 	for i, fe := range plan.Files {
@@ -114,7 +115,7 @@ func (s *Server) sendPlan(ctx context.Context, plan proposal.AcceptPlan) string 
 		want[fe.Path] = fe.Expected
 	}
 	wake := make(chan struct{}, 1)
-	stop := s.view.Subscribe(func(ev workspace.Event) {
+	stop := v.view.Subscribe(func(ev workspace.Event) {
 		if _, ok := want[ev.Path]; ok && ev.Buffer {
 			select {
 			case wake <- struct{}{}:
@@ -125,7 +126,7 @@ func (s *Server) sendPlan(ctx context.Context, plan proposal.AcceptPlan) string 
 	defer stop()
 
 	label := "Agent: accept change"
-	ar, err := s.core.Client().ApplyEdit(ctx, &protocol.ApplyWorkspaceEditParams{Label: &label, Edit: s.docs.WorkspaceEdit(files)})
+	ar, err := v.core.Client().ApplyEdit(ctx, &protocol.ApplyWorkspaceEditParams{Label: &label, Edit: v.docs.WorkspaceEdit(files)})
 	switch {
 	case err != nil:
 		return fmt.Sprintf("the editor did not apply the edit: %v", err)
@@ -135,12 +136,12 @@ func (s *Server) sendPlan(ctx context.Context, plan proposal.AcceptPlan) string 
 		}
 		return "the editor refused the edit"
 	}
-	timer := time.NewTimer(s.verifyTimeout())
+	timer := time.NewTimer(v.verifyTimeout())
 	defer timer.Stop()
 	for {
 		landed := true
 		for path, expected := range want {
-			if snap, open := s.view.Overlay(path); open && snap.Text != expected && !s.review.store.Landed(plan, path) {
+			if snap, open := v.view.Overlay(path); open && snap.Text != expected && !v.st.store.Landed(plan, path) {
 				landed = false
 				break
 			}
@@ -160,16 +161,16 @@ func (s *Server) sendPlan(ctx context.Context, plan proposal.AcceptPlan) string 
 
 // staleFiles returns the plan's files whose document no longer is the text
 // (or version, or open state) the plan was computed on.
-func (s *Server) staleFiles(plan proposal.AcceptPlan) []string {
+func (v *Review) staleFiles(plan proposal.AcceptPlan) []string {
 	var out []string
 	for _, fe := range plan.Files {
-		if snap, open := s.view.Overlay(fe.Path); open {
+		if snap, open := v.view.Overlay(fe.Path); open {
 			if fe.Version == nil || *fe.Version != *snap.Version || snap.Text != fe.Before {
 				out = append(out, fe.Path)
 			}
 			continue
 		}
-		content, open, err := s.docs.DiskText(fe.Path)
+		content, open, err := v.docs.DiskText(fe.Path)
 		if fe.Version != nil || open || err != nil || content != fe.Before {
 			out = append(out, fe.Path)
 		}
@@ -179,22 +180,22 @@ func (s *Server) staleFiles(plan proposal.AcceptPlan) []string {
 
 // resyncDocument tells the store path's current text and version, from the
 // open buffer or else the disk.
-func (s *Server) resyncDocument(path string) {
-	r := &s.review
+func (v *Review) resyncDocument(path string) {
+	r := &v.st
 	r.docMu.Lock()
-	snap, open := s.view.Overlay(path)
+	snap, open := v.view.Overlay(path)
 	if open {
 		r.store.DocumentChanged(path, snap.Version, snap.Text)
 	}
 	r.docMu.Unlock()
 	if !open {
-		s.resyncClosed(path)
+		v.resyncClosed(path)
 	}
 }
 
 // nothingAccepted is the result of an accept whose plan holds no edit.
-func (s *Server) nothingAccepted(plan proposal.AcceptPlan) acceptResult {
-	res := acceptResult{Conflicts: s.conflicts(plan.Conflicts)}
+func (v *Review) nothingAccepted(plan proposal.AcceptPlan) acceptResult {
+	res := acceptResult{Conflicts: v.conflicts(plan.Conflicts)}
 	if n := len(plan.Conflicts); n > 0 {
 		res.FailureReason = fmt.Sprintf("nothing was applied: %d selected change(s) cannot be applied (see conflicts)", n)
 	} else {
@@ -204,21 +205,21 @@ func (s *Server) nothingAccepted(plan proposal.AcceptPlan) acceptResult {
 }
 
 // conflicts converts the store's conflicts for the result.
-func (s *Server) conflicts(cs []proposal.Conflict) []hunkConflict {
+func (v *Review) conflicts(cs []proposal.Conflict) []hunkConflict {
 	var out []hunkConflict
 	for _, c := range cs {
-		out = append(out, hunkConflict{URI: string(s.docs.URIOf(c.Path)), HunkID: c.HunkID, Reason: c.Reason})
+		out = append(out, hunkConflict{URI: string(v.docs.URIOf(c.Path)), HunkID: c.HunkID, Reason: c.Reason})
 	}
 	return out
 }
 
 // planRuns returns, per file of plan, the runs whose hunks it applies
 // and how many of each.
-func (s *Server) planRuns(plan proposal.AcceptPlan) map[string]map[string]int {
+func (v *Review) planRuns(plan proposal.AcceptPlan) map[string]map[string]int {
 	out := map[string]map[string]int{}
 	for _, fe := range plan.Files {
 		for _, id := range fe.HunkIDs {
-			if h, ok := s.review.store.Hunk(id); ok {
+			if h, ok := v.st.store.Hunk(id); ok {
 				if out[fe.Path] == nil {
 					out[fe.Path] = map[string]int{}
 				}
@@ -232,9 +233,9 @@ func (s *Server) planRuns(plan proposal.AcceptPlan) map[string]map[string]int {
 // rejectCommand implements agentls.reject. The decisions it returns (one
 // per run and file whose hunks were dropped, with the user's reason) are
 // for the runs' sessions.
-func (s *Server) rejectCommand(_ context.Context, a reviewArgs) (rejectResult, []agent.Decision, error) {
-	r := s.rv()
-	filter, err := s.reviewFilter(a)
+func (v *Review) rejectCommand(_ context.Context, a reviewArgs) (rejectResult, []agent.Decision, error) {
+	r := v.state()
+	filter, err := v.reviewFilter(a)
 	if err != nil {
 		return rejectResult{}, nil, err
 	}
@@ -251,33 +252,33 @@ func (s *Server) rejectCommand(_ context.Context, a reviewArgs) (rejectResult, [
 	n := r.store.Reject(filter)
 	decisions := make([]agent.Decision, 0, len(touched))
 	for _, k := range touched {
-		decisions = append(decisions, s.decisionFor(k.run, k.path, false, "", a.Reason, count[k]))
+		decisions = append(decisions, v.decisionFor(k.run, k.path, false, "", a.Reason, count[k]))
 	}
 	return rejectResult{Rejected: n}, decisions, nil
 }
 
 // reviewFilter turns accept/reject arguments into a store filter; a hunk id
 // the store does not hold is InvalidParams.
-func (s *Server) reviewFilter(a reviewArgs) (proposal.Filter, error) {
+func (v *Review) reviewFilter(a reviewArgs) (proposal.Filter, error) {
 	f := proposal.Filter{RunID: a.RunID, HunkID: a.HunkID}
 	if a.URI != "" {
 		u, err := uri.Parse(a.URI)
 		if err != nil {
-			return f, invalidParams("invalid uri %q: %v", a.URI, err)
+			return f, core.InvalidParams("invalid uri %q: %v", a.URI, err)
 		}
-		f.Path = s.docs.PathOf(u)
+		f.Path = v.docs.PathOf(u)
 	}
 	if a.HunkID != "" {
-		if _, ok := s.rv().store.Hunk(a.HunkID); !ok {
-			return f, invalidParams("no pending change with hunkId %q (it was accepted, rejected, or never existed)", a.HunkID)
+		if _, ok := v.state().store.Hunk(a.HunkID); !ok {
+			return f, core.InvalidParams("no pending change with hunkId %q (it was accepted, rejected, or never existed)", a.HunkID)
 		}
 	}
 	return f, nil
 }
 
 // verifyTimeout is how long sendPlan waits for an applied edit to show.
-func (s *Server) verifyTimeout() time.Duration {
-	if d := s.review.verifyWait; d > 0 {
+func (v *Review) verifyTimeout() time.Duration {
+	if d := v.st.verifyWait; d > 0 {
 		return d
 	}
 	return defaultVerifyTimeout

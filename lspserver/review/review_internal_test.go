@@ -1,4 +1,4 @@
-package lspserver
+package review
 
 import (
 	"context"
@@ -12,9 +12,12 @@ import (
 
 	"go.lsp.dev/protocol"
 	"go.lsp.dev/uri"
+	"go.uber.org/goleak"
 
 	"github.com/agentls/agentls/internal/text"
+	"github.com/agentls/agentls/internal/workspace"
 	"github.com/agentls/agentls/lspserver/core"
+	"github.com/agentls/agentls/lspserver/docs"
 	"github.com/agentls/agentls/lspserver/proposal"
 	"github.com/agentls/agentls/tools"
 )
@@ -23,7 +26,7 @@ import (
 // view through the didChange path (as an editor's didChange would) and
 // records what it received; everything else succeeds silently.
 type editClient struct {
-	s     *Server
+	s     *Review
 	mu    sync.Mutex
 	edits []protocol.WorkspaceEdit
 }
@@ -46,7 +49,7 @@ func (c *editClient) ApplyEdit(_ context.Context, p *protocol.ApplyWorkspaceEdit
 			r := core.ToTextRange(te.Range)
 			changes = append(changes, text.Change{Range: &r, Text: te.NewText})
 		}
-		if err := c.s.ChangeDocument(key, *snap.Version+1, changes, c.s.Session().Encoding); err != nil {
+		if err := c.s.ChangeDocument(key, *snap.Version+1, changes, c.s.core.Session().Encoding); err != nil {
 			return nil, err
 		}
 	}
@@ -68,18 +71,26 @@ func (c *editClient) RegisterCapability(context.Context, *protocol.RegistrationP
 }
 func (c *editClient) Notify(context.Context, string, any) error { return nil }
 
-// newReviewServer is a Server that is not serving: its client is an
-// editClient and its session supports versioned workspace edits.
-func newReviewServer(t testing.TB) (*Server, *editClient, string) {
+// newReviewServer is the review part of a session that is not serving:
+// its client is an editClient and its session supports versioned
+// workspace edits.
+func newReviewServer(t testing.TB) (*Review, *editClient, string) {
 	t.Helper()
-	s := New(Options{NoWatcher: true})
-	c := &editClient{s: s}
-	s.core.Attach(c, &Session{Features: ClientFeatures{ApplyEdit: true, DocumentChanges: true}})
+	c := core.New(core.Options{})
+	view := workspace.New(workspace.Options{})
+	d := docs.New(c, view, docs.Options{NoWatcher: true})
+	s := New(c, d)
+	d.Follow(s)
+	ec := &editClient{s: s}
+	c.Attach(ec, &core.Session{Features: core.ClientFeatures{ApplyEdit: true, DocumentChanges: true}})
 	root := t.TempDir()
-	s.view.SetFolders([]string{root})
-	t.Cleanup(s.core.Stop)
-	return s, c, root
+	view.SetFolders([]string{root})
+	t.Cleanup(c.Stop)
+	return s, ec, root
 }
+
+// TestMain fails the package's tests when one leaks a goroutine.
+func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 
 // The document changes between computing the accept plan and sending it
 // (the store missed it here, as it would if didChange raced the accept):
@@ -93,21 +104,21 @@ func TestAcceptRecomputesOnStaleDocument(t *testing.T) {
 		t.Fatal(err)
 	}
 	s.view.Open(path, 1, base)
-	s.stagePreview("run1", tools.StagedFile{Path: path, Base: base, Text: "one\nTWO\nthree\n"})
+	s.Stage("run1", tools.StagedFile{Path: path, Base: base, Text: "one\nTWO\nthree\n"})
 
 	// Bypass the hook: the view moves on, the store does not know.
 	r := text.Range{Start: text.Position{Line: 0}, End: text.Position{Line: 0}}
 	if err := s.view.Change(path, 2, []text.Change{{Range: &r, Text: "zero\n"}}, text.UTF16); err != nil {
 		t.Fatal(err)
 	}
-	plan, err := s.review.store.Accept(proposal.Filter{}, text.UTF16)
+	plan, err := s.st.store.Accept(proposal.Filter{}, text.UTF16)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if stale := s.staleFiles(plan); len(stale) != 1 || stale[0] != path {
 		t.Fatalf("staleFiles = %v, want [%s]", stale, path)
 	}
-	s.review.store.Failed(plan, "test")
+	s.st.store.Failed(plan, "test")
 
 	res, _, err := s.acceptCommand(context.Background(), reviewArgs{})
 	if err != nil || !res.Applied {
@@ -120,7 +131,7 @@ func TestAcceptRecomputesOnStaleDocument(t *testing.T) {
 	if v := c.edits[0].DocumentChanges[0].(*protocol.TextDocumentEdit).TextDocument.Version; v == nil || *v != 2 {
 		t.Fatalf("edit version = %v, want 2", v)
 	}
-	if len(s.review.store.List("")) != 0 {
+	if len(s.st.store.List("")) != 0 {
 		t.Fatal("proposal left after accept")
 	}
 }
@@ -142,8 +153,8 @@ func TestReviewDecisionsForRunChangeset(t *testing.T) {
 	cs := env.Changes
 	stageEdit(t, env, path, "a\nB\nc\nD\ne\n")
 	f, _ := cs.Get(path)
-	s.stagePreview("run1", f)
-	hunks := s.review.store.List(path)[0].Hunks
+	s.Stage("run1", f)
+	hunks := s.st.store.List(path)[0].Hunks
 	if len(hunks) != 2 {
 		t.Fatalf("hunks = %+v", hunks)
 	}
@@ -161,7 +172,7 @@ func TestReviewDecisionsForRunChangeset(t *testing.T) {
 	if f.Base != "a\nB\nc\nd\ne\n" || f.Text != "a\nB\nc\nD\ne\n" {
 		t.Fatalf("after accept the changeset holds base %q text %q", f.Base, f.Text)
 	}
-	if got := s.review.store.List(path); len(got) != 1 || len(got[0].Hunks) != 1 || got[0].Hunks[0].ID != hunks[1].ID {
+	if got := s.st.store.List(path); len(got) != 1 || len(got[0].Hunks) != 1 || got[0].Hunks[0].ID != hunks[1].ID {
 		t.Fatalf("store after accept = %+v", got)
 	}
 
@@ -176,7 +187,7 @@ func TestReviewDecisionsForRunChangeset(t *testing.T) {
 	if f, ok := cs.Get(path); ok && f.Pending() {
 		t.Fatalf("after rejecting the rest the changeset still proposes %q", f.Text)
 	}
-	if got := s.review.store.List(""); len(got) != 0 {
+	if got := s.st.store.List(""); len(got) != 0 {
 		t.Fatalf("store after reject = %+v", got)
 	}
 }
@@ -220,7 +231,7 @@ func BenchmarkCodeLensHandler(b *testing.B) {
 		s.view.Open(path, 1, content)
 		if i < 50 {
 			proposed := strings.NewReplacer("value10 ", "renamed10 ", "value100 ", "renamed100 ", "value190 ", "renamed190 ").Replace(content)
-			s.stagePreview(fmt.Sprintf("run%d", i), tools.StagedFile{Path: path, Base: content, Text: proposed})
+			s.Stage(fmt.Sprintf("run%d", i), tools.StagedFile{Path: path, Base: content, Text: proposed})
 			if first == "" {
 				first = path
 			}
@@ -230,7 +241,7 @@ func BenchmarkCodeLensHandler(b *testing.B) {
 	b.ReportAllocs()
 	b.ResetTimer()
 	for range b.N {
-		lenses, err := s.codeLens(context.Background(), p)
+		lenses, err := s.CodeLens(context.Background(), p)
 		if err != nil || len(lenses) != 6 {
 			b.Fatalf("%d lenses, %v", len(lenses), err)
 		}

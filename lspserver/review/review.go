@@ -1,0 +1,138 @@
+package review
+
+import (
+	"context"
+	"encoding/json"
+	"log/slog"
+	"time"
+
+	"go.lsp.dev/protocol"
+
+	"github.com/agentls/agentls/agent"
+	"github.com/agentls/agentls/internal/text"
+	"github.com/agentls/agentls/internal/workspace"
+	"github.com/agentls/agentls/lspserver/core"
+	"github.com/agentls/agentls/lspserver/docs"
+	"github.com/agentls/agentls/lspserver/proposal"
+)
+
+// The agentls.* commands review answers (docs/protocol.md).
+const (
+	CommandAccept = "agentls.accept"
+	CommandReject = "agentls.reject"
+)
+
+// ArgShape is the shape of agentls.accept's and agentls.reject's
+// arguments[0], for error messages.
+const ArgShape = `{"runId"?: "…", "uri"?: "file:///…", "hunkId"?: "…", "reason"?: "…"}`
+
+// Review is the review part of the server: the proposal store and its
+// LSP face. It never calls into the runs part: runs feed it through Stage,
+// and it answers with results and agent.Decisions the wiring passes to the
+// runs' sessions.
+type Review struct {
+	core *core.Server
+	docs *docs.Docs
+	view *workspace.View
+	log  *slog.Logger
+
+	st    reviewState  // proposals under review (proposals.go)
+	diags previewDiags // proposals as diagnostics for plugin-less clients (diagnostics.go)
+}
+
+// New returns the review part of c's session, on the documents of d. The
+// wiring makes it follow d (docs.Docs.Follow).
+func New(c *core.Server, d *docs.Docs) *Review {
+	return &Review{core: c, docs: d, view: d.View(), log: c.Log()}
+}
+
+// Pending is every proposal in review, for the runs' sessions (saving,
+// follow-up runs, agentls/sessions).
+func (v *Review) Pending() []proposal.Proposal { return v.state().store.List("") }
+
+// CodeActions are the accept/reject code actions for the hunks
+// overlapping r in the document key (core.DocKey) names.
+func (v *Review) CodeActions(key string, r text.Range) []protocol.CommandOrCodeAction {
+	return v.reviewActions(key, r)
+}
+
+// IsPreviewDiagnostic reports whether d is one of review's preview
+// diagnostics (the client echoes diagnostics back in code action requests).
+func (v *Review) IsPreviewDiagnostic(d protocol.Diagnostic) bool { return isPreviewDiagnostic(d) }
+
+// Accept is the agentls.accept command. The decisions it returns (one per
+// run and file whose hunks were applied) are for the runs' sessions.
+func (v *Review) Accept(ctx context.Context, raw json.RawMessage) (any, []agent.Decision, error) {
+	var a reviewArgs
+	if err := core.DecodeArg(CommandAccept, ArgShape, raw, &a); err != nil {
+		return nil, nil, err
+	}
+	return v.acceptCommand(ctx, a)
+}
+
+// Reject is the agentls.reject command. The decisions it returns (one per
+// run and file whose hunks were dropped, with the user's reason) are for
+// the runs' sessions.
+func (v *Review) Reject(ctx context.Context, raw json.RawMessage) (any, []agent.Decision, error) {
+	var a reviewArgs
+	if err := core.DecodeArg(CommandReject, ArgShape, raw, &a); err != nil {
+		return nil, nil, err
+	}
+	return v.rejectCommand(ctx, a)
+}
+
+// SetVerifyTimeout bounds how long accept waits for an applied edit to
+// show in the buffer (tests of editors that never show it); zero is the
+// default.
+func (v *Review) SetVerifyTimeout(d time.Duration) { v.state().verifyWait = d }
+
+// DiagnosticMaps returns the sizes of the preview publisher's maps keyed
+// by document, for tests proving didClose empties them.
+func (v *Review) DiagnosticMaps() (pending, published int) {
+	d := &v.diags
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return len(d.pending), len(d.published)
+}
+
+// The files of this package:
+//
+//	review.go       the part's API; agentls.accept/agentls.reject argument and result types
+//	stage.go        staged-change events in, decisions out (the one-way flow)
+//	rebase.go       the user's edits and disk changes rebase proposals (docs.Follower)
+//	proposals.go    review state, agentls/proposals, change announcements
+//	accept.go       agentls.accept / agentls.reject
+//	codelens.go     accept/reject lenses per hunk
+//	actions.go      accept/reject code actions
+//	hover.go        a hunk's diff on hover
+//	diagnostics.go  pending hunks as diagnostics, for clients without a plugin
+
+// reviewArgs is arguments[0] of agentls.accept and agentls.reject
+// (docs/protocol.md): no field selects everything pending.
+type reviewArgs struct {
+	RunID  string `json:"runId,omitempty"`
+	URI    string `json:"uri,omitempty"`
+	HunkID string `json:"hunkId,omitempty"`
+	// Reason (agentls.reject only) is told to the model on the session's
+	// next run.
+	Reason string `json:"reason,omitempty"`
+}
+
+// acceptResult is the result of agentls.accept.
+type acceptResult struct {
+	Applied       bool           `json:"applied"`
+	FailureReason string         `json:"failureReason,omitempty"`
+	Conflicts     []hunkConflict `json:"conflicts,omitempty"`
+}
+
+// hunkConflict names a hunk that was not applied and why.
+type hunkConflict struct {
+	URI    string `json:"uri"`
+	HunkID string `json:"hunkId"`
+	Reason string `json:"reason"`
+}
+
+// rejectResult is the result of agentls.reject.
+type rejectResult struct {
+	Rejected int `json:"rejected"`
+}
