@@ -4,11 +4,12 @@ import (
 	"github.com/agentls/agentls/lspserver/core"
 	"github.com/agentls/agentls/lspserver/docs"
 	"github.com/agentls/agentls/lspserver/review"
+	"github.com/agentls/agentls/lspserver/runs"
 )
 
-// The agentls protocol's names and types (docs/protocol.md), defined by
-// the part that serves them and re-exported here so that cmd, editor
-// tests and plugin authors' tools need only this package.
+// The agentls protocol's names and types (docs/protocol.md) are defined
+// by the part that serves them; they are re-exported here so that cmd,
+// the editor tests and plugin authors' tools need only this package.
 
 type (
 	// Client is every server→client message agentls sends (core.Client).
@@ -17,6 +18,11 @@ type (
 	Session = core.Session
 	// ClientFeatures are the client capabilities agentls acts on.
 	ClientFeatures = core.ClientFeatures
+
+	// DocumentParams are the params of agentls/document.
+	DocumentParams = docs.DocumentParams
+	// DocumentResult is the result of agentls/document.
+	DocumentResult = docs.DocumentResult
 
 	// ProposalsParams are the params of agentls/proposals.
 	ProposalsParams = review.ProposalsParams
@@ -27,20 +33,67 @@ type (
 	// HunkInfo is one hunk of a proposal.
 	HunkInfo = review.HunkInfo
 
-	// DocumentParams are the params of agentls/document.
-	DocumentParams = docs.DocumentParams
-	// DocumentResult is the result of agentls/document.
-	DocumentResult = docs.DocumentResult
+	// RunOptions configure how the server loads configuration and
+	// records agent runs (SetRunOptions).
+	RunOptions = runs.Options
+	// RunArgs is arguments[0] of agentls.run.
+	RunArgs = runs.RunArgs
+	// RunResult is the result of agentls.run.
+	RunResult = runs.RunResult
+	// CancelArgs is arguments[0] of agentls.cancel.
+	CancelArgs = runs.CancelArgs
+	// CancelResult is the result of agentls.cancel.
+	CancelResult = runs.CancelResult
+	// ApprovePlanArgs is arguments[0] of agentls.approvePlan.
+	ApprovePlanArgs = runs.ApprovePlanArgs
+	// RunEvent is the params of agentls/runEvent.
+	RunEvent = runs.RunEvent
+	// ElicitParams are agentls/elicit's params.
+	ElicitParams = runs.ElicitParams
+	// ElicitAnswer is agentls/elicit's result.
+	ElicitAnswer = runs.ElicitAnswer
+	// SessionsResult is the result of agentls/sessions.
+	SessionsResult = runs.SessionsResult
+	// SessionInfo describes one session.
+	SessionInfo = runs.SessionInfo
+	// SessionArgs is arguments[0] of agentls.deleteSession.
+	SessionArgs = runs.SessionArgs
 )
 
-// MethodDocument is the agentls/document request: the server's view of a
-// document.
-const MethodDocument = docs.MethodDocument
-
-// Review's commands and methods.
+// The agentls.* commands (workspace/executeCommand) and agentls/* methods.
 const (
-	CommandAccept          = review.CommandAccept
-	CommandReject          = review.CommandReject
+	CommandRun           = runs.CommandRun
+	CommandCancel        = runs.CommandCancel
+	CommandAccept        = review.CommandAccept
+	CommandReject        = review.CommandReject
+	CommandApprovePlan   = runs.CommandApprovePlan
+	CommandDeleteSession = runs.CommandDeleteSession
+	CommandClearSessions = runs.CommandClearSessions
+
+	MethodDocument         = docs.MethodDocument
 	MethodProposals        = review.MethodProposals
 	MethodProposalsChanged = review.MethodProposalsChanged
+	MethodSessions         = runs.MethodSessions
+	MethodRunEvent         = runs.MethodRunEvent
+	MethodElicit           = runs.MethodElicit
 )
+
+// Values of RunArgs.Mode and RunOptions.
+const (
+	// ModePlan is agentls.run's mode for a planning run.
+	ModePlan = runs.ModePlan
+	// NoTranscripts as RunOptions.TranscriptDir disables run transcripts.
+	NoTranscripts = runs.NoTranscripts
+	// NoSessionState as RunOptions.StateDir keeps sessions in memory only.
+	NoSessionState = runs.NoSessionState
+	// ServerName is serverInfo.name.
+	ServerName = core.ServerName
+)
+
+// ErrBadHeader is wrapped by the error that ends serving when the input
+// holds a header block the server cannot frame.
+var ErrBadHeader = core.ErrBadHeader
+
+// ErrClientTimeout is wrapped by the error of a server→client request the
+// editor did not answer within client.requestTimeoutSeconds.
+var ErrClientTimeout = core.ErrClientTimeout

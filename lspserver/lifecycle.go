@@ -5,14 +5,14 @@ import (
 
 	"go.lsp.dev/protocol"
 
+	"github.com/agentls/agentls/lspserver/core"
 	"github.com/agentls/agentls/lspserver/docs"
+	"github.com/agentls/agentls/lspserver/runs"
 )
 
-// ServerName is serverInfo.name (docs/protocol.md).
-const ServerName = "agentls"
-
-// initialize is the initialize request: each part takes its share of
-// the client's parameters, then the lifecycle moves on.
+// initialize is the initialize request: each part takes its share of the
+// client's parameters, then the lifecycle moves on. It is an ordered
+// request, so no later message is read before it returns.
 func (s *Server) initialize(_ context.Context, p *protocol.InitializeParams) (*protocol.InitializeResult, error) {
 	sess := s.core.Negotiate(p)
 	s.docs.SetFolders(docs.InitialFolders(p, s.log))
@@ -22,37 +22,50 @@ func (s *Server) initialize(_ context.Context, p *protocol.InitializeParams) (*p
 	return &protocol.InitializeResult{Capabilities: s.capabilities(sess), ServerInfo: s.core.ServerInfo()}, nil
 }
 
-// capabilities is what agentls offers; features add their providers here.
+// capabilities is what agentls offers; a part's new provider goes here.
 func (s *Server) capabilities(sess *Session) protocol.ServerCapabilities {
 	return protocol.ServerCapabilities{
 		PositionEncoding: protocol.PositionEncodingKind(sess.Encoding.String()),
+		// Documents (docs).
 		TextDocumentSync: &protocol.TextDocumentSyncOptions{
-			OpenClose: ptr(true),
-			Change:    ptr(protocol.TextDocumentSyncKindIncremental),
-			Save:      &protocol.SaveOptions{IncludeText: ptr(false)},
+			OpenClose: core.Ptr(true),
+			Change:    core.Ptr(protocol.TextDocumentSyncKindIncremental),
+			Save:      &protocol.SaveOptions{IncludeText: core.Ptr(false)},
 		},
 		Workspace: &protocol.WorkspaceOptions{
 			WorkspaceFolders: &protocol.WorkspaceFoldersServerCapabilities{
-				Supported:           ptr(true),
+				Supported:           core.Ptr(true),
 				ChangeNotifications: protocol.Boolean(true),
 			},
 		},
-		// Agent runs (commands.go, codeaction.go).
-		ExecuteCommandProvider: protocol.ExecuteCommandOptions{Commands: commandNames()},
-		CodeActionProvider:     &protocol.CodeActionOptions{CodeActionKinds: codeActionKinds(), ResolveProvider: ptr(false)},
-		// Review of proposals (codelens.go).
-		CodeLensProvider: &protocol.CodeLensOptions{ResolveProvider: ptr(false)},
-		// Preview without a plugin (hover.go, diagnostics.go).
-		HoverProvider: protocol.Boolean(true),
+		// Agent runs (runs) and the command table (methods.go).
+		ExecuteCommandProvider: protocol.ExecuteCommandOptions{Commands: core.CommandNames(s.commandTable())},
+		CodeActionProvider:     &protocol.CodeActionOptions{CodeActionKinds: runs.CodeActionKinds(), ResolveProvider: core.Ptr(false)},
+		// Review of proposals (review): lenses, and a preview without a
+		// plugin (hover, diagnostics).
+		CodeLensProvider: &protocol.CodeLensOptions{ResolveProvider: core.Ptr(false)},
+		HoverProvider:    protocol.Boolean(true),
 	}
 }
 
+// initialized is the initialized notification: the first one restores
+// the saved sessions and registers for watched files; every one makes
+// sure the run services (configuration, MCP servers) are started.
 func (s *Server) initialized(context.Context, *protocol.InitializedParams) error {
 	s.initOnce.Do(func() {
-		s.sessions() // restore saved sessions and their proposals
+		s.runs.RestoreSessions() // saved sessions and their proposals
 		if s.Session().Features.WatchedFilesDynamic {
-			s.goBackground("register didChangeWatchedFiles", s.docs.RegisterWatchedFiles)
+			s.core.Go("register didChangeWatchedFiles", s.docs.RegisterWatchedFiles)
 		}
 	})
+	s.runs.StartServices()
 	return nil
+}
+
+// foldersChanged is didChangeWorkspaceFolders: the documents part takes
+// the new folders, then the MCP servers' roots follow them.
+func (s *Server) foldersChanged(ctx context.Context, p *protocol.DidChangeWorkspaceFoldersParams) error {
+	err := s.docs.DidChangeWorkspaceFolders(ctx, p)
+	s.runs.FoldersChanged()
+	return err
 }

@@ -6,13 +6,13 @@ import (
 	"io"
 	"log/slog"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/agentls/agentls/internal/workspace"
 	"github.com/agentls/agentls/lspserver/core"
 	"github.com/agentls/agentls/lspserver/docs"
 	"github.com/agentls/agentls/lspserver/review"
+	"github.com/agentls/agentls/lspserver/runs"
 )
 
 // Options configures a Server. The zero value is usable.
@@ -38,77 +38,61 @@ type Options struct {
 
 // Exit codes of Serve.
 const (
-	ExitOK         = core.ExitOK
-	ExitNoShutdown = core.ExitNoShutdown
-	ExitBadInput   = core.ExitBadInput
+	ExitOK         = core.ExitOK         // exit after shutdown, or input closed after shutdown
+	ExitNoShutdown = core.ExitNoShutdown // exit, input end or editor death without shutdown first
+	ExitBadInput   = core.ExitBadInput   // the input could not be framed or the connection failed
 )
 
-// Server is one LSP session. Create it with New and run it with Serve; the
-// method table (methods.go) lists everything it answers.
+// Server is one LSP session: the four parts, connected. Create it with New
+// and run it with Serve; the method table (methods.go) lists everything it
+// answers and which part serves it.
 type Server struct {
-	core *core.Server
-	opts Options
-	log  *slog.Logger
-	view *workspace.View
-	ctx  context.Context // server lifetime: parent of all background work
-
-	initOnce sync.Once // work done on the first initialized notification
-
-	// clientTimeout is client.requestTimeoutSeconds of the latest loaded
-	// configuration, in nanoseconds; 0 until one is loaded (config.go).
-	clientTimeout atomic.Int64
-
-	docs *docs.Docs
-
-	runs agentRuns // agent runs, their configuration and MCP servers (runs.go)
-
+	core   *core.Server   // framing, dispatch, lifecycle, settings, Client
+	docs   *docs.Docs     // text sync into the view, folders, watched files
 	review *review.Review // proposals under review
-	sess   sessionsState  // conversations and their persistence (sessions.go)
-	plans  planBook       // finished plans awaiting approval (plan.go)
+	runs   *runs.Runs     // agent runs, sessions, MCP servers, code actions
+
+	log      *slog.Logger
+	view     *workspace.View
+	initOnce sync.Once // work done on the first initialized notification
 }
 
-// New returns a Server that is not yet connected; Serve connects and runs it.
+// New returns a Server that is not yet connected; Serve connects and runs
+// it. It builds the parts bottom-up (core, docs, review, runs), connects
+// review to the documents (docs.Follower) and runs to review
+// (runs.Review), and lists the method table.
 func New(opts Options) *Server {
-	s := &Server{opts: opts}
+	s := &Server{}
 	s.core = core.New(core.Options{
 		Version:            opts.Version,
 		Logger:             opts.Logger,
 		ParentPollInterval: opts.ParentPollInterval,
 		WrapClient:         opts.WrapClient,
-		ClientTimeout:      func() time.Duration { return s.clientRequestTimeout() },
+		// client.requestTimeoutSeconds comes from the run configuration.
+		ClientTimeout: func() time.Duration { return s.runs.ClientRequestTimeout() },
 	})
 	s.log = s.core.Log()
-	s.ctx = s.core.Context()
-	view := opts.View
-	if view == nil {
-		view = workspace.New(workspace.Options{Logger: s.log.With("component", "view")})
+	s.view = opts.View
+	if s.view == nil {
+		s.view = workspace.New(workspace.Options{Logger: s.log.With("component", "view")})
 	}
-	s.view = view
-	s.docs = docs.New(s.core, view, docs.Options{NoWatcher: opts.NoWatcher})
+	s.docs = docs.New(s.core, s.view, docs.Options{NoWatcher: opts.NoWatcher})
 	s.review = review.New(s.core, s.docs)
 	s.docs.Follow(s.review)
+	s.runs = runs.New(s.core, s.docs, s.review)
 	for m, r := range s.methodTable() {
 		s.core.Handle(m, r)
 	}
 	return s
 }
 
-// View returns the workspace view the server synchronises documents into.
-func (s *Server) View() *workspace.View { return s.view }
-
-// Session returns what initialize negotiated (a zero Session before it).
-func (s *Server) Session() *Session { return s.core.Session() }
-
-// InitializationOptions returns initialize's initializationOptions (nil if
-// none were sent).
-func (s *Server) InitializationOptions() json.RawMessage { return s.core.InitializationOptions() }
-
 // Serve runs the LSP session on in/out until the editor sends exit, closes
 // the input, dies (processId), sends an unframeable header, or ctx ends. It
 // returns the process exit code: ExitOK after a clean shutdown+exit,
 // ExitNoShutdown without shutdown, ExitBadInput for unreadable input.
-// Background work is cancelled and awaited before it returns. A Server
-// serves once.
+// Background work is cancelled and awaited before it returns; a reader
+// goroutine blocked on in may outlive it until in is closed (os.Stdin never
+// is: the caller exits the process). A Server serves once.
 func (s *Server) Serve(ctx context.Context, in io.Reader, out io.Writer) int {
 	s.docs.StartWatcher()
 	return s.core.Serve(ctx, in, out)
@@ -119,22 +103,29 @@ func Serve(ctx context.Context, in io.Reader, out io.Writer, opts Options) int {
 	return New(opts).Serve(ctx, in, out)
 }
 
-// Temporary shims while the parts move into subpackages.
-func (s *Server) goBackground(name string, fn func(ctx context.Context)) { s.core.Go(name, fn) }
+// SetRunOptions sets the options of agent runs. Call it before Serve.
+func (s *Server) SetRunOptions(o RunOptions) { s.runs.SetOptions(o) }
 
-func invalidParams(format string, args ...any) error { return core.InvalidParams(format, args...) }
-func requestFailed(format string, args ...any) error { return core.RequestFailed(format, args...) }
-func ptr[T any](v T) *T                              { return &v }
+// View returns the workspace view the server synchronises documents into.
+func (s *Server) View() *workspace.View { return s.view }
+
+// Session returns what initialize negotiated (a zero Session before it).
+func (s *Server) Session() *Session { return s.core.Session() }
+
+// Folders returns the workspace folders as the editor gave them (absolute
+// paths, first one first).
+func (s *Server) Folders() []string { return s.docs.Folders() }
+
+// InitializationOptions returns initialize's initializationOptions (nil if
+// none were sent).
+func (s *Server) InitializationOptions() json.RawMessage { return s.core.InitializationOptions() }
 
 // Settings returns the agentls settings of the latest
-// workspace/didChangeConfiguration (core.Server.Settings).
+// workspace/didChangeConfiguration: the value of settings.agentls when
+// present, else the whole settings object; nil if none was received.
 func (s *Server) Settings() json.RawMessage { return s.core.Settings() }
 
 // OnSettingsChange registers fn to run (on the read loop, so it must be
 // quick and must not call the client) after each didChangeConfiguration
 // that carried settings, with the new Settings value.
 func (s *Server) OnSettingsChange(fn func(json.RawMessage)) { s.core.OnSettingsChange(fn) }
-
-// Folders returns the workspace folders as the editor gave them (absolute
-// paths, first one first).
-func (s *Server) Folders() []string { return s.docs.Folders() }

@@ -11,13 +11,11 @@ import (
 )
 
 // Command is one agentls.* command of workspace/executeCommand: the
-// commands are one table (lspserver/methods.go), each entry with its
-// name, the shape of its arguments[0] (for error messages) and a handler
-// that gets arguments[0] raw and decodes it with DecodeArg.
+// commands are one table (lspserver/methods.go), each entry with its name
+// and a handler that gets arguments[0] raw and decodes it with DecodeArg.
 type Command struct {
-	Name  string
-	Shape string
-	Run   func(ctx context.Context, arg json.RawMessage) (any, error)
+	Name string
+	Run  func(ctx context.Context, arg json.RawMessage) (any, error)
 }
 
 // ExecuteCommand returns the workspace/executeCommand handler for table.

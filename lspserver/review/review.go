@@ -95,18 +95,6 @@ func (v *Review) DiagnosticMaps() (pending, published int) {
 	return len(d.pending), len(d.published)
 }
 
-// The files of this package:
-//
-//	review.go       the part's API; agentls.accept/agentls.reject argument and result types
-//	stage.go        staged-change events in, decisions out (the one-way flow)
-//	rebase.go       the user's edits and disk changes rebase proposals (docs.Follower)
-//	proposals.go    review state, agentls/proposals, change announcements
-//	accept.go       agentls.accept / agentls.reject
-//	codelens.go     accept/reject lenses per hunk
-//	actions.go      accept/reject code actions
-//	hover.go        a hunk's diff on hover
-//	diagnostics.go  pending hunks as diagnostics, for clients without a plugin
-
 // reviewArgs is arguments[0] of agentls.accept and agentls.reject
 // (docs/protocol.md): no field selects everything pending.
 type reviewArgs struct {

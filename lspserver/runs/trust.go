@@ -1,4 +1,4 @@
-package lspserver
+package runs
 
 import (
 	"context"
@@ -39,14 +39,14 @@ type workspaceTrust struct {
 
 // trustStore is the store for the configured environment (its
 // XDG_STATE_HOME or HOME); it trusts nothing when neither is known.
-func (s *Server) trustStore() *config.TrustStore {
-	return config.NewTrustStore(config.DefaultTrustFile(s.runs.cfg.options().Env))
+func (rs *Runs) trustStore() *config.TrustStore {
+	return config.NewTrustStore(config.DefaultTrustFile(rs.cfg.options().Env))
 }
 
 // trusted is LoadOptions.Trusted for the editor.
-func (s *Server) trusted(store *config.TrustStore) func(file, sum string) bool {
+func (rs *Runs) trusted(store *config.TrustStore) func(file, sum string) bool {
 	return func(file, sum string) bool {
-		t := &s.runs.cfg.trust
+		t := &rs.cfg.trust
 		t.mu.Lock()
 		ok := t.granted[[2]string{file, sum}]
 		t.mu.Unlock()
@@ -57,8 +57,8 @@ func (s *Server) trusted(store *config.TrustStore) func(file, sum string) bool {
 // askTrust starts a prompt for each untrusted file content not asked about
 // yet in this session. It never blocks: the prompts wait for the user on
 // their own goroutines.
-func (s *Server) askTrust(untrusted []config.Untrusted) {
-	t := &s.runs.cfg.trust
+func (rs *Runs) askTrust(untrusted []config.Untrusted) {
+	t := &rs.cfg.trust
 	for _, u := range untrusted {
 		key := [2]string{u.File, u.SHA256}
 		t.mu.Lock()
@@ -69,38 +69,38 @@ func (s *Server) askTrust(untrusted []config.Untrusted) {
 		t.asked[key] = true
 		t.mu.Unlock()
 		if first {
-			s.goBackground("workspace trust prompt", func(ctx context.Context) { s.promptTrust(ctx, u) })
+			rs.core.Go("workspace trust prompt", func(ctx context.Context) { rs.promptTrust(ctx, u) })
 		}
 	}
 }
 
 // promptTrust asks the user about one file and, on "Trust", remembers it
 // and reloads the configuration (which starts its MCP servers).
-func (s *Server) promptTrust(ctx context.Context, u config.Untrusted) {
-	item, err := s.core.Client().ShowMessageRequest(ctx, &protocol.ShowMessageRequestParams{
+func (rs *Runs) promptTrust(ctx context.Context, u config.Untrusted) {
+	item, err := rs.core.Client().ShowMessageRequest(ctx, &protocol.ShowMessageRequestParams{
 		Type:    protocol.MessageTypeWarning,
 		Message: trustMessage(u),
 		Actions: []protocol.MessageActionItem{{Title: actionTrust}, {Title: actionNotNow}},
 	})
 	if err != nil || item == nil || item.Title != actionTrust {
-		s.log.Info("workspace config not trusted", "file", u.File, "answer", item, "err", err)
+		rs.log.Info("workspace config not trusted", "file", u.File, "answer", item, "err", err)
 		return
 	}
-	t := &s.runs.cfg.trust
+	t := &rs.cfg.trust
 	t.mu.Lock()
 	if t.granted == nil {
 		t.granted = map[[2]string]bool{}
 	}
 	t.granted[[2]string{u.File, u.SHA256}] = true
 	t.mu.Unlock()
-	store := s.trustStore()
+	store := rs.trustStore()
 	if err := store.Trust(u.File, u.SHA256); err != nil {
-		s.log.Warn("trust not remembered", "file", u.File, "err", err)
-		s.logToEditor(ctx, protocol.MessageTypeWarning, fmt.Sprintf("agentls: %s is trusted for this session only: %v", u.File, err))
+		rs.log.Warn("trust not remembered", "file", u.File, "err", err)
+		rs.core.LogToEditor(ctx, protocol.MessageTypeWarning, fmt.Sprintf("agentls: %s is trusted for this session only: %v", u.File, err))
 	}
-	s.log.Info("workspace config trusted", "file", u.File, "sha256", u.SHA256, "store", store.Path())
-	s.reloadConfig(ctx, s.runs.mcp.expect())
-	s.logToEditor(ctx, protocol.MessageTypeInfo, fmt.Sprintf("agentls: %s is trusted; its settings now apply", u.File))
+	rs.log.Info("workspace config trusted", "file", u.File, "sha256", u.SHA256, "store", store.Path())
+	rs.reloadConfig(ctx, rs.mcp.expect())
+	rs.core.LogToEditor(ctx, protocol.MessageTypeInfo, fmt.Sprintf("agentls: %s is trusted; its settings now apply", u.File))
 }
 
 // trustMessage names exactly what trusting the file would do.

@@ -1,4 +1,4 @@
-package lspserver
+package runs
 
 import (
 	"context"
@@ -13,11 +13,10 @@ import (
 
 	"github.com/agentls/agentls/agent"
 	"github.com/agentls/agentls/agent/config"
-	"github.com/agentls/agentls/lspserver/core"
 )
 
 // Server-side configuration of agent runs. The editor's settings are kept
-// raw by settings.go; here they are merged with the other sources by
+// raw by lspserver/core (settings.go); here they are merged with the other sources by
 // agent/config.Load. Loading happens
 //   - in the background after initialized (to start MCP servers and show
 //     configuration warnings early),
@@ -37,10 +36,10 @@ import (
 // Load as its Init source; files and environment keep their places
 // around it (agent/config package doc).
 
-// RunOptions configure how the server loads configuration and records agent
-// runs. Set them with SetRunOptions before Serve; the zero value is what
+// Options configure how the server loads configuration and records agent
+// runs. Set them with SetOptions before Serve; the zero value is what
 // `agentls serve` uses.
-type RunOptions struct {
+type Options struct {
 	// Env reads environment variables for the configuration (API key,
 	// OPENAI_BASE_URL, AGENTLS_MODEL, the user config path) and for ${VAR}
 	// in MCP server entries; nil is os.Getenv. Tests pass a closed world.
@@ -63,20 +62,20 @@ type RunOptions struct {
 	StateDir string
 }
 
-// NoTranscripts as RunOptions.TranscriptDir disables run transcripts.
+// NoTranscripts as Options.TranscriptDir disables run transcripts.
 const NoTranscripts = "-" // agent.NoTranscript
 
-// SetRunOptions sets the options of agent runs. Call it before Serve.
-func (s *Server) SetRunOptions(o RunOptions) {
-	s.runs.cfg.mu.Lock()
-	defer s.runs.cfg.mu.Unlock()
-	s.runs.cfg.opts = o
+// SetOptions sets the options of agent runs. Call it before Serve.
+func (rs *Runs) SetOptions(o Options) {
+	rs.cfg.mu.Lock()
+	defer rs.cfg.mu.Unlock()
+	rs.cfg.opts = o
 }
 
 // runConfig is the configuration state of agent runs.
 type runConfig struct {
 	mu   sync.Mutex
-	opts RunOptions
+	opts Options
 	// shown are the warnings and errors already sent to the editor, so a
 	// reload only reports what is new.
 	shown map[string]bool
@@ -88,7 +87,7 @@ type runConfig struct {
 	trust workspaceTrust
 }
 
-func (c *runConfig) options() RunOptions {
+func (c *runConfig) options() Options {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	o := c.opts
@@ -102,17 +101,17 @@ func (c *runConfig) options() RunOptions {
 }
 
 // loadConfig merges every configuration source as it stands now.
-func (s *Server) loadConfig() (config.Config, []string, error) {
-	o := s.runs.cfg.options()
-	init, err := core.MergeSettings(s.InitializationOptions(), s.Settings())
+func (rs *Runs) loadConfig() (config.Config, []string, error) {
+	o := rs.cfg.options()
+	init, err := rs.core.MergedSettings()
 	cfg, warnings, lerr := config.Load(config.LoadOptions{
 		UserFile: o.UserConfigFile,
-		Folders:  s.docs.Folders(),
+		Folders:  rs.docs.Folders(),
 		Init:     init,
 		Env:      o.Env,
-		Trusted:  s.trusted(s.trustStore()),
+		Trusted:  rs.trusted(rs.trustStore()),
 	})
-	s.askTrust(cfg.Untrusted())
+	rs.askTrust(cfg.Untrusted())
 	if err != nil {
 		if lerr != nil {
 			lerr = fmt.Errorf("%w\n%w", err, lerr)
@@ -120,22 +119,22 @@ func (s *Server) loadConfig() (config.Config, []string, error) {
 			lerr = err
 		}
 	}
-	s.clientTimeout.Store(int64(time.Duration(cfg.Client.RequestTimeoutSeconds) * time.Second))
+	rs.clientTimeout.Store(int64(time.Duration(cfg.Client.RequestTimeoutSeconds) * time.Second))
 	return cfg, warnings, lerr
 }
 
-// clientRequestTimeout is client.requestTimeoutSeconds (client.go): the
+// ClientRequestTimeout is client.requestTimeoutSeconds (core.Client): the
 // value of the latest configuration load, or, before the first, a load of
 // its own, so the bound never depends on whether the background load after
 // initialized has finished.
-func (s *Server) clientRequestTimeout() time.Duration {
-	if d := time.Duration(s.clientTimeout.Load()); d > 0 {
+func (rs *Runs) ClientRequestTimeout() time.Duration {
+	if d := time.Duration(rs.clientTimeout.Load()); d > 0 {
 		return d
 	}
-	if _, _, err := s.loadConfig(); err != nil {
-		s.log.Debug("configuration problems while reading client.requestTimeoutSeconds", "err", err)
+	if _, _, err := rs.loadConfig(); err != nil {
+		rs.log.Debug("configuration problems while reading client.requestTimeoutSeconds", "err", err)
 	}
-	if d := time.Duration(s.clientTimeout.Load()); d > 0 {
+	if d := time.Duration(rs.clientTimeout.Load()); d > 0 {
 		return d
 	}
 	return time.Duration(config.Defaults().Client.RequestTimeoutSeconds) * time.Second
@@ -146,65 +145,65 @@ func (s *Server) clientRequestTimeout() time.Duration {
 // file, an invalid value: the rest of the configuration still works) are
 // shown (window/showMessage). It sends notifications only, so any
 // goroutine may call it.
-func (s *Server) reportConfig(ctx context.Context, warnings []string, err error) {
+func (rs *Runs) reportConfig(ctx context.Context, warnings []string, err error) {
 	var fresh []string
 	var errs []string
 	if err != nil {
 		errs = strings.Split(err.Error(), "\n")
 	}
-	s.runs.cfg.mu.Lock()
-	if s.runs.cfg.shown == nil {
-		s.runs.cfg.shown = map[string]bool{}
+	rs.cfg.mu.Lock()
+	if rs.cfg.shown == nil {
+		rs.cfg.shown = map[string]bool{}
 	}
 	for _, w := range warnings {
-		if !s.runs.cfg.shown["w:"+w] {
-			s.runs.cfg.shown["w:"+w] = true
+		if !rs.cfg.shown["w:"+w] {
+			rs.cfg.shown["w:"+w] = true
 			fresh = append(fresh, w)
 		}
 	}
 	var freshErrs []string
 	for _, e := range errs {
-		if e != "" && !s.runs.cfg.shown["e:"+e] {
-			s.runs.cfg.shown["e:"+e] = true
+		if e != "" && !rs.cfg.shown["e:"+e] {
+			rs.cfg.shown["e:"+e] = true
 			freshErrs = append(freshErrs, e)
 		}
 	}
-	s.runs.cfg.mu.Unlock()
+	rs.cfg.mu.Unlock()
 	for _, w := range fresh {
-		s.log.Warn("configuration warning", "warning", w)
-		if e := s.core.Client().LogMessage(ctx, &protocol.LogMessageParams{Type: protocol.MessageTypeWarning, Message: "agentls configuration: " + w}); e != nil {
-			s.log.Debug("logMessage failed", "err", e)
+		rs.log.Warn("configuration warning", "warning", w)
+		if e := rs.core.Client().LogMessage(ctx, &protocol.LogMessageParams{Type: protocol.MessageTypeWarning, Message: "agentls configuration: " + w}); e != nil {
+			rs.log.Debug("logMessage failed", "err", e)
 		}
 	}
 	for _, e := range freshErrs {
-		s.log.Error("configuration error", "err", e)
-		if e2 := s.core.Client().ShowMessage(ctx, &protocol.ShowMessageParams{Type: protocol.MessageTypeWarning, Message: "agentls configuration: " + e}); e2 != nil {
-			s.log.Debug("showMessage failed", "err", e2)
+		rs.log.Error("configuration error", "err", e)
+		if e2 := rs.core.Client().ShowMessage(ctx, &protocol.ShowMessageParams{Type: protocol.MessageTypeWarning, Message: "agentls configuration: " + e}); e2 != nil {
+			rs.log.Debug("showMessage failed", "err", e2)
 		}
 	}
 }
 
-// startRunServices runs once after initialized: it loads the configuration
+// StartServices runs once after initialized: it loads the configuration
 // in the background (reporting problems and starting MCP servers) and
 // reloads it after every didChangeConfiguration. initialize is never
 // delayed by any of it.
-func (s *Server) startRunServices() {
-	s.runs.cfg.mu.Lock()
-	first := !s.runs.cfg.listening
-	s.runs.cfg.listening = true
-	s.runs.cfg.mu.Unlock()
+func (rs *Runs) StartServices() {
+	rs.cfg.mu.Lock()
+	first := !rs.cfg.listening
+	rs.cfg.listening = true
+	rs.cfg.mu.Unlock()
 	if !first {
 		return
 	}
-	s.runs.mcp.init()
-	s.goBackground("mcp servers", s.superviseMCP)
-	s.OnSettingsChange(func(json.RawMessage) {
+	rs.mcp.init()
+	rs.core.Go("mcp servers", rs.superviseMCP)
+	rs.core.OnSettingsChange(func(json.RawMessage) {
 		// On the read loop: only hand the work to a goroutine.
-		gen := s.runs.mcp.expect()
-		s.goBackground("reload configuration", func(ctx context.Context) { s.reloadConfig(ctx, gen) })
+		gen := rs.mcp.expect()
+		rs.core.Go("reload configuration", func(ctx context.Context) { rs.reloadConfig(ctx, gen) })
 	})
-	gen := s.runs.mcp.expect()
-	s.goBackground("load configuration", func(ctx context.Context) { s.reloadConfig(ctx, gen) })
+	gen := rs.mcp.expect()
+	rs.core.Go("load configuration", func(ctx context.Context) { rs.reloadConfig(ctx, gen) })
 }
 
 // reloadConfig loads the configuration, reports problems and passes the
@@ -213,18 +212,10 @@ func (s *Server) startRunServices() {
 // Reloads run one at a time, each reading the settings when it starts, so
 // the last one to run has read the latest settings and its MCP servers are
 // the ones that stay.
-func (s *Server) reloadConfig(ctx context.Context, gen uint64) {
-	s.runs.cfg.reload.Lock()
-	defer s.runs.cfg.reload.Unlock()
-	cfg, warnings, err := s.loadConfig()
-	s.reportConfig(ctx, warnings, err)
-	s.runs.mcp.want(agent.MCPServers(cfg), gen)
-}
-
-// initializedRuns is the initialized notification: the lifecycle's own
-// handling, then the run services.
-func (s *Server) initializedRuns(ctx context.Context, p *protocol.InitializedParams) error {
-	err := s.initialized(ctx, p)
-	s.startRunServices()
-	return err
+func (rs *Runs) reloadConfig(ctx context.Context, gen uint64) {
+	rs.cfg.reload.Lock()
+	defer rs.cfg.reload.Unlock()
+	cfg, warnings, err := rs.loadConfig()
+	rs.reportConfig(ctx, warnings, err)
+	rs.mcp.want(agent.MCPServers(cfg), gen)
 }

@@ -1,8 +1,9 @@
-package lspserver
+package runs
 
 import (
 	"context"
 	"fmt"
+	"log/slog"
 	"maps"
 	"runtime/debug"
 	"slices"
@@ -15,12 +16,16 @@ import (
 	"github.com/agentls/agentls/agent"
 	"github.com/agentls/agentls/agent/config"
 	"github.com/agentls/agentls/internal/text"
+	"github.com/agentls/agentls/internal/workspace"
+	"github.com/agentls/agentls/lspserver/core"
+	"github.com/agentls/agentls/lspserver/docs"
+	"github.com/agentls/agentls/lspserver/proposal"
 	"github.com/agentls/agentls/tools"
 )
 
 // Agent runs in the editor. agentls.run validates its arguments, loads the
 // configuration, replies with the run id at once and runs the agent on a
-// goroutine the Server owns (goBackground), under the server-lifetime
+// goroutine the server owns (core.Server.Go), under the server-lifetime
 // context (never the request's, which ends with the reply). A run:
 //
 //  1. creates its progress token and sends begin (progress.go);
@@ -31,17 +36,61 @@ import (
 //     the MCP tools ready at each turn), events forwarded as
 //     agentls/runEvent (events.go);
 //  4. passes each staged-change event to review (preview mode,
-//     stagePreview) or to the editor (apply mode, apply.go) as the tool
+//     Review.Stage) or to the editor (apply mode, apply.go) as the tool
 //     call that made it returns;
 //  5. ends: progress end, the final runEvent, window/showMessage with a
 //     summary (for clients without our plugins), then forgetRun.
 
-// agentRuns is the Server's state for agent runs.
-type agentRuns struct {
+// Runs is the runs part of the server: agent runs and their
+// configuration, MCP servers, approvals, sessions and plans, and the code
+// actions that start runs. It feeds review through the Review interface
+// and never imports it.
+type Runs struct {
+	core *core.Server
+	docs *docs.Docs
+	view *workspace.View
+	log  *slog.Logger
+	ctx  context.Context // server lifetime (core.Server.Context)
+
+	review Review
+
 	cfg       runConfig
 	mcp       mcpState
 	reg       runRegistry
 	approvals sessionApprovals
+
+	// clientTimeout is client.requestTimeoutSeconds of the latest loaded
+	// configuration, in nanoseconds; 0 until one is loaded (config.go).
+	clientTimeout atomic.Int64
+
+	sess  sessionsState // conversations and their persistence (sessions.go)
+	plans planBook      // finished plans awaiting approval (plan.go)
+}
+
+// Review is what runs need of the review part, wired by the root: where
+// a preview run's staged changes go, and what is pending. Runs never see
+// review's decisions except as agent.Decisions passed to Decide.
+type Review interface {
+	// Stage puts a preview run's staged (or restaged, or discarded)
+	// change into review.
+	Stage(runID string, f tools.StagedFile)
+	// Drop removes runID's proposal for path, if any.
+	Drop(runID, path string)
+	// ForgetRun is called when a run ends; its pending hunks stay.
+	ForgetRun(runID string)
+	// Pending is every proposal in review.
+	Pending() []proposal.Proposal
+	// CodeActions are review's accept/reject actions for the hunks
+	// overlapping r in the document key (core.DocKey) names.
+	CodeActions(key string, r text.Range) []protocol.CommandOrCodeAction
+	// IsPreviewDiagnostic reports whether d is one of review's previews.
+	IsPreviewDiagnostic(d protocol.Diagnostic) bool
+}
+
+// New returns the runs part of c's session, on the documents of d, staging
+// into rv.
+func New(c *core.Server, d *docs.Docs, rv Review) *Runs {
+	return &Runs{core: c, docs: d, view: d.View(), log: c.Log(), ctx: c.Context(), review: rv}
 }
 
 // run is one agent run.
@@ -78,68 +127,68 @@ type job struct {
 }
 
 // execute is the run's goroutine.
-func (s *Server) execute(ctx context.Context, r *run, j job) {
+func (rs *Runs) execute(ctx context.Context, r *run, j job) {
 	defer j.prepared.Close()
 	defer r.session.Release(r.id) // a run that never executed (cancelled while queued, a panic)
-	r.events = newEventStream(s, r.id)
+	r.events = newEventStream(rs, r.id)
 	var prog *runProgress
 	defer func() {
 		// A bug must not leave the editor with a run that never ends.
 		if p := recover(); p != nil {
-			s.log.Error("agent run panicked", "run", r.id, "panic", p, "stack", string(debug.Stack()))
-			s.runs.reg.remove(r)
-			s.endRun(ctx, r, r.events, prog, agent.Outcome{RunID: r.id, Status: agent.StatusFailed,
+			rs.log.Error("agent run panicked", "run", r.id, "panic", p, "stack", string(debug.Stack()))
+			rs.reg.remove(r)
+			rs.endRun(ctx, r, r.events, prog, agent.Outcome{RunID: r.id, Status: agent.StatusFailed,
 				Err: fmt.Errorf("internal error in agentls: %v", p)}, 0, "")
 		}
 	}()
-	prog = s.startProgress(ctx, r, "starting")
+	prog = rs.startProgress(ctx, r, "starting")
 	r.prog, j.approver.progress = prog, prog
-	release, err := s.runs.reg.acquire(ctx, j.cfg.MaxConcurrentRuns, func(running int) {
+	release, err := rs.reg.acquire(ctx, j.cfg.MaxConcurrentRuns, func(running int) {
 		prog.report(ctx, fmt.Sprintf("queued: %d agent runs are working; this one starts when one of them ends", running))
 	})
 	if err != nil { // cancelled while queued
-		s.runs.reg.remove(r)
-		s.endRun(ctx, r, r.events, prog, agent.Outcome{RunID: r.id, Status: agent.StatusCancelled}, 0, "")
+		rs.reg.remove(r)
+		rs.endRun(ctx, r, r.events, prog, agent.Outcome{RunID: r.id, Status: agent.StatusCancelled}, 0, "")
 		return
 	}
 	defer release()
-	s.waitMCP(ctx, j.cfg.MCP.StartupTimeoutSeconds, prog)
+	rs.waitMCP(ctx, j.cfg.MCP.StartupTimeoutSeconds, prog)
 	prog.report(ctx, "running")
 
 	env := j.prepared.Env()
 	if r.mode == config.ModeApply {
-		r.ap = newApplier(s, r.id, env, r.events, prog, s.runs.cfg.options().ApplySettle)
+		r.ap = newApplier(rs, r.id, env, r.events, prog, rs.cfg.options().ApplySettle)
 	}
 	out := j.prepared.Execute(ctx)
-	s.runs.reg.remove(r)
+	rs.reg.remove(r)
 
 	pending := len(env.Changes.Files())
 	note := ""
 	if r.ap != nil {
 		applied, held := r.ap.summary()
-		pending, note = s.handOver(r.id, env.Changes, r.events, out.Status, applied, held)
+		pending, note = rs.handOver(r.id, env.Changes, r.events, out.Status, applied, held)
 	} else if pending > 0 {
 		note = fmt.Sprintf("%s pending review", plural(pending, "changed file"))
 	} else {
 		note = "no changes"
 	}
-	if n := s.planFinished(r, out); n != "" {
+	if n := rs.planFinished(r, out); n != "" {
 		note = n
 	}
-	s.endRun(ctx, r, r.events, prog, out, pending, note)
+	rs.endRun(ctx, r, r.events, prog, out, pending, note)
 }
 
 // onEvent is the agent's OnEvent for run r: events go to the editor as
 // agentls/runEvent, tool calls to the progress, and staged changes to
 // review (preview) or straight to the editor (apply mode).
-func (s *Server) onEvent(ctx context.Context, r *run, ev agent.Event) {
+func (rs *Runs) onEvent(ctx context.Context, r *run, ev agent.Event) {
 	if ev.Kind == agent.EventStaged {
 		if r.ap != nil {
 			r.ap.staged(ctx, ev.Path)
 			return
 		}
-		s.review.Stage(r.id, ev.Staged)
-		s.saveSession(r.session)
+		rs.review.Stage(r.id, ev.Staged)
+		rs.saveSession(r.session)
 		if ev.Staged.Pending() {
 			r.events.send(RunEvent{Kind: kindProposal, URI: string(uri.File(ev.Path))})
 		}
@@ -155,18 +204,18 @@ func (s *Server) onEvent(ctx context.Context, r *run, ev agent.Event) {
 	}
 }
 
-// decide passes review decisions to the sessions of their runs as inputs
+// Decide passes review decisions to the sessions of their runs as inputs
 // (a run still working applies them at its next step; the session's next
 // run is told), then saves those sessions.
-func (s *Server) decide(ds []agent.Decision) {
+func (rs *Runs) Decide(ds []agent.Decision) {
 	var touched []*agent.Session
 	for _, d := range ds {
-		sess := s.sessionOfRun(d.RunID)
+		sess := rs.sessionOfRun(d.RunID)
 		if sess == nil {
 			continue
 		}
 		if !d.Accepted {
-			if content, _, err := s.docs.DiskText(d.Path); err == nil {
+			if content, _, err := rs.docs.DiskText(d.Path); err == nil {
 				d.Document = content
 			}
 		}
@@ -176,7 +225,7 @@ func (s *Server) decide(ds []agent.Decision) {
 		}
 	}
 	for _, sess := range touched {
-		s.saveSession(sess)
+		rs.saveSession(sess)
 	}
 }
 
@@ -184,7 +233,7 @@ func (s *Server) decide(ds []agent.Decision) {
 // becomes proposals for review, unless the run was cancelled (then it is
 // dropped: a cancelled run changes nothing more). It returns the number of
 // proposals left and the note for the final message.
-func (s *Server) handOver(runID string, cs *tools.Changeset, events *eventStream, status agent.Status, applied int, held map[string]string) (int, string) {
+func (rs *Runs) handOver(runID string, cs *tools.Changeset, events *eventStream, status agent.Status, applied int, held map[string]string) (int, string) {
 	note := plural(applied, "file") + " changed in the editor"
 	if len(held) == 0 {
 		return 0, note
@@ -199,17 +248,17 @@ func (s *Server) handOver(runID string, cs *tools.Changeset, events *eventStream
 		if !ok {
 			continue
 		}
-		s.review.Stage(runID, f)
-		events.send(RunEvent{Kind: kindProposal, URI: string(uri.File(path)), Applied: ptr(false)})
-		reasons = append(reasons, s.docs.DisplayName(path)+": "+why)
+		rs.review.Stage(runID, f)
+		events.send(RunEvent{Kind: kindProposal, URI: string(uri.File(path)), Applied: core.Ptr(false)})
+		reasons = append(reasons, rs.docs.DisplayName(path)+": "+why)
 	}
 	return len(held), fmt.Sprintf("%s; %s not applied, pending review (%s)", note, plural(len(held), "change"), strings.Join(reasons, "; "))
 }
 
 // endRun reports the end of a run everywhere: progress end, the final
 // runEvent, window/showMessage; then review is told the run is over.
-func (s *Server) endRun(ctx context.Context, r *run, events *eventStream, prog *runProgress, out agent.Outcome, pending int, note string) {
-	s.saveSession(r.session) // before the end is announced: a client may stop the server then
+func (rs *Runs) endRun(ctx context.Context, r *run, events *eventStream, prog *runProgress, out agent.Outcome, pending int, note string) {
+	rs.saveSession(r.session) // before the end is announced: a client may stop the server then
 	msg, typ := endMessage(r.id, out, note)
 	prog.end(ctx, msg)
 	fallback := RunEvent{Kind: out.Status.String()}
@@ -217,12 +266,12 @@ func (s *Server) endRun(ctx context.Context, r *run, events *eventStream, prog *
 		fallback.Error = out.Err.Error()
 	}
 	events.finish(fallback, pending)
-	if err := s.core.Client().ShowMessage(s.ctx, &protocol.ShowMessageParams{Type: typ, Message: msg}); err != nil {
-		s.log.Debug("showMessage not sent", "err", err)
+	if err := rs.core.Client().ShowMessage(rs.ctx, &protocol.ShowMessageParams{Type: typ, Message: msg}); err != nil {
+		rs.log.Debug("showMessage not sent", "err", err)
 	}
-	s.log.Info("run ended", "run", r.id, "status", out.Status.String(), "turns", out.Turns, "toolCalls", out.ToolCalls,
+	rs.log.Info("run ended", "run", r.id, "status", out.Status.String(), "turns", out.Turns, "toolCalls", out.ToolCalls,
 		"tokens", out.Usage.TotalTokens, "pending", pending)
-	s.review.ForgetRun(r.id)
+	rs.review.ForgetRun(r.id)
 }
 
 // endMessage is the one-line summary of a run for showMessage and

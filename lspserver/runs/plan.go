@@ -1,4 +1,4 @@
-package lspserver
+package runs
 
 import (
 	"context"
@@ -11,6 +11,7 @@ import (
 	"github.com/agentls/agentls/agent"
 	"github.com/agentls/agentls/agent/config"
 	"github.com/agentls/agentls/internal/text"
+	"github.com/agentls/agentls/lspserver/core"
 )
 
 // Plan mode (agentls.run with mode "plan"): the run gets read-only tools
@@ -86,41 +87,41 @@ func (b *planBook) latest() (waitingPlan, bool) {
 
 // planFinished records a finished plan run for approval and returns the
 // note for the end-of-run message.
-func (s *Server) planFinished(r *run, out agent.Outcome) string {
+func (rs *Runs) planFinished(r *run, out agent.Outcome) string {
 	if r.mode != ModePlan || out.Status != agent.StatusFinished || strings.TrimSpace(out.Answer) == "" {
 		return ""
 	}
-	s.plans.add(waitingPlan{runID: r.id, sessionID: r.session.ID(), plan: strings.TrimSpace(out.Answer)})
+	rs.plans.add(waitingPlan{runID: r.id, sessionID: r.session.ID(), plan: strings.TrimSpace(out.Answer)})
 	return "plan ready for review: approve it with the code action “Agent: Approve plan” (" + CommandApprovePlan + ")"
 }
 
 // approvePlanCommand implements agentls.approvePlan.
-func (s *Server) approvePlanCommand(ctx context.Context, raw json.RawMessage) (any, error) {
+func (rs *Runs) approvePlanCommand(ctx context.Context, raw json.RawMessage) (any, error) {
 	var a ApprovePlanArgs
 	if err := decodeArg(CommandApprovePlan, raw, &a); err != nil {
 		return nil, err
 	}
-	p, ok := s.plans.take(a.RunID)
+	p, ok := rs.plans.take(a.RunID)
 	if !ok {
 		if a.RunID != "" {
-			return nil, invalidParams("%s: run %s has no plan awaiting approval (it is not a finished plan-mode run, or it was approved already)", CommandApprovePlan, a.RunID)
+			return nil, core.InvalidParams("%s: run %s has no plan awaiting approval (it is not a finished plan-mode run, or it was approved already)", CommandApprovePlan, a.RunID)
 		}
-		return nil, invalidParams("%s: no plan awaits approval; start one with %s and mode %q", CommandApprovePlan, CommandRun, ModePlan)
+		return nil, core.InvalidParams("%s: no plan awaits approval; start one with %s and mode %q", CommandApprovePlan, CommandRun, ModePlan)
 	}
 	args, _ := json.Marshal(RunArgs{Prompt: promptCarryOut + p.plan, SessionID: p.sessionID, Mode: config.ModePreview}) // strings only
-	res, err := s.runCommand(ctx, args)
+	res, err := rs.runCommand(ctx, args)
 	if err != nil {
-		s.plans.add(p) // still waiting: the user can try again
+		rs.plans.add(p) // still waiting: the user can try again
 		return nil, err
 	}
-	s.log.Info("plan approved", "planRun", p.runID, "session", p.sessionID)
+	rs.log.Info("plan approved", "planRun", p.runID, "session", p.sessionID)
 	return res, nil
 }
 
 // approvePlanAction is the code action approving the latest plan, offered
 // anywhere while one waits.
-func (s *Server) approvePlanAction() *protocol.CodeAction {
-	p, ok := s.plans.latest()
+func (rs *Runs) approvePlanAction() *protocol.CodeAction {
+	p, ok := rs.plans.latest()
 	if !ok {
 		return nil
 	}
@@ -128,7 +129,7 @@ func (s *Server) approvePlanAction() *protocol.CodeAction {
 	arg, _ := json.Marshal(ApprovePlanArgs{RunID: p.runID})
 	return &protocol.CodeAction{
 		Title:   title,
-		Kind:    ptr(protocol.CodeActionKindRefactorRewrite),
+		Kind:    core.Ptr(protocol.CodeActionKindRefactorRewrite),
 		Command: protocol.Command{Title: title, Command: CommandApprovePlan, Arguments: []protocol.LSPAny{arg}},
 	}
 }
@@ -139,7 +140,7 @@ func planAction(u string, r protocol.Range) *protocol.CodeAction {
 	arg, _ := json.Marshal(RunArgs{Prompt: promptPlan, URI: u, Range: &r, Mode: ModePlan}) // strings and numbers only
 	return &protocol.CodeAction{
 		Title:   title,
-		Kind:    ptr(protocol.CodeActionKindRefactorRewrite),
+		Kind:    core.Ptr(protocol.CodeActionKindRefactorRewrite),
 		Command: protocol.Command{Title: title, Command: CommandRun, Arguments: []protocol.LSPAny{arg}},
 	}
 }

@@ -1,4 +1,4 @@
-package lspserver
+package runs
 
 import (
 	"context"
@@ -9,6 +9,7 @@ import (
 
 	"github.com/agentls/agentls/agent"
 	"github.com/agentls/agentls/internal/text"
+	"github.com/agentls/agentls/lspserver/core"
 	"github.com/agentls/agentls/lspserver/proposal"
 	"github.com/agentls/agentls/tools"
 )
@@ -92,68 +93,73 @@ func (ss *sessionsState) setLatest(sess *agent.Session, prompt, apiKey string) {
 	ss.mu.Unlock()
 }
 
+// RestoreSessions restores the workspace's saved sessions and their
+// proposals, once; the wiring calls it on the first initialized
+// notification, when the workspace folders are known.
+func (rs *Runs) RestoreSessions() { rs.sessions() }
+
 // sessions returns the sessions, restoring the saved ones on first use
 // (after initialize, when the workspace folders are known).
-func (s *Server) sessions() *sessionsState {
-	ss := &s.sess
+func (rs *Runs) sessions() *sessionsState {
+	ss := &rs.sess
 	ss.once.Do(func() {
 		ss.byID = map[string]*agent.Session{}
 		ss.onDisk = map[string]map[string]bool{}
-		opts := s.runs.cfg.options()
+		opts := rs.cfg.options()
 		dir := opts.StateDir
-		folders := s.view.Folders()
+		folders := rs.view.Folders()
 		if dir == NoSessionState || len(folders) == 0 {
 			return
 		}
 		if dir == "" {
 			d, err := agent.DefaultStateDir(opts.Env)
 			if err != nil {
-				s.log.Warn("sessions are not saved", "err", err)
+				rs.log.Warn("sessions are not saved", "err", err)
 				return
 			}
 			dir = d
 		}
-		st, err := agent.OpenSessionStore(dir, folders[0], s.log)
+		st, err := agent.OpenSessionStore(dir, folders[0], rs.log)
 		if err != nil {
-			s.log.Warn("sessions are not saved: the state directory is not usable", "err", err)
+			rs.log.Warn("sessions are not saved: the state directory is not usable", "err", err)
 			return
 		}
 		ss.store = st
-		s.restoreSessions(st)
+		rs.restoreSessions(st)
 	})
 	return ss
 }
 
 // restoreSessions loads the workspace's saved sessions and puts their
 // proposals back into review, rebased onto the current text.
-func (s *Server) restoreSessions(st *agent.SessionStore) {
+func (rs *Runs) restoreSessions(st *agent.SessionStore) {
 	restored := st.Load()
 	n := 0
 	if len(restored) > 0 { // newest first
-		s.sess.latest, s.sess.latestTitle = restored[0].Session.ID(), restored[0].Session.Info().Title
+		rs.sess.latest, rs.sess.latestTitle = restored[0].Session.ID(), restored[0].Session.Info().Title
 	}
 	for _, r := range restored {
-		s.sess.byID[r.Session.ID()] = r.Session
-		s.sess.onDisk[r.Session.ID()] = proposalKeys(r.Proposals)
+		rs.sess.byID[r.Session.ID()] = r.Session
+		rs.sess.onDisk[r.Session.ID()] = proposalKeys(r.Proposals)
 		for _, p := range r.Proposals {
-			if !s.docs.InWorkspace(p.Path) {
-				s.log.Warn("restored proposal outside the workspace ignored", "session", r.Session.ID(), "path", p.Path)
+			if !rs.docs.InWorkspace(p.Path) {
+				rs.log.Warn("restored proposal outside the workspace ignored", "session", r.Session.ID(), "path", p.Path)
 				continue
 			}
-			s.review.Stage(p.RunID, tools.StagedFile{Path: p.Path, Base: p.Base, Text: p.Proposed, Created: p.Created})
-			s.review.ForgetRun(p.RunID)
+			rs.review.Stage(p.RunID, tools.StagedFile{Path: p.Path, Base: p.Base, Text: p.Proposed, Created: p.Created})
+			rs.review.ForgetRun(p.RunID)
 			n++
 		}
 	}
 	if len(restored) > 0 {
-		s.log.Info("sessions restored", "sessions", len(restored), "proposals", n, "dir", st.Dir())
+		rs.log.Info("sessions restored", "sessions", len(restored), "proposals", n, "dir", st.Dir())
 	}
 }
 
 // session returns the session to run in: a new one for id "", else the
 // known (or saved by another server) session id.
-func (s *Server) session(id string) (*agent.Session, error) {
-	ss := s.sessions()
+func (rs *Runs) session(id string) (*agent.Session, error) {
+	ss := rs.sessions()
 	ss.mu.Lock()
 	defer ss.mu.Unlock()
 	if id == "" {
@@ -172,14 +178,14 @@ func (s *Server) session(id string) (*agent.Session, error) {
 			ss.byID[id] = r.Session
 			ss.onDisk[id] = proposalKeys(r.Proposals)
 			for _, p := range r.Proposals {
-				if s.docs.InWorkspace(p.Path) {
-					s.review.Stage(p.RunID, tools.StagedFile{Path: p.Path, Base: p.Base, Text: p.Proposed, Created: p.Created})
+				if rs.docs.InWorkspace(p.Path) {
+					rs.review.Stage(p.RunID, tools.StagedFile{Path: p.Path, Base: p.Base, Text: p.Proposed, Created: p.Created})
 				}
 			}
 			return r.Session, nil
 		}
 	}
-	return nil, invalidParams("%s: no session %q in this workspace (%s lists them)", CommandRun, id, MethodSessions)
+	return nil, core.InvalidParams("%s: no session %q in this workspace (%s lists them)", CommandRun, id, MethodSessions)
 }
 
 // maxLiveSessions bounds the sessions a server keeps in memory; the least
@@ -208,11 +214,11 @@ func (ss *sessionsState) bound() {
 }
 
 // sessionOfRun finds the session a run belongs to.
-func (s *Server) sessionOfRun(runID string) *agent.Session {
-	if r := s.runs.reg.get(runID); r != nil && r.session != nil {
+func (rs *Runs) sessionOfRun(runID string) *agent.Session {
+	if r := rs.reg.get(runID); r != nil && r.session != nil {
 		return r.session
 	}
-	ss := s.sessions()
+	ss := rs.sessions()
 	ss.mu.Lock()
 	defer ss.mu.Unlock()
 	for _, sess := range ss.byID {
@@ -225,8 +231,8 @@ func (s *Server) sessionOfRun(runID string) *agent.Session {
 
 // saveSession writes sess with its pending proposals; failures are
 // logged (the session lives on in memory).
-func (s *Server) saveSession(sess *agent.Session) {
-	ss := s.sessions()
+func (rs *Runs) saveSession(sess *agent.Session) {
+	ss := rs.sessions()
 	if ss.store == nil || sess == nil {
 		return
 	}
@@ -239,7 +245,7 @@ func (s *Server) saveSession(sess *agent.Session) {
 	ss.saveMu.Lock() // one save at a time: each merges with the file as the last one left it
 	defer ss.saveMu.Unlock()
 	var props []agent.SavedProposal
-	for _, p := range s.review.Pending() {
+	for _, p := range rs.review.Pending() {
 		if !sess.HasRun(p.RunID) {
 			continue
 		}
@@ -253,7 +259,7 @@ func (s *Server) saveSession(sess *agent.Session) {
 			props = append(props, agent.SavedProposal{RunID: p.RunID, Path: p.Path, Base: p.Base, Proposed: p.Proposed, Created: p.Created})
 		}
 	}
-	props = s.mergeSaved(sess.ID(), props)
+	props = rs.mergeSaved(sess.ID(), props)
 	ss.mu.Lock()
 	redact := ss.redact
 	ss.mu.Unlock()
@@ -261,7 +267,7 @@ func (s *Server) saveSession(sess *agent.Session) {
 		redact = agent.NewRedactor()
 	}
 	if err := ss.store.Save(sess, props, redact); err != nil {
-		s.log.Warn("session not saved", "session", sess.ID(), "err", err)
+		rs.log.Warn("session not saved", "session", sess.ID(), "err", err)
 		return
 	}
 	ss.mu.Lock()
@@ -287,8 +293,8 @@ func proposalKeys(ps []agent.SavedProposal) map[string]bool {
 // dropped here too (from review as well: it must not be applied twice);
 // one on disk that this server never saw was made there, so it is kept
 // and shown here too.
-func (s *Server) mergeSaved(id string, props []agent.SavedProposal) []agent.SavedProposal {
-	ss := &s.sess
+func (rs *Runs) mergeSaved(id string, props []agent.SavedProposal) []agent.SavedProposal {
+	ss := &rs.sess
 	disk, err := ss.store.LoadOne(id)
 	if err != nil {
 		return props // no file yet (or unreadable: it is replaced)
@@ -301,17 +307,17 @@ func (s *Server) mergeSaved(id string, props []agent.SavedProposal) []agent.Save
 	kept := props[:0:0]
 	for _, p := range props {
 		if prev[proposalKey(p)] && !now[proposalKey(p)] {
-			s.log.Info("proposal decided in another server on this workspace; dropped here", "session", id, "run", p.RunID, "path", p.Path)
-			s.review.Drop(p.RunID, p.Path)
+			rs.log.Info("proposal decided in another server on this workspace; dropped here", "session", id, "run", p.RunID, "path", p.Path)
+			rs.review.Drop(p.RunID, p.Path)
 			continue
 		}
 		kept = append(kept, p)
 	}
 	for _, p := range disk.Proposals {
-		if k := proposalKey(p); !ours[k] && !prev[k] && s.docs.InWorkspace(p.Path) {
-			s.log.Info("proposal made in another server on this workspace; shown here too", "session", id, "run", p.RunID, "path", p.Path)
-			s.review.Stage(p.RunID, tools.StagedFile{Path: p.Path, Base: p.Base, Text: p.Proposed, Created: p.Created})
-			s.review.ForgetRun(p.RunID)
+		if k := proposalKey(p); !ours[k] && !prev[k] && rs.docs.InWorkspace(p.Path) {
+			rs.log.Info("proposal made in another server on this workspace; shown here too", "session", id, "run", p.RunID, "path", p.Path)
+			rs.review.Stage(p.RunID, tools.StagedFile{Path: p.Path, Base: p.Base, Text: p.Proposed, Created: p.Created})
+			rs.review.ForgetRun(p.RunID)
 			kept = append(kept, p)
 		}
 	}
@@ -324,9 +330,9 @@ func hasPending(p proposal.Proposal) bool {
 
 // proposalStates is what a follow-up run is told about the session's
 // proposals still in review.
-func (s *Server) proposalStates(sess *agent.Session) []agent.ProposalState {
+func (rs *Runs) proposalStates(sess *agent.Session) []agent.ProposalState {
 	var out []agent.ProposalState
-	for _, p := range s.review.Pending() {
+	for _, p := range rs.review.Pending() {
 		if !sess.HasRun(p.RunID) {
 			continue
 		}
@@ -344,9 +350,9 @@ func (s *Server) proposalStates(sess *agent.Session) []agent.ProposalState {
 	return out
 }
 
-// sessionsRequest answers agentls/sessions.
-func (s *Server) sessionsRequest(context.Context, *struct{}) (*SessionsResult, error) {
-	ss := s.sessions()
+// ListSessions answers agentls/sessions.
+func (rs *Runs) ListSessions(context.Context, *struct{}) (*SessionsResult, error) {
+	ss := rs.sessions()
 	ss.mu.Lock()
 	list := make([]*agent.Session, 0, len(ss.byID))
 	for _, sess := range ss.byID {
@@ -354,7 +360,7 @@ func (s *Server) sessionsRequest(context.Context, *struct{}) (*SessionsResult, e
 	}
 	ss.mu.Unlock()
 	pending := map[string]int{}
-	for _, p := range s.review.Pending() {
+	for _, p := range rs.review.Pending() {
 		pending[p.RunID] += len(p.Hunks)
 	}
 	out := &SessionsResult{Sessions: []SessionInfo{}}
@@ -384,16 +390,16 @@ func (s *Server) sessionsRequest(context.Context, *struct{}) (*SessionsResult, e
 // deleteSessionCommand implements agentls.deleteSession: the session is
 // forgotten and its file removed; its proposals stay in review until
 // decided (they are no longer saved).
-func (s *Server) deleteSessionCommand(a SessionArgs) (any, error) {
+func (rs *Runs) deleteSessionCommand(a SessionArgs) (any, error) {
 	if a.SessionID == "" {
-		return nil, invalidParams("%s: arguments[0].sessionId is required", CommandDeleteSession)
+		return nil, core.InvalidParams("%s: arguments[0].sessionId is required", CommandDeleteSession)
 	}
-	ss := s.sessions()
+	ss := rs.sessions()
 	ss.mu.Lock()
 	sess, ok := ss.byID[a.SessionID]
 	if ok && sess.Active() != "" {
 		ss.mu.Unlock()
-		return nil, requestFailed("%s: session %s has a run in progress; cancel it first", CommandDeleteSession, a.SessionID)
+		return nil, core.RequestFailed("%s: session %s has a run in progress; cancel it first", CommandDeleteSession, a.SessionID)
 	}
 	delete(ss.byID, a.SessionID)
 	delete(ss.onDisk, a.SessionID)
@@ -403,7 +409,7 @@ func (s *Server) deleteSessionCommand(a SessionArgs) (any, error) {
 	ss.mu.Unlock()
 	if ss.store != nil {
 		if err := ss.store.Delete(a.SessionID); err != nil {
-			return nil, requestFailed("%s: %v", CommandDeleteSession, err)
+			return nil, core.RequestFailed("%s: %v", CommandDeleteSession, err)
 		}
 	}
 	return map[string]bool{"deleted": ok}, nil
@@ -412,8 +418,8 @@ func (s *Server) deleteSessionCommand(a SessionArgs) (any, error) {
 // clearSessionsCommand implements agentls.clearSessions: every session of
 // the workspace without a run in progress is forgotten and its file
 // removed.
-func (s *Server) clearSessionsCommand() (any, error) {
-	ss := s.sessions()
+func (rs *Runs) clearSessionsCommand() (any, error) {
+	ss := rs.sessions()
 	ss.mu.Lock()
 	var ids []string
 	for id, sess := range ss.byID {
@@ -429,7 +435,7 @@ func (s *Server) clearSessionsCommand() (any, error) {
 	if ss.store != nil {
 		for _, id := range ids {
 			if err := ss.store.Delete(id); err != nil {
-				return nil, requestFailed("%s: %v", CommandClearSessions, err)
+				return nil, core.RequestFailed("%s: %v", CommandClearSessions, err)
 			}
 		}
 	}

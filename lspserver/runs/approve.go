@@ -1,4 +1,4 @@
-package lspserver
+package runs
 
 import (
 	"context"
@@ -52,7 +52,7 @@ func (a *sessionApprovals) add(req tools.ApprovalRequest) {
 
 // editorApprover is a run's tools.Approver.
 type editorApprover struct {
-	s        *Server
+	s        *Runs
 	runID    string
 	progress *runProgress
 }
@@ -61,7 +61,7 @@ type editorApprover struct {
 // runs on the tool's goroutine (never the read loop), so it may wait for
 // the user; cancelling the run withdraws the question ($/cancelRequest).
 func (a *editorApprover) Approve(ctx context.Context, req tools.ApprovalRequest) (tools.Decision, error) {
-	if a.s.runs.approvals.has(req) {
+	if a.s.approvals.has(req) {
 		return tools.AllowOnce, nil
 	}
 	a.progress.report(ctx, "waiting for your approval: "+text.Clip(req.Summary, 80))
@@ -83,7 +83,7 @@ func (a *editorApprover) Approve(ctx context.Context, req tools.ApprovalRequest)
 		case actionAllowOnce:
 			decision = tools.AllowOnce
 		case actionAllowSession:
-			a.s.runs.approvals.add(req)
+			a.s.approvals.add(req)
 			decision = tools.AllowOnce // the session memory above, not the tool-wide one
 		}
 	}

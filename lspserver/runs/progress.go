@@ -1,10 +1,12 @@
-package lspserver
+package runs
 
 import (
 	"context"
 	"sync"
 
 	"go.lsp.dev/protocol"
+
+	"github.com/agentls/agentls/lspserver/core"
 )
 
 // Work-done progress of agent runs, for every client that supports
@@ -22,7 +24,7 @@ const progressTitle = "Agent"
 // runProgress reports one run's progress; its zero value (no token) reports
 // nothing, so callers need not check whether the client supports progress.
 type runProgress struct {
-	s     *Server
+	s     *Runs
 	token string // "" when the client does not support progress or refused the token
 
 	mu    sync.Mutex
@@ -34,22 +36,22 @@ func progressToken(runID string) string { return "agentls-run-" + runID }
 
 // startProgress creates the run's token and sends begin. It makes a
 // server→client request, so it must run on the run's goroutine.
-func (s *Server) startProgress(ctx context.Context, r *run, message string) *runProgress {
-	p := &runProgress{s: s}
-	if !s.Session().Features.WorkDoneProgress {
+func (rs *Runs) startProgress(ctx context.Context, r *run, message string) *runProgress {
+	p := &runProgress{s: rs}
+	if !rs.core.Session().Features.WorkDoneProgress {
 		return p
 	}
 	token := progressToken(r.id)
-	err := s.core.Client().WorkDoneProgressCreate(ctx, &protocol.WorkDoneProgressCreateParams{Token: protocol.String(token)})
+	err := rs.core.Client().WorkDoneProgressCreate(ctx, &protocol.WorkDoneProgressCreateParams{Token: protocol.String(token)})
 	if err != nil {
-		s.log.Info("editor refused a progress token; the run goes on without progress", "run", r.id, "err", err)
+		rs.log.Info("editor refused a progress token; the run goes on without progress", "run", r.id, "err", err)
 		return p
 	}
 	p.token = token
-	s.runs.reg.setToken(r, token)
+	rs.reg.setToken(r, token)
 	// Detached: once the token exists, begin and end both go out even if
 	// the run is cancelled in between.
-	p.send(context.WithoutCancel(ctx), &protocol.WorkDoneProgressBegin{Kind: "begin", Title: progressTitle, Cancellable: ptr(true), Message: ptr(message)})
+	p.send(context.WithoutCancel(ctx), &protocol.WorkDoneProgressBegin{Kind: "begin", Title: progressTitle, Cancellable: core.Ptr(true), Message: core.Ptr(message)})
 	return p
 }
 
@@ -63,7 +65,7 @@ func (p *runProgress) report(ctx context.Context, message string) {
 	if p.ended {
 		return
 	}
-	p.send(ctx, &protocol.WorkDoneProgressReport{Kind: "report", Message: ptr(message)})
+	p.send(ctx, &protocol.WorkDoneProgressReport{Kind: "report", Message: core.Ptr(message)})
 }
 
 // end sends end with the final message, even when ctx is cancelled (a
@@ -78,7 +80,7 @@ func (p *runProgress) end(ctx context.Context, message string) {
 		return
 	}
 	p.ended = true
-	p.send(context.WithoutCancel(ctx), &protocol.WorkDoneProgressEnd{Kind: "end", Message: ptr(message)})
+	p.send(context.WithoutCancel(ctx), &protocol.WorkDoneProgressEnd{Kind: "end", Message: core.Ptr(message)})
 }
 
 func (p *runProgress) send(ctx context.Context, value any) {
@@ -92,16 +94,16 @@ func (p *runProgress) send(ctx context.Context, value any) {
 	}
 }
 
-// workDoneProgressCancel is window/workDoneProgress/cancel: the user
+// WorkDoneProgressCancel is window/workDoneProgress/cancel: the user
 // cancelled a run from its progress. Unknown tokens are ignored.
-func (s *Server) workDoneProgressCancel(_ context.Context, p *protocol.WorkDoneProgressCancelParams) error {
+func (rs *Runs) WorkDoneProgressCancel(_ context.Context, p *protocol.WorkDoneProgressCancelParams) error {
 	tok, ok := p.Token.(protocol.String)
 	if !ok {
-		s.log.Debug("progress cancel for a token agentls did not create", "token", p.Token)
+		rs.log.Debug("progress cancel for a token agentls did not create", "token", p.Token)
 		return nil
 	}
-	if r := s.runs.reg.byToken(string(tok)); r != nil {
-		s.log.Info("run cancelled from its progress", "run", r.id)
+	if r := rs.reg.byToken(string(tok)); r != nil {
+		rs.log.Info("run cancelled from its progress", "run", r.id)
 		r.stop()
 	}
 	return nil

@@ -1,4 +1,4 @@
-package lspserver
+package runs
 
 import (
 	"context"
@@ -13,6 +13,7 @@ import (
 
 	"github.com/agentls/agentls/internal/text"
 	"github.com/agentls/agentls/internal/workspace"
+	"github.com/agentls/agentls/lspserver/core"
 	"github.com/agentls/agentls/lspserver/docs"
 	"github.com/agentls/agentls/tools"
 )
@@ -41,10 +42,10 @@ import (
 //     isError) and a progress report say so; the change stays staged.
 //
 // At the end of a run that was not cancelled, changes still staged become
-// proposals for review (stagePreview) and the final message counts them; a
+// proposals for review (Review.Stage) and the final message counts them; a
 // cancelled run sends nothing more and proposes nothing.
 type applier struct {
-	s      *Server
+	s      *Runs
 	runID  string
 	env    *tools.Env
 	events *eventStream
@@ -57,7 +58,7 @@ type applier struct {
 	held        map[string]string // path → why its staged change was not applied
 }
 
-func newApplier(s *Server, runID string, env *tools.Env, events *eventStream, prog *runProgress, settle time.Duration) *applier {
+func newApplier(s *Runs, runID string, env *tools.Env, events *eventStream, prog *runProgress, settle time.Duration) *applier {
 	return &applier{s: s, runID: runID, env: env, events: events, prog: prog, settle: settle,
 		applied: map[string]bool{}, unconfirmed: map[string]bool{}, held: map[string]string{}}
 }
@@ -87,7 +88,7 @@ func (a *applier) staged(ctx context.Context, path string) {
 	label := "Agent run " + a.runID
 	// The run's context: cancelling the run stops waiting for the editor
 	// (and sends $/cancelRequest), and client.requestTimeoutSeconds bounds
-	// an editor that never answers (client.go). Either way the change
+	// an editor that never answers (core.Client). Either way the change
 	// stays staged; a cancelled run proposes nothing, so nothing is
 	// offered twice.
 	res, err := a.s.core.Client().ApplyEdit(ctx, &protocol.ApplyWorkspaceEditParams{Label: &label, Edit: a.s.docs.WorkspaceEdit([]docs.FileEdit{fe})})
@@ -104,7 +105,7 @@ func (a *applier) staged(ctx context.Context, path string) {
 			reason = "the editor refused the change: " + *res.FailureReason
 		}
 		a.hold(path, reason)
-		a.events.send(RunEvent{Kind: kindToolResult, Tool: "applyEdit", IsError: ptr(true),
+		a.events.send(RunEvent{Kind: kindToolResult, Tool: "applyEdit", IsError: core.Ptr(true),
 			Summary: fmt.Sprintf("%s not applied: %s", a.s.docs.DisplayName(path), reason)})
 		a.prog.report(ctx, fmt.Sprintf("%s not applied", a.s.docs.DisplayName(path)))
 		return
@@ -122,7 +123,7 @@ func (a *applier) staged(ctx context.Context, path string) {
 			"run", a.runID, "path", path)
 	}
 	a.env.Changes.MarkApplied(path, f.Text)
-	a.events.send(RunEvent{Kind: kindProposal, URI: string(uri.File(path)), Applied: ptr(true)})
+	a.events.send(RunEvent{Kind: kindProposal, URI: string(uri.File(path)), Applied: core.Ptr(true)})
 	a.prog.report(ctx, "applied a change to "+a.s.docs.DisplayName(path))
 }
 
@@ -154,7 +155,7 @@ func (a *applier) fileEdit(f tools.StagedFile) (docs.FileEdit, string) {
 	if open {
 		fe.Version = snap.Version
 	}
-	fe.Edits = text.Diff(f.Base, f.Text, a.s.Session().Encoding)
+	fe.Edits = text.Diff(f.Base, f.Text, a.s.core.Session().Encoding)
 	return fe, ""
 }
 

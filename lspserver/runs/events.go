@@ -1,4 +1,4 @@
-package lspserver
+package runs
 
 import (
 	"encoding/json"
@@ -7,6 +7,7 @@ import (
 	"github.com/agentls/agentls/agent"
 	"github.com/agentls/agentls/agent/llm"
 	"github.com/agentls/agentls/internal/redact"
+	"github.com/agentls/agentls/lspserver/core"
 )
 
 // MethodRunEvent is the agentls/runEvent notification (docs/protocol.md).
@@ -86,7 +87,7 @@ type RunEvent struct {
 // increases by one per notification, on the wire in that order (the
 // notification is written under the lock).
 type eventStream struct {
-	s     *Server
+	s     *Runs
 	runID string
 
 	mu     sync.Mutex
@@ -95,7 +96,7 @@ type eventStream struct {
 	subSeq map[string]int // sub-agent run id → its last seq
 }
 
-func newEventStream(s *Server, runID string) *eventStream {
+func newEventStream(s *Runs, runID string) *eventStream {
 	return &eventStream{s: s, runID: runID}
 }
 
@@ -140,28 +141,28 @@ func (e *eventStream) fromAgent(ev agent.Event) (out RunEvent, held bool) {
 			out.Todos = []agent.Todo{}
 		}
 	case agent.EventStarted, agent.EventText:
-		out.Text = ptr(ev.Text)
+		out.Text = core.Ptr(ev.Text)
 		out.Summary = ev.Summary
 	case agent.EventToolCall:
 		out.Tool, out.Args, out.CallID = ev.Tool, validJSON(ev.Args), ev.CallID
 	case agent.EventToolResult:
-		out.Tool, out.CallID, out.Summary, out.IsError = ev.Tool, ev.CallID, ev.Summary, ptr(ev.IsError)
+		out.Tool, out.CallID, out.Summary, out.IsError = ev.Tool, ev.CallID, ev.Summary, core.Ptr(ev.IsError)
 	case agent.EventUsage:
-		out.Turn, out.PromptTokens, out.CompletionTokens, out.Estimated, out.CostUSD = ev.Turn, ptr(ev.Usage.PromptTokens), ptr(ev.Usage.CompletionTokens), ev.Estimated, ev.CostUSD
+		out.Turn, out.PromptTokens, out.CompletionTokens, out.Estimated, out.CostUSD = ev.Turn, core.Ptr(ev.Usage.PromptTokens), core.Ptr(ev.Usage.CompletionTokens), ev.Estimated, ev.CostUSD
 		if ev.Usage.CachedTokens > 0 {
-			out.CachedTokens = ptr(ev.Usage.CachedTokens)
+			out.CachedTokens = core.Ptr(ev.Usage.CachedTokens)
 		}
 	case agent.EventFinished:
-		out.Text, out.Usage, out.CostUSD = ptr(ev.Text), ptr(ev.Usage), ev.CostUSD
+		out.Text, out.Usage, out.CostUSD = core.Ptr(ev.Text), core.Ptr(ev.Usage), ev.CostUSD
 		held = true
 	case agent.EventFailed:
-		out.Error, out.Usage, out.CostUSD = ev.Summary, ptr(ev.Usage), ev.CostUSD
+		out.Error, out.Usage, out.CostUSD = ev.Summary, core.Ptr(ev.Usage), ev.CostUSD
 		if out.Error == "" && ev.Err != nil {
 			out.Error = ev.Err.Error()
 		}
 		held = true
 	case agent.EventCancelled:
-		out.Usage, out.CostUSD = ptr(ev.Usage), ev.CostUSD
+		out.Usage, out.CostUSD = core.Ptr(ev.Usage), ev.CostUSD
 		held = true
 	}
 	return out, held
@@ -197,7 +198,7 @@ func (e *eventStream) finish(fallback RunEvent, pending int) RunEvent {
 		ev = *e.last
 	}
 	e.mu.Unlock()
-	ev.Pending = ptr(pending)
+	ev.Pending = core.Ptr(pending)
 	e.send(ev)
 	return ev
 }

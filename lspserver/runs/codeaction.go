@@ -1,4 +1,4 @@
-package lspserver
+package runs
 
 import (
 	"context"
@@ -37,8 +37,8 @@ import (
 // requested kind or is a sub-kind of one ("refactor" matches
 // "refactor.rewrite").
 
-// codeActionKinds is codeActionProvider.codeActionKinds.
-func codeActionKinds() []protocol.CodeActionKind {
+// CodeActionKinds is codeActionProvider.codeActionKinds.
+func CodeActionKinds() []protocol.CodeActionKind {
 	return []protocol.CodeActionKind{protocol.CodeActionKindQuickFix, protocol.CodeActionKindRefactorRewrite}
 }
 
@@ -51,14 +51,15 @@ const (
 	promptContinue = "Continue the task of this session: take the review feedback above (accepted and rejected changes, with the reasons given) and the user's own edits into account, and propose what is still missing."
 )
 
-func (s *Server) codeAction(_ context.Context, p *protocol.CodeActionParams) ([]protocol.CommandOrCodeAction, error) {
+// CodeAction answers textDocument/codeAction (see above).
+func (rs *Runs) CodeAction(_ context.Context, p *protocol.CodeActionParams) ([]protocol.CommandOrCodeAction, error) {
 	only := p.Context.Only
 	u := string(p.TextDocument.URI)
 	var out []protocol.CommandOrCodeAction
 	if kindWanted(only, protocol.CodeActionKindQuickFix) {
 		for _, d := range p.Context.Diagnostics {
 			msg := diagnosticText(d)
-			if msg == "" || s.review.IsPreviewDiagnostic(d) { // our own previews are decided, not fixed
+			if msg == "" || rs.review.IsPreviewDiagnostic(d) { // our own previews are decided, not fixed
 				continue
 			}
 			out = append(out, agentAction("Agent: Fix: "+text.Clip(text.FirstLine(msg), 80), protocol.CodeActionKindQuickFix,
@@ -73,14 +74,14 @@ func (s *Server) codeAction(_ context.Context, p *protocol.CodeActionParams) ([]
 			out = append(out, agentAction("Agent: Refactor selection", protocol.CodeActionKindRefactorRewrite, promptRefactor, u, p.Range, nil),
 				planAction(u, p.Range))
 		}
-		if id, title := s.sess.latestSession(); id != "" {
+		if id, title := rs.sess.latestSession(); id != "" {
 			out = append(out, continueAction(id, title))
 		}
-		if a := s.approvePlanAction(); a != nil {
+		if a := rs.approvePlanAction(); a != nil {
 			out = append(out, a)
 		}
 	}
-	for _, a := range s.review.CodeActions(core.DocKey(p.TextDocument.URI), core.ToTextRange(p.Range)) {
+	for _, a := range rs.review.CodeActions(core.DocKey(p.TextDocument.URI), core.ToTextRange(p.Range)) {
 		if ca, ok := a.(*protocol.CodeAction); ok && ca.Kind != nil && !kindWanted(only, *ca.Kind) {
 			continue
 		}
@@ -95,7 +96,7 @@ func continueAction(id, title string) *protocol.CodeAction {
 	arg, _ := json.Marshal(RunArgs{Prompt: promptContinue, SessionID: id}) // cannot fail: strings only
 	return &protocol.CodeAction{
 		Title:   t,
-		Kind:    ptr(protocol.CodeActionKindRefactorRewrite),
+		Kind:    core.Ptr(protocol.CodeActionKindRefactorRewrite),
 		Command: protocol.Command{Title: t, Command: CommandRun, Arguments: []protocol.LSPAny{arg}},
 	}
 }
@@ -104,7 +105,7 @@ func continueAction(id, title string) *protocol.CodeAction {
 func agentAction(title string, kind protocol.CodeActionKind, prompt, u string, r protocol.Range, diags []protocol.Diagnostic) *protocol.CodeAction {
 	return &protocol.CodeAction{
 		Title:       title,
-		Kind:        ptr(kind),
+		Kind:        core.Ptr(kind),
 		Diagnostics: diags,
 		Command:     protocol.Command{Title: title, Command: CommandRun, Arguments: []protocol.LSPAny{runArgsJSON(prompt, u, r)}},
 	}

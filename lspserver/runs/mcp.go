@@ -1,4 +1,4 @@
-package lspserver
+package runs
 
 import (
 	"context"
@@ -19,7 +19,7 @@ import (
 // supervisor, started after initialized) owns the mcp.Manager: it starts one
 // when the configuration names servers, replaces it when their
 // configuration changes, and closes it when the server stops, on every exit
-// path (exit, input closed, editor gone: Serve cancels s.ctx and waits for
+// path (exit, input closed, editor gone: Serve cancels rs.ctx and waits for
 // its background work). A run waits, before its first turn and for at most
 // mcp.startupTimeoutSeconds, for servers still connecting (waitMCP); each
 // turn then offers the tools that are ready (syncMCPTools).
@@ -122,16 +122,16 @@ func (m *mcpState) setManager(mgr *mcp.Manager) {
 }
 
 // superviseMCP is the goroutine that owns the MCP manager.
-func (s *Server) superviseMCP(ctx context.Context) {
+func (rs *Runs) superviseMCP(ctx context.Context) {
 	var cur *mcp.Manager
 	curKey := ""
 	stop := func() {
 		if cur == nil {
 			return
 		}
-		s.runs.mcp.setManager(nil)
+		rs.mcp.setManager(nil)
 		if err := cur.Close(); err != nil {
-			s.log.Warn("closing MCP servers", "err", err)
+			rs.log.Warn("closing MCP servers", "err", err)
 		}
 		cur = nil
 	}
@@ -141,46 +141,46 @@ func (s *Server) superviseMCP(ctx context.Context) {
 		var changed <-chan struct{}
 		if cur != nil {
 			changed = cur.Changed() // before looking, so no change slips by
-			s.reportMCP(ctx, cur, seen)
+			rs.reportMCP(ctx, cur, seen)
 		}
 		select {
 		case <-ctx.Done():
 			return
 		case <-changed:
-		case w := <-s.runs.mcp.wants:
+		case w := <-rs.mcp.wants:
 			servers := w.servers
 			key := serversKey(servers)
 			if key == curKey {
-				s.runs.mcp.markApplied(w.gen)
+				rs.mcp.markApplied(w.gen)
 				continue
 			}
 			if cur != nil {
 				stop()
-				s.logToEditor(ctx, protocol.MessageTypeInfo, "agentls: MCP servers stopped (their configuration changed)")
+				rs.core.LogToEditor(ctx, protocol.MessageTypeInfo, "agentls: MCP servers stopped (their configuration changed)")
 			}
 			clear(seen)
 			curKey = key
 			if len(servers) == 0 {
-				s.runs.mcp.markApplied(w.gen)
+				rs.mcp.markApplied(w.gen)
 				continue
 			}
-			opts := s.runs.cfg.options()
+			opts := rs.cfg.options()
 			cur = mcp.NewManager(mcp.Options{
 				Servers:       servers,
-				Roots:         s.docs.Folders(),
-				Logger:        s.log.With("component", "mcp"),
+				Roots:         rs.docs.Folders(),
+				Logger:        rs.log.With("component", "mcp"),
 				Env:           opts.Env,
-				ClientVersion: s.core.Version(),
-				Elicit:        s.elicit,
+				ClientVersion: rs.core.Version(),
+				Elicit:        rs.elicit,
 				OAuth: mcp.OAuthOptions{
 					Store: mcp.NewTokenStore(mcp.DefaultTokenDir(opts.Env)),
-					Open:  s.openAuthorization,
+					Open:  rs.openAuthorization,
 				},
 			})
 			cur.Start(ctx)
-			s.runs.mcp.setManager(cur)
-			s.runs.mcp.markApplied(w.gen)
-			s.log.Info("MCP servers starting", "servers", strings.Join(serverNames(servers), ", "))
+			rs.mcp.setManager(cur)
+			rs.mcp.markApplied(w.gen)
+			rs.log.Info("MCP servers starting", "servers", strings.Join(serverNames(servers), ", "))
 		}
 	}
 }
@@ -188,7 +188,7 @@ func (s *Server) superviseMCP(ctx context.Context) {
 // reportMCP writes each server's new state to the editor's log
 // (window/logMessage): ready with its tool count, or failed with the
 // reason. seen holds what was reported last, by server.
-func (s *Server) reportMCP(ctx context.Context, mgr *mcp.Manager, seen map[string]string) {
+func (rs *Runs) reportMCP(ctx context.Context, mgr *mcp.Manager, seen map[string]string) {
 	for _, st := range mgr.Status() {
 		var msg string
 		typ := protocol.MessageTypeInfo
@@ -205,15 +205,8 @@ func (s *Server) reportMCP(ctx context.Context, mgr *mcp.Manager, seen map[strin
 			continue
 		}
 		seen[st.Name] = msg
-		s.log.Info("MCP server state", "server", st.Name, "state", st.State, "tools", len(st.Tools), "err", st.Err)
-		s.logToEditor(ctx, typ, msg)
-	}
-}
-
-// logToEditor writes msg to the editor's log for this server.
-func (s *Server) logToEditor(ctx context.Context, typ protocol.MessageType, msg string) {
-	if err := s.core.Client().LogMessage(ctx, &protocol.LogMessageParams{Type: typ, Message: msg}); err != nil {
-		s.log.Debug("logMessage not sent", "err", err)
+		rs.log.Info("MCP server state", "server", st.Name, "state", st.State, "tools", len(st.Tools), "err", st.Err)
+		rs.core.LogToEditor(ctx, typ, msg)
 	}
 }
 
@@ -241,9 +234,9 @@ func serverNames(servers map[string]mcp.ServerConfig) []string {
 // syncMCPTools makes the MCP tools in reg those of the current manager:
 // tools of servers that connected since the last turn appear, tools of
 // servers that failed or were removed disappear.
-func (s *Server) syncMCPTools(reg *tools.Registry) {
+func (rs *Runs) syncMCPTools(reg *tools.Registry) {
 	var have []tools.Tool
-	if mgr := s.runs.mcp.manager(); mgr != nil {
+	if mgr := rs.mcp.manager(); mgr != nil {
 		have = mgr.Registry().List()
 	}
 	present := make(map[string]bool, len(have))
@@ -258,14 +251,12 @@ func (s *Server) syncMCPTools(reg *tools.Registry) {
 	}
 }
 
-// foldersChanged is the didChangeWorkspaceFolders notification: the
-// workspace's own handling, then the MCP roots follow the folders.
-func (s *Server) foldersChanged(ctx context.Context, p *protocol.DidChangeWorkspaceFoldersParams) error {
-	err := s.docs.DidChangeWorkspaceFolders(ctx, p)
-	if mgr := s.runs.mcp.manager(); mgr != nil {
-		mgr.SetRoots(s.docs.Folders()) // does not block: notifies servers in the background
+// FoldersChanged follows didChangeWorkspaceFolders (after the documents
+// part took the new folders): the MCP servers' roots follow the folders.
+func (rs *Runs) FoldersChanged() {
+	if mgr := rs.mcp.manager(); mgr != nil {
+		mgr.SetRoots(rs.docs.Folders()) // does not block: notifies servers in the background
 	}
-	return err
 }
 
 // waitMCP holds a run back, for at most timeout, until the configuration
@@ -273,7 +264,7 @@ func (s *Server) foldersChanged(ctx context.Context, p *protocol.DidChangeWorksp
 // manager is ready or has failed, reporting which server it waits for. A
 // server still connecting at the deadline, or failed, is left out: the
 // run's turns offer only the tools of ready servers.
-func (s *Server) waitMCP(ctx context.Context, seconds int, prog *runProgress) {
+func (rs *Runs) waitMCP(ctx context.Context, seconds int, prog *runProgress) {
 	if seconds <= 0 {
 		return
 	}
@@ -282,7 +273,7 @@ func (s *Server) waitMCP(ctx context.Context, seconds int, prog *runProgress) {
 	defer cancel()
 	last := ""
 	for {
-		ok, mgr, changed := s.runs.mcp.settled()
+		ok, mgr, changed := rs.mcp.settled()
 		var mchanged <-chan struct{}
 		msg := ""
 		switch {
@@ -313,7 +304,7 @@ func (s *Server) waitMCP(ctx context.Context, seconds int, prog *runProgress) {
 		select {
 		case <-wctx.Done():
 			if ctx.Err() == nil {
-				s.log.Warn("run starts without MCP servers still connecting", "waited", timeout, "status", msg)
+				rs.log.Warn("run starts without MCP servers still connecting", "waited", timeout, "status", msg)
 			}
 			return
 		case <-changed:
@@ -324,8 +315,8 @@ func (s *Server) waitMCP(ctx context.Context, seconds int, prog *runProgress) {
 
 // openAuthorization sends the user to an MCP server's authorization page:
 // window/showDocument with external: true, or a message with the address.
-func (s *Server) openAuthorization(ctx context.Context, server, authURL string) error {
-	s.logToEditor(ctx, protocol.MessageTypeInfo, fmt.Sprintf("agentls: MCP server %q asks you to sign in; opening the authorization page in your browser", server))
-	s.openExternal(ctx, authURL)
+func (rs *Runs) openAuthorization(ctx context.Context, server, authURL string) error {
+	rs.core.LogToEditor(ctx, protocol.MessageTypeInfo, fmt.Sprintf("agentls: MCP server %q asks you to sign in; opening the authorization page in your browser", server))
+	rs.openExternal(ctx, authURL)
 	return nil
 }

@@ -1,4 +1,4 @@
-package lspserver
+package runs
 
 import (
 	"context"
@@ -10,6 +10,7 @@ import (
 	"go.lsp.dev/protocol"
 	lspuri "go.lsp.dev/uri"
 
+	"github.com/agentls/agentls/lspserver/core"
 	"github.com/agentls/agentls/tools/mcp"
 )
 
@@ -64,10 +65,10 @@ type elicitFields struct {
 }
 
 // elicit answers an MCP server's elicitation/create (mcp.Options.Elicit).
-func (s *Server) elicit(ctx context.Context, e mcp.Elicitation) (mcp.ElicitResult, error) {
+func (rs *Runs) elicit(ctx context.Context, e mcp.Elicitation) (mcp.ElicitResult, error) {
 	decline := mcp.ElicitResult{Action: mcp.ElicitDecline}
-	if sess := s.Session(); sess != nil && sess.Features.ElicitationForms {
-		if r, ok := s.core.Client().(requester); ok {
+	if sess := rs.core.Session(); sess != nil && sess.Features.ElicitationForms {
+		if r, ok := rs.core.Client().(requester); ok {
 			var ans ElicitAnswer
 			err := r.Request(ctx, MethodElicit, ElicitParams{Server: e.Server, Message: e.Message, Mode: e.Mode, RequestedSchema: e.Schema, URL: e.URL}, &ans)
 			if err != nil {
@@ -78,7 +79,7 @@ func (s *Server) elicit(ctx context.Context, e mcp.Elicitation) (mcp.ElicitResul
 	}
 	prefix := fmt.Sprintf("MCP server %q asks: %s", e.Server, e.Message)
 	if e.Mode == "url" {
-		item, err := s.core.Client().ShowMessageRequest(ctx, &protocol.ShowMessageRequestParams{Type: protocol.MessageTypeInfo,
+		item, err := rs.core.Client().ShowMessageRequest(ctx, &protocol.ShowMessageRequestParams{Type: protocol.MessageTypeInfo,
 			Message: prefix + "\n" + e.URL, Actions: []protocol.MessageActionItem{{Title: "Open"}, {Title: "Decline"}}})
 		switch {
 		case err != nil:
@@ -88,7 +89,7 @@ func (s *Server) elicit(ctx context.Context, e mcp.Elicitation) (mcp.ElicitResul
 		case item.Title != "Open":
 			return decline, nil
 		}
-		s.openExternal(ctx, e.URL)
+		rs.openExternal(ctx, e.URL)
 		return mcp.ElicitResult{Action: mcp.ElicitAccept}, nil
 	}
 	var f elicitFields
@@ -115,8 +116,8 @@ func (s *Server) elicit(ctx context.Context, e mcp.Elicitation) (mcp.ElicitResul
 		}
 	}
 	if answers == nil {
-		s.log.Info("MCP elicitation declined: the form needs a plugin that renders agentls/elicit", "server", e.Server)
-		s.logToEditor(ctx, protocol.MessageTypeWarning, prefix+"\n(agentls declined: this form needs the agentls editor plugin)")
+		rs.log.Info("MCP elicitation declined: the form needs a plugin that renders agentls/elicit", "server", e.Server)
+		rs.core.LogToEditor(ctx, protocol.MessageTypeWarning, prefix+"\n(agentls declined: this form needs the agentls editor plugin)")
 		return decline, nil
 	}
 	actions := make([]protocol.MessageActionItem, 0, len(answers)+1)
@@ -124,7 +125,7 @@ func (s *Server) elicit(ctx context.Context, e mcp.Elicitation) (mcp.ElicitResul
 		actions = append(actions, protocol.MessageActionItem{Title: a})
 	}
 	actions = append(actions, protocol.MessageActionItem{Title: "Decline"})
-	item, err := s.core.Client().ShowMessageRequest(ctx, &protocol.ShowMessageRequestParams{Type: protocol.MessageTypeInfo, Message: prefix, Actions: actions})
+	item, err := rs.core.Client().ShowMessageRequest(ctx, &protocol.ShowMessageRequestParams{Type: protocol.MessageTypeInfo, Message: prefix, Actions: actions})
 	switch {
 	case err != nil:
 		return mcp.ElicitResult{}, err
@@ -146,20 +147,20 @@ func (s *Server) elicit(ctx context.Context, e mcp.Elicitation) (mcp.ElicitResul
 
 // openExternal asks the editor to open uri outside (window/showDocument
 // with external: true); an editor that cannot is shown the address.
-func (s *Server) openExternal(ctx context.Context, address string) {
-	sd, ok := s.core.Client().(interface {
+func (rs *Runs) openExternal(ctx context.Context, address string) {
+	sd, ok := rs.core.Client().(interface {
 		ShowDocument(ctx context.Context, p *protocol.ShowDocumentParams) (*protocol.ShowDocumentResult, error)
 	})
-	if sess := s.Session(); ok && sess != nil && sess.Features.ShowDocument {
-		res, err := sd.ShowDocument(ctx, &protocol.ShowDocumentParams{URI: lspuri.URI(address), External: ptr(true)})
+	if sess := rs.core.Session(); ok && sess != nil && sess.Features.ShowDocument {
+		res, err := sd.ShowDocument(ctx, &protocol.ShowDocumentParams{URI: lspuri.URI(address), External: core.Ptr(true)})
 		if err == nil && res != nil && res.Success {
 			return
 		}
 		if err != nil && !errors.Is(err, context.Canceled) {
-			s.log.Debug("window/showDocument failed", "err", err)
+			rs.log.Debug("window/showDocument failed", "err", err)
 		}
 	}
-	if err := s.core.Client().ShowMessage(ctx, &protocol.ShowMessageParams{Type: protocol.MessageTypeInfo, Message: "agentls: open " + address}); err != nil {
-		s.log.Debug("showMessage failed", "err", err)
+	if err := rs.core.Client().ShowMessage(ctx, &protocol.ShowMessageParams{Type: protocol.MessageTypeInfo, Message: "agentls: open " + address}); err != nil {
+		rs.log.Debug("showMessage failed", "err", err)
 	}
 }

@@ -1,4 +1,4 @@
-package lspserver
+package runs
 
 import (
 	"context"

@@ -1,0 +1,16 @@
+// Package review is the review part of agentls's LSP server: the
+// proposals agent runs leave for the user, and the user's decisions on
+// them. It owns the proposal store (lspserver/proposal) and its LSP face:
+// staging (stage.go), rebasing onto the user's edits and disk changes
+// (rebase.go, a docs.Follower), agentls/proposals and the change
+// announcements (proposals.go), agentls.accept/agentls.reject
+// (accept.go), code lenses (codelens.go), accept/reject code actions
+// (actions.go), hover (hover.go) and preview diagnostics for clients
+// without a plugin (diagnostics.go).
+//
+// Boundary: review is fed by the runs part through Stage (runs.Review is
+// the interface runs see) and by the documents part through docs.Follower.
+// It answers with results and agent.Decisions that the wiring (lspserver's
+// command table) passes to the runs' sessions; it never imports
+// lspserver/runs, and the compiler keeps it that way.
+package review
