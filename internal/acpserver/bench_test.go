@@ -73,4 +73,3 @@ func BenchmarkCancel(b *testing.B) {
 	}
 	b.ReportMetric(float64(worst.Microseconds())/1000, "worst-ms")
 }
-

@@ -76,10 +76,12 @@ func (s *Server) askTrust(ctx context.Context, ss *session, un []config.Untruste
 		}
 		fmt.Fprintf(&b, "Until you trust it, these settings are ignored: %s.", strings.Join(u.Keys, ", "))
 		id := ss.nextToolID("trust")
-		ss.update(ctx, acp.StartToolCall(id, "Trust "+u.File+"?", acp.WithStartKind(acp.ToolKindOther),
-			acp.WithStartStatus(acp.ToolCallStatusPending),
-			acp.WithStartContent([]acp.ToolCallContent{acp.ToolContent(acp.TextBlock(b.String()))})))
-		opt, _, err := ss.ask(ctx, id, nil, []acp.PermissionOption{
+		title := "Trust " + u.File + "?"
+		content := []acp.ToolCallContent{acp.ToolContent(acp.TextBlock(b.String()))}
+		ss.update(ctx, acp.StartToolCall(id, title, acp.WithStartKind(acp.ToolKindOther),
+			acp.WithStartStatus(acp.ToolCallStatusPending), acp.WithStartContent(content)))
+		tc := acp.ToolCallUpdate{ToolCallId: id, Title: &title, Kind: acp.Ptr(acp.ToolKindOther), Status: acp.Ptr(acp.ToolCallStatusPending), Content: content}
+		opt, _, err := ss.ask(ctx, id, &tc, []acp.PermissionOption{
 			{OptionId: optTrust, Name: "Trust", Kind: acp.PermissionOptionKindAllowAlways},
 			{OptionId: optNotNow, Name: "Not now", Kind: acp.PermissionOptionKindRejectOnce},
 		}, nil)

@@ -1,0 +1,235 @@
+package acpserver_test
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	acp "github.com/coder/acp-go-sdk"
+
+	"github.com/agentls/agentls/agent/llm/llmtest"
+)
+
+// replaceAll edits both "foo" of a.txt in one call: two hunks.
+func replaceAll(answer string) llmtest.Script {
+	return func(r *llmtest.ChatRequest) llmtest.Reply {
+		switch {
+		case !r.HasToolResult("c1"):
+			return call("c1", "read_file", `{"path":"a.txt"}`)
+		case !r.HasToolResult("c2"):
+			return call("c2", "edit_file", `{"path":"a.txt","old_string":"foo","new_string":"bar","replace_all":true}`)
+		}
+		return llmtest.Text(answer)
+	}
+}
+
+const twoHunks = "foo\n2\n3\n4\n5\n6\n7\n8\nfoo\n"
+
+// hunkIDs reads the hunk ids of a permission request's _meta.
+func hunkIDs(t *testing.T, p acp.RequestPermissionRequest) []string {
+	t.Helper()
+	a, _ := p.Meta["agentls"].(map[string]any)
+	hs, _ := a["hunks"].([]any)
+	var out []string
+	for _, h := range hs {
+		m, _ := h.(map[string]any)
+		id, _ := m["id"].(string)
+		out = append(out, id)
+	}
+	if len(out) == 0 {
+		t.Fatalf("no hunks in _meta: %v", p.Meta)
+	}
+	return out
+}
+
+// A per-hunk client (rejectHunks in its answer) gets some hunks written
+// and the others rejected.
+func TestRejectSomeHunksInTheAnswer(t *testing.T) {
+	h := start(t, replaceAll("done"), harnessOpts{})
+	h.write("a.txt", twoHunks)
+	h.client.onPerm = func(p acp.RequestPermissionRequest) acp.RequestPermissionResponse {
+		ids := hunkIDs(t, p)
+		if len(ids) != 2 {
+			t.Errorf("hunks %v", ids)
+		}
+		r := allow(optionID(p, acp.PermissionOptionKindAllowOnce))
+		r.Meta = map[string]any{"agentls": map[string]any{"rejectHunks": []any{ids[1]}, "reason": "only the first"}}
+		return r
+	}
+	h.mustPrompt(h.newSession(), "rename foo")
+	if got := h.read("a.txt"); got != strings.Replace(twoHunks, "foo", "bar", 1) {
+		t.Fatalf("a.txt = %q", got)
+	}
+}
+
+// A client that asks for hunkPermissions is asked once per hunk.
+func TestOnePermissionPerHunk(t *testing.T) {
+	h := start(t, replaceAll("done"), harnessOpts{meta: map[string]any{"agentls": map[string]any{"hunkPermissions": true}}})
+	h.write("a.txt", twoHunks)
+	n := 0
+	h.client.onPerm = func(p acp.RequestPermissionRequest) acp.RequestPermissionResponse {
+		n++
+		if len(hunkIDs(t, p)) != 1 || !strings.Contains(*p.ToolCall.Title, "change "+string(rune('0'+n))+" of 2") {
+			t.Errorf("request %d: %v %q", n, p.Meta, *p.ToolCall.Title)
+		}
+		if n == 2 {
+			return allow(optionID(p, acp.PermissionOptionKindRejectOnce))
+		}
+		return allow(optionID(p, acp.PermissionOptionKindAllowOnce))
+	}
+	h.mustPrompt(h.newSession(), "rename foo")
+	if n != 2 {
+		t.Fatalf("%d permission requests, want 2", n)
+	}
+	if got := h.read("a.txt"); got != strings.Replace(twoHunks, "foo", "bar", 1) {
+		t.Fatalf("a.txt = %q", got)
+	}
+}
+
+// "Allow all changes in this session" writes later changes without
+// asking; apply mode never asks.
+func TestAllowAlwaysAndApplyMode(t *testing.T) {
+	h := start(t, func(r *llmtest.ChatRequest) llmtest.Reply {
+		file, p := "a.txt", "a"
+		if strings.Contains(r.LastUser(), "b.txt") {
+			file, p = "b.txt", "b"
+		}
+		switch {
+		case !r.HasToolResult(p + "1"):
+			return call(p+"1", "read_file", `{"path":"`+file+`"}`)
+		case !r.HasToolResult(p + "2"):
+			return call(p+"2", "edit_file", `{"path":"`+file+`","old_string":"hello","new_string":"hello, world"}`)
+		}
+		return llmtest.Text("done")
+	}, harnessOpts{})
+	h.write("a.txt", "hello\n")
+	h.write("b.txt", "hello\n")
+	h.client.onPerm = func(p acp.RequestPermissionRequest) acp.RequestPermissionResponse {
+		return allow(optionID(p, acp.PermissionOptionKindAllowAlways))
+	}
+	id := h.newSession()
+	h.mustPrompt(id, "greet in a.txt")
+	id2 := h.newSession()
+	h.mustPrompt(id, "greet in b.txt") // same session: no question
+	_, perms := h.client.snapshot()
+	if len(perms) != 1 || h.read("a.txt") != "hello, world\n" || h.read("b.txt") != "hello, world\n" {
+		t.Fatalf("permissions %d, a=%q b=%q", len(perms), h.read("a.txt"), h.read("b.txt"))
+	}
+	h.write("a.txt", "hello\n")
+	if _, err := h.conn.SetSessionMode(h.ctx(), acp.SetSessionModeRequest{SessionId: id2, ModeId: "apply"}); err != nil {
+		t.Fatal(err)
+	}
+	h.mustPrompt(id2, "greet in a.txt")
+	if _, perms = h.client.snapshot(); len(perms) != 1 || h.read("a.txt") != "hello, world\n" {
+		t.Fatalf("apply mode: permissions %d, a=%q", len(perms), h.read("a.txt"))
+	}
+}
+
+// The user edits the hunk's lines while the question is open: the hunk is
+// conflicted and not written (the optimistic lock), and the tool call
+// says why. An edit elsewhere in the file is kept and the change rebased.
+func TestConflictWhileAsking(t *testing.T) {
+	t.Run("touched", func(t *testing.T) {
+		h := start(t, editScript("done"), harnessOpts{})
+		h.write("a.txt", "hello\nsecond\n")
+		h.client.onPerm = func(p acp.RequestPermissionRequest) acp.RequestPermissionResponse {
+			h.write("a.txt", "hello there\nsecond\n") // the user typed on the hunk's line
+			return allow(optionID(p, acp.PermissionOptionKindAllowOnce))
+		}
+		h.mustPrompt(h.newSession(), "greet")
+		if got := h.read("a.txt"); got != "hello there\nsecond\n" {
+			t.Fatalf("the user's edit was overwritten: %q", got)
+		}
+		us, _ := h.client.snapshot()
+		ups := toolUpdates(us, toolCalls(us)[1].ToolCallId)
+		end := ups[len(ups)-1]
+		if *end.Status != acp.ToolCallStatusFailed || !strings.Contains(contentText(end.Content), "Not written") {
+			t.Fatalf("conflicted edit call: %+v %q", end.Status, contentText(end.Content))
+		}
+	})
+	t.Run("elsewhere", func(t *testing.T) {
+		h := start(t, editScript("done"), harnessOpts{})
+		h.write("a.txt", "hello\n2\n3\nlast\n")
+		h.client.onPerm = func(p acp.RequestPermissionRequest) acp.RequestPermissionResponse {
+			h.write("a.txt", "hello\n2\n3\nlast, edited\n")
+			return allow(optionID(p, acp.PermissionOptionKindAllowOnce))
+		}
+		h.mustPrompt(h.newSession(), "greet")
+		if got := h.read("a.txt"); got != "hello, world\n2\n3\nlast, edited\n" {
+			t.Fatalf("rebased write: %q", got)
+		}
+	})
+}
+
+// An untrusted workspace config is asked about at the first prompt; its
+// settings apply only once trusted, and the run_command it enables asks
+// before each command.
+func TestTrustAndRunCommand(t *testing.T) {
+	script := func(r *llmtest.ChatRequest) llmtest.Reply {
+		if !r.HasTool("run_command") {
+			return llmtest.Text("no commands here")
+		}
+		if !r.HasToolResult("r1") {
+			return call("r1", "run_command", `{"command":"echo agentls-was-here"}`)
+		}
+		return llmtest.Text("ran it")
+	}
+	h := start(t, script, harnessOpts{})
+	h.write(".agentls/config.json", `{"tools": {"runCommand": "ask"}}`)
+	var asked []string
+	h.client.onPerm = func(p acp.RequestPermissionRequest) acp.RequestPermissionResponse {
+		title := ""
+		if p.ToolCall.Title != nil {
+			title = *p.ToolCall.Title
+		}
+		asked = append(asked, title)
+		if len(asked) == 1 { // the trust question: refuse
+			return allow(optionID(p, acp.PermissionOptionKindRejectOnce))
+		}
+		return allow(optionID(p, acp.PermissionOptionKindAllowOnce))
+	}
+	id := h.newSession()
+	h.mustPrompt(id, "run something")
+	if len(asked) != 1 || h.model.Requests()[0].HasTool("run_command") {
+		t.Fatalf("untrusted: asked %v, tools %v", asked, h.model.Requests()[0].ToolNames())
+	}
+	us, _ := h.client.snapshot()
+	if !strings.Contains(contentTextOfAll(us), "tools.runCommand") {
+		t.Fatal("the trust question did not name the withheld setting")
+	}
+
+	// A new connection asks again; this time the answer is Trust.
+	h2 := start(t, script, harnessOpts{dir: h.dir, state: h.state})
+	asked = nil
+	h2.client.onPerm = func(p acp.RequestPermissionRequest) acp.RequestPermissionResponse {
+		asked = append(asked, *p.ToolCall.Title)
+		if len(asked) == 1 {
+			return allow(optionID(p, acp.PermissionOptionKindAllowAlways))
+		}
+		if p.ToolCall.Kind == nil || *p.ToolCall.Kind != acp.ToolKindExecute || !strings.Contains(*p.ToolCall.Title, "echo agentls-was-here") {
+			t.Errorf("command permission: %+v", p.ToolCall)
+		}
+		return allow(optionID(p, acp.PermissionOptionKindAllowOnce))
+	}
+	id2 := h2.newSession()
+	h2.mustPrompt(id2, "run something")
+	reqs := h2.model.Requests()
+	res, _ := reqs[len(reqs)-1].ToolResult("r1")
+	if len(asked) != 2 || !strings.Contains(res, "agentls-was-here") {
+		t.Fatalf("trusted: asked %v, result %q", asked, res)
+	}
+	if _, err := os.Stat(filepath.Join(h.state, "agentls", "trust.json")); err != nil {
+		t.Fatalf("trust not remembered: %v", err)
+	}
+}
+
+func contentTextOfAll(us []acp.SessionNotification) string {
+	var b strings.Builder
+	for _, u := range us {
+		if tc := u.Update.ToolCall; tc != nil {
+			b.WriteString(contentText(tc.Content))
+		}
+	}
+	return b.String()
+}
