@@ -12,6 +12,7 @@
 import * as vscode from "vscode";
 import * as lc from "vscode-languageclient/node";
 import { AgentlsSettings, buildSettings, findExecutable } from "./config";
+import { editorToolDefs, invokeEditorTool } from "./editor_tools";
 import { elicitForm } from "./elicit";
 import { vscodePrompter } from "./elicit_ui";
 import * as ext from "./lsp_ext";
@@ -123,6 +124,8 @@ export class Ctx implements vscode.Disposable {
       clear: () => undefined,
     });
     client.onRequest(ext.elicit, (params, token) => elicitForm(params, vscodePrompter(token)));
+    // The model calling one of this editor's tools (editor_tools.ts).
+    client.onRequest(ext.invokeClientTool, (params) => invokeEditorTool(params));
     client.onDidChangeState((e) => {
       if (e.newState === lc.State.Stopped) {
         this.hooks.onStopped("server stopped");
@@ -138,6 +141,11 @@ export class Ctx implements vscode.Disposable {
       return;
     }
     this.registerFallbacks(client);
+    // Give the agent this editor's tools; an older server without the
+    // method answers with an error, which is only logged.
+    client.sendRequest(ext.registerTools, { tools: editorToolDefs() }).catch((err: unknown) => {
+      this.output.appendLine(`agentls/registerTools: ${String(err)}`);
+    });
     // The server ends each run with window/showMessage for plugin-less
     // clients; the extension shows its own notification (runs.ts, with the
     // files and actions), so those are dropped here and the rest shown as

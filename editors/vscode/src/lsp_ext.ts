@@ -242,3 +242,38 @@ export const elicit = new lc.RequestType<ElicitParams, ElicitResult, void>("agen
 
 /** The capabilities.experimental entry the extension declares. */
 export const experimentalCapabilities = { agentls: { elicitationForms: true } } as const;
+
+/** One tool the editor gives the agent (agentls/registerTools); the model sees it as editor__NAME. */
+export interface EditorToolDef {
+  name: string;
+  description: string;
+  inputSchema: object;
+  /** As in MCP: a read-only tool may run alongside other reads and be called from scripts. */
+  annotations?: { readOnlyHint?: boolean };
+}
+
+/** agentls/registerTools params: replaces this client's earlier set. */
+export interface RegisterToolsParams {
+  tools: EditorToolDef[];
+}
+
+/** agentls/registerTools: client → server. */
+export const registerTools = new lc.RequestType<RegisterToolsParams, Record<string, never>, void>("agentls/registerTools");
+
+/** agentls/invokeClientTool params: the model called editor__NAME in run runId. */
+export interface InvokeClientToolParams {
+  runId: string;
+  name: string;
+  arguments: Record<string, unknown>;
+}
+
+/** agentls/invokeClientTool result. */
+export interface InvokeClientToolResult {
+  content: string;
+  isError?: boolean;
+}
+
+/** agentls/invokeClientTool: server → client, while a run is going. */
+export const invokeClientTool = new lc.RequestType<InvokeClientToolParams, InvokeClientToolResult, void>(
+  "agentls/invokeClientTool",
+);

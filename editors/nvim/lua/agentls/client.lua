@@ -130,6 +130,10 @@ local handlers = {
   ["agentls/elicit"] = function(...)
     return require("agentls.elicit").handler(...)
   end,
+  -- The model calling one of this editor's tools (tools.lua).
+  ["agentls/invokeClientTool"] = function(...)
+    return require("agentls.tools").handler(...)
+  end,
   ["$/progress"] = function(...)
     return require("agentls.progress").handler(...)
   end,
@@ -196,6 +200,10 @@ function M.make_config(cfg, root)
     on_init = function(client, result)
       server_info[client.id] = result and result.serverInfo or {}
       log.info("client %d initialized for %s: %s", client.id, root, server_info[client.id])
+      -- Give the agent this editor's tools (get_diagnostics, open_buffers).
+      vim.schedule(function()
+        require("agentls.tools").register(client)
+      end)
     end,
     on_attach = function(client, bufnr)
       -- A running client is reused after setup() is called again: read the
