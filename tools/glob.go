@@ -133,10 +133,7 @@ func globData(pattern string, matches []string, truncated, timedOut bool) Result
 	if timedOut {
 		return Errorf("glob %s: stopped after %v with incomplete results; narrow the path", pattern, globTimeout)
 	}
-	out := make([]any, len(matches))
-	for i, m := range matches {
-		out[i] = m
-	}
+	out := slices.Clip(matches)
 	sum := fmt.Sprintf("glob %s: %d files", pattern, len(matches))
 	return Result{Text: sum, Summary: sum, Data: out}
 }

@@ -405,12 +405,19 @@ func (s *grepSearch) dataResult(pattern string, timedOut bool) Result {
 		return Errorf("grep %s: stopped after %v with incomplete results; narrow the path", pattern, grepTimeout)
 	}
 	sortHits(s.hits)
-	out := make([]any, 0, s.total)
+	out := make([]GrepMatch, 0, s.total)
 	for _, h := range s.hits {
 		for _, l := range h.lines {
-			out = append(out, map[string]any{"path": h.path, "line": l.num, "text": l.text})
+			out = append(out, GrepMatch{Path: h.path, Line: l.num, Text: l.text})
 		}
 	}
 	sum := fmt.Sprintf("grep %s: %d matches in %d files", pattern, s.total, s.files)
 	return Result{Text: sum, Summary: sum, Data: out}
+}
+
+// GrepMatch is one matching line in grep's answer to a program.
+type GrepMatch struct {
+	Path string `json:"path"`
+	Line int    `json:"line"`
+	Text string `json:"text"`
 }

@@ -76,10 +76,7 @@ func listDir(ctx context.Context, env *Env, p listDirParams) (Result, error) {
 		if len(names) > DataMaxMatches {
 			return Errorf("%s has %d entries, more than the %d a program may get; use glob to narrow down", path, len(names), DataMaxMatches), nil
 		}
-		out := make([]any, len(names))
-		for i, n := range names {
-			out[i] = n
-		}
+		out := names
 		sum := fmt.Sprintf("listed %s (%d entries)", path, len(names))
 		return Result{Text: sum, Summary: sum, Data: out}, nil
 	}

@@ -205,6 +205,13 @@ func readData(path, content string, offset, limit int) Result {
 	return Result{
 		Text:    fmt.Sprintf("read %s (%d lines)", path, total),
 		Summary: fmt.Sprintf("read %s (%d lines)", path, total),
-		Data:    map[string]any{"path": path, "text": text, "lines": total},
+		Data:    ReadData{Path: path, Text: text, Lines: total},
 	}
+}
+
+// ReadData is read_file's answer to a program.
+type ReadData struct {
+	Path  string `json:"path"`
+	Text  string `json:"text"`  // the lines asked for, line breaks kept
+	Lines int    `json:"lines"` // lines in the whole file
 }

@@ -31,7 +31,7 @@ type fixture struct {
 	events []string // "call <id> <tool> <args>" / "result <id> <isError>"
 }
 
-func newFixture(t *testing.T, files map[string]string, lim Limits, extra ...tools.Tool) *fixture {
+func newFixture(t testing.TB, files map[string]string, lim Limits, extra ...tools.Tool) *fixture {
 	t.Helper()
 	root, err := filepath.EvalSymlinks(t.TempDir())
 	if err != nil {
@@ -66,12 +66,12 @@ func newFixture(t *testing.T, files map[string]string, lim Limits, extra ...tool
 	return f
 }
 
-func (f *fixture) run(t *testing.T, code string) tools.Result {
+func (f *fixture) run(t testing.TB, code string) tools.Result {
 	t.Helper()
 	return f.runCtx(t, context.Background(), code)
 }
 
-func (f *fixture) runCtx(t *testing.T, ctx context.Context, code string) tools.Result {
+func (f *fixture) runCtx(t testing.TB, ctx context.Context, code string) tools.Result {
 	t.Helper()
 	args, _ := json.Marshal(map[string]string{"code": code})
 	res, err := f.tool.Call(tools.WithCallID(ctx, "c1"), f.env, args)

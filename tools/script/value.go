@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"math/big"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -129,72 +130,65 @@ func encode(b *bytes.Buffer, v starlark.Value, depth int) error {
 }
 
 // decodeJSON turns a tool's JSON value into Starlark values: objects
-// become dicts (keys in document order), arrays lists, integers ints.
+// become dicts (keys sorted, as Go encodes its maps), arrays lists,
+// integers ints. Decoding whole and converting is several times faster
+// than walking the tokens.
 func decodeJSON(raw json.RawMessage) (starlark.Value, error) {
 	if len(bytes.TrimSpace(raw)) == 0 {
 		return starlark.None, nil
 	}
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.UseNumber()
-	v, err := decodeValue(dec, 0)
-	if err != nil {
+	var v any
+	if err := dec.Decode(&v); err != nil {
 		return nil, err
 	}
-	return v, nil
+	return fromGo(v, 0)
 }
 
-func decodeValue(dec *json.Decoder, depth int) (starlark.Value, error) {
+func fromGo(v any, depth int) (starlark.Value, error) {
 	if depth > maxDepth {
 		return nil, fmt.Errorf("value nested more than %d deep", maxDepth)
 	}
-	tok, err := dec.Token()
-	if err != nil {
-		return nil, err
-	}
-	switch t := tok.(type) {
+	switch v := v.(type) {
 	case nil:
 		return starlark.None, nil
 	case bool:
-		return starlark.Bool(t), nil
+		return starlark.Bool(v), nil
 	case string:
-		return starlark.String(t), nil
+		return starlark.String(v), nil
 	case json.Number:
-		return number(t)
-	case json.Delim:
-		switch t {
-		case '[':
-			var elems []starlark.Value
-			for dec.More() {
-				v, err := decodeValue(dec, depth+1)
-				if err != nil {
-					return nil, err
-				}
-				elems = append(elems, v)
+		return number(v)
+	case []any:
+		elems := make([]starlark.Value, len(v))
+		for i, x := range v {
+			e, err := fromGo(x, depth+1)
+			if err != nil {
+				return nil, err
 			}
-			_, err := dec.Token()
-			return starlark.NewList(elems), err
-		case '{':
-			d := starlark.NewDict(8)
-			for dec.More() {
-				kt, err := dec.Token()
-				if err != nil {
-					return nil, err
-				}
-				v, err := decodeValue(dec, depth+1)
-				if err != nil {
-					return nil, err
-				}
-				if err := d.SetKey(starlark.String(kt.(string)), v); err != nil {
-					return nil, err
-				}
-			}
-			_, err := dec.Token()
-			return d, err
+			elems[i] = e
 		}
+		return starlark.NewList(elems), nil
+	case map[string]any:
+		keys := make([]string, 0, len(v))
+		for k := range v {
+			keys = append(keys, k)
+		}
+		slices.Sort(keys)
+		d := starlark.NewDict(len(v))
+		for _, k := range keys {
+			e, err := fromGo(v[k], depth+1)
+			if err != nil {
+				return nil, err
+			}
+			if err := d.SetKey(starlark.String(k), e); err != nil {
+				return nil, err
+			}
+		}
+		return d, nil
 	}
-	return nil, fmt.Errorf("unexpected JSON token %v", tok)
+	return nil, fmt.Errorf("unexpected JSON value %T", v)
 }
-
 func number(n json.Number) (starlark.Value, error) {
 	s := string(n)
 	if !strings.ContainsAny(s, ".eE") {
