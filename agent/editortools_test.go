@@ -25,7 +25,7 @@ func TestEditorToolCalledByTheModel(t *testing.T) {
 			return "", false, ctx.Err()
 		}
 		return "main.go:3:5: error: undefined: x (gopls)", false, nil
-	}, 300*time.Millisecond)
+	}, func() time.Duration { return 300 * time.Millisecond })
 	if err := set.Replace([]editortools.Def{
 		{Name: "get_diagnostics", Description: "Diagnostics from the editor.", InputSchema: json.RawMessage(`{"type":"object","properties":{"paths":{"type":"array","items":{"type":"string"}}}}`)},
 		{Name: "open_editors", Description: "Open editors."},

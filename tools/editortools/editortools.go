@@ -63,19 +63,26 @@ type Invoker func(ctx context.Context, runID, name string, args json.RawMessage)
 // a run's registry. It is safe for concurrent use.
 type Set struct {
 	invoke  Invoker
-	timeout time.Duration
+	timeout func() time.Duration
 
 	mu    sync.Mutex
 	tools []tools.Tool
 }
 
 // NewSet returns an empty set whose tools call invoke, each call bounded
-// by timeout (0: DefaultTimeout).
-func NewSet(invoke Invoker, timeout time.Duration) *Set {
-	if timeout <= 0 {
-		timeout = DefaultTimeout
-	}
+// by timeout(), asked at each call so a changed setting applies (nil or a
+// value ≤ 0: DefaultTimeout).
+func NewSet(invoke Invoker, timeout func() time.Duration) *Set {
 	return &Set{invoke: invoke, timeout: timeout}
+}
+
+func (s *Set) callTimeout() time.Duration {
+	if s.timeout != nil {
+		if d := s.timeout(); d > 0 {
+			return d
+		}
+	}
+	return DefaultTimeout
 }
 
 // Replace validates defs and makes them the set. On error the previous
@@ -174,14 +181,15 @@ func (t *editorTool) Call(ctx context.Context, env *tools.Env, args json.RawMess
 	if env != nil {
 		runID = env.RunID
 	}
-	cctx, cancel := context.WithTimeout(ctx, t.set.timeout)
+	timeout := t.set.callTimeout()
+	cctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	content, isError, err := t.set.invoke(cctx, runID, t.remote, args)
 	switch {
 	case ctx.Err() != nil:
 		return tools.Result{}, fmt.Errorf("%s: %w", t.Name(), context.Cause(ctx))
 	case errors.Is(cctx.Err(), context.DeadlineExceeded):
-		return tools.Errorf("%s: the editor did not answer within %s; try again later or do without it", t.Name(), t.set.timeout), nil
+		return tools.Errorf("%s: the editor did not answer within %s; try again later or do without it", t.Name(), timeout), nil
 	case err != nil:
 		return tools.Errorf("%s: the editor could not run it: %v", t.Name(), err), nil
 	}

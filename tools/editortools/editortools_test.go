@@ -32,7 +32,7 @@ func TestRegisterCallAndReplace(t *testing.T) {
 			return "no such buffer", true, nil
 		}
 		return "main.go:3:1: error: undefined: x", false, nil
-	}, time.Second)
+	}, func() time.Duration { return time.Second })
 	err := s.Replace(defs(t, `[
 		{"name":"get_diagnostics","description":"Diagnostics the editor has.","inputSchema":{"type":"object","properties":{"paths":{"type":"array","items":{"type":"string"}}}},"annotations":{"readOnlyHint":true}},
 		{"name":"broken","description":"","inputSchema":null}]`))
@@ -76,7 +76,7 @@ func TestRegisterCallAndReplace(t *testing.T) {
 }
 
 func TestBadRegistrationsKeepTheSet(t *testing.T) {
-	s := NewSet(nil, 0)
+	s := NewSet(nil, nil)
 	if err := s.Replace(defs(t, `[{"name":"ok","description":"x"}]`)); err != nil {
 		t.Fatal(err)
 	}
@@ -108,7 +108,7 @@ func TestSilentEditorFailsTheCallNotTheRun(t *testing.T) {
 	s := NewSet(func(ctx context.Context, _, _ string, _ json.RawMessage) (string, bool, error) {
 		<-ctx.Done()
 		return "", false, ctx.Err()
-	}, 200*time.Millisecond)
+	}, func() time.Duration { return 200 * time.Millisecond })
 	if err := s.Replace(defs(t, `[{"name":"get_selection"}]`)); err != nil {
 		t.Fatal(err)
 	}
