@@ -92,19 +92,9 @@ func (env *Env) isSecret(abs string) bool {
 }
 
 // inGitDir reports whether abs is a .git directory or inside one: never
-// written, whatever the model asks. Any path component counts, compared
-// case-insensitively and without trailing dots or spaces: on macOS and
-// Windows ".GIT/config" and ".git./config" are the repository's own
-// config (whose core.fsmonitor or hooks would run commands), so a
-// case-sensitive check would be no check there.
-func inGitDir(abs string) bool {
-	for _, part := range strings.FieldsFunc(abs, func(r rune) bool { return r == '/' || r == filepath.Separator }) {
-		if strings.EqualFold(strings.TrimRight(part, ". "), ".git") {
-			return true
-		}
-	}
-	return false
-}
+// written, whatever the model asks (workspace.InGitDir: any component,
+// case-insensitive, trailing dots and spaces ignored).
+func inGitDir(abs string) bool { return workspace.InGitDir(abs) }
 
 // readError turns a View.Read failure into a tool error for the model.
 func (env *Env) readError(path string, err error) Result {

@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"os"
-	"path/filepath"
 
 	"github.com/agentls/agentls/internal/workspace"
 )
@@ -24,14 +22,14 @@ import (
 //     hold exactly content, which is then a no-op);
 //   - the write is atomic (temporary file in the same directory, fsync,
 //     rename), so a crash leaves the old or the new content, never a mix,
-//     and an existing file keeps its mode.
+//     and an existing file keeps its mode;
+//   - it goes through workspace.View.WriteFile, confined like every read:
+//     directories are walked (and created) without following a symlink,
+//     so one swapped in after the check is refused, never written through.
 func WriteConfined(view *workspace.View, path, before string, created bool, content string) error {
-	abs, err := view.Resolve(path)
+	abs, err := view.WritablePath(path)
 	if err != nil {
 		return fmt.Errorf("not written to %s: %w", path, err)
-	}
-	if inGitDir(abs) {
-		return fmt.Errorf("not written to %s: it is inside .git, which agentls never writes", abs)
 	}
 	cur, err := readConfined(view, abs)
 	switch {
@@ -41,24 +39,20 @@ func WriteConfined(view *workspace.View, path, before string, created bool, cont
 		}
 		return fmt.Errorf("not written to %s: the file was created by someone else meanwhile", abs)
 	case created && errors.Is(err, fs.ErrNotExist):
-		if err := os.MkdirAll(filepath.Dir(abs), 0o755); err != nil {
-			return fmt.Errorf("create %s: %w", filepath.Dir(abs), err)
-		}
-		if _, err := view.Resolve(abs); err != nil { // the directories just made must not lead out
+		if err := view.WriteFile(abs, []byte(content), workspace.WriteOptions{Create: true, Mode: 0o644}); err != nil {
 			return fmt.Errorf("not written to %s: %w", abs, err)
 		}
-		return writeAtomic(abs, []byte(content), 0o644)
+		return nil
 	case err != nil:
 		return fmt.Errorf("not written to %s: %w", abs, err)
 	}
 	if string(cur) != before {
 		return fmt.Errorf("not written to %s: the file changed on disk after the agent read it", abs)
 	}
-	st, err := os.Stat(abs)
-	if err != nil {
+	if err := view.WriteFile(abs, []byte(content), workspace.WriteOptions{}); err != nil {
 		return fmt.Errorf("not written to %s: %w", abs, err)
 	}
-	return writeAtomic(abs, []byte(content), st.Mode().Perm())
+	return nil
 }
 
 // readConfined reads the disk content of abs the way tools do: regular
@@ -73,37 +67,6 @@ func readConfined(view *workspace.View, abs string) ([]byte, error) {
 	return io.ReadAll(f)
 }
 
-// writeAtomic replaces path with data through a temporary file in the same
-// directory and a rename; the file gets mode.
-func writeAtomic(path string, data []byte, mode fs.FileMode) (err error) {
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".agentls-*")
-	if err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	defer func() {
-		if err != nil {
-			_ = tmp.Close()
-			_ = os.Remove(tmp.Name())
-		}
-	}()
-	if _, err = tmp.Write(data); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if err = tmp.Sync(); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if err = tmp.Close(); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if err = os.Chmod(tmp.Name(), mode); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if err = os.Rename(tmp.Name(), path); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	return nil
-}
-
 // InGitDir reports whether abs is a .git directory or inside one (any
 // path component, compared as the file systems that fold case would):
 // front-ends that hand a write to someone else (ACP's fs/write_text_file)
@@ -115,12 +78,9 @@ func InGitDir(abs string) bool { return inGitDir(abs) }
 // the disk still holds expect (a revert deletes a file the run created
 // only if nobody changed it since).
 func RemoveConfined(view *workspace.View, path, expect string) error {
-	abs, err := view.Resolve(path)
+	abs, err := view.WritablePath(path)
 	if err != nil {
 		return fmt.Errorf("not deleted %s: %w", path, err)
-	}
-	if inGitDir(abs) {
-		return fmt.Errorf("not deleted %s: it is inside .git, which agentls never writes", abs)
 	}
 	cur, err := readConfined(view, abs)
 	if err != nil {
@@ -129,7 +89,7 @@ func RemoveConfined(view *workspace.View, path, expect string) error {
 	if string(cur) != expect {
 		return fmt.Errorf("not deleted %s: the file changed on disk meanwhile", abs)
 	}
-	if err := os.Remove(abs); err != nil {
+	if err := view.RemoveFile(abs); err != nil {
 		return fmt.Errorf("delete %s: %w", abs, err)
 	}
 	return nil
