@@ -200,6 +200,9 @@ func (l *loader) gate(path, sum string, m map[string]any) {
 		return
 	}
 	keys := slices.Sorted(maps.Keys(withheld))
+	for i, k := range keys {
+		keys[i] = displayKey(k) // names from the file: shown, so one line each
+	}
 	l.untrusted = append(l.untrusted, withheldFile{Untrusted: Untrusted{File: path, SHA256: sum, Keys: keys}, withheld: withheld})
 	l.warnings = append(l.warnings, fmt.Sprintf("%s: ignoring %s until you trust this file: they act on your behalf "+
 		"(endpoint, credentials, commands or looser tool settings) and this workspace's content has not been trusted "+

@@ -11,8 +11,10 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/agentls/agentls/internal/redact"
+	"github.com/agentls/agentls/internal/safetext"
 )
 
 // Workspace trust. A workspace's .agentls/config.json arrives with the
@@ -252,9 +254,35 @@ func lookup(m map[string]any, path string) (any, bool) {
 	return cur, true
 }
 
-// describe says what trusting would do, for the prompt. keyEnv is the
+// Bounds of what a trust prompt shows, so a hostile file cannot push the
+// real command lines out of view (newlines or megabytes in an env key).
+const (
+	maxActions      = 20   // actions listed; the rest are counted
+	maxActionBytes  = 1000 // one action, command line included
+	maxEnvKeysShown = 8    // env variable names shown per server
+	maxNameBytes    = 60   // one env key, server name or key path
+)
+
+// describe says what trusting would do, for the prompt: one line per
+// action, control characters escaped (safetext.Line, $'…' quoting for
+// command words), each bounded, at most maxActions of them. keyEnv is the
 // variable the API key would come from once trusted.
 func describe(withheld map[string]any, keyEnv string) []string {
+	out := describeAll(withheld, keyEnv)
+	for i, a := range out {
+		out[i] = safetext.Bound(safetext.Line(a), maxActionBytes)
+	}
+	if len(out) > maxActions {
+		out = append(out[:maxActions-1], fmt.Sprintf("… and %d more actions (read the file to see them all)", len(out)-maxActions+1))
+	}
+	return out
+}
+
+// displayKey is a key path or name as a prompt shows it: one line,
+// bounded.
+func displayKey(k string) string { return safetext.Bound(safetext.Line(k), maxNameBytes) }
+
+func describeAll(withheld map[string]any, keyEnv string) []string {
 	var out []string
 	if v, ok := withheld["model.apiKeyEnv"].(string); ok && strings.TrimSpace(v) != "" {
 		keyEnv = strings.TrimSpace(v)
@@ -305,7 +333,7 @@ func describeServer(name string, v any) string {
 	e, _ := v.(map[string]any)
 	var out string
 	if url, _ := e["url"].(string); url != "" {
-		out = fmt.Sprintf("connect to MCP server %q at %s", name, redact.URL(url))
+		out = fmt.Sprintf("connect to MCP server \"%s\" at %s", displayKey(name), safetext.Line(redact.URL(url)))
 	} else {
 		cmd, _ := e["command"].(string)
 		words := []string{shellQuote(cmd)}
@@ -315,10 +343,18 @@ func describeServer(name string, v any) string {
 			words = append(words, shellQuote(s))
 		}
 		line := strings.Join(words, " ")
+		out = fmt.Sprintf("run the command %s (MCP server \"%s\")", line, displayKey(name))
 		if env, _ := e["env"].(map[string]any); len(env) > 0 {
-			line = strings.Join(slices.Sorted(maps.Keys(env)), "=… ") + "=… " + line
+			keys := slices.Sorted(maps.Keys(env))
+			shown := make([]string, 0, min(len(keys), maxEnvKeysShown))
+			for _, k := range keys[:min(len(keys), maxEnvKeysShown)] {
+				shown = append(shown, displayKey(shellQuote(k)))
+			}
+			if len(keys) > maxEnvKeysShown {
+				shown = append(shown, fmt.Sprintf("and %d more", len(keys)-maxEnvKeysShown))
+			}
+			out += " with the environment variables " + strings.Join(shown, ", ") + " set by the file"
 		}
-		out = fmt.Sprintf("run the command %s (MCP server %q)", line, name)
 	}
 	if vars := envRefs(e); len(vars) > 0 {
 		out += " and pass it your environment variables " + strings.Join(vars, ", ")
@@ -356,8 +392,13 @@ func envRefs(e map[string]any) []string {
 	return slices.Sorted(maps.Keys(seen))
 }
 
-// shellQuote quotes s for display the way a shell would need it.
+// shellQuote quotes s for display the way a shell would need it; a word
+// with control characters is shown in $'…' form with them escaped, so it
+// stays on its line and reads as what the shell would get.
 func shellQuote(s string) string {
+	if safetext.Line(s) != s {
+		return ansiCQuote(s)
+	}
 	if s != "" && strings.IndexFunc(s, func(r rune) bool {
 		return !(r == '/' || r == '.' || r == '-' || r == '_' || r == '=' || r == ':' || r == '@' || r == ',' ||
 			r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9')
@@ -365,6 +406,29 @@ func shellQuote(s string) string {
 		return s
 	}
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// ansiCQuote is s in the shell's $'…' form, control characters escaped.
+func ansiCQuote(s string) string {
+	var b strings.Builder
+	b.WriteString("$'")
+	for i := 0; i < len(s); {
+		r, size := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case r == utf8.RuneError && size <= 1:
+			fmt.Fprintf(&b, `\x%02x`, s[i])
+		case r == '\\' || r == '\'':
+			b.WriteByte('\\')
+			b.WriteRune(r)
+		case safetext.Unsafe(r):
+			b.WriteString(safetext.Line(string(r)))
+		default:
+			b.WriteString(s[i : i+size])
+		}
+		i += size
+	}
+	b.WriteByte('\'')
+	return b.String()
 }
 
 func fmtJSON(v any) string {
