@@ -19,6 +19,7 @@ import (
 	"syscall"
 
 	"github.com/agentls/agentls/internal/redact"
+	"github.com/agentls/agentls/internal/safetext"
 	"github.com/agentls/agentls/lspserver"
 )
 
@@ -64,6 +65,10 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			cmd, args = "version", nil
 		}
 	}
+	if cmd != "serve" { // serve's stdout is the LSP wire: never touched
+		stdout, stderr = terminalSafe(stdout, stderr)
+		defer flush(stdout, stderr)
+	}
 	switch cmd {
 	case "serve":
 		return serveMain(args, stdin, stdout, stderr)
@@ -88,6 +93,30 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	default:
 		fmt.Fprintf(stderr, "agentls: unknown command %q\n\n%s", cmd, usage)
 		return 2
+	}
+}
+
+// terminalSafe escapes control characters (safetext.Text) in everything
+// the CLI prints for people: file contents in diffs, model text, tool
+// results, MCP descriptions and workspace configuration reach the user's
+// terminal, where an ESC sequence could rewrite a prompt or (OSC 52) the
+// clipboard. stderr is always for people; stdout is escaped when it is a
+// terminal and left as it is when it is data for a pipe or a file (a
+// diff to apply keeps its bytes).
+func terminalSafe(stdout, stderr io.Writer) (io.Writer, io.Writer) {
+	if isTerminal(stdout) {
+		stdout = safetext.NewWriter(stdout)
+	}
+	return stdout, safetext.NewWriter(stderr)
+}
+
+// flush writes what the escaping writers held back (a stream ending in
+// the middle of a character).
+func flush(ws ...io.Writer) {
+	for _, w := range ws {
+		if sw, ok := w.(*safetext.Writer); ok {
+			_ = sw.Flush()
+		}
 	}
 }
 

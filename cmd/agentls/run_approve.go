@@ -41,6 +41,13 @@ func newTermApprover(stdin io.Reader, out io.Writer, allow bool) *termApprover {
 
 // isTerminal reports whether s (stdin, stderr) is a terminal.
 func isTerminal(s any) bool {
+	for {
+		u, ok := s.(interface{ Unwrap() io.Writer })
+		if !ok {
+			break
+		}
+		s = u.Unwrap()
+	}
 	f, ok := s.(*os.File)
 	if !ok {
 		return false
