@@ -406,3 +406,24 @@ func redactHistory(h []HistoryMessage, redact *Redactor) []HistoryMessage {
 	}
 	return out
 }
+
+// Refresh brings s up to date with its file when another front-end (the
+// LSP server, `agentls acp`, `agentls run`) saved the session since s was
+// read or last changed here: the conversation, review notes and choices
+// then continue from the newer one, so continuing a session in one editor
+// after another does not drop the turns made there (nor write them away
+// with the next save). A session with a run in progress, or without a
+// newer file, is left alone. It reports whether s changed.
+func (st *SessionStore) Refresh(s *Session) bool {
+	r, err := st.LoadOne(s.id)
+	if err != nil {
+		return false
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.active != "" || !r.Session.st.Updated.After(s.st.Updated) {
+		return false
+	}
+	s.st = r.Session.st
+	return true
+}

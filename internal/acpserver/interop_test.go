@@ -118,3 +118,40 @@ func TestSessionAcrossLSPAndACP(t *testing.T) {
 		t.Fatalf("after ACP wrote it, LSP still lists the change pending: %+v %v", sessions, err)
 	}
 }
+
+// A live LSP server and an ACP connection take turns in one session: each
+// continues from the turns the other added (neither drops them from its
+// copy, nor overwrites them with its next save).
+func TestLiveLSPAndACPTakeTurns(t *testing.T) {
+	h := start(t, func(r *llmtest.ChatRequest) llmtest.Reply {
+		u := r.LastUser()
+		if _, task, ok := strings.Cut(u, "## Your new task\n"); ok {
+			u = task
+		}
+		return llmtest.Text("answer to " + u)
+	}, harnessOpts{})
+	lsp := h.newLSP(t)
+	continueOverLSP(t, lsp, "", "one over LSP")
+	var sessions lspserver.SessionsResult
+	if err := lsp.Call(lsptest.Context(t), lspserver.MethodSessions, struct{}{}, &sessions); err != nil || len(sessions.Sessions) != 1 {
+		t.Fatalf("sessions: %+v %v", sessions, err)
+	}
+	id := sessions.Sessions[0].ID
+	if _, err := h.conn.LoadSession(h.ctx(), acp.LoadSessionRequest{SessionId: acp.SessionId(id), Cwd: h.dir, McpServers: []acp.McpServer{}}); err != nil {
+		t.Fatal(err)
+	}
+	h.mustPrompt(acp.SessionId(id), "two over ACP")
+	continueOverLSP(t, lsp, id, "three over LSP")
+	reqs := h.model.Requests()
+	if last := reqs[len(reqs)-1]; !last.Contains("answer to two over ACP") {
+		t.Fatal("the live LSP server dropped the turn made over ACP")
+	}
+	h.mustPrompt(acp.SessionId(id), "four over ACP")
+	reqs = h.model.Requests()
+	last := reqs[len(reqs)-1]
+	for _, want := range []string{"answer to one over LSP", "answer to two over ACP", "answer to three over LSP"} {
+		if !last.Contains(want) {
+			t.Fatalf("the ACP prompt lacks %q", want)
+		}
+	}
+}

@@ -94,6 +94,9 @@ func (s *Server) Prompt(ctx context.Context, p acp.PromptRequest) (acp.PromptRes
 		return cancelled()
 	}
 
+	if ss.store != nil && ss.store.Refresh(ss.core) {
+		s.log.Info("session continued from its newer file (another agentls saved it)", "session", ss.id)
+	}
 	runID := agent.NewRunID()
 	te := newTurnEvents(ss, tctx)
 	runMode := ""

@@ -171,6 +171,9 @@ func (s *Server) openSaved(id acp.SessionId, cwd string, servers []acp.McpServer
 			cur.clientMCP = cm
 			cur.mu.Unlock()
 		}
+		if cur.store != nil {
+			cur.store.Refresh(cur.core)
+		}
 		return cur, nil
 	}
 	ss, err := s.newSessionState(string(id), cwd, servers)

@@ -169,6 +169,11 @@ func (rs *Runs) session(id string) (*agent.Session, error) {
 		return sess, nil
 	}
 	if sess, ok := ss.byID[id]; ok {
+		if ss.store != nil && ss.store.Refresh(sess) {
+			// Continued elsewhere (agentls acp, agentls run) since this
+			// server read it: go on from there.
+			rs.log.Info("session continued from its newer file", "session", id)
+		}
 		return sess, nil
 	}
 	if ss.store != nil {
