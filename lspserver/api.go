@@ -50,6 +50,12 @@ type (
 	RunEvent = runs.RunEvent
 	// ElicitParams are agentls/elicit's params.
 	ElicitParams = runs.ElicitParams
+	// RegisterToolsParams are agentls/registerTools' params.
+	RegisterToolsParams = runs.RegisterToolsParams
+	// InvokeClientToolParams are agentls/invokeClientTool's params.
+	InvokeClientToolParams = runs.InvokeClientToolParams
+	// InvokeClientToolResult is agentls/invokeClientTool's result.
+	InvokeClientToolResult = runs.InvokeClientToolResult
 	// ElicitAnswer is agentls/elicit's result.
 	ElicitAnswer = runs.ElicitAnswer
 	// SessionsResult is the result of agentls/sessions.
@@ -76,6 +82,8 @@ const (
 	MethodSessions         = runs.MethodSessions
 	MethodRunEvent         = runs.MethodRunEvent
 	MethodElicit           = runs.MethodElicit
+	MethodRegisterTools    = runs.MethodRegisterTools
+	MethodInvokeClientTool = runs.MethodInvokeClientTool
 )
 
 // Values of RunArgs.Mode and RunOptions.

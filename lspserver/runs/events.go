@@ -31,8 +31,8 @@ const (
 //
 //	started     text (the prompt), mode ("preview"|"apply")
 //	text        text (a streamed fragment of model text)
-//	toolCall    tool, args, callId
-//	toolResult  tool, summary, isError, callId (tool "applyEdit" without
+//	toolCall    tool, args, callId, parentCallId (a script's inner call)
+//	toolResult  tool, summary, isError, callId, parentCallId (tool "applyEdit" without
 //	            callId: the editor refused an apply-mode change)
 //	proposal    uri, and in apply mode applied (whether the editor took it)
 //	finished    text (the final answer), usage, pending
@@ -78,6 +78,9 @@ type RunEvent struct {
 	// ParentRunID marks the events of a sub-agent (the task tool): RunID
 	// and Seq are then the sub-agent's own.
 	ParentRunID string `json:"parentRunId,omitempty"`
+	// ParentCallID marks a toolCall or toolResult of a call a tool made
+	// on its own (a script's inner calls): the model's call that made it.
+	ParentCallID string `json:"parentCallId,omitempty"`
 }
 
 // eventStream numbers one run's events and sends them in order. The agent
@@ -144,9 +147,9 @@ func (e *eventStream) fromAgent(ev agent.Event) (out RunEvent, held bool) {
 		out.Text = core.Ptr(ev.Text)
 		out.Summary = ev.Summary
 	case agent.EventToolCall:
-		out.Tool, out.Args, out.CallID = ev.Tool, validJSON(ev.Args), ev.CallID
+		out.Tool, out.Args, out.CallID, out.ParentCallID = ev.Tool, validJSON(ev.Args), ev.CallID, ev.ParentCallID
 	case agent.EventToolResult:
-		out.Tool, out.CallID, out.Summary, out.IsError = ev.Tool, ev.CallID, ev.Summary, core.Ptr(ev.IsError)
+		out.Tool, out.CallID, out.Summary, out.IsError, out.ParentCallID = ev.Tool, ev.CallID, ev.Summary, core.Ptr(ev.IsError), ev.ParentCallID
 	case agent.EventUsage:
 		out.Turn, out.PromptTokens, out.CompletionTokens, out.Estimated, out.CostUSD = ev.Turn, core.Ptr(ev.Usage.PromptTokens), core.Ptr(ev.Usage.CompletionTokens), ev.Estimated, ev.CostUSD
 		if ev.Usage.CachedTokens > 0 {

@@ -63,6 +63,8 @@ type Runs struct {
 	// configuration, in nanoseconds; 0 until one is loaded (config.go).
 	clientTimeout atomic.Int64
 
+	editor editorToolsState // the editor's own tools (editortools.go)
+
 	sess  sessionsState // conversations and their persistence (sessions.go)
 	plans planBook      // finished plans awaiting approval (plan.go)
 }
