@@ -69,6 +69,25 @@ type SavedProposal struct {
 	Created  bool   `json:"created,omitempty"`
 }
 
+// Restorable checks a proposal read back from a session file against every
+// write rule before it may be shown, accepted or created: its path must
+// pass view.WritablePath (inside a workspace folder once symlinks are
+// resolved, never .git in any case, no "..") and be that resolved path
+// already, as every path a run stages is. A session file is data on disk;
+// a tampered one naming <ws>/.git/hooks/pre-commit, .GIT/config or a path
+// through a symlink leading out is refused here, by every front-end that
+// restores sessions.
+func (p SavedProposal) Restorable(view *workspace.View) error {
+	real, err := view.WritablePath(p.Path)
+	if err != nil {
+		return err
+	}
+	if real != p.Path {
+		return fmt.Errorf("%q is not the resolved path of a file in the workspace (it resolves to %s)", p.Path, real)
+	}
+	return nil
+}
+
 // sessionFile is the saved form of a session.
 type sessionFile struct {
 	Version int    `json:"version"`

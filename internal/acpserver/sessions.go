@@ -190,8 +190,8 @@ func (s *Server) openSaved(id acp.SessionId, cwd string, servers []acp.McpServer
 	ss.core = r.Session
 	ss.onDisk = savedKeys(r.Proposals)
 	for _, p := range r.Proposals {
-		if _, err := ss.view.Resolve(p.Path); err != nil {
-			s.log.Warn("restored proposal outside the workspace ignored", "session", id, "path", p.Path)
+		if err := p.Restorable(ss.view); err != nil {
+			s.log.Warn("restored proposal refused: it breaks a write rule", "session", id, "path", p.Path, "err", err)
 			continue
 		}
 		s.stage(ss, p.RunID, tools.StagedFile{Path: p.Path, Base: p.Base, Text: p.Proposed, Created: p.Created})
@@ -482,7 +482,8 @@ func (ss *session) mergeSaved(props []agent.SavedProposal) []agent.SavedProposal
 	}
 	for _, p := range disk.Proposals {
 		if k := savedKey(p); !ours[k] && !prev[k] {
-			if _, err := ss.view.Resolve(p.Path); err != nil {
+			if err := p.Restorable(ss.view); err != nil {
+				s.log.Warn("saved proposal refused: it breaks a write rule", "session", ss.id, "path", p.Path, "err", err)
 				continue
 			}
 			s.stage(ss, p.RunID, tools.StagedFile{Path: p.Path, Base: p.Base, Text: p.Proposed, Created: p.Created})

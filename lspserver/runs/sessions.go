@@ -142,8 +142,7 @@ func (rs *Runs) restoreSessions(st *agent.SessionStore) {
 		rs.sess.byID[r.Session.ID()] = r.Session
 		rs.sess.onDisk[r.Session.ID()] = proposalKeys(r.Proposals)
 		for _, p := range r.Proposals {
-			if !rs.docs.InWorkspace(p.Path) {
-				rs.log.Warn("restored proposal outside the workspace ignored", "session", r.Session.ID(), "path", p.Path)
+			if !rs.restorable(r.Session.ID(), p) {
 				continue
 			}
 			rs.review.Stage(p.RunID, tools.StagedFile{Path: p.Path, Base: p.Base, Text: p.Proposed, Created: p.Created})
@@ -154,6 +153,17 @@ func (rs *Runs) restoreSessions(st *agent.SessionStore) {
 	if len(restored) > 0 {
 		rs.log.Info("sessions restored", "sessions", len(restored), "proposals", n, "dir", st.Dir())
 	}
+}
+
+// restorable reports whether a proposal read from a session file (this
+// server's, or one another server saved) may join review
+// (agent.SavedProposal.Restorable: every write rule), warning when not.
+func (rs *Runs) restorable(session string, p agent.SavedProposal) bool {
+	if err := p.Restorable(rs.view); err != nil {
+		rs.log.Warn("restored proposal refused: it breaks a write rule", "session", session, "path", p.Path, "err", err)
+		return false
+	}
+	return true
 }
 
 // session returns the session to run in: a new one for id "", else the
@@ -183,7 +193,7 @@ func (rs *Runs) session(id string) (*agent.Session, error) {
 			ss.byID[id] = r.Session
 			ss.onDisk[id] = proposalKeys(r.Proposals)
 			for _, p := range r.Proposals {
-				if rs.docs.InWorkspace(p.Path) {
+				if rs.restorable(id, p) {
 					rs.review.Stage(p.RunID, tools.StagedFile{Path: p.Path, Base: p.Base, Text: p.Proposed, Created: p.Created})
 				}
 			}
@@ -319,7 +329,7 @@ func (rs *Runs) mergeSaved(id string, props []agent.SavedProposal) []agent.Saved
 		kept = append(kept, p)
 	}
 	for _, p := range disk.Proposals {
-		if k := proposalKey(p); !ours[k] && !prev[k] && rs.docs.InWorkspace(p.Path) {
+		if k := proposalKey(p); !ours[k] && !prev[k] && rs.restorable(id, p) {
 			rs.log.Info("proposal made in another server on this workspace; shown here too", "session", id, "run", p.RunID, "path", p.Path)
 			rs.review.Stage(p.RunID, tools.StagedFile{Path: p.Path, Base: p.Base, Text: p.Proposed, Created: p.Created})
 			rs.review.ForgetRun(p.RunID)
