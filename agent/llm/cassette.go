@@ -11,11 +11,11 @@ import (
 	"io/fs"
 	"net/http"
 	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
 
+	"github.com/agentls/agentls/internal/atomicfile"
 	"github.com/agentls/agentls/internal/workspace"
 )
 
@@ -355,24 +355,14 @@ func fileKind(m fs.FileMode) string {
 	return "a special file"
 }
 
-// writeCassette replaces path atomically (temp file + rename).
+// writeCassette replaces path atomically (atomicfile.WriteFile). A
+// cassette holds prompts, code and answers, so it is owner-only (0600).
 func writeCassette(path string, c *Cassette) error {
 	b, err := json.MarshalIndent(c, "", "  ")
 	if err != nil {
 		return err
 	}
-	tmp, err := os.CreateTemp(filepath.Dir(path), ".cassette-*")
-	if err != nil {
-		return fmt.Errorf("write cassette: %w", err)
-	}
-	_, werr := tmp.Write(append(b, '\n'))
-	cerr := tmp.Close()
-	if err := errors.Join(werr, cerr); err != nil {
-		_ = os.Remove(tmp.Name())
-		return fmt.Errorf("write cassette %s: %w", path, err)
-	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
-		_ = os.Remove(tmp.Name())
+	if err := atomicfile.WriteFile(path, append(b, '\n'), 0o600); err != nil {
 		return fmt.Errorf("write cassette: %w", err)
 	}
 	return nil

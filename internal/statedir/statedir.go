@@ -7,6 +7,8 @@ package statedir
 import (
 	"os"
 	"path/filepath"
+
+	"github.com/agentls/agentls/internal/atomicfile"
 )
 
 // Dir is $XDG_STATE_HOME/agentls, else $HOME/.local/state/agentls, in the
@@ -25,31 +27,13 @@ func Dir(env func(string) string) string {
 	return ""
 }
 
-// WriteFile replaces path with data through a temporary file in the same
-// directory (created 0700 if missing), so a reader sees the old file or
-// the new one, never a part. The file is 0600 and synced before the rename.
+// WriteFile replaces path with data atomically (atomicfile.WriteFile:
+// temporary file, fsync, rename, directory sync), creating its directory
+// 0700 if missing. The file is 0600: state holds code, conversations and
+// credentials.
 func WriteFile(path string, data []byte) error {
-	dir := filepath.Dir(path)
-	if err := os.MkdirAll(dir, 0o700); err != nil {
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return err
 	}
-	tmp, err := os.CreateTemp(dir, ".tmp-*")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp.Name()) // after a successful rename: no such file, ignored
-	err = tmp.Chmod(0o600)
-	if err == nil {
-		_, err = tmp.Write(data)
-	}
-	if err == nil {
-		err = tmp.Sync()
-	}
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), path)
+	return atomicfile.WriteFile(path, data, 0o600)
 }

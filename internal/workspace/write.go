@@ -3,8 +3,6 @@
 package workspace
 
 import (
-	"crypto/rand"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -13,6 +11,8 @@ import (
 	"strings"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/agentls/agentls/internal/atomicfile"
 )
 
 // ErrGitDir is wrapped by WritablePath and WriteFile for a path inside a
@@ -176,42 +176,10 @@ func isSymlinkAt(dirfd int, name string) bool {
 	return unix.Fstatat(dirfd, name, &st, unix.AT_SYMLINK_NOFOLLOW) == nil && st.Mode&unix.S_IFMT == unix.S_IFLNK
 }
 
-// writeAt writes data to a fresh temporary file in dirfd, syncs it, gives
-// it mode and renames it to base.
-func writeAt(dirfd int, base, shown string, data []byte, mode fs.FileMode) (err error) {
-	var rnd [6]byte
-	_, _ = rand.Read(rnd[:])
-	tmp := "." + base + ".agentls-" + hex.EncodeToString(rnd[:])
-	if len(tmp) > 255 {
-		tmp = ".agentls-" + hex.EncodeToString(rnd[:])
-	}
-	fd, err := unix.Openat(dirfd, tmp, unix.O_WRONLY|unix.O_CREAT|unix.O_EXCL|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0o600)
-	if err != nil {
-		return fmt.Errorf("write %s: %w", shown, &os.PathError{Op: "create", Path: tmp, Err: err})
-	}
-	f := os.NewFile(uintptr(fd), tmp)
-	defer func() {
-		if err != nil {
-			_ = f.Close()
-			_ = unix.Unlinkat(dirfd, tmp, 0)
-		}
-	}()
-	if _, err = f.Write(data); err != nil {
-		return fmt.Errorf("write %s: %w", shown, err)
-	}
-	if err = f.Chmod(mode); err != nil {
-		return fmt.Errorf("write %s: %w", shown, err)
-	}
-	if err = f.Sync(); err != nil {
-		return fmt.Errorf("write %s: %w", shown, err)
-	}
-	if err = f.Close(); err != nil {
-		return fmt.Errorf("write %s: %w", shown, err)
-	}
-	if err = unix.Renameat(dirfd, tmp, dirfd, base); err != nil {
-		return fmt.Errorf("write %s: %w", shown, &os.PathError{Op: "rename", Path: shown, Err: err})
-	}
-	return nil
+// writeAt replaces base in dirfd with data (atomicfile.WriteAt: a fresh
+// temporary file, synced, given mode, renamed over base, directory synced).
+func writeAt(dirfd int, base, shown string, data []byte, mode fs.FileMode) error {
+	return atomicfile.WriteAt(dirfd, base, shown, data, mode)
 }
 
 // RemoveFile deletes the regular file path under the rules of WriteFile:
