@@ -167,6 +167,9 @@ function M.handler(_, params, ctx)
   return { content = out }
 end
 
+--- Client ids whose server accepted the tools.
+M.registered = {}
+
 --- Registers the tools with the server of `client` (called once it is
 --- initialized). A server that does not know the method answers with an
 --- error, which is logged and otherwise ignored.
@@ -175,6 +178,8 @@ function M.register(client)
   local function done(err)
     if err then
       require("agentls.log").info("agentls/registerTools: %s", err.message or vim.inspect(err))
+    else
+      M.registered[client.id] = true
     end
   end
   if vim.fn.has("nvim-0.11") == 1 then
