@@ -5,8 +5,6 @@ import (
 	"fmt"
 
 	acp "github.com/coder/acp-go-sdk"
-
-	"github.com/agentls/agentls/agent/config"
 )
 
 // authMethodID names the one auth method: "configure a model". agentls has
@@ -91,6 +89,3 @@ func authRequired(err error) error {
 	return &acp.RequestError{Code: -32000, Message: fmt.Sprintf("Authentication required: agentls has no usable model configuration: %v", err),
 		Data: map[string]any{"authMethods": []string{authMethodID}}}
 }
-
-// ensure the config package's sentinel stays what authRequired reports.
-var _ = config.ErrNoModel

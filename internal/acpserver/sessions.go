@@ -53,6 +53,7 @@ type session struct {
 	toolSeq   int
 	synced    map[string]bool // paths whose client buffer is an overlay in view
 	bufVer    int32
+	used      time.Time // last session/new, load, resume or prompt
 	// reqTimeout is client.requestTimeoutSeconds of the latest prompt.
 	reqTimeout time.Duration
 }
@@ -80,7 +81,7 @@ func (s *Server) newSessionState(id, cwd string, servers []acp.McpServer) (*sess
 		return nil, err
 	}
 	ss := &session{srv: s, id: id, cwd: cwd, clientMCP: clientMCP, onDisk: map[string]bool{}, synced: map[string]bool{}}
-	ss.view = workspace.New(workspace.Options{Folders: []string{cwd}, Logger: s.log.With("component", "view")})
+	ss.view = workspace.New(workspace.Options{Folders: []string{cwd}, CacheBytes: viewCacheBytes, Logger: s.log.With("component", "view")})
 	ss.store = s.openStore(cwd)
 	return ss, nil
 }
@@ -116,23 +117,71 @@ func (s *Server) stateDir() string {
 	return d
 }
 
+// Bounds of what one connection keeps in memory: sessions beyond
+// maxLiveSessions are dropped least recently used first (those with a
+// prompt in progress never; a dropped one is saved and can be loaded
+// again), and each session's view caches at most viewCacheBytes of files.
+const (
+	maxLiveSessions = 32
+	viewCacheBytes  = 16 << 20
+)
+
 // register makes ss a session of the connection, replacing (and closing)
-// an earlier one with the same id.
+// an earlier one with the same id, and drops the least recently used
+// idle sessions beyond maxLiveSessions.
 func (s *Server) register(ss *session) error {
+	ss.touch()
 	s.mu.Lock()
 	if s.closing {
 		s.mu.Unlock()
 		return requestFailed("agentls is shutting down")
 	}
-	old := s.sessions[ss.id]
+	var drop []*session
+	if old := s.sessions[ss.id]; old != nil && old != ss {
+		drop = append(drop, old)
+	}
 	s.sessions[ss.id] = ss
+	for len(s.sessions) > maxLiveSessions {
+		var oldest *session
+		for _, c := range s.sessions {
+			if c != ss && c.idle() && (oldest == nil || c.lastUsed().Before(oldest.lastUsed())) {
+				oldest = c
+			}
+		}
+		if oldest == nil {
+			break
+		}
+		delete(s.sessions, oldest.id)
+		drop = append(drop, oldest)
+	}
 	s.mu.Unlock()
-	if old != nil && old != ss {
+	for _, old := range drop {
 		old.cancelTurn()
 		old.waitTurn(context.Background())
+		old.save()
 		old.close()
 	}
 	return nil
+}
+
+// touch records that the session was just used.
+func (ss *session) touch() {
+	ss.mu.Lock()
+	ss.used = time.Now()
+	ss.mu.Unlock()
+}
+
+func (ss *session) lastUsed() time.Time {
+	ss.mu.Lock()
+	defer ss.mu.Unlock()
+	return ss.used
+}
+
+// idle reports whether no prompt is in progress.
+func (ss *session) idle() bool {
+	ss.mu.Lock()
+	defer ss.mu.Unlock()
+	return ss.turn == nil
 }
 
 // NewSession answers session/new: a fresh agentls session in cwd.
@@ -345,6 +394,7 @@ func (s *Server) ListSessions(_ context.Context, p acp.ListSessionsRequest) (acp
 // session/close, a newer prompt or the client's disconnect, and the
 // function that ends the turn.
 func (ss *session) beginTurn(ctx context.Context) (context.Context, func(), error) {
+	ss.touch()
 	for {
 		ss.mu.Lock()
 		cur := ss.turn
