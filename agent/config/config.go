@@ -39,6 +39,7 @@ import (
 
 	"github.com/agentls/agentls/agent/llm"
 	"github.com/agentls/agentls/internal/redact"
+	"github.com/agentls/agentls/tools/mcp"
 )
 
 // Config is the whole agentls configuration. JSON names are the keys users
@@ -74,8 +75,10 @@ type Config struct {
 	// 20,000 calls costs 64 calls, not a flood of work and notifications.
 	MaxToolCallsPerTurn int `json:"maxToolCallsPerTurn"`
 	// MCPServers are the user's MCP tool servers, by name, in the common
-	// "mcpServers" shape.
-	MCPServers map[string]MCPServer `json:"mcpServers,omitempty"`
+	// "mcpServers" shape. The entry type is the MCP client's own
+	// (tools/mcp.ServerConfig): one definition, so the configuration and
+	// the client cannot drift.
+	MCPServers map[string]mcp.ServerConfig `json:"mcpServers,omitempty"`
 	// Tools configures the built-in tools.
 	Tools ToolsConfig `json:"tools"`
 	// MCP configures how MCP tools are offered to the model.
@@ -303,7 +306,7 @@ func (c Config) Redacted() Config {
 		out.Model.APIKey = masked
 	}
 	if c.MCPServers != nil {
-		out.MCPServers = make(map[string]MCPServer, len(c.MCPServers))
+		out.MCPServers = make(map[string]mcp.ServerConfig, len(c.MCPServers))
 		for name, s := range c.MCPServers {
 			s.Env = maskValues(s.Env)
 			s.Headers = maskValues(s.Headers)
@@ -343,35 +346,3 @@ func maskValues(m map[string]string) map[string]string {
 // isEnvRef reports whether v is a template using ${VAR} references (such
 // as "Bearer ${TOKEN}"), which hold no secret themselves.
 func isEnvRef(v string) bool { return strings.Contains(v, "${") }
-
-// MCPServer is one entry of mcpServers in the common shape: a stdio server
-// (command, args, env) or a remote one (type "sse" or "http", url,
-// headers, oauth). The MCP client has its own type (tools/mcp
-// ServerConfig; agent.MCPServers converts), so that the configuration
-// does not depend on the client.
-type MCPServer struct {
-	Command  string            `json:"command,omitempty"`
-	Args     []string          `json:"args,omitempty"`
-	Env      map[string]string `json:"env,omitempty"`
-	Type     string            `json:"type,omitempty"` // "", "stdio", "sse", "http" (alias "streamable-http")
-	URL      string            `json:"url,omitempty"`
-	Headers  map[string]string `json:"headers,omitempty"`
-	Disabled bool              `json:"disabled,omitempty"`
-	// OAuth configures authorization for a remote server that asks for it
-	// (optional: discovery and dynamic registration need nothing).
-	OAuth *MCPOAuth `json:"oauth,omitempty"`
-}
-
-// MCPOAuth is an MCP server's oauth entry.
-type MCPOAuth struct {
-	// ClientID and ClientSecret of a client registered in advance; without
-	// them, a client ID metadata document or dynamic registration is used.
-	ClientID     string `json:"clientId,omitempty"`
-	ClientSecret string `json:"clientSecret,omitempty"`
-	// Scopes requested when the server names none.
-	Scopes []string `json:"scopes,omitempty"`
-	// ClientMetadataURL is an HTTPS URL serving this client's metadata
-	// document, used as the client id by authorization servers that
-	// support it.
-	ClientMetadataURL string `json:"clientMetadataUrl,omitempty"`
-}

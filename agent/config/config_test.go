@@ -12,6 +12,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/agentls/agentls/tools/mcp"
 )
 
 // fixture is an isolated home with optional user and workspace files.
@@ -297,7 +299,7 @@ func TestMCPServersMergeByName(t *testing.T) {
 	f.trusted = func(string, string) bool { return true }
 	f.folder(`{"mcpServers": {"fs": {"command": "npx", "args": ["server-filesystem", "."]}, "local": {"command": "./tool"}}}`)
 	c, _ := f.mustLoad(`{"mcpServers": {"web": {"disabled": true}}}`)
-	want := map[string]MCPServer{
+	want := map[string]mcp.ServerConfig{
 		"fs":    {Command: "npx", Args: []string{"server-filesystem", "."}}, // whole entry replaced: no env left
 		"web":   {Disabled: true},
 		"local": {Command: "./tool"},
@@ -517,7 +519,7 @@ func TestModelErrorKeyOnly(t *testing.T) {
 func TestRedacted(t *testing.T) {
 	c := Defaults()
 	c.Model.APIKey = "sk-literal"
-	c.MCPServers = map[string]MCPServer{"s": {Command: "x",
+	c.MCPServers = map[string]mcp.ServerConfig{"s": {Command: "x",
 		Env:     map[string]string{"TOKEN": "abc123", "REF": "${GITHUB_TOKEN}"},
 		Headers: map[string]string{"Authorization": "Bearer ${T}", "X-Key": "raw"}}}
 	c = c.WithEnvAPIKey("sk-env")

@@ -10,6 +10,7 @@ import (
 	"github.com/bmatcuk/doublestar/v4"
 
 	"github.com/agentls/agentls/internal/redact"
+	"github.com/agentls/agentls/tools/mcp"
 )
 
 // ErrNoModel is wrapped by ModelError's errors, so callers can tell "not
@@ -111,7 +112,7 @@ func validate(c Config, origin map[string]string) (Config, []error, []string) {
 }
 
 // checkServer explains what is wrong with an MCP server entry, or "".
-func checkServer(s MCPServer) string {
+func checkServer(s mcp.ServerConfig) string {
 	if s.Disabled {
 		return ""
 	}

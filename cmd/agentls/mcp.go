@@ -15,7 +15,6 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"github.com/agentls/agentls/agent"
 	"github.com/agentls/agentls/agent/config"
 	"github.com/agentls/agentls/internal/redact"
 	"github.com/agentls/agentls/internal/text"
@@ -110,7 +109,7 @@ func mcpMain(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			fmt.Fprintf(stderr, "agentls mcp list: unexpected arguments %q\n", f.args[1:])
 			return 2
 		}
-		return mcpList(ctx, agent.MCPServers(cfg), dir, f.timeout, logger, stdout, stderr)
+		return mcpList(ctx, cfg.MCPServers, dir, f.timeout, logger, stdout, stderr)
 	case "call":
 		if len(f.args) < 3 || len(f.args) > 4 {
 			fmt.Fprintln(stderr, "usage: agentls mcp call SERVER TOOL [JSON]")
@@ -120,7 +119,7 @@ func mcpMain(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		if len(f.args) == 4 {
 			argJSON = f.args[3]
 		}
-		return mcpCall(ctx, agent.MCPServers(cfg), dir, f.timeout, logger, f.args[1], f.args[2], argJSON, stdout, stderr)
+		return mcpCall(ctx, cfg.MCPServers, dir, f.timeout, logger, f.args[1], f.args[2], argJSON, stdout, stderr)
 	case "login", "logout":
 		if len(f.args) != 2 {
 			fmt.Fprintf(stderr, "usage: agentls mcp %s SERVER\n", sub)
@@ -129,7 +128,7 @@ func mcpMain(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		if sub == "logout" {
 			return mcpLogout(f.args[1], stdout, stderr)
 		}
-		return mcpLogin(ctx, agent.MCPServers(cfg), dir, logger, f.args[1], stdout, stderr)
+		return mcpLogin(ctx, cfg.MCPServers, dir, logger, f.args[1], stdout, stderr)
 	default:
 		fmt.Fprintf(stderr, "agentls mcp: unknown subcommand %q (want list, call, login or logout)\n", sub)
 		return 2

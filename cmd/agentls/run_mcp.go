@@ -8,7 +8,6 @@ import (
 	"os"
 	"time"
 
-	"github.com/agentls/agentls/agent"
 	"github.com/agentls/agentls/agent/config"
 	"github.com/agentls/agentls/tools"
 	"github.com/agentls/agentls/tools/mcp"
@@ -22,7 +21,7 @@ func startRunMCP(ctx context.Context, cfg config.Config, dir string, reg *tools.
 	if len(cfg.MCPServers) == 0 {
 		return func() {}
 	}
-	m := mcp.NewManager(mcp.Options{Servers: agent.MCPServers(cfg), Roots: []string{dir}, Registry: reg, Logger: logger, ClientVersion: currentVersion(),
+	m := mcp.NewManager(mcp.Options{Servers: cfg.MCPServers, Roots: []string{dir}, Registry: reg, Logger: logger, ClientVersion: currentVersion(),
 		Elicit: cliElicit(os.Stdin, stderr), OAuth: cliOAuth(stderr)})
 	m.Start(ctx)
 	// Like a run in the editor, wait (bounded by mcp.startupTimeoutSeconds)

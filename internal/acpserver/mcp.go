@@ -8,7 +8,6 @@ import (
 
 	acp "github.com/coder/acp-go-sdk"
 
-	"github.com/agentls/agentls/agent"
 	"github.com/agentls/agentls/agent/config"
 	"github.com/agentls/agentls/tools"
 	"github.com/agentls/agentls/tools/mcp"
@@ -71,7 +70,7 @@ func headers(hs []acp.HttpHeader) map[string]string {
 // ensureMCP starts (or restarts) the session's MCP servers for cfg and
 // waits, bounded by mcp.startupTimeoutSeconds, for those still connecting.
 func (ss *session) ensureMCP(ctx context.Context, cfg config.Config) *mcp.Manager {
-	want := agent.MCPServers(cfg)
+	want := cfg.MCPServers
 	if want == nil {
 		want = map[string]mcp.ServerConfig{}
 	}

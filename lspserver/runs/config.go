@@ -11,7 +11,6 @@ import (
 
 	"go.lsp.dev/protocol"
 
-	"github.com/agentls/agentls/agent"
 	"github.com/agentls/agentls/agent/config"
 )
 
@@ -217,5 +216,5 @@ func (rs *Runs) reloadConfig(ctx context.Context, gen uint64) {
 	defer rs.cfg.reload.Unlock()
 	cfg, warnings, err := rs.loadConfig()
 	rs.reportConfig(ctx, warnings, err)
-	rs.mcp.want(agent.MCPServers(cfg), gen)
+	rs.mcp.want(cfg.MCPServers, gen)
 }

@@ -4,8 +4,9 @@
 package mcp
 
 // ServerConfig is one entry of "mcpServers", in the shape other MCP clients
-// use: Command/Args/Env for stdio; Type ("sse" or "http") + URL + Headers for
-// remote servers. ${VAR} and ${VAR:-default} in Command, Args, Env, URL and
+// use: Command/Args/Env for stdio; Type ("sse" or "http") + URL + Headers
+// for remote servers. It is the one definition of an MCP server entry:
+// agent/config decodes the configuration files straight into it. ${VAR} and ${VAR:-default} in Command, Args, Env, URL and
 // Headers values are expanded from the environment when the server is
 // started (a bare $VAR is left alone).
 //
