@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"flag"
-	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -12,6 +11,7 @@ import (
 	"testing"
 
 	"go.lsp.dev/uri"
+	"golang.org/x/tools/txtar"
 
 	"github.com/agentls/agentls/internal/testwait"
 	"github.com/agentls/agentls/lspserver"
@@ -43,12 +43,11 @@ func TestGolden(t *testing.T) {
 }
 
 func runGolden(t *testing.T, file string) {
-	data, err := os.ReadFile(file)
+	ar, err := txtar.ParseFile(file)
 	if err != nil {
 		t.Fatal(err)
 	}
-	ar := parseTxtar(data)
-	clientScript, ok := ar.get("client")
+	clientScript, ok := section(ar, "client")
 	if !ok {
 		t.Fatalf("%s: no client section", file)
 	}
@@ -101,18 +100,18 @@ func runGolden(t *testing.T, file string) {
 
 	exit := strconv.Itoa(code) + "\n"
 	if *update {
-		ar.set("server", got.String())
-		ar.set("exit", exit)
-		if err := os.WriteFile(file, ar.format(), 0o644); err != nil {
+		setSection(ar, "server", got.String())
+		setSection(ar, "exit", exit)
+		if err := os.WriteFile(file, txtar.Format(ar), 0o644); err != nil {
 			t.Fatal(err)
 		}
 		return
 	}
-	want, _ := ar.get("server")
+	want, _ := section(ar, "server")
 	if got.String() != want {
 		t.Errorf("%s: server messages differ (run with -update to accept)\n--- got\n%s--- want\n%s", file, got.String(), want)
 	}
-	if wantExit, _ := ar.get("exit"); exit != wantExit {
+	if wantExit, _ := section(ar, "exit"); exit != wantExit {
 		t.Errorf("%s: exit code %s, want %s", file, strings.TrimSpace(exit), strings.TrimSpace(wantExit))
 	}
 }
@@ -139,58 +138,23 @@ func expectsAnswer(body []byte) bool {
 	return !(hasID && (hasResult || hasError))
 }
 
-// txtar is a minimal reader/writer of the txtar format (comment, then
-// "-- name --" sections), enough for golden files.
-type txtar struct {
-	comment string
-	names   []string
-	data    map[string]string
-}
-
-func parseTxtar(b []byte) *txtar {
-	ar := &txtar{data: map[string]string{}}
-	cur := ""
-	var buf strings.Builder
-	flush := func() {
-		if cur == "" {
-			ar.comment = buf.String()
-		} else {
-			ar.names = append(ar.names, cur)
-			ar.data[cur] = buf.String()
+// section returns the data of the archive's file name.
+func section(ar *txtar.Archive, name string) (string, bool) {
+	for _, f := range ar.Files {
+		if f.Name == name {
+			return string(f.Data), true
 		}
-		buf.Reset()
 	}
-	for _, line := range strings.SplitAfter(string(b), "\n") {
-		trimmed := strings.TrimRight(line, "\n")
-		if strings.HasPrefix(trimmed, "-- ") && strings.HasSuffix(trimmed, " --") && len(trimmed) > 6 {
-			flush()
-			cur = strings.TrimSpace(trimmed[3 : len(trimmed)-3])
-			continue
+	return "", false
+}
+
+// setSection replaces (or appends) the archive's file name.
+func setSection(ar *txtar.Archive, name, data string) {
+	for i := range ar.Files {
+		if ar.Files[i].Name == name {
+			ar.Files[i].Data = []byte(data)
+			return
 		}
-		buf.WriteString(line)
 	}
-	flush()
-	return ar
-}
-
-func (ar *txtar) get(name string) (string, bool) {
-	v, ok := ar.data[name]
-	return v, ok
-}
-
-func (ar *txtar) set(name, v string) {
-	if _, ok := ar.data[name]; !ok {
-		ar.names = append(ar.names, name)
-	}
-	ar.data[name] = v
-}
-
-func (ar *txtar) format() []byte {
-	var b bytes.Buffer
-	b.WriteString(ar.comment)
-	for _, n := range ar.names {
-		fmt.Fprintf(&b, "-- %s --\n", n)
-		b.WriteString(ar.data[n])
-	}
-	return b.Bytes()
+	ar.Files = append(ar.Files, txtar.File{Name: name, Data: []byte(data)})
 }
