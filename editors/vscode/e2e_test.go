@@ -18,6 +18,8 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -135,6 +137,9 @@ func freePort(t *testing.T) int {
 // case, or, asked to be polite, replaces bye's return with two lines:
 // read_file, then edit_file, then a short answer.
 func loudModel(req *llmtest.ChatRequest) llmtest.Reply {
+	if strings.Contains(req.LastUser(), "ask the editor") {
+		return editorToolsModel(req)
+	}
 	if strings.Contains(req.LastUser(), "plan to whisper") {
 		return planModel(req)
 	}
@@ -166,6 +171,31 @@ func loudModel(req *llmtest.ChatRequest) llmtest.Reply {
 		return llmtest.ToolCalls(llmtest.Call{ID: "edit", Name: "edit_file", Args: string(args)})
 	}
 	return llmtest.Text("Made " + word + " loud.")
+}
+
+// editorToolsModel calls the three tools the extension registers, in one
+// turn, and ends; the test reads what they answered from the requests.
+func editorToolsModel(req *llmtest.ChatRequest) llmtest.Reply {
+	if !req.HasToolResult("diag") {
+		return llmtest.ToolCalls(
+			llmtest.Call{ID: "diag", Name: "editor__get_diagnostics", Args: `{}`},
+			llmtest.Call{ID: "sel", Name: "editor__get_selection", Args: `{}`},
+			llmtest.Call{ID: "open", Name: "editor__open_editors", Args: `{}`},
+		)
+	}
+	return llmtest.Text("EDITOR-TOOLS-DONE")
+}
+
+// editorToolResults are the editor tools' answers the model got.
+func editorToolResults(model *llmtest.Server) (diag, sel, open string) {
+	for _, r := range model.Requests() {
+		if d, ok := r.ToolResult("diag"); ok {
+			diag = d
+			sel, _ = r.ToolResult("sel")
+			open, _ = r.ToolResult("open")
+		}
+	}
+	return
 }
 
 // planModel is a plan-mode run: it keeps a plan with todo_write (refusing
@@ -203,6 +233,9 @@ func TestVSCodePreviewAcceptReject(t *testing.T) {
 		}
 	}
 	if err := os.WriteFile(filepath.Join(ws, "greet.go"), []byte(greetGo), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(ws, "broken.json"), []byte("{\"a\": 1,, \"b\": }\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	// The server is started through a wrapper so that its log survives.
@@ -351,6 +384,19 @@ func TestVSCodePreviewAcceptReject(t *testing.T) {
 	}
 	if !containsSub(r.ApprovedAfter, `⟶     return \"hello, quietly\"`) {
 		t.Errorf("preview after approving the plan = %q", r.ApprovedAfter)
+	}
+	// The editor's tools answered from VS Code: the JSON language server's
+	// diagnostics, the selected first line of greet.go, the open editors.
+	diag, sel, open := editorToolResults(model)
+	if !regexp.MustCompile(`(?m)^broken\.json:1:\d+: error: .+ \[json\]$`).MatchString(diag) {
+		t.Errorf("editor__get_diagnostics answered %q, want the JSON errors of broken.json", diag)
+	}
+	if sel != "greet.go:1:1-1:13\npackage main" {
+		t.Errorf("editor__get_selection answered %q", sel)
+	}
+	// greet.go holds accepted, unsaved changes by now.
+	if lines := strings.Split(open, "\n"); len(lines) < 2 || lines[0] != "greet.go [modified]" || !slices.Contains(lines, "broken.json") {
+		t.Errorf("editor__open_editors answered %q, want greet.go [modified] first, and broken.json", open)
 	}
 	// A refused command shows the server's reason, not vscode-languageclient's
 	// "Request workspace/executeCommand failed.".

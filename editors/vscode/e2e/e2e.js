@@ -216,6 +216,25 @@ async function main() {
     await noAfter();
     out.steps.push("plan");
 
+    // Editor tools: the model asks VS Code for its diagnostics (here from
+    // the built-in JSON language server), the selection and the open
+    // editors; e2e_test.go checks what the model was given.
+    await page.click('.explorer-folders-view .monaco-list-row:has-text("broken.json")');
+    await page.waitForSelector(".view-lines .squiggly-error, .squiggly-error", { timeout: 60000 });
+    await page.click('.tabs-container .tab:has-text("greet.go")');
+    await page.waitForSelector('.view-lines:has-text("package main")', { timeout: 30000 });
+    await page.locator('.view-line:has-text("package main")').first().click();
+    await page.keyboard.press("Home");
+    await page.keyboard.press("Shift+End");
+    await runAgent("ask the editor");
+    await page.waitForFunction(
+      () => [...document.querySelectorAll(".notifications-toasts .notification-toast")].some((t) => t.innerText.includes("EDITOR-TOOLS-DONE")),
+      null,
+      { timeout: 30000 },
+    );
+    out.editorToolsShot = await shot("editor-tools");
+    out.steps.push("editor-tools");
+
     // A command the server refuses shows the server's reason: break the
     // model's base URL in the user settings (as a user would, in
     // settings.json), then run.
