@@ -106,6 +106,9 @@ func New(cfg Config) (*Client, error) {
 	if cfg.MaxRetryAfter <= 0 {
 		cfg.MaxRetryAfter = DefaultMaxRetryAfter
 	}
+	if cfg.Sleep == nil {
+		cfg.Sleep = sleep
+	}
 	hc := cfg.HTTPClient
 	var owned *http.Transport
 	switch {
@@ -202,7 +205,7 @@ func (c *Client) Stream(ctx context.Context, req Request, onDelta func(Delta)) (
 		c.log.Info("retrying model request", "kind", e.Kind.String(), "status", e.Status, "attempt", attempt+1, "wait", wait, "error", e.Message)
 		onDelta(Delta{Kind: DeltaRetry, Err: e, Wait: wait, Attempt: attempt + 1,
 			Text: fmt.Sprintf("%s; retrying in %s (attempt %d of %d)", e.Message, wait.Round(time.Millisecond), attempt+1, c.cfg.MaxAttempts)})
-		if err := sleep(ctx, wait); err != nil {
+		if err := c.cfg.Sleep(ctx, wait); err != nil {
 			return Response{}, canceled(ctx)
 		}
 	}

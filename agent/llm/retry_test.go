@@ -5,7 +5,9 @@ import (
 	"errors"
 	"log/slog"
 	"net/http"
+	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -41,22 +43,44 @@ func TestRetry503ThenSuccess(t *testing.T) {
 	}
 }
 
+// fakeSleep is an llm.Config.Sleep that records each wait and spends
+// none of it (the clock of the retry loop, injected).
+type fakeSleep struct {
+	mu    sync.Mutex
+	waits []time.Duration
+}
+
+func (f *fakeSleep) sleep(ctx context.Context, d time.Duration) error {
+	f.mu.Lock()
+	f.waits = append(f.waits, d)
+	f.mu.Unlock()
+	return ctx.Err()
+}
+
+func (f *fakeSleep) recorded() []time.Duration {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return slices.Clone(f.waits)
+}
+
 func TestRetryAfterHonoured(t *testing.T) {
 	srv := llmtest.New(t, llmtest.Sequence(
-		llmtest.Error(429, "Rate limit reached for requests").RetryAfter("1"),
+		llmtest.Error(429, "Rate limit reached for requests").RetryAfter("7"),
 		llmtest.Text("ok")))
 	var rec recorder
-	if _, err := newClient(t, srv).Stream(context.Background(), userReq("hi"), rec.on); err != nil {
+	var clock fakeSleep
+	if _, err := newClient(t, srv, func(c *llm.Config) { c.Sleep = clock.sleep }).Stream(context.Background(), userReq("hi"), rec.on); err != nil {
 		t.Fatal(err)
 	}
 	reqs := srv.Requests()
 	if len(reqs) != 2 {
 		t.Fatalf("requests = %d", len(reqs))
 	}
-	if gap := reqs[1].Time.Sub(reqs[0].Time); gap < time.Second {
-		t.Fatalf("second request came %s after the first; Retry-After said 1s", gap)
+	// The retry waited exactly what Retry-After asked, not the backoff.
+	if got := clock.recorded(); !slices.Equal(got, []time.Duration{7 * time.Second}) {
+		t.Fatalf("waits before retrying = %v; Retry-After said 7s", got)
 	}
-	if r := rec.kinds(llm.DeltaRetry); len(r) != 1 || r[0].Wait != time.Second || !llm.IsKind(r[0].Err, llm.RateLimited) {
+	if r := rec.kinds(llm.DeltaRetry); len(r) != 1 || r[0].Wait != 7*time.Second || !llm.IsKind(r[0].Err, llm.RateLimited) {
 		t.Fatalf("retry delta = %+v", r)
 	}
 }

@@ -18,6 +18,7 @@
 package llm
 
 import (
+	"context"
 	"encoding/json"
 	"log/slog"
 	"net/http"
@@ -53,6 +54,10 @@ type Config struct {
 	// MaxRetryAfter caps how long a server's Retry-After may make us wait;
 	// a longer demand ends the retries at once. 0: 60s.
 	MaxRetryAfter time.Duration
+	// Sleep waits d between attempts, returning ctx's error if ctx ends
+	// first; nil waits on a timer. Tests inject one that records the waits
+	// instead of spending them, so a Retry-After of seconds costs none.
+	Sleep func(ctx context.Context, d time.Duration) error
 	// HTTPClient carries the requests; nil: a client of its own (a clone of
 	// http.DefaultTransport, no Timeout: RequestTimeout bounds each attempt
 	// through its context). Tests and benchmarks may pass an in-memory one.
