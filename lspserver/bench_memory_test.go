@@ -11,6 +11,7 @@ import (
 
 	"go.lsp.dev/uri"
 
+	"github.com/agentls/agentls/internal/testpeers"
 	"github.com/agentls/agentls/lspserver/lsptest"
 )
 
@@ -21,7 +22,7 @@ import (
 // settled, polled for up to 10 s).
 func BenchmarkOpenCloseRSS(b *testing.B) {
 	if runtime.GOOS != "linux" {
-		b.Skip("reads /proc")
+		testpeers.Missing(b, "reads /proc, which %s does not have", runtime.GOOS)
 	}
 	bin := lsptest.BuildBinary(b)
 	const docs = 5000

@@ -13,6 +13,7 @@ import (
 	"go.lsp.dev/protocol"
 
 	"github.com/agentls/agentls/agent/llm/llmtest"
+	"github.com/agentls/agentls/internal/testpeers"
 	"github.com/agentls/agentls/lspserver"
 	"github.com/agentls/agentls/lspserver/lsptest"
 )
@@ -25,7 +26,7 @@ import (
 // tablesIdleRelease, 15 s, plus margin). Run it with -benchtime 20x.
 func BenchmarkIdleRSSAfterRuns(b *testing.B) {
 	if _, err := os.Stat("/proc/self/status"); err != nil {
-		b.Skip("needs /proc (Linux)")
+		testpeers.Missing(b, "needs /proc (Linux): %v", err)
 	}
 	srv := llmtest.New(b, func(req *llmtest.ChatRequest) llmtest.Reply {
 		switch {

@@ -55,11 +55,11 @@ var gorootCases = []grepCase{
 func gorootSrc(tb testing.TB) string {
 	out, err := exec.Command("go", "env", "GOROOT").Output()
 	if err != nil {
-		tb.Skipf("go env GOROOT: %v", err)
+		testpeers.Missing(tb, "go env GOROOT: %v", err)
 	}
 	dir := filepath.Join(strings.TrimSpace(string(out)), "src")
 	if _, err := os.Stat(dir); err != nil {
-		tb.Skipf("GOROOT/src not available: %v", err)
+		testpeers.Missing(tb, "GOROOT/src not available: %v", err)
 	}
 	return dir
 }

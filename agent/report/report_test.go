@@ -9,6 +9,8 @@ import (
 	"testing"
 
 	"golang.org/x/net/html"
+
+	"github.com/agentls/agentls/internal/testpeers"
 )
 
 // writeTranscript writes records as a transcript file and returns its path.
@@ -185,7 +187,7 @@ func TestLoadRefusesWhatIsNotATranscript(t *testing.T) {
 	}
 	fifo := filepath.Join(dir, "2026-11-25-555555555555.jsonl")
 	if err := mkfifo(fifo); err != nil {
-		t.Skipf("mkfifo: %v", err)
+		testpeers.Missing(t, "mkfifo (named pipes) unavailable: %v", err)
 	}
 	if _, err := Load(fifo); err == nil || !strings.Contains(err.Error(), "not a regular file") {
 		t.Fatalf("Load(fifo) = %v", err)

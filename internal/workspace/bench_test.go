@@ -9,6 +9,8 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+
+	"github.com/agentls/agentls/internal/testpeers"
 )
 
 // BenchmarkReadCacheHit measures a Read served from the cache: Resolve
@@ -51,7 +53,7 @@ func BenchmarkReadOverlay(b *testing.B) {
 func goroot(b *testing.B) string {
 	out, err := exec.Command("go", "env", "GOROOT").Output()
 	if err != nil {
-		b.Skip("go env GOROOT:", err)
+		testpeers.Missing(b, "go env GOROOT: %v", err)
 	}
 	src, _ := filepath.EvalSymlinks(filepath.Join(strings.TrimSpace(string(out)), "src"))
 	return src

@@ -18,10 +18,12 @@ import (
 	"testing"
 	"time"
 
-	"github.com/agentls/agentls/tools"
-	"github.com/agentls/agentls/tools/mcp/mcptest"
 	mcpserver "github.com/mark3labs/mcp-go/server"
 	"go.uber.org/goleak"
+
+	"github.com/agentls/agentls/internal/testpeers"
+	"github.com/agentls/agentls/tools"
+	"github.com/agentls/agentls/tools/mcp/mcptest"
 )
 
 // The test binary doubles as the MCP servers the tests need: run with
@@ -193,7 +195,7 @@ func call(t testing.TB, reg *tools.Registry, name, args string) tools.Result {
 // needProc skips tests that inspect processes through /proc.
 func needProc(t testing.TB) {
 	if _, err := os.Stat("/proc/self/stat"); err != nil {
-		t.Skip("needs /proc to inspect process groups")
+		testpeers.Missing(t, "needs /proc to inspect process groups: %v", err)
 	}
 }
 
