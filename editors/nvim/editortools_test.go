@@ -23,6 +23,9 @@ func TestEditorTools(t *testing.T) {
 				llmtest.Call{ID: "b", Name: "editor__open_buffers", Args: `{}`},
 			)
 		}
+		if req.Turns() == 1 {
+			return llmtest.ToolCalls(llmtest.Call{ID: "s", Name: "script", Args: `{"code":"len(glob('*.go'))"}`})
+		}
 		d, _ := req.ToolResult("d")
 		a, _ := req.ToolResult("a")
 		b, _ := req.ToolResult("b")
@@ -44,5 +47,10 @@ func TestEditorTools(t *testing.T) {
 		"util.go"
 	if got := r.str(t, "result"); got != want {
 		t.Fatalf("answer:\n%s\nwant:\n%s", got, want)
+	}
+	// The script's own call shows indented under it in the run log.
+	log := r.str(t, "log")
+	if !strings.Contains(log, "  → script ") || !strings.Contains(log, "\n      · glob {\"pattern\":\"*.go\"}") {
+		t.Fatalf("run log:\n%s", log)
 	}
 }

@@ -196,6 +196,10 @@ export interface RunEvent {
   todos?: Todo[];
   /** Set on the events of a sub-agent (the task tool); runId is then its own. */
   parentRunId?: string;
+  /** kinds "toolCall" / "toolResult": the model's call id. */
+  callId?: string;
+  /** Set on the calls a script made: the script call's callId. */
+  parentCallId?: string;
 }
 
 /** One item of the model's plan (todo_write). */

@@ -136,10 +136,19 @@ export class RunTracker {
         }
         break;
       case "toolCall":
+        if (ev.parentCallId) {
+          // A script's own call: indented under it, not counted.
+          out.push(`      · ${ev.tool ?? "?"} ${ev.args !== undefined ? oneLine(ev.args, 140) : ""}`);
+          break;
+        }
         r.tools++;
         out.push(`  → ${ev.tool ?? "?"} ${ev.args !== undefined ? oneLine(ev.args, 160) : ""}`);
         break;
       case "toolResult":
+        if (ev.parentCallId) {
+          if (ev.isError) out.push(`      ✗ ${ev.tool ?? ""} ${oneLine(ev.summary ?? "", 140)}`);
+          break;
+        }
         out.push(`  ${ev.isError ? "✗" : "✓"} ${ev.tool ?? ""} ${oneLine(ev.summary ?? ev.error ?? "", 160)}`);
         break;
       case "todo":

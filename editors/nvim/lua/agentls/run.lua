@@ -143,6 +143,11 @@ local function format_event(r, ev)
     return lines
   elseif kind == "started" then
     return { tag .. " started" .. (ev.text and (": " .. one_line(ev.text, 200)) or "") }
+  elseif kind == "toolCall" and ev.parentCallId then
+    -- A script's own call: indented under it.
+    return { string.format("      · %s %s", ev.tool or "?", ev.args and one_line(ev.args, 140) or "") }
+  elseif kind == "toolResult" and ev.parentCallId then
+    return ev.isError and { string.format("      ✗ %s %s", ev.tool or "", one_line(ev.summary or "", 140)) } or {}
   elseif kind == "toolCall" then
     return { string.format("  → %s %s", ev.tool or "?", ev.args and one_line(ev.args, 160) or "") }
   elseif kind == "toolResult" then
@@ -199,7 +204,7 @@ function M.on_event(client_id, ev)
   end
   r.streamed = nil
   flush_text(r)
-  if ev.kind == "toolCall" then
+  if ev.kind == "toolCall" and not ev.parentCallId then
     r.tools = r.tools + 1
   elseif ev.kind == "todo" then
     r.todos = ev.todos
@@ -213,7 +218,10 @@ function M.on_event(client_id, ev)
       r.plan_ready = true
     end
   end
-  append(format_event(r, ev))
+  local lines = format_event(r, ev)
+  if #lines > 0 then
+    append(lines)
+  end
   if r.plan_ready and ev.kind == "finished" then
     append({ "  ☰ plan ready: :AgentApprove carries it out (as proposals to review)" })
     -- The plan the user is asked to approve is shown whole, in a window
