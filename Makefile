@@ -10,12 +10,15 @@ install:
 	$(GO) install ./cmd/agentls
 
 # test: vet, a macOS cross-build, every test with the race detector, then the grep/ripgrep
-# parity check, which reads all of GOROOT/src and so skips itself under -race.
+# parity check, which reads all of GOROOT/src and so runs alone, without -race. Both test runs
+# go through internal/testsummary (go test -json): the output is go test's (package results,
+# the whole output of every failed test), and it ends with every skipped test and its reason,
+# then the failed tests; the exit status is go test's.
 test:
 	$(GO) vet ./...
 	GOOS=darwin $(GO) build ./...   # the README promises macOS builds
-	$(GO) test -race -count=1 -timeout 30m ./...
-	$(GO) test -count=1 -run 'TestGrepVsRipgrep' -v ./tools
+	GO=$(GO) $(GO) run ./internal/testsummary -race -count=1 -timeout 30m -skip '^TestGrepVsRipgrep$$' ./... \
+		--- -count=1 -run 'TestGrepVsRipgrep' -v ./tools
 
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem ./...
