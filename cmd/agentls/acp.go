@@ -25,6 +25,11 @@ environment). Sessions are the same as the language server's.
 flags:
 `
 
+// acpTTYHint is printed when someone starts `agentls acp` by hand.
+const acpTTYHint = `agentls acp: this speaks the Agent Client Protocol on stdin/stdout and is started by your editor (docs/acp.md: Zed, JetBrains, Neovim, Emacs).
+agentls acp: waiting for ACP messages, one JSON object per line; Ctrl-C quits.
+`
+
 // acpMain serves ACP on stdin/stdout (`agentls acp`). It returns 0 when
 // the client closes the connection, 2 for bad flags, 1 for unreadable
 // input.
@@ -48,6 +53,9 @@ func acpMain(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	defer closeLog()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	if isTerminal(stdin) {
+		fmt.Fprint(stderr, acpTTYHint)
+	}
 	logger.Info("agentls acp starting", "version", currentVersion(), "pid", os.Getpid())
 	err = acpserver.New(acpserver.Options{Version: currentVersion(), Logger: logger}).Serve(ctx, stdin, stdout)
 	if err != nil && ctx.Err() == nil {

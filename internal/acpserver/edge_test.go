@@ -180,6 +180,15 @@ func TestMalformedLineAndUnknownMethod(t *testing.T) {
 	if m := send(`{"jsonrpc":"2.0","id":5,"method":"session/prompt","params":{"sessionId":"nope","prompt":[]}}`); code(m) != -32602 {
 		t.Fatalf("prompt for an unknown session: %v", m)
 	}
+	// Over the SDK's 10 MiB line limit (which would close its connection):
+	// answered with the request's id, and the connection lives on.
+	huge := `{"jsonrpc":"2.0","id":6,"method":"session/prompt","params":{"sessionId":"x","prompt":[{"type":"text","text":"` + strings.Repeat("a", 11<<20) + `"}]}}`
+	if m := send(huge); code(m) != -32600 || m["id"] != float64(6) {
+		t.Fatalf("11 MiB line: %v", m)
+	}
+	if m := send(`{"jsonrpc":"2.0","id":7,"method":"initialize","params":{"protocolVersion":1,"clientCapabilities":{}}}`); m["result"] == nil {
+		t.Fatalf("initialize after the huge line: %v", m)
+	}
 	_ = inW.Close()
 	if err := testwait.Recv(t, done, "Serve to end"); err != nil {
 		t.Fatalf("Serve: %v", err)

@@ -155,3 +155,25 @@ func TestLiveLSPAndACPTakeTurns(t *testing.T) {
 		}
 	}
 }
+
+// A session started over ACP after the LSP server started shows in the
+// live server's agentls/sessions, and continues there.
+func TestLSPListsSessionsStartedOverACP(t *testing.T) {
+	h := start(t, llmtest.Always(llmtest.Text("ok")), harnessOpts{})
+	lsp := h.newLSP(t)
+	var sessions lspserver.SessionsResult
+	if err := lsp.Call(lsptest.Context(t), lspserver.MethodSessions, struct{}{}, &sessions); err != nil || len(sessions.Sessions) != 0 {
+		t.Fatalf("sessions before: %+v %v", sessions, err)
+	}
+	id := h.newSession()
+	h.mustPrompt(id, "started in zed")
+	if err := lsp.Call(lsptest.Context(t), lspserver.MethodSessions, struct{}{}, &sessions); err != nil ||
+		len(sessions.Sessions) != 1 || sessions.Sessions[0].ID != string(id) || sessions.Sessions[0].Title != "started in zed" {
+		t.Fatalf("sessions after: %+v %v", sessions, err)
+	}
+	continueOverLSP(t, lsp, string(id), "continued in vs code")
+	reqs := h.model.Requests()
+	if !reqs[len(reqs)-1].Contains("started in zed") {
+		t.Fatal("the LSP run did not continue the ACP conversation")
+	}
+}

@@ -188,19 +188,27 @@ func (rs *Runs) session(id string) (*agent.Session, error) {
 	}
 	if ss.store != nil {
 		if r, err := ss.store.LoadOne(id); err == nil {
-			// Saved by another server after this one started: its
-			// proposals join review here.
-			ss.byID[id] = r.Session
-			ss.onDisk[id] = proposalKeys(r.Proposals)
-			for _, p := range r.Proposals {
-				if rs.restorable(id, p) {
-					rs.review.Stage(p.RunID, tools.StagedFile{Path: p.Path, Base: p.Base, Text: p.Proposed, Created: p.Created})
-				}
-			}
+			rs.adoptSaved(r)
 			return r.Session, nil
 		}
 	}
 	return nil, core.InvalidParams("%s: no session %q in this workspace (%s lists them)", CommandRun, id, MethodSessions)
+}
+
+// adoptSaved makes a session saved by another server or front-end
+// (agentls acp, agentls run) after this one started one of this
+// server's: its proposals join review here (under ss.mu).
+func (rs *Runs) adoptSaved(r agent.Restored) {
+	ss := &rs.sess
+	id := r.Session.ID()
+	ss.byID[id] = r.Session
+	ss.onDisk[id] = proposalKeys(r.Proposals)
+	for _, p := range r.Proposals {
+		if rs.restorable(id, p) {
+			rs.review.Stage(p.RunID, tools.StagedFile{Path: p.Path, Base: p.Base, Text: p.Proposed, Created: p.Created})
+			rs.review.ForgetRun(p.RunID)
+		}
+	}
 }
 
 // maxLiveSessions bounds the sessions a server keeps in memory; the least
@@ -369,6 +377,18 @@ func (rs *Runs) proposalStates(sess *agent.Session) []agent.ProposalState {
 func (rs *Runs) ListSessions(context.Context, *struct{}) (*SessionsResult, error) {
 	ss := rs.sessions()
 	ss.mu.Lock()
+	if ss.store != nil {
+		// Sessions started or continued elsewhere since this server read
+		// them (agentls acp in another editor, agentls run) are listed too.
+		for _, r := range ss.store.Load() {
+			if sess, ok := ss.byID[r.Session.ID()]; ok {
+				ss.store.Refresh(sess)
+				continue
+			}
+			rs.adoptSaved(r)
+		}
+		ss.bound()
+	}
 	list := make([]*agent.Session, 0, len(ss.byID))
 	for _, sess := range ss.byID {
 		list = append(list, sess)
