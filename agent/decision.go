@@ -32,6 +32,11 @@ type Decision struct {
 	Reason string
 	// Hunks counts the hunks decided.
 	Hunks int
+	// LandedBefore and LandedAfter are the document text just before and
+	// just after an accepted edit landed (accepted decisions), and Created
+	// says the edit created the file: what a revert of the run undoes.
+	LandedBefore, LandedAfter string
+	Created                   bool
 }
 
 // Decide records a review decision: the session's next run is told about

@@ -64,6 +64,13 @@ type (
 	SessionInfo = runs.SessionInfo
 	// SessionArgs is arguments[0] of agentls.deleteSession.
 	SessionArgs = runs.SessionArgs
+
+	RevertArgs     = runs.RevertArgs
+	RevertResult   = runs.RevertResult
+	RevertConflict = runs.RevertConflict
+	ReportArgs     = runs.ReportArgs
+	ReportResult   = runs.ReportResult
+	ModelsResult   = runs.ModelsResult
 )
 
 // The agentls.* commands (workspace/executeCommand) and agentls/* methods.
@@ -75,11 +82,14 @@ const (
 	CommandApprovePlan   = runs.CommandApprovePlan
 	CommandDeleteSession = runs.CommandDeleteSession
 	CommandClearSessions = runs.CommandClearSessions
+	CommandRevert        = runs.CommandRevert
+	CommandOpenReport    = runs.CommandOpenReport
 
 	MethodDocument         = docs.MethodDocument
 	MethodProposals        = review.MethodProposals
 	MethodProposalsChanged = review.MethodProposalsChanged
 	MethodSessions         = runs.MethodSessions
+	MethodModels           = runs.MethodModels
 	MethodRunEvent         = runs.MethodRunEvent
 	MethodElicit           = runs.MethodElicit
 	MethodRegisterTools    = runs.MethodRegisterTools

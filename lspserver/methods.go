@@ -60,6 +60,7 @@ func (s *Server) methodTable() map[string]core.Route {
 		MethodSessions:  core.Request(s.runs.ListSessions, core.OptionalParams),
 		// The editor's own tools (runs/editortools.go).
 		MethodRegisterTools: core.Request(s.runs.RegisterTools),
+		MethodModels:        core.Request(s.runs.Models, core.OptionalParams),
 	}
 }
 
@@ -84,5 +85,7 @@ func (s *Server) commandTable() []core.Command {
 		{Name: runs.CommandDeleteSession, Run: s.runs.DeleteSession},
 		{Name: runs.CommandClearSessions, Run: s.runs.ClearSessions},
 		{Name: runs.CommandApprovePlan, Run: s.runs.ApprovePlan},
+		{Name: runs.CommandRevert, Run: s.runs.Revert},
+		{Name: runs.CommandOpenReport, Run: s.runs.OpenReport},
 	}
 }

@@ -191,6 +191,20 @@ func (e *fakeEditor) apply(we protocol.WorkspaceEdit) error {
 					return err
 				}
 			}
+		case *protocol.DeleteFile:
+			// Like VS Code: the file goes, and so does its open document.
+			if err := os.Remove(x.URI.FsPath()); err != nil && !errors.Is(err, fs.ErrNotExist) {
+				return err
+			}
+			e.mu.Lock()
+			_, open := e.docs[x.URI]
+			delete(e.docs, x.URI)
+			e.mu.Unlock()
+			if open {
+				if err := e.c.DidClose(context.Background(), x.URI); err != nil {
+					return err
+				}
+			}
 		case *protocol.TextDocumentEdit:
 			var edits []protocol.TextEdit
 			for _, el := range x.Edits {

@@ -29,3 +29,18 @@ func Recv[T any](tb testing.TB, ch <-chan T, what string) T {
 		return zero
 	}
 }
+
+// Until polls cond (every 20 ms) until it holds, failing the test (naming
+// what) if it does not within Limit: for state that changes in the
+// background without an event to wait on.
+func Until(tb testing.TB, what string, cond func() bool) {
+	tb.Helper()
+	deadline := time.Now().Add(Limit)
+	for !cond() {
+		if time.Now().After(deadline) {
+			tb.Fatalf("testwait: gave up after %v waiting for %s", Limit, what)
+			return
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}

@@ -87,7 +87,9 @@ func (v *Review) acceptCommand(ctx context.Context, a reviewArgs) (acceptResult,
 	var decisions []agent.Decision
 	for _, fe := range plan.Files {
 		for _, run := range slices.Sorted(maps.Keys(runs[fe.Path])) {
-			decisions = append(decisions, v.decisionFor(run, fe.Path, true, fe.Expected, "", runs[fe.Path][run]))
+			d := v.decisionFor(run, fe.Path, true, fe.Expected, "", runs[fe.Path][run])
+			d.LandedBefore, d.LandedAfter, d.Created = fe.Before, fe.Expected, fe.Created
+			decisions = append(decisions, d)
 		}
 	}
 	res.Applied = true

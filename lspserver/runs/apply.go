@@ -123,6 +123,9 @@ func (a *applier) staged(ctx context.Context, path string) {
 			"run", a.runID, "path", path)
 	}
 	a.env.Changes.MarkApplied(path, f.Text)
+	if sess := a.s.sessionOfRun(a.runID); sess != nil {
+		a.s.recordLanded(a.runID, sess.ID(), path, f.Base, f.Text, f.Created)
+	}
 	a.events.send(RunEvent{Kind: kindProposal, URI: string(uri.File(path)), Applied: core.Ptr(true)})
 	a.prog.report(ctx, "applied a change to "+a.s.docs.DisplayName(path))
 }

@@ -81,6 +81,7 @@ func (rs *Runs) CodeAction(_ context.Context, p *protocol.CodeActionParams) ([]p
 			out = append(out, a)
 		}
 	}
+	out = append(out, rs.historyActions(core.DocKey(p.TextDocument.URI), p.Range, only)...)
 	for _, a := range rs.review.CodeActions(core.DocKey(p.TextDocument.URI), core.ToTextRange(p.Range)) {
 		if ca, ok := a.(*protocol.CodeAction); ok && ca.Kind != nil && !kindWanted(only, *ca.Kind) {
 			continue

@@ -28,6 +28,9 @@ type RunArgs struct {
 	Mode   string          `json:"mode,omitempty"`
 	// SessionID continues that session; "" starts a new one.
 	SessionID string `json:"sessionId,omitempty"`
+	// Model picks the model for this run and the session's later runs
+	// (agentls/models lists choices); "" keeps the session's or model.name.
+	Model string `json:"model,omitempty"`
 }
 
 // RunResult is the result of agentls.run.
@@ -145,6 +148,13 @@ func (rs *Runs) runCommand(_ context.Context, raw json.RawMessage) (any, error) 
 
 	cfg, warnings, cerr := rs.loadConfig()
 	rs.reportConfig(rs.ctx, warnings, cerr)
+	a.Model = strings.TrimSpace(a.Model)
+	if len(a.Model) > 256 || strings.ContainsFunc(a.Model, func(r rune) bool { return r < 0x20 || r == 0x7f }) {
+		return nil, core.InvalidParams("%s: model %q is not a model name", CommandRun, text.Clip(a.Model, 80))
+	}
+	if a.Model != "" {
+		cfg.Model.Name = a.Model
+	}
 	if err := cfg.ModelError(); err != nil {
 		msg := "agentls cannot start an agent run: " + err.Error()
 		rs.showError(msg)
@@ -176,7 +186,7 @@ func (rs *Runs) runCommand(_ context.Context, raw json.RawMessage) (any, error) 
 		Logger:        rs.log.With("run", r.id),
 		TranscriptDir: rs.cfg.options().TranscriptDir,
 		SyncTools:     rs.syncTools,
-	}, agent.RunRequest{RunID: r.id, Prompt: a.Prompt, Editor: editor, Proposals: rs.proposalStates(sess), Mode: mode,
+	}, agent.RunRequest{RunID: r.id, Prompt: a.Prompt, Editor: editor, Proposals: rs.proposalStates(sess), Mode: mode, Model: a.Model,
 		OnEvent: func(ev agent.Event) { rs.onEvent(ctx, r, ev) }})
 	if err != nil {
 		cancel()

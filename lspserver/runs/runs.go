@@ -67,6 +67,7 @@ type Runs struct {
 
 	sess  sessionsState // conversations and their persistence (sessions.go)
 	plans planBook      // finished plans awaiting approval (plan.go)
+	hist  histIndex     // runs whose landed changes can be reverted (history_index.go)
 }
 
 // Review is what runs need of the review part, wired by the root: where
@@ -220,6 +221,8 @@ func (rs *Runs) Decide(ds []agent.Decision) {
 			if content, _, err := rs.docs.DiskText(d.Path); err == nil {
 				d.Document = content
 			}
+		} else {
+			rs.recordLanded(d.RunID, sess.ID(), d.Path, d.LandedBefore, d.LandedAfter, d.Created)
 		}
 		sess.Decide(d)
 		if !slices.Contains(touched, sess) {

@@ -45,6 +45,12 @@ type SessionInfo struct {
 	Updated string `json:"updated"` // RFC 3339
 	Runs    int    `json:"runs"`
 	Pending int    `json:"pending"` // hunks awaiting review
+	// Tokens sums the session's runs (in + out); CostUSD prices them with
+	// model.pricing (absent without it); Model is the session's chosen
+	// model ("" follows model.name).
+	Tokens  int      `json:"tokens"`
+	CostUSD *float64 `json:"costUSD,omitempty"`
+	Model   string   `json:"model,omitempty"`
 }
 
 // SessionArgs is arguments[0] of agentls.deleteSession.
@@ -417,7 +423,8 @@ func (rs *Runs) ListSessions(context.Context, *struct{}) (*SessionsResult, error
 		for _, id := range in.Runs {
 			n += pending[id]
 		}
-		out.Sessions = append(out.Sessions, SessionInfo{ID: in.ID, Title: in.Title, Updated: in.Updated.Format(time.RFC3339), Runs: len(in.Runs), Pending: n})
+		out.Sessions = append(out.Sessions, SessionInfo{ID: in.ID, Title: in.Title, Updated: in.Updated.Format(time.RFC3339), Runs: len(in.Runs), Pending: n,
+			Tokens: in.Usage.PromptTokens + in.Usage.CompletionTokens, CostUSD: in.CostUSD, Model: in.Model})
 	}
 	return out, nil
 }

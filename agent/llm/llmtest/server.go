@@ -46,6 +46,7 @@ type Server struct {
 	script  Script
 	apiKey  string
 	lenient bool
+	models  *string // GET /v1/models body (WithModels)
 
 	scriptMu sync.Mutex // serialises Script calls
 
@@ -62,6 +63,10 @@ type Option func(*Server)
 // WithAPIKey makes the server answer 401 (OpenAI's invalid_api_key body)
 // unless the request carries "Authorization: Bearer key".
 func WithAPIKey(key string) Option { return func(s *Server) { s.apiKey = key } }
+
+// WithModels makes GET /v1/models answer body (JSON, or garbage to play a
+// broken endpoint) with status 200; those requests are not recorded.
+func WithModels(body string) Option { return func(s *Server) { s.models = &body } }
 
 // Lenient disables the OpenAI-style request validation.
 func Lenient() Option { return func(s *Server) { s.lenient = true } }
@@ -99,6 +104,11 @@ func (s *Server) Close() {
 }
 
 func (s *Server) handle(w http.ResponseWriter, r *http.Request) {
+	if s.models != nil && r.Method == http.MethodGet && r.URL.Path == "/v1/models" {
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = io.WriteString(w, *s.models)
+		return
+	}
 	arrived := time.Now()
 	body, err := io.ReadAll(r.Body)
 	if err != nil {

@@ -1,0 +1,319 @@
+package runs
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"go.lsp.dev/protocol"
+	"go.lsp.dev/uri"
+
+	"github.com/agentls/agentls/agent"
+	"github.com/agentls/agentls/agent/llm"
+	"github.com/agentls/agentls/agent/report"
+	"github.com/agentls/agentls/agent/revert"
+	"github.com/agentls/agentls/internal/text"
+	"github.com/agentls/agentls/lspserver/core"
+	"github.com/agentls/agentls/lspserver/docs"
+)
+
+// Run history the user controls (docs/protocol.md "Run history and
+// usage", "Run report"): agentls.revert takes a run back after its
+// changes landed, agentls/models lists the models a run may pick, and
+// agentls.openReport renders a run's transcript as a page.
+
+// The history commands and methods.
+const (
+	CommandRevert     = "agentls.revert"
+	CommandOpenReport = "agentls.openReport"
+	MethodModels      = "agentls/models"
+)
+
+// RevertArgs is arguments[0] of agentls.revert.
+type RevertArgs struct {
+	RunID string `json:"runId"`
+}
+
+// RevertResult is the result of agentls.revert: the files changed back,
+// and what was left alone with why (lines the user changed since, files
+// gone or changed). Note says what happened when nothing was done.
+type RevertResult struct {
+	Reverted      int              `json:"reverted"`
+	Conflicts     []RevertConflict `json:"conflicts"`
+	Note          string           `json:"note,omitempty"`
+	FailureReason string           `json:"failureReason,omitempty"`
+}
+
+// RevertConflict is a file (part) a revert left alone.
+type RevertConflict struct {
+	URI    string `json:"uri"`
+	Reason string `json:"reason"`
+}
+
+// ReportArgs is arguments[0] of agentls.openReport.
+type ReportArgs struct {
+	RunID     string `json:"runId,omitempty"`
+	SessionID string `json:"sessionId,omitempty"`
+}
+
+// ReportResult is the result of agentls.openReport.
+type ReportResult struct {
+	URI string `json:"uri"`
+}
+
+// ModelsResult is the result of agentls/models.
+type ModelsResult struct {
+	Models  []ModelInfo `json:"models"`
+	Current string      `json:"current"`
+	// Error says why the endpoint's list is missing (the configured model
+	// and model.choices are still offered).
+	Error string `json:"error,omitempty"`
+}
+
+// ModelInfo is one model a run may pick.
+type ModelInfo struct {
+	ID string `json:"id"`
+}
+
+// reverts is the snapshot store under the state directory; nil when
+// sessions are not saved (no state directory): nothing to revert from.
+func (rs *Runs) reverts() *revert.Store {
+	opts := rs.cfg.options()
+	dir := opts.StateDir
+	if dir == NoSessionState {
+		return nil
+	}
+	if dir == "" {
+		d, err := agent.DefaultStateDir(opts.Env)
+		if err != nil {
+			return nil
+		}
+		dir = d
+	}
+	return revert.NewStore(filepath.Join(dir, "reverts"))
+}
+
+// recordLanded keeps what a change of runID replaced once it landed in
+// the editor (accept, or apply mode), so the run can be reverted.
+func (rs *Runs) recordLanded(runID, sessionID, path, before, after string, created bool) {
+	st := rs.reverts()
+	if st == nil || before == after {
+		return
+	}
+	if err := st.Record(runID, sessionID, revert.File{Path: path, Before: before, After: after, Created: created}); err != nil {
+		rs.log.Warn("this change cannot be reverted later", "run", runID, "path", path, "err", err)
+	}
+	rs.hist.forget()
+}
+
+// Revert is agentls.revert.
+func (rs *Runs) Revert(ctx context.Context, raw json.RawMessage) (any, error) {
+	var a RevertArgs
+	if err := decodeArg(CommandRevert, raw, &a); err != nil {
+		return nil, err
+	}
+	if a.RunID == "" {
+		return nil, core.InvalidParams("%s: arguments[0].runId is required", CommandRevert)
+	}
+	if rs.reg.get(a.RunID) != nil {
+		return nil, core.RequestFailed("%s: run %s is still running; cancel it or wait for it to end", CommandRevert, a.RunID)
+	}
+	st := rs.reverts()
+	if st == nil {
+		return nil, core.RequestFailed("%s: there is no state directory, so no run can be reverted", CommandRevert)
+	}
+	snap, err := st.Load(a.RunID)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return nil, core.InvalidParams("%s: run %s has no accepted or applied changes to revert", CommandRevert, a.RunID)
+	case err != nil:
+		return nil, core.RequestFailed("%s: %v", CommandRevert, err)
+	case snap.Reverted:
+		return &RevertResult{Conflicts: []RevertConflict{}, Note: "run " + a.RunID + " was already reverted; nothing was done"}, nil
+	}
+	if !rs.core.Session().Features.ApplyEdit {
+		return &RevertResult{Conflicts: []RevertConflict{}, FailureReason: "the editor does not support workspace/applyEdit"}, nil
+	}
+	res := &RevertResult{Conflicts: []RevertConflict{}}
+	for _, p := range snap.TooLarge {
+		res.Conflicts = append(res.Conflicts, RevertConflict{URI: string(rs.docs.URIOf(p)), Reason: "the change was too large to keep a snapshot of"})
+	}
+	feats := rs.core.Session().Features
+	canDelete := feats.DocumentChanges && slices.Contains(feats.ResourceOperations, protocol.ResourceOperationKindDelete)
+	var edits []docs.FileEdit
+	var deletes []string
+	var results []revert.Result
+	for _, f := range snap.Files {
+		cur, version, exists, err := rs.currentText(f.Path)
+		if err != nil {
+			res.Conflicts = append(res.Conflicts, RevertConflict{URI: string(rs.docs.URIOf(f.Path)), Reason: err.Error()})
+			continue
+		}
+		r, err := revert.Undo(f, cur, exists)
+		if err != nil {
+			res.Conflicts = append(res.Conflicts, RevertConflict{URI: string(rs.docs.URIOf(f.Path)), Reason: strings.TrimPrefix(err.Error(), f.Path+": ")})
+			continue
+		}
+		if r.Conflict != "" {
+			res.Conflicts = append(res.Conflicts, RevertConflict{URI: string(rs.docs.URIOf(f.Path)), Reason: r.Conflict})
+		}
+		if !r.Changed {
+			continue
+		}
+		if r.Delete {
+			if !canDelete {
+				res.Conflicts = append(res.Conflicts, RevertConflict{URI: string(rs.docs.URIOf(f.Path)),
+					Reason: "the run created this file; the editor cannot delete files (resource operations), so delete it yourself"})
+				continue
+			}
+			deletes = append(deletes, f.Path)
+		} else {
+			edits = append(edits, docs.FileEdit{Path: f.Path, Version: version, Edits: text.Diff(cur, r.Text, rs.core.Session().Encoding)})
+		}
+		results = append(results, r)
+	}
+	if len(results) == 0 {
+		res.Note = "nothing to revert"
+		return res, nil
+	}
+	we := rs.docs.WorkspaceEdit(edits)
+	for _, p := range deletes {
+		we.DocumentChanges = append(we.DocumentChanges, &protocol.DeleteFile{
+			Kind: string(protocol.ResourceOperationKindDelete), URI: rs.docs.URIOf(p),
+			Options: &protocol.DeleteFileOptions{IgnoreIfNotExists: core.Ptr(true)},
+		})
+	}
+	label := "Revert agent run " + a.RunID
+	ar, err := rs.core.Client().ApplyEdit(ctx, &protocol.ApplyWorkspaceEditParams{Label: &label, Edit: we})
+	if err != nil || !ar.Applied {
+		res.FailureReason = "the editor refused the revert"
+		if err != nil {
+			res.FailureReason = fmt.Sprintf("workspace/applyEdit failed: %v", err)
+		} else if ar.FailureReason != nil && *ar.FailureReason != "" {
+			res.FailureReason += ": " + *ar.FailureReason
+		}
+		return res, nil
+	}
+	res.Reverted = len(results)
+	if err := st.MarkReverted(a.RunID); err != nil {
+		rs.log.Warn("revert not remembered", "run", a.RunID, "err", err)
+	}
+	rs.hist.forget()
+	tdir := rs.cfg.options().TranscriptDir
+	for _, r := range results {
+		if tdir != NoTranscripts {
+			_ = agent.RecordFate(tdir, agent.Fate{RunID: a.RunID, Path: r.Path, Fate: agent.FateReverted, Hunks: r.Reverted, Reason: r.Conflict})
+		}
+	}
+	if sess := rs.sessionOfRun(a.RunID); sess != nil {
+		sess.NoteRevert(a.RunID, revert.Summary(append(results, conflictResults(res.Conflicts)...)))
+		rs.saveSession(sess)
+	}
+	return res, nil
+}
+
+// conflictResults turns the conflicts into Summary lines for the session
+// note, so the model learns what was left alone too.
+func conflictResults(cs []RevertConflict) []revert.Result {
+	out := make([]revert.Result, 0, len(cs))
+	for _, c := range cs {
+		p := c.URI
+		if u, err := uri.Parse(c.URI); err == nil && u.IsFile() {
+			p = u.FsPath()
+		}
+		out = append(out, revert.Result{Path: p, Conflict: c.Reason})
+	}
+	return out
+}
+
+// currentText is path's text as the editor has it: the open buffer (with
+// its version), else the file on disk; exists false when neither.
+func (rs *Runs) currentText(path string) (string, *int32, bool, error) {
+	if snap, ok := rs.view.Overlay(path); ok {
+		return snap.Text, snap.Version, true, nil
+	}
+	content, _, err := rs.docs.DiskText(path)
+	switch {
+	case err == nil:
+		return content, nil, true, nil
+	case errors.Is(err, fs.ErrNotExist):
+		return "", nil, false, nil
+	}
+	return "", nil, false, err
+}
+
+// OpenReport is agentls.openReport: it renders the run's (or session's)
+// report beside its transcript and asks the editor to open it.
+func (rs *Runs) OpenReport(ctx context.Context, raw json.RawMessage) (any, error) {
+	var a ReportArgs
+	if err := decodeArg(CommandOpenReport, raw, &a); err != nil {
+		return nil, err
+	}
+	tdir := rs.cfg.options().TranscriptDir
+	if tdir == NoTranscripts {
+		return nil, core.RequestFailed("%s: run transcripts are turned off, so there is nothing to report", CommandOpenReport)
+	}
+	req := report.Request{Dir: tdir, RunID: a.RunID, SessionID: a.SessionID}
+	if folders := rs.view.Folders(); len(folders) > 0 {
+		req.Folder = folders[0]
+	}
+	if req.Dir == "" {
+		d, err := agent.DefaultStateDir(rs.cfg.options().Env)
+		if err != nil {
+			return nil, core.RequestFailed("%s: %v", CommandOpenReport, err)
+		}
+		req.Dir = filepath.Join(d, "runs")
+	}
+	path, err := report.Generate(req)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, core.InvalidParams("%s: %v", CommandOpenReport, err)
+		}
+		return nil, core.RequestFailed("%s: %v", CommandOpenReport, err)
+	}
+	u := string(uri.File(path))
+	rs.core.Go("open report", func(context.Context) { rs.openExternal(rs.ctx, u) })
+	return &ReportResult{URI: u}, nil
+}
+
+// Models is agentls/models: the endpoint's models (GET /models) and
+// model.choices, with the configured model first in mind. An endpoint that
+// fails or answers garbage leaves the configured model and the choices.
+func (rs *Runs) Models(ctx context.Context, _ *struct{}) (*ModelsResult, error) {
+	cfg, _, _ := rs.loadConfig()
+	out := &ModelsResult{Models: []ModelInfo{}, Current: cfg.Model.Name}
+	seen := map[string]bool{}
+	add := func(id string) {
+		if id != "" && !seen[id] {
+			seen[id] = true
+			out.Models = append(out.Models, ModelInfo{ID: id})
+		}
+	}
+	add(cfg.Model.Name)
+	for _, c := range cfg.Model.Choices {
+		add(strings.TrimSpace(c))
+	}
+	if cfg.ModelError() != nil {
+		out.Error = cfg.ModelError().Error()
+		return out, nil
+	}
+	client, err := llm.New(cfg.LLM())
+	if err != nil {
+		out.Error = err.Error()
+		return out, nil
+	}
+	defer client.Close()
+	ids, err := client.ListModels(ctx)
+	if err != nil {
+		out.Error = err.Error()
+	}
+	for _, id := range ids {
+		add(id)
+	}
+	return out, nil
+}
