@@ -345,3 +345,37 @@ func TestEmbeddedContext(t *testing.T) {
 
 var _ = slog.Default
 var _ = time.Second
+
+// The client goes away while a permission question is open: the question
+// is abandoned (the change stays pending in the saved session), Serve
+// ends, and nothing is left running.
+func TestClientVanishesDuringPermission(t *testing.T) {
+	h := start(t, editScript("done"), harnessOpts{})
+	h.write("a.txt", "hello\n")
+	asked := make(chan struct{})
+	release := make(chan struct{})
+	h.client.onPerm = func(p acp.RequestPermissionRequest) acp.RequestPermissionResponse {
+		close(asked)
+		<-release
+		return allow(optionID(p, acp.PermissionOptionKindAllowOnce))
+	}
+	id := h.newSession()
+	go func() { _, _ = h.prompt(id, "greet") }()
+	testwait.Recv(t, asked, "the permission request")
+	_ = h.inW.Close()
+	_ = h.outW.Close()
+	h.close()
+	close(release)
+	if got := h.read("a.txt"); got != "hello\n" {
+		t.Fatalf("written without an answer: %q", got)
+	}
+	// The change waits in the saved session for the next front-end.
+	h2 := start(t, editScript("done"), harnessOpts{dir: h.dir, state: h.state})
+	if _, err := h2.conn.LoadSession(h2.ctx(), acp.LoadSessionRequest{SessionId: id, Cwd: h.dir, McpServers: []acp.McpServer{}}); err != nil {
+		t.Fatal(err)
+	}
+	h2.mustPrompt(id, "go on")
+	if got := h2.read("a.txt"); got != "hello, world\n" {
+		t.Fatalf("the pending change was not offered again: %q", got)
+	}
+}
