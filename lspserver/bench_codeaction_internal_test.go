@@ -80,8 +80,8 @@ func BenchmarkCodeActionHandler(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	if n := len(res.([]protocol.CommandOrCodeAction)); n != 7 {
-		b.Fatalf("%d code actions, want 7 (2 fixes, 3 tasks, accept, reject)", n)
+	if n := len(res.([]protocol.CommandOrCodeAction)); n != 8 {
+		b.Fatalf("%d code actions, want 8 (2 fixes; explain, document, refactor, plan; accept, reject)", n)
 	}
 	b.ReportAllocs()
 	for i := 0; b.Loop(); i++ {
