@@ -23,6 +23,7 @@
 // Additions by the workspace owner (same package, documented where defined):
 //
 //	func (v *View) WalkFiles(ctx context.Context, root string, workers int, fn WalkFunc) error // files only, fn called from `workers` goroutines
+//	func (v *View) WalkIgnored(ctx context.Context, root string, fn, ignored WalkFunc) error // Walk, and what the ignore files exclude
 //	func (v *View) InvalidateTree(dir string)            // re-validate every cache entry under dir (watcher overflow)
 //	func (v *View) SetValidateAlways(on bool)            // watcher degraded (inotify limits)
 //	func (v *View) ValidateAlways() bool

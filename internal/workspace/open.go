@@ -51,6 +51,11 @@ func (f *File) Read(b []byte) (int, error) {
 	}
 }
 
+// Fd is the file's descriptor, for callers that copy the file with the
+// kernel's help (reflink, copy_file_range) instead of reading it. The File
+// still owns it: it is valid until Close.
+func (f *File) Fd() int { return f.fd }
+
 // Close releases the descriptor.
 func (f *File) Close() error {
 	if f.fd < 0 {

@@ -23,6 +23,9 @@ type walker struct {
 	ctx    context.Context
 	fn     WalkFunc
 	noIgn  bool // root was explicitly asked for although ignored
+	// ignored, when set, is told about each entry the ignore files
+	// exclude (WalkIgnored); its return value is handled like fn's.
+	ignored WalkFunc
 	comps  []string
 	levels []level
 }
@@ -38,6 +41,20 @@ type walker struct {
 // skipped), as ripgrep does for explicit paths. ctx is checked before each
 // directory is read.
 func (v *View) Walk(ctx context.Context, root string, fn WalkFunc) error {
+	return v.walk(ctx, root, fn, nil)
+}
+
+// WalkIgnored is Walk that also reports what the ignore files exclude:
+// ignored is called for each excluded entry (an excluded directory once,
+// never descended into), in the same order, with the same meaning of its
+// return value as fn's. .git is still skipped silently. The proposal
+// view's copy uses it to share excluded dependency folders (node_modules,
+// .venv) instead of copying them.
+func (v *View) WalkIgnored(ctx context.Context, root string, fn, ignored WalkFunc) error {
+	return v.walk(ctx, root, fn, ignored)
+}
+
+func (v *View) walk(ctx context.Context, root string, fn, ignored WalkFunc) error {
 	r, err := v.Resolve(root)
 	if err != nil {
 		return err
@@ -53,7 +70,7 @@ func (v *View) Walk(ctx context.Context, root string, fn WalkFunc) error {
 		}
 		return err
 	}
-	w := &walker{v: v, ctx: ctx, fn: fn}
+	w := &walker{v: v, ctx: ctx, fn: fn, ignored: ignored}
 	v.mu.RLock()
 	folder := folderOf(v.folders, r)
 	v.mu.RUnlock()
@@ -98,10 +115,24 @@ func (w *walker) dir(path string, own bool) error {
 		}
 		isDir := e.IsDir()
 		w.comps = append(w.comps[:n], name)
+		child := prefix + name
 		if len(w.levels) > 0 && matchLevels(w.levels, w.comps, isDir) {
+			if w.ignored == nil {
+				continue
+			}
+			// Reported, never descended into: SkipDir changes nothing
+			// for a directory, and skips the rest of this one for a file.
+			if err := w.ignored(child, e); err != nil {
+				if errors.Is(err, fs.SkipDir) && isDir {
+					continue
+				}
+				if errors.Is(err, fs.SkipDir) {
+					return nil
+				}
+				return err
+			}
 			continue
 		}
-		child := prefix + name
 		if err := w.fn(child, e); err != nil {
 			if errors.Is(err, fs.SkipDir) {
 				if isDir {

@@ -184,3 +184,37 @@ func TestWalkFilesParallel(t *testing.T) {
 		t.Fatalf("cancelled ctx: %v", err)
 	}
 }
+
+func TestWalkIgnoredReportsExcludedEntries(t *testing.T) {
+	v, root := newTestView(t, Options{})
+	buildTree(t, root, []string{"src/a.go", "node_modules/x/index.js", "build/out.o", "debug.log", "keep.txt", "sub/node_modules/y.js", ".git/HEAD"}, nil)
+	writeFile(t, filepath.Join(root, ".gitignore"), "node_modules/\nbuild/\n*.log\n")
+	var walked, ignored []string
+	rel := func(p string) string { r, _ := filepath.Rel(root, p); return r }
+	err := v.WalkIgnored(context.Background(), root, func(p string, d fs.DirEntry) error {
+		walked = append(walked, rel(p))
+		return nil
+	}, func(p string, d fs.DirEntry) error {
+		ignored = append(ignored, rel(p))
+		if d.IsDir() {
+			return fs.SkipDir // changes nothing for an excluded directory
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantWalked := []string{".", ".gitignore", "keep.txt", "src", "src/a.go", "sub"}
+	wantIgnored := []string{"build", "debug.log", "node_modules", "sub/node_modules"}
+	if !reflect.DeepEqual(walked, wantWalked) || !reflect.DeepEqual(ignored, wantIgnored) {
+		t.Fatalf("walked %q (want %q)\nignored %q (want %q)", walked, wantWalked, ignored, wantIgnored)
+	}
+	// Plain Walk still hides them.
+	var plain []string
+	if err := v.Walk(context.Background(), root, func(p string, d fs.DirEntry) error { plain = append(plain, rel(p)); return nil }); err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(plain, wantWalked) {
+		t.Fatalf("Walk = %q", plain)
+	}
+}
