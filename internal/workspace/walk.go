@@ -19,15 +19,15 @@ type WalkFunc func(path string, d fs.DirEntry) error
 // walker is the state of one walk; comps is reused for every entry so
 // matching allocates nothing per file.
 type walker struct {
-	v      *View
-	ctx    context.Context
-	fn     WalkFunc
-	noIgn  bool // root was explicitly asked for although ignored
+	v     *View
+	ctx   context.Context
+	fn    WalkFunc
+	noIgn bool // root was explicitly asked for although ignored
 	// ignored, when set, is told about each entry the ignore files
 	// exclude (WalkIgnored); its return value is handled like fn's.
 	ignored WalkFunc
-	comps  []string
-	levels []level
+	comps   []string
+	levels  []level
 }
 
 // Walk visits root and everything below it in lexical order, like
