@@ -1,6 +1,8 @@
 package tools
 
 import (
+	"context"
+	"errors"
 	"sync"
 	"time"
 
@@ -27,6 +29,10 @@ type Env struct {
 	// buffers (ACP's fs/read_text_file) can put the editor's current text
 	// into View first. It must bound its own wait; nil does nothing.
 	BeforeRead func(path string)
+	// Proposal is the run's proposal view, where commands run while the
+	// run has staged changes; nil runs them in the workspace folder. The
+	// run's owner closes it when the run ends.
+	Proposal *ProposalView
 
 	approvals approvalMemory // "allow always" answers, per tool
 }
@@ -53,7 +59,27 @@ func NewEnv(runID string, view *workspace.View, approver Approver, policy Policy
 	ledger := NewLedger()
 	changes := NewChangeset(view)
 	changes.ledger = ledger
-	return &Env{RunID: runID, View: view, Ledger: ledger, Changes: changes, Approver: approver, Policy: policy}
+	return &Env{RunID: runID, View: view, Ledger: ledger, Changes: changes, Approver: approver, Policy: policy,
+		Proposal: NewProposalView(view, changes, runID)}
+}
+
+// CommandDir is where a command of this run runs: the proposal view while
+// the run has staged changes (inView true), else the first workspace
+// folder (nothing is staged, or apply mode, where changes reach the
+// editor as they are made).
+func (env *Env) CommandDir(ctx context.Context) (dir string, inView bool, err error) {
+	folders := env.View.Folders()
+	if len(folders) == 0 {
+		return "", false, errors.New("no workspace folder is open, so there is nowhere to run a command")
+	}
+	if env.Proposal == nil || env.Changes == nil || len(env.Changes.Files()) == 0 {
+		return folders[0], false, nil
+	}
+	dir, err = env.Proposal.Sync(ctx)
+	if err != nil {
+		return "", true, err
+	}
+	return dir, true, nil
 }
 
 // beforeRead calls BeforeRead when set.
