@@ -87,9 +87,45 @@ type Config struct {
 	Preview PreviewConfig `json:"preview"`
 	// Client configures how the server talks to the editor.
 	Client ClientConfig `json:"client"`
+	// Checks are the project's own commands (tests, linters, type
+	// checkers) run on the proposal at the end of a run with changes,
+	// in the proposal view (docs/checks.md). From a workspace file they
+	// need trust: they are processes.
+	Checks []Check `json:"checks,omitempty"`
+	// MaxCheckRounds bounds how many times failing checks send a run back
+	// to the model to fix them (default 2); 0 runs the checks once and
+	// only reports them.
+	MaxCheckRounds int `json:"maxCheckRounds"`
 
 	envKey    string      // the API key read from the environment by Load
 	untrusted []Untrusted // workspace files whose keys needing trust were withheld
+}
+
+// Check is one command run on the proposal at the end of a run.
+type Check struct {
+	// Name labels the check in events and messages ("test", "lint").
+	Name string `json:"name"`
+	// Command is a shell command line (sh -c), run in the proposal view's
+	// copy of the first workspace folder; exit status 0 passes.
+	Command string `json:"command"`
+	// TimeoutSeconds bounds one run of the check (default 300); a check
+	// that takes longer is killed with its child processes and fails.
+	TimeoutSeconds int `json:"timeoutSeconds,omitempty"`
+	// Paths, when set, are doublestar globs relative to the workspace
+	// folder: the check runs only when the run changed a matching file
+	// ("**/*.go", "src/**/*.py").
+	Paths []string `json:"paths,omitempty"`
+}
+
+// DefaultCheckTimeoutSeconds bounds a check without timeoutSeconds.
+const DefaultCheckTimeoutSeconds = 300
+
+// Timeout is the check's bound as a duration.
+func (c Check) Timeout() time.Duration {
+	if c.TimeoutSeconds <= 0 {
+		return DefaultCheckTimeoutSeconds * time.Second
+	}
+	return time.Duration(c.TimeoutSeconds) * time.Second
 }
 
 // ClientConfig is how the language server treats its editor.
@@ -240,6 +276,7 @@ func Defaults() Config {
 		MaxConcurrentRuns:        4,
 		TaskMaxTurns:             12,
 		MaxToolCallsPerTurn:      64,
+		MaxCheckRounds:           2,
 		Tools:                    ToolsConfig{RunCommand: RunCommandOff, CommandTimeoutSeconds: 120},
 		MCP:                      MCPConfig{DeferredToolShare: 0.1, StartupTimeoutSeconds: 15},
 		Client:                   ClientConfig{RequestTimeoutSeconds: 30},
@@ -323,6 +360,7 @@ func (c Config) Redacted() Config {
 		}
 	}
 	out.Tools.SecretPatterns = append([]string(nil), c.Tools.SecretPatterns...)
+	out.Checks = append([]Check(nil), c.Checks...)
 	return out
 }
 

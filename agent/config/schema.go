@@ -54,6 +54,19 @@ func clean(v any, typ reflect.Type, path string, warn func(string)) (any, bool) 
 			}
 		}
 		return out, true
+	case typ.Kind() == reflect.Slice && typ.Elem().Kind() == reflect.Struct:
+		list, ok := v.([]any)
+		if !ok {
+			warn(fmt.Sprintf("%s: expected an array, got %s (ignored)", display(path), jsonKind(v)))
+			return nil, false
+		}
+		out := make([]any, 0, len(list))
+		for i, item := range list {
+			if cv, ok := clean(item, typ.Elem(), fmt.Sprintf("%s[%d]", path, i), warn); ok && cv != nil {
+				out = append(out, cv)
+			}
+		}
+		return out, true
 	default:
 		raw, _ := json.Marshal(v) // v came from json.Unmarshal: always marshals
 		if err := json.Unmarshal(raw, reflect.New(typ).Interface()); err != nil {

@@ -39,7 +39,8 @@ import (
 //     code go), model.apiKeyEnv and model.apiKey (which credential is sent),
 //     model.replay and model.record (files read as the model's answers,
 //     files written with what the model saw), mcpServers (processes and
-//     connections), mcp.readOnlyServers (more tools for sub-agents),
+//     connections), checks (commands run at the end of every run),
+//     mcp.readOnlyServers (more tools for sub-agents),
 //     tools.runCommand "ask", tools.allowSecrets true, mode "apply", raised
 //     limits, and any key not named above, so a key added later needs
 //     trust until someone decides otherwise here.
@@ -144,6 +145,7 @@ var narrowingLimits = map[string]zeroMeaning{
 	"model.maxAnswerBytes":         zeroInvalid,
 	"model.maxToolArgsBytes":       zeroInvalid,
 	"tools.commandTimeoutSeconds":  zeroInvalid,
+	"maxCheckRounds":               zeroNarrowest,
 	"mcp.startupTimeoutSeconds":    zeroNarrowest,
 	"client.requestTimeoutSeconds": zeroInvalid,
 }
@@ -314,6 +316,8 @@ func describeAll(withheld map[string]any, keyEnv string) []string {
 			out = append(out, fmt.Sprintf("answer runs from the recorded model responses in %v instead of your model", v))
 		case p == "model.record":
 			out = append(out, fmt.Sprintf("write every model response of a run to %v", v))
+		case p == "checks":
+			out = append(out, describeChecks(v)...)
 		case p == "mcp.readOnlyServers":
 			out = append(out, fmt.Sprintf("let sub-agents use read-only tools of the MCP servers %v", fmtValue(v)))
 		default:
@@ -323,6 +327,22 @@ func describeAll(withheld map[string]any, keyEnv string) []string {
 				out = append(out, fmt.Sprintf("set %s to %v", p, fmtJSON(v)))
 			}
 		}
+	}
+	return out
+}
+
+// describeChecks says which commands the checks would run, one line each.
+func describeChecks(v any) []string {
+	list, _ := v.([]any)
+	var out []string
+	for _, item := range list {
+		e, _ := item.(map[string]any)
+		name, _ := e["name"].(string)
+		cmd, _ := e["command"].(string)
+		out = append(out, fmt.Sprintf("run the command %q at the end of every run that changes files (check %q)", cmd, name))
+	}
+	if len(out) == 0 {
+		out = append(out, fmt.Sprintf("set checks to %v", fmtJSON(v)))
 	}
 	return out
 }

@@ -63,6 +63,7 @@ func validate(c Config, origin map[string]string) (Config, []error, []string) {
 		{"tools.commandTimeoutSeconds", &c.Tools.CommandTimeoutSeconds, &d.Tools.CommandTimeoutSeconds, 1, ""},
 		{"mcp.startupTimeoutSeconds", &c.MCP.StartupTimeoutSeconds, &d.MCP.StartupTimeoutSeconds, 0, " (0 means runs do not wait)"},
 		{"client.requestTimeoutSeconds", &c.Client.RequestTimeoutSeconds, &d.Client.RequestTimeoutSeconds, 1, ""},
+		{"maxCheckRounds", &c.MaxCheckRounds, &d.MaxCheckRounds, 0, " (0 runs the checks once and only reports them)"},
 	}
 	for _, p := range positive {
 		if *p.v < p.min {
@@ -98,6 +99,7 @@ func validate(c Config, origin map[string]string) (Config, []error, []string) {
 		patterns = append(patterns, p)
 	}
 	c.Tools.SecretPatterns = patterns
+	c.Checks, errs = validChecks(c.Checks, origin["checks"], errs)
 	for _, name := range sortedKeys(anyMap(c.MCPServers)) {
 		if msg := checkServer(c.MCPServers[name]); msg != "" {
 			where := ""
@@ -109,6 +111,43 @@ func validate(c Config, origin map[string]string) (Config, []error, []string) {
 		}
 	}
 	return c, errs, warns
+}
+
+// validChecks drops the checks that cannot run (no name, no command, a
+// repeated name, a bad glob), each with an error naming it.
+func validChecks(checks []Check, origin string, errs []error) ([]Check, []error) {
+	where := ""
+	if origin != "" {
+		where = " (set in " + origin + ")"
+	}
+	var out []Check
+	seen := map[string]bool{}
+	for i, ch := range checks {
+		ch.Name, ch.Command = strings.TrimSpace(ch.Name), strings.TrimSpace(ch.Command)
+		why := ""
+		switch {
+		case ch.Name == "":
+			why = `it needs a "name"`
+		case seen[ch.Name]:
+			why = fmt.Sprintf("the name %q is used twice", ch.Name)
+		case ch.Command == "":
+			why = `it needs a "command" (a shell command line)`
+		case ch.TimeoutSeconds < 0:
+			why = `"timeoutSeconds" must be positive`
+		}
+		for _, p := range ch.Paths {
+			if why == "" && !doublestar.ValidatePattern(p) {
+				why = fmt.Sprintf("%q in \"paths\" is not a valid glob (use one such as **/*.go)", p)
+			}
+		}
+		if why != "" {
+			errs = append(errs, fmt.Errorf("checks[%d]%s: %s; this check is skipped", i, where, why))
+			continue
+		}
+		seen[ch.Name] = true
+		out = append(out, ch)
+	}
+	return out, errs
 }
 
 // checkServer explains what is wrong with an MCP server entry, or "".
