@@ -32,6 +32,11 @@ const (
 	// Estimated (counted locally: the endpoint reported none) and CostUSD
 	// (nil without model.pricing). Sub-agents' calls carry ParentRunID.
 	EventUsage
+	// EventCheck reports one check's result (Check set): at the end of a
+	// run with changes, each configured check that applies runs on the
+	// proposal; a failing one may send the run back to the model, so
+	// checks can come in several rounds.
+	EventCheck
 )
 
 // String returns the agentls/runEvent kind name.
@@ -57,6 +62,8 @@ func (k EventKind) String() string {
 		return "staged"
 	case EventUsage:
 		return "usage"
+	case EventCheck:
+		return "check"
 	}
 	return "unknown"
 }
@@ -85,6 +92,10 @@ type Event struct {
 	Estimated bool
 	Err       error  // EventFailed: the cause (an *llm.Error for model failures)
 	Todos     []Todo // EventTodo: the whole plan
+	// Check is EventCheck's result; Checks on EventFinished, EventFailed
+	// and EventCancelled the latest result of every check that ran.
+	Check  *tools.CheckResult
+	Checks []tools.CheckResult
 	// ParentRunID is set on the events of a sub-agent started by the task
 	// tool (RunID is then the sub-agent's own id); empty for a top-level run.
 	ParentRunID string

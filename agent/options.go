@@ -42,6 +42,9 @@ type Limits struct {
 	// without an event each), so a runaway answer neither floods the
 	// editor with notifications nor delays cancellation.
 	MaxToolCallsPerTurn int
+	// MaxCheckRounds bounds the times failing checks send the run back to
+	// the model; default 2, negative: none (checks only reported).
+	MaxCheckRounds int
 }
 
 // Default limits, chosen from what earlier coding agents found workable:
@@ -82,6 +85,7 @@ func (l Limits) withDefaults() Limits {
 	def(&l.MaxParallelTools, DefaultMaxParallelTools)
 	def(&l.TaskMaxTurns, DefaultTaskMaxTurns)
 	def(&l.MaxToolCallsPerTurn, DefaultMaxToolCallsPerTurn)
+	def(&l.MaxCheckRounds, DefaultMaxCheckRounds)
 	if l.WallClock == 0 {
 		l.WallClock = DefaultWallClock
 	}
@@ -144,6 +148,10 @@ type Options struct {
 	// what happened since the session's previous run (review decisions,
 	// the user's changes).
 	Followup string
+	// Checks run on the proposal when the model gives its final answer
+	// in a run that changed files (checks.go); failing ones go back to the
+	// model up to Limits.MaxCheckRounds times.
+	Checks []tools.Check
 	// Between, when set, is called on the run's goroutine at every step
 	// boundary: before each model call, before each tool call and before
 	// Run returns. No tool call runs meanwhile, so it may update the run's
@@ -194,6 +202,9 @@ type Outcome struct {
 	// History is the conversation after the run (without the system
 	// prompt), for the session's next run; see CarryHistory.
 	History []HistoryMessage
+	// Checks is the latest result of every check that ran, in the order
+	// they first ran; empty when none did.
+	Checks []tools.CheckResult
 }
 
 // Reasons a run fails, wrapped in Outcome.Err with details.

@@ -45,6 +45,9 @@ type runner struct {
 
 	stagedMu sync.Mutex
 	staged   []string // paths the changeset reported since the last flush, in order
+
+	checks      []tools.CheckResult // latest result of each check (checks.go)
+	checkRounds int                 // times failing checks sent the run back to the model
 }
 
 // Run executes one agent task and returns how it ended. It blocks until the
@@ -83,6 +86,9 @@ func Run(ctx context.Context, opts Options) Outcome {
 	}
 	out := r.run(ctx)
 	r.between()
+	if err := r.env.Proposal.Close(); err != nil { // the run's scratch copy goes with it
+		r.log.Warn("proposal view not removed", "err", err)
+	}
 	return out
 }
 
@@ -344,6 +350,13 @@ func (r *runner) run(parent context.Context) Outcome {
 		}
 		r.conv.add(assistantMessage(resp, calls), kindNormal, "")
 		if len(calls) == 0 {
+			again, err := r.runChecks(ctx)
+			if err != nil {
+				return r.stopped(ctx, err)
+			}
+			if again {
+				continue
+			}
 			return r.finish(resp.Text)
 		}
 		if used := r.usageTotal(); r.limits.TokenBudget > 0 && used >= r.limits.TokenBudget {
@@ -452,14 +465,14 @@ func (r *runner) account(ctx context.Context, resp llm.Response, promptTokens fu
 
 func (r *runner) outcome(s Status) Outcome {
 	u := r.totalUsage()
-	return Outcome{RunID: r.env.RunID, Status: s, Turns: r.turns, ToolCalls: r.toolCalls, Usage: u, CostUSD: r.cost(u), History: r.history()}
+	return Outcome{RunID: r.env.RunID, Status: s, Turns: r.turns, ToolCalls: r.toolCalls, Usage: u, CostUSD: r.cost(u), History: r.history(), Checks: r.checks}
 }
 
 func (r *runner) finish(answer string) Outcome {
 	o := r.outcome(StatusFinished)
 	o.Answer = answer
-	r.transcript.record("finish", map[string]any{"status": "finished", "answer": answer, "turns": r.turns, "toolCalls": r.toolCalls, "usage": usageRecord(o.Usage, o.CostUSD)})
-	r.events.emit(Event{Kind: EventFinished, Text: answer, Usage: o.Usage, CostUSD: o.CostUSD})
+	r.transcript.record("finish", map[string]any{"status": "finished", "answer": answer, "turns": r.turns, "toolCalls": r.toolCalls, "usage": usageRecord(o.Usage, o.CostUSD), "checks": r.checks})
+	r.events.emit(Event{Kind: EventFinished, Text: answer, Usage: o.Usage, CostUSD: o.CostUSD, Checks: r.checks})
 	return o
 }
 
@@ -467,7 +480,7 @@ func (r *runner) fail(err error) Outcome {
 	o := r.outcome(StatusFailed)
 	o.Err = err
 	r.transcript.record("finish", map[string]any{"status": "failed", "error": err.Error(), "turns": r.turns, "toolCalls": r.toolCalls, "usage": usageRecord(o.Usage, o.CostUSD)})
-	r.events.emit(Event{Kind: EventFailed, Err: err, Summary: err.Error(), Usage: o.Usage, CostUSD: o.CostUSD})
+	r.events.emit(Event{Kind: EventFailed, Err: err, Summary: err.Error(), Usage: o.Usage, CostUSD: o.CostUSD, Checks: r.checks})
 	return o
 }
 
@@ -483,7 +496,7 @@ func (r *runner) stopped(ctx context.Context, err error) Outcome {
 			o := r.outcome(StatusCancelled)
 			o.Err = context.Cause(ctx)
 			r.transcript.record("finish", map[string]any{"status": "cancelled", "turns": r.turns, "toolCalls": r.toolCalls, "usage": usageRecord(o.Usage, o.CostUSD)})
-			r.events.emit(Event{Kind: EventCancelled, Usage: o.Usage, CostUSD: o.CostUSD})
+			r.events.emit(Event{Kind: EventCancelled, Usage: o.Usage, CostUSD: o.CostUSD, Checks: r.checks})
 			return o
 		}
 		return r.fail(fmt.Errorf("run stopped: %w", context.Cause(ctx)))

@@ -227,6 +227,7 @@ func (r *SessionRun) Execute(ctx context.Context) Outcome {
 		Between:    r.applyDecisions,
 		Pricing:    r.setup.Config.Model.Pricing,
 		Mode:       r.req.Mode,
+		Checks:     ChecksFromConfig(r.setup.Config),
 
 		ReadOnlyMCPServers: r.setup.Config.MCP.ReadOnlyServers,
 	})

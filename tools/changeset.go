@@ -172,6 +172,21 @@ func (c *Changeset) Files() []string {
 	return out
 }
 
+// Touched returns every path the run changed and still holds an entry
+// for, sorted: pending changes and changes the editor already applied
+// (apply mode, accepted hunks), but not discarded ones. Checks run when
+// it is not empty.
+func (c *Changeset) Touched() []string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	out := make([]string, 0, len(c.files))
+	for p := range c.files {
+		out = append(out, p)
+	}
+	slices.Sort(out)
+	return out
+}
+
 // Edits returns the minimal TextEdits turning path's Base into its Text,
 // with ranges in enc (for a WorkspaceEdit against a document that still
 // holds Base; for another version of the document use text.Diff with that

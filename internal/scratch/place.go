@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 	"syscall"
+	"time"
 )
 
 // sig is a stat signature: enough to notice that a command replaced,
@@ -53,8 +54,9 @@ func (c *Copy) writeText(rel, text string) error {
 		return err
 	}
 	perm := fs.FileMode(0o644)
+	var prev time.Time
 	if fi, err := os.Lstat(dst); err == nil && fi.Mode().IsRegular() {
-		perm = fi.Mode().Perm()
+		perm, prev = fi.Mode().Perm(), fi.ModTime()
 	} else if fi, err := os.Lstat(filepath.Join(c.folder, rel)); err == nil && fi.Mode().IsRegular() {
 		perm = fi.Mode().Perm()
 	}
@@ -68,6 +70,9 @@ func (c *Copy) writeText(rel, text string) error {
 	}
 	if cerr := tmp.Close(); err == nil {
 		err = cerr
+	}
+	if err == nil {
+		err = c.newerThan(rel, tmp.Name(), prev)
 	}
 	if err == nil {
 		err = os.Rename(tmp.Name(), dst) // replaces a file or a symlink itself, never what it points to
@@ -148,6 +153,10 @@ func (c *Copy) restore(ctx context.Context, rel string) error {
 	if err != nil {
 		return err
 	}
+	var prev time.Time
+	if fi, err := os.Lstat(dst); err == nil && fi.Mode().IsRegular() {
+		prev = fi.ModTime()
+	}
 	c.forget(rel)
 	if err := removeAll(dst); err != nil {
 		return err
@@ -173,11 +182,46 @@ func (c *Copy) restore(ctx context.Context, rel string) error {
 		}
 		return c.link(rel, target, kindLink)
 	case fi.Mode().IsRegular():
-		return c.copyOne(rel)
+		if err := c.copyOne(rel); err != nil {
+			return err
+		}
+		if e, ok := c.entries[rel]; ok {
+			if err := c.newerThan(rel, dst, prev); err != nil {
+				return err
+			}
+			c.record(rel, e)
+		}
+		return nil
 	case fi.IsDir():
 		return c.copyTree(ctx, rel)
 	}
 	return nil
+}
+
+// newerThan makes the modification time of path (the new file for rel)
+// later, in whole seconds, than prev (the file it replaces) and than any
+// file placed at rel before. Tools that cache by (mtime in seconds, size)
+// would otherwise take a file rewritten within the same second, at the
+// same size, for the old one: Python's .pyc files do, and so did a pytest
+// check in agent's tests (a + b → a * b) until this was added; make
+// wants sources to move forward, never back.
+func (c *Copy) newerThan(rel, path string, prev time.Time) error {
+	fi, err := os.Lstat(path)
+	if err != nil {
+		return err
+	}
+	floor := c.mtimes[rel]
+	if !prev.IsZero() {
+		floor = max(floor, prev.Unix())
+	}
+	now := fi.ModTime().Unix()
+	if floor == 0 || now > floor {
+		c.mtimes[rel] = now
+		return nil
+	}
+	t := time.Unix(floor+1, 0)
+	c.mtimes[rel] = floor + 1
+	return os.Chtimes(path, t, t)
 }
 
 // forget drops rel and everything recorded below it.

@@ -102,6 +102,7 @@ type Copy struct {
 
 	mu      sync.Mutex
 	entries map[string]entry // relative path → what was placed there
+	mtimes  map[string]int64 // relative path → latest mtime (s) of a file the copy rewrote there
 	stats   Stats
 	closed  bool
 }
@@ -185,7 +186,7 @@ func New(ctx context.Context, opts Options) (*Copy, error) {
 		opts.Workers = 8
 	}
 	cleanOnce(opts.BaseDir)
-	c := &Copy{view: opts.View, folder: filepath.Clean(opts.Folder), shared: map[string]bool{}, entries: map[string]entry{}}
+	c := &Copy{view: opts.View, folder: filepath.Clean(opts.Folder), shared: map[string]bool{}, entries: map[string]entry{}, mtimes: map[string]int64{}}
 	for _, s := range opts.Shared {
 		c.shared[s] = true
 	}

@@ -371,3 +371,39 @@ func crashWithCopy() {
 	os.Stdout.WriteString("copied " + c.Root() + "\n")
 	syscall.Kill(os.Getpid(), syscall.SIGKILL) // no Close, no deferred cleanup
 }
+
+// A file rewritten in the copy always gets a later modification time, in
+// whole seconds: caches keyed by (mtime seconds, size), such as Python's
+// .pyc files, must never take the new text for the old.
+func TestRewritesMoveMtimeForward(t *testing.T) {
+	root, v := project(t)
+	c := newCopy(t, root, v, t.TempDir())
+	ctx := context.Background()
+	dst := filepath.Join(c.Root(), "main.go")
+	mtime := func() int64 {
+		fi, err := os.Stat(dst)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return fi.ModTime().Unix()
+	}
+	last := mtime()
+	for i, step := range []func() error{
+		func() error { return c.WriteText(filepath.Join(root, "main.go"), "package main // 1\n") },
+		func() error { return c.WriteText(filepath.Join(root, "main.go"), "package main // 2\n") },
+		func() error { return c.Restore(ctx, filepath.Join(root, "main.go")) },
+		func() error { os.WriteFile(dst, []byte("x"), 0o644); _, err := c.Repair(ctx); return err },
+	} {
+		if err := step(); err != nil {
+			t.Fatal(err)
+		}
+		if now := mtime(); now <= last {
+			t.Fatalf("step %d: mtime %d not after %d", i, now, last)
+		} else {
+			last = now
+		}
+		if n, _ := c.Repair(ctx); n != 0 {
+			t.Fatalf("step %d: the new mtime was not recorded (repair redid %d)", i, n)
+		}
+	}
+}

@@ -48,3 +48,23 @@ func LookPath(tb testing.TB, name, hint string) string {
 	}
 	return p
 }
+
+// Pytest returns a Python interpreter that has pytest (Debian's
+// python3-pytest installs it for /usr/bin/python3, which may not be the
+// first python3 on PATH), or ends the test through Missing.
+func Pytest(tb testing.TB) string {
+	tb.Helper()
+	var tried []string
+	for _, name := range []string{"python3", "/usr/bin/python3"} {
+		p, err := exec.LookPath(name)
+		if err != nil {
+			continue
+		}
+		if exec.Command(p, "-m", "pytest", "--version").Run() == nil {
+			return p
+		}
+		tried = append(tried, p)
+	}
+	Missing(tb, "no python3 with pytest (apt-get install python3-pytest); tried %v", tried)
+	return ""
+}

@@ -1,0 +1,85 @@
+package agent
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/agentls/agentls/agent/llm"
+	"github.com/agentls/agentls/tools"
+	openai "github.com/sashabaranov/go-openai"
+)
+
+// DefaultMaxCheckRounds is how many times failing checks send a run back
+// to the model by default.
+const DefaultMaxCheckRounds = 2
+
+// runChecks runs the checks that apply to what the run changed, when the
+// model has given its final answer, and reports whether the run goes on:
+// a check failed, rounds are left, and the failures went to the model as
+// a user message. Each result is an EventCheck and a transcript record;
+// r.checks keeps the latest result of each check for the end. A check
+// that could not run at all (no proposal view) is reported, never sent
+// back: the model cannot fix it.
+func (r *runner) runChecks(ctx context.Context) (again bool, err error) {
+	if r.role != roleMain || r.opts.Mode == ModePlan || len(r.opts.Checks) == 0 || r.env.Changes == nil {
+		return false, nil
+	}
+	r.between() // review decisions made meanwhile change what is checked
+	changed := r.env.Changes.Touched()
+	var failed []tools.CheckResult
+	var failedChecks []tools.Check
+	for _, c := range r.opts.Checks {
+		if !c.Applies(r.env, changed) {
+			continue
+		}
+		res, err := r.env.RunCheck(ctx, c)
+		if err != nil {
+			return false, err
+		}
+		r.noteCheck(res)
+		r.events.emit(Event{Kind: EventCheck, Check: &res})
+		r.transcript.record("check", map[string]any{"name": res.Name, "command": c.Command, "passed": res.Passed, "exitCode": res.ExitCode,
+			"seconds": res.Seconds, "notRun": res.NotRun, "inView": res.InView, "output": res.Output})
+		if !res.Passed && !res.NotRun {
+			failed = append(failed, res)
+			failedChecks = append(failedChecks, c)
+		}
+	}
+	if len(failed) == 0 || r.checkRounds >= r.limits.MaxCheckRounds {
+		return false, nil
+	}
+	r.checkRounds++
+	r.conv.add(llm.Message{Role: openai.ChatMessageRoleUser, Content: r.checkFeedback(failedChecks, failed)}, kindNormal, "")
+	return true, nil
+}
+
+// noteCheck keeps the latest result of each check, in first-run order.
+func (r *runner) noteCheck(res tools.CheckResult) {
+	for i := range r.checks {
+		if r.checks[i].Name == res.Name {
+			r.checks[i] = res
+			return
+		}
+	}
+	r.checks = append(r.checks, res)
+}
+
+// checkFeedback is the user message that sends failing checks back.
+func (r *runner) checkFeedback(checks []tools.Check, results []tools.CheckResult) string {
+	var b strings.Builder
+	where := "the workspace"
+	if results[0].InView {
+		where = "a scratch copy of the workspace with your proposed changes applied"
+	}
+	fmt.Fprintf(&b, "The project's checks ran on your changes (in %s) and %d failed:\n", where, len(results))
+	for i, res := range results {
+		status := fmt.Sprintf("exit code %d", res.ExitCode)
+		if res.ExitCode == -1 {
+			status = "timed out"
+		}
+		fmt.Fprintf(&b, "\n## check %q failed (%s, %.1fs): %s\n```\n%s```\n", res.Name, status, res.Seconds, checks[i].Command, res.Output)
+	}
+	fmt.Fprintf(&b, "\nFix the cause (the code, or the test if the test is what is wrong) with your tools, then give your final answer again: the checks run again then. This was check round %d of %d.", r.checkRounds, r.limits.MaxCheckRounds)
+	return b.String()
+}
