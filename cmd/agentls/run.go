@@ -46,8 +46,15 @@ sees the earlier conversation, what was accepted or rejected (and why),
 and how the files changed since. Changes not applied stay pending in the
 session, for the editor to review.
 
-Exit status: 0 the run finished, 1 it failed or was cancelled (or --apply
-could not write everything), 2 bad usage or configuration.
+Checks (the "checks" configuration: the project's tests and linters) run
+on the proposal at the end of a run that changed files, in a scratch copy
+of DIR with the changes applied; each result is printed, and failing ones
+go back to the model to fix (at most maxCheckRounds times). With checks
+still failing at the end, --apply writes nothing.
+
+Exit status: 0 the run finished (and its checks passed), 1 it failed or was
+cancelled (or --apply could not write everything), 2 bad usage or
+configuration, 3 it finished but a check still fails.
 
 flags:
 `
@@ -223,6 +230,19 @@ func finishRun(out agent.Outcome, cs *tools.Changeset, view *workspace.View, app
 		}
 		fmt.Fprint(stdout, diff)
 	}
+	var failing []string
+	for _, c := range out.Checks {
+		if !c.Passed {
+			failing = append(failing, c.Name)
+		}
+	}
+	if len(out.Checks) > 0 && out.Status == agent.StatusFinished {
+		if len(failing) == 0 {
+			fmt.Fprintf(stderr, "agentls run: checks passed: %s\n", checkNames(out.Checks))
+		} else {
+			fmt.Fprintf(stderr, "agentls run: checks failed: %s\n", strings.Join(failing, ", "))
+		}
+	}
 	switch out.Status {
 	case agent.StatusFailed:
 		fmt.Fprintf(stderr, "agentls run: failed: %s\n", redact.Text(fmt.Sprint(out.Err)))
@@ -234,6 +254,14 @@ func finishRun(out agent.Outcome, cs *tools.Changeset, view *workspace.View, app
 			fmt.Fprintln(stderr, "agentls run: nothing applied because the run did not finish")
 		}
 		return 1
+	}
+	if len(failing) > 0 {
+		if apply && diff != "" {
+			fmt.Fprintln(stderr, "agentls run: nothing applied because a check still fails")
+		} else if diff != "" {
+			fmt.Fprintln(stderr, "agentls run: nothing was written")
+		}
+		return 3
 	}
 	if !apply {
 		if diff == "" {
@@ -316,6 +344,20 @@ func (p *progress) event(ev agent.Event) {
 			}
 			fmt.Fprintf(p.w, "    %s %s\n", mark, t.Content)
 		}
+	case agent.EventCheck:
+		p.endLine()
+		c := ev.Check
+		switch {
+		case c.Passed:
+			fmt.Fprintf(p.w, "✓ check %s passed (%.1fs)\n", c.Name, c.Seconds)
+		case c.ExitCode == -1:
+			fmt.Fprintf(p.w, "✗ check %s failed (%.1fs)\n", c.Name, c.Seconds)
+		default:
+			fmt.Fprintf(p.w, "✗ check %s failed: exit code %d (%.1fs)\n", c.Name, c.ExitCode, c.Seconds)
+		}
+		if !c.Passed {
+			fmt.Fprint(p.w, indent(lastLines(c.Output, 30), "    "))
+		}
 	case agent.EventText:
 		fmt.Fprint(p.w, ev.Text)
 		p.midLine = !strings.HasSuffix(ev.Text, "\n")
@@ -350,6 +392,33 @@ func (p *progress) subEvent(ev agent.Event) {
 		p.endLine()
 		fmt.Fprintf(p.w, "  ⤶ sub-agent %s %s\n", ev.RunID, ev.Kind)
 	}
+}
+
+// checkNames lists the checks' names.
+func checkNames(cs []tools.CheckResult) string {
+	names := make([]string, len(cs))
+	for i, c := range cs {
+		names[i] = c.Name
+	}
+	return strings.Join(names, ", ")
+}
+
+// lastLines keeps the last n lines of s (a check's output, whole in the
+// run's transcript), marking what it drops.
+func lastLines(s string, n int) string {
+	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
+	if len(lines) <= n {
+		return strings.Join(lines, "\n") + "\n"
+	}
+	return fmt.Sprintf("[… %d lines above]\n", len(lines)-n) + strings.Join(lines[len(lines)-n:], "\n") + "\n"
+}
+
+// indent prefixes every line of s.
+func indent(s, prefix string) string {
+	if s == "" || s == "\n" {
+		return ""
+	}
+	return prefix + strings.ReplaceAll(strings.TrimRight(s, "\n"), "\n", "\n"+prefix) + "\n"
 }
 
 func (p *progress) endLine() {

@@ -26,6 +26,7 @@ func cliEnv(t *testing.T, srv *llmtest.Server) (state string) {
 	state = t.TempDir()
 	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
 	t.Setenv("XDG_STATE_HOME", state)
+	t.Setenv("XDG_CACHE_HOME", t.TempDir()) // proposal views
 	t.Setenv("OPENAI_BASE_URL", "")
 	t.Setenv("AGENTLS_MODEL", "")
 	t.Setenv("OPENAI_API_KEY", testKey)
