@@ -64,6 +64,9 @@ type Setup struct {
 	// TranscriptDir is where the JSONL transcript goes: "" is
 	// DefaultTranscriptDir, NoTranscript disables it.
 	TranscriptDir string
+	// ViewDir is where the run's proposal view (the scratch copy commands
+	// and checks run in) is made: "" is $XDG_CACHE_HOME/agentls/views.
+	ViewDir string
 	// SyncTools, when set, is called before every model call with the
 	// run's registry, so tools that come and go (MCP servers) are offered
 	// as they are at that turn.
@@ -165,6 +168,7 @@ func (s *Session) Prepare(setup Setup, req RunRequest) (*SessionRun, error) {
 	policy := tools.Policy{RunCommand: cfg.Tools.RunCommand, AllowSecrets: cfg.Tools.AllowSecrets,
 		SecretPatterns: cfg.Tools.SecretPatterns, CommandTimeout: cfg.CommandTimeout()}
 	r.env = tools.NewEnv(req.RunID, setup.View, setup.Approver, policy)
+	r.env.Proposal.BaseDir = setup.ViewDir
 	r.env.BeforeRead = setup.BeforeRead
 	r.reg = tools.NewRegistry(tools.Builtins(policy)...)
 	r.counter = NewCounter()

@@ -48,6 +48,8 @@ type (
 	ApprovePlanArgs = runs.ApprovePlanArgs
 	// RunEvent is the params of agentls/runEvent.
 	RunEvent = runs.RunEvent
+	// CheckState is one check's outcome in a terminal runEvent.
+	CheckState = runs.CheckState
 	// ElicitParams are agentls/elicit's params.
 	ElicitParams = runs.ElicitParams
 	// RegisterToolsParams are agentls/registerTools' params.

@@ -185,6 +185,7 @@ func (rs *Runs) runCommand(_ context.Context, raw json.RawMessage) (any, error) 
 		Approver:      approver,
 		Logger:        rs.log.With("run", r.id),
 		TranscriptDir: rs.cfg.options().TranscriptDir,
+		ViewDir:       rs.cfg.options().ViewDir,
 		SyncTools:     rs.syncTools,
 	}, agent.RunRequest{RunID: r.id, Prompt: a.Prompt, Editor: editor, Proposals: rs.proposalStates(sess), Mode: mode, Model: a.Model,
 		OnEvent: func(ev agent.Event) { rs.onEvent(ctx, r, ev) }})

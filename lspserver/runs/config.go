@@ -59,6 +59,9 @@ type Options struct {
 	// "" is $XDG_STATE_HOME/agentls (else $HOME/.local/state/agentls) as
 	// Env gives them, NoSessionState keeps them in memory.
 	StateDir string
+	// ViewDir is where runs make their proposal views (scratch copies
+	// for commands and checks): "" is $XDG_CACHE_HOME/agentls/views.
+	ViewDir string
 }
 
 // NoTranscripts as Options.TranscriptDir disables run transcripts.

@@ -8,6 +8,7 @@ import (
 	"github.com/agentls/agentls/agent/llm"
 	"github.com/agentls/agentls/internal/redact"
 	"github.com/agentls/agentls/lspserver/core"
+	"github.com/agentls/agentls/tools"
 )
 
 // MethodRunEvent is the agentls/runEvent notification (docs/protocol.md).
@@ -42,6 +43,9 @@ const (
 //	usage       turn, promptTokens, completionTokens, cachedTokens?,
 //	            costUSD?, estimated? (one model call; terminal events carry
 //	            the run's totals in usage and costUSD)
+//	check       name, passed, exitCode, seconds, output (one check on the
+//	            proposal; terminal events carry checks: [{name, passed}],
+//	            the latest result of each)
 //
 // A sub-agent started by the task tool sends its own started, text,
 // toolCall, toolResult and terminal events with its own runId and seq and
@@ -75,12 +79,38 @@ type RunEvent struct {
 	CostUSD *float64     `json:"costUSD,omitzero"`
 	Pending *int         `json:"pending,omitzero"`
 	Todos   []agent.Todo `json:"todos,omitzero"`
+	// Check events: one check's result (output is its bounded tail).
+	Name     string   `json:"name,omitempty"`
+	Passed   *bool    `json:"passed,omitzero"`
+	ExitCode *int     `json:"exitCode,omitzero"`
+	Seconds  *float64 `json:"seconds,omitzero"`
+	Output   *string  `json:"output,omitzero"`
+	// Checks on the terminal events: the latest result of every check
+	// that ran; absent when none did.
+	Checks []CheckState `json:"checks,omitzero"`
 	// ParentRunID marks the events of a sub-agent (the task tool): RunID
 	// and Seq are then the sub-agent's own.
 	ParentRunID string `json:"parentRunId,omitempty"`
 	// ParentCallID marks a toolCall or toolResult of a call a tool made
 	// on its own (a script's inner calls): the model's call that made it.
 	ParentCallID string `json:"parentCallId,omitempty"`
+}
+
+// CheckState is one check's outcome in a terminal event.
+type CheckState struct {
+	Name   string `json:"name"`
+	Passed bool   `json:"passed"`
+}
+
+func checkStates(results []tools.CheckResult) []CheckState {
+	if len(results) == 0 {
+		return nil
+	}
+	out := make([]CheckState, len(results))
+	for i, c := range results {
+		out[i] = CheckState{Name: c.Name, Passed: c.Passed}
+	}
+	return out
 }
 
 // eventStream numbers one run's events and sends them in order. The agent
@@ -155,6 +185,10 @@ func (e *eventStream) fromAgent(ev agent.Event) (out RunEvent, held bool) {
 		if ev.Usage.CachedTokens > 0 {
 			out.CachedTokens = core.Ptr(ev.Usage.CachedTokens)
 		}
+	case agent.EventCheck:
+		if c := ev.Check; c != nil {
+			out.Name, out.Passed, out.ExitCode, out.Seconds, out.Output = c.Name, core.Ptr(c.Passed), core.Ptr(c.ExitCode), core.Ptr(c.Seconds), core.Ptr(c.Output)
+		}
 	case agent.EventFinished:
 		out.Text, out.Usage, out.CostUSD = core.Ptr(ev.Text), core.Ptr(ev.Usage), ev.CostUSD
 		held = true
@@ -167,6 +201,9 @@ func (e *eventStream) fromAgent(ev agent.Event) (out RunEvent, held bool) {
 	case agent.EventCancelled:
 		out.Usage, out.CostUSD = core.Ptr(ev.Usage), ev.CostUSD
 		held = true
+	}
+	if held {
+		out.Checks = checkStates(ev.Checks)
 	}
 	return out, held
 }

@@ -280,11 +280,18 @@ func (rs *Runs) endRun(ctx context.Context, r *run, events *eventStream, prog *r
 }
 
 // endMessage is the one-line summary of a run for showMessage and
-// progress end.
+// progress end. A finished run whose checks still fail is a warning.
 func endMessage(id string, out agent.Outcome, note string) (string, protocol.MessageType) {
 	suffix := ""
+	if cn := checksNote(out.Checks); cn != "" {
+		suffix = "; " + cn
+	}
 	if note != "" {
-		suffix = "; " + note
+		suffix += "; " + note
+	}
+	if out.Status == agent.StatusFinished && !checksPassed(out.Checks) {
+		msg, _ := endMessage(id, agent.Outcome{Status: out.Status, Answer: out.Answer}, "")
+		return msg + suffix, protocol.MessageTypeWarning
 	}
 	switch out.Status {
 	case agent.StatusFinished:
@@ -302,6 +309,42 @@ func endMessage(id string, out agent.Outcome, note string) (string, protocol.Mes
 	default:
 		return fmt.Sprintf("Agent run %s cancelled%s", id, suffix), protocol.MessageTypeInfo
 	}
+}
+
+// checksNote says how the run's checks ended: "checks passed (test,
+// lint)", "checks failed: test (exit code 1), lint (timed out)"; "" when
+// none ran. Clients without our plugins (eglot) see it in the end message.
+func checksNote(checks []tools.CheckResult) string {
+	if len(checks) == 0 {
+		return ""
+	}
+	var passed, failed []string
+	for _, c := range checks {
+		switch {
+		case c.Passed:
+			passed = append(passed, c.Name)
+		case c.NotRun:
+			failed = append(failed, c.Name+" (not run: "+text.Clip(strings.TrimSpace(strings.TrimPrefix(c.Output, "not run: ")), 120)+")")
+		case c.ExitCode == -1:
+			failed = append(failed, c.Name+" (timed out)")
+		default:
+			failed = append(failed, fmt.Sprintf("%s (exit code %d)", c.Name, c.ExitCode))
+		}
+	}
+	if len(failed) == 0 {
+		return "checks passed (" + strings.Join(passed, ", ") + ")"
+	}
+	return "checks failed: " + strings.Join(failed, ", ")
+}
+
+// checksPassed reports whether every check that ran passed.
+func checksPassed(checks []tools.CheckResult) bool {
+	for _, c := range checks {
+		if !c.Passed {
+			return false
+		}
+	}
+	return true
 }
 
 func plural(n int, what string) string {

@@ -1,0 +1,140 @@
+package lspserver_test
+
+import (
+	"os"
+	"slices"
+	"strings"
+	"testing"
+
+	"go.lsp.dev/protocol"
+
+	"github.com/agentls/agentls/agent/llm/llmtest"
+	"github.com/agentls/agentls/internal/testpeers"
+	"github.com/agentls/agentls/internal/testtree"
+	"github.com/agentls/agentls/lspserver"
+	"github.com/agentls/agentls/lspserver/lsptest"
+)
+
+// The checks loop through the real server, in preview mode: a run adds a
+// buggy function and its test, gets the real `go test` failure back,
+// fixes it, and ends with the check passed. The editor sees check events
+// with the output and finished.checks; plugin-less clients (eglot) see the
+// outcome in the end showMessage. The user's files, an unsaved buffer
+// among them, are untouched, and no scratch copy is left behind.
+func TestChecksLoopThroughTheServer(t *testing.T) {
+	testpeers.LookPath(t, "go", "the Go toolchain")
+	viewDir := t.TempDir()
+	var feedback string
+	script := func(req *llmtest.ChatRequest) llmtest.Reply {
+		switch req.Turns() {
+		case 0:
+			return llmtest.ToolCalls(llmtest.Call{ID: "r1", Name: "read_file", Args: `{"path":"calc.go"}`})
+		case 1:
+			return llmtest.ToolCalls(
+				llmtest.Call{ID: "e1", Name: "edit_file", Args: callArgs(map[string]any{"path": "calc.go", "old_string": "// END\n", "new_string": "// Sub returns a - b.\nfunc Sub(a, b int) int { return a + b }\n\n// END\n"})},
+				llmtest.Call{ID: "w1", Name: "write_file", Args: callArgs(map[string]any{"path": "sub_test.go", "content": "package calc\n\nimport \"testing\"\n\nfunc TestSub(t *testing.T) {\n\tif got := Sub(5, 3); got != 2 {\n\t\tt.Fatalf(\"Sub(5, 3) = %d, want 2\", got)\n\t}\n}\n"})})
+		case 2:
+			return llmtest.Text("Added Sub.")
+		case 3:
+			feedback = req.LastUser()
+			return llmtest.ToolCalls(llmtest.Call{ID: "e2", Name: "edit_file", Args: callArgs(map[string]any{"path": "calc.go", "old_string": "return a + b }\n\n// END", "new_string": "return a - b }\n\n// END"})})
+		}
+		return llmtest.Text("Fixed Sub.")
+	}
+	rs := newRunSession(t, script, runOpts{
+		settings: map[string]any{"checks": []any{map[string]any{"name": "test", "command": "go test ./...", "paths": []any{"**/*.go"}}}},
+		runOpts:  lspserver.RunOptions{ViewDir: viewDir},
+	})
+	rs.write(t, "go.mod", "module example.com/calc\n\ngo 1.21\n")
+	rs.write(t, "calc.go", "package calc\n\n// Add returns a + b.\nfunc Add(a, b int) int { return a - b }\n\n// END\n")
+	rs.write(t, "calc_test.go", "package calc\n\nimport \"testing\"\n\nfunc TestAdd(t *testing.T) {\n\tif Add(2, 3) != 5 {\n\t\tt.Fatal(\"Add(2, 3) != 5\")\n\t}\n}\n")
+	before := testtree.Take(t, rs.root)
+	// The disk's Add is wrong; the editor's unsaved buffer has it right:
+	// the checks see the buffer.
+	ctx := lsptest.Context(t)
+	if err := rs.c.DidOpen(ctx, rs.uri("calc.go"), "go", 1, "package calc\n\n// Add returns a + b.\nfunc Add(a, b int) int { return a + b }\n\n// END\n"); err != nil {
+		t.Fatal(err)
+	}
+
+	id := rs.start(t, lspserver.RunArgs{Prompt: "Add Sub with a test."})
+	evs := rs.events(t, id)
+	checkSeq(t, evs)
+	var checks []lspserver.RunEvent
+	for _, e := range evs {
+		if e.Kind == "check" {
+			checks = append(checks, e)
+		}
+	}
+	if len(checks) != 2 {
+		t.Fatalf("check events: %d (%v)", len(checks), kinds(evs))
+	}
+	bad, good := checks[0], checks[1]
+	if bad.Name != "test" || bad.Passed == nil || *bad.Passed || bad.ExitCode == nil || *bad.ExitCode != 1 || bad.Seconds == nil || *bad.Seconds <= 0 ||
+		bad.Output == nil || !strings.Contains(*bad.Output, "--- FAIL: TestSub") || strings.Contains(*bad.Output, "TestAdd") {
+		t.Fatalf("first check event %+v (output %q)", bad, deref(bad.Output))
+	}
+	if good.Passed == nil || !*good.Passed || good.ExitCode == nil || *good.ExitCode != 0 || good.Output == nil || !strings.Contains(*good.Output, "ok") {
+		t.Fatalf("second check event %+v", good)
+	}
+	if !strings.Contains(feedback, "Sub(5, 3) = 8, want 2") {
+		t.Fatalf("the model's next turn lacks the failure:\n%s", feedback)
+	}
+	fin := evs[len(evs)-1]
+	if fin.Kind != "finished" || !slices.Equal(fin.Checks, []lspserver.CheckState{{Name: "test", Passed: true}}) || fin.Pending == nil || *fin.Pending != 2 {
+		t.Fatalf("finished %+v", fin)
+	}
+	msg := rs.showMessage(t, "Agent run "+id)
+	if msg.Type != protocol.MessageTypeInfo || msg.Message != "Agent run "+id+" finished: Fixed Sub.; checks passed (test); 2 changed files pending review" {
+		t.Fatalf("showMessage %+v", msg)
+	}
+	testtree.Same(t, before, rs.root)
+	if left, _ := os.ReadDir(viewDir); len(left) != 0 {
+		t.Fatalf("proposal view left behind: %v", left)
+	}
+}
+
+// A check still failing at the end: finished carries it, and the end
+// message is a warning that names it.
+func TestChecksStillFailingThroughTheServer(t *testing.T) {
+	t.Parallel()
+	viewDir := t.TempDir()
+	script := func(req *llmtest.ChatRequest) llmtest.Reply {
+		if req.Turns() == 0 {
+			return llmtest.ToolCalls(llmtest.Call{ID: "w1", Name: "write_file", Args: `{"path":"a.txt","content":"new\n"}`})
+		}
+		return llmtest.Text("Done.")
+	}
+	rs := newRunSession(t, script, runOpts{
+		settings: map[string]any{"maxCheckRounds": 0, "checks": []any{
+			map[string]any{"name": "lint", "command": "printf '\\033[31mE501\\033[0m line too long\\n'; exit 2"},
+			map[string]any{"name": "never", "command": "true", "paths": []any{"*.go"}}}},
+		runOpts: lspserver.RunOptions{ViewDir: viewDir},
+	})
+	id := rs.start(t, lspserver.RunArgs{Prompt: "write a"})
+	evs := rs.events(t, id)
+	var check lspserver.RunEvent
+	for _, e := range evs {
+		if e.Kind == "check" {
+			check = e
+		}
+	}
+	if check.Name != "lint" || *check.Passed || *check.ExitCode != 2 || *check.Output != "E501 line too long\n" {
+		t.Fatalf("check %+v output %q", check, deref(check.Output))
+	}
+	if fin := evs[len(evs)-1]; !slices.Equal(fin.Checks, []lspserver.CheckState{{Name: "lint", Passed: false}}) {
+		t.Fatalf("finished.checks %+v", fin.Checks)
+	}
+	if msg := rs.showMessage(t, "Agent run "+id); msg.Type != protocol.MessageTypeWarning || !strings.Contains(msg.Message, "finished: Done.; checks failed: lint (exit code 2); 1 changed file pending review") {
+		t.Fatalf("showMessage %+v", msg)
+	}
+	if len(rs.model.Requests()) != 2 {
+		t.Fatalf("maxCheckRounds 0 sent the run back: %d model calls", len(rs.model.Requests()))
+	}
+}
+
+func deref(s *string) string {
+	if s == nil {
+		return "<nil>"
+	}
+	return *s
+}
