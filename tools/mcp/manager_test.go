@@ -75,6 +75,11 @@ func TestHelperServerTools(t *testing.T) {
 	if res := call(t, reg, "mcp__go_helper__echo", `{"text":"héllo 👋"}`); res.IsError || res.Text != "helper: héllo 👋" {
 		t.Errorf("echo: %+v", res)
 	}
+	// A program (the script tool) gets the structured content as values.
+	if res, err := echo.Call(tools.WithData(context.Background()), nil, json.RawMessage(`{"text":"x"}`)); err != nil ||
+		fmt.Sprint(res.Data) != "map[echo:helper: x length:9]" || res.Text != "helper: x" {
+		t.Errorf("echo for a program: %+v %v", res, err)
+	}
 	if res := call(t, reg, "mcp__go_helper__fail", `{}`); !res.IsError || res.Text != "the widget is broken" {
 		t.Errorf("isError not passed on: %+v", res)
 	}

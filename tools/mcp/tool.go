@@ -120,7 +120,13 @@ func (t *mcpTool) Call(ctx context.Context, _ *tools.Env, args json.RawMessage) 
 	if res.IsError && text == "" {
 		text = t.name + " reported an error without a message"
 	}
-	return tools.Result{Text: text, IsError: res.IsError}, nil
+	out := tools.Result{Text: text, IsError: res.IsError}
+	if tools.WantsData(ctx) && !res.IsError && res.StructuredContent != nil {
+		// A program (the script tool) gets the structured content as
+		// values; without it, the text.
+		out.Data = res.StructuredContent
+	}
+	return out, nil
 }
 
 func (t *mcpTool) unavailable(err error) tools.Result {

@@ -59,7 +59,10 @@ func NewServer(o Options) *server.MCPServer {
 	s.AddTool(mcp.NewTool("echo", mcp.WithDescription("Echo the text back."), mcp.WithReadOnlyHintAnnotation(true),
 		mcp.WithString("text", mcp.Required(), mcp.Description("text to echo"))),
 		func(ctx context.Context, r mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-			return mcp.NewToolResultText("helper: " + r.GetString("text", "")), nil
+			out := "helper: " + r.GetString("text", "")
+			res := mcp.NewToolResultText(out)
+			res.StructuredContent = map[string]any{"echo": out, "length": len(out)}
+			return res, nil
 		})
 	if o.Exit != nil {
 		s.AddTool(mcp.NewTool("die", mcp.WithDescription("Exit the server in the middle of the call.")),
