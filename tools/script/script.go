@@ -419,7 +419,7 @@ func (c *childProc) exitReason(ioErr error) error {
 		<-c.waited
 	}
 	msg := c.stderr.String()
-	if strings.Contains(msg, "out of memory") || strings.Contains(msg, "cannot allocate memory") {
+	if outOfMemory(msg) {
 		return errOutOfMemory
 	}
 	if c.werr != nil {
@@ -432,6 +432,18 @@ func (c *childProc) exitReason(ioErr error) error {
 		return errors.New("the interpreter closed its pipe")
 	}
 	return ioErr
+}
+
+// outOfMemory reports whether the child's last words say an allocation
+// failed against its memory limit: the Go runtime's, or (in a binary
+// built with -race) ThreadSanitizer's.
+func outOfMemory(stderr string) bool {
+	for _, m := range []string{"out of memory", "cannot allocate memory", "failed to allocate", "address space collisions"} {
+		if strings.Contains(stderr, m) {
+			return true
+		}
+	}
+	return false
 }
 
 // close kills the child if it still runs, reaps it and closes our pipes.
