@@ -68,6 +68,11 @@ type child struct {
 // errOutputLimit is the cancellation reason when the program prints too much.
 const errOutputLimit = "output limit"
 
+// maxArgs bounds the JSON arguments of one call, so that a program cannot
+// make the server decode a giant message (printing and the result are
+// bounded by MaxOutput).
+const maxArgs = 1 << 20
+
 func (c *child) run() doneMsg {
 	th := &starlark.Thread{Name: "script", Print: c.print}
 	th.SetMaxExecutionSteps(c.st.MaxSteps)
@@ -105,6 +110,10 @@ func (c *child) run() doneMsg {
 		} else {
 			done.Result = v.String()
 		}
+	}
+	if room := c.st.MaxOutput - c.printed; len(done.Result) > room {
+		done.Error = fmt.Sprintf("the program's result is %d bytes, more than the %d left of its output bound; return a count or the first few items instead", len(done.Result), max(room, 0))
+		done.Result = ""
 	}
 	return done
 }
@@ -168,7 +177,11 @@ func (c *child) builtin(spec funcSpec) *starlark.Builtin {
 				return nil, fmt.Errorf("%s: %w", spec.Name, err)
 			}
 		}
-		if err := c.enc.Encode(childMsg{Call: &callMsg{Fn: spec.Name, Args: obj.bytes()}}); err != nil {
+		raw := obj.bytes()
+		if len(raw) > maxArgs {
+			return nil, fmt.Errorf("%s: the arguments are %d bytes; at most %d", spec.Name, len(raw), maxArgs)
+		}
+		if err := c.enc.Encode(childMsg{Call: &callMsg{Fn: spec.Name, Args: raw}}); err != nil {
 			return nil, fmt.Errorf("%s: the tool host is gone: %w", spec.Name, err)
 		}
 		var r replyMsg

@@ -180,6 +180,8 @@ func TestBounds(t *testing.T) {
 		{"steps", "while True:\n  pass\n", "line 1: the program ran more than 100000 steps"},
 		{"calls", "for i in range(10):\n  read_file('a.txt')\n", "more than 5 tool calls"},
 		{"output", "for i in range(100):\n  print('line', i)\n", "printed more than 100 bytes"},
+		{"result", "'y' * 1000\n", "the program's result is 1000 bytes, more than the 100 left"},
+		{"args", "grep('x' * 2000000)\n", "grep: the arguments are 2000014 bytes; at most 1048576"},
 		{"memory-string", "x = 'x' * 1000000000\n", "more than 512 MiB of memory"},
 		{"memory-list", "x = [None] * 100000000\n", "more than 512 MiB of memory"},
 		{"memory-doubling", "s = 'x' * 1000\nfor i in range(40):\n  s += s\n", "more than 512 MiB of memory"},
