@@ -18,6 +18,8 @@ export interface HunkView {
   reason?: string;
   /** Why the last accept of the hunk failed, if it did. */
   lastError?: string;
+  /** The accepted hunk of another run that made this one moot (it never applies). */
+  supersededBy?: string;
   /** First replaced line (0-based); undefined for a pure insertion of whole lines. */
   first?: number;
   /** Last replaced line (inclusive). */
@@ -47,7 +49,10 @@ function stripNewline(text: string): string {
  * intra-line edits show the whole resulting line, insertions at a line start
  * show above that line, insertions past the end below the last line.
  */
-export function layout(lines: string[], h: Hunk): Omit<HunkView, "hunkId" | "runId" | "uri" | "conflicted" | "reason" | "lastError"> {
+export function layout(
+  lines: string[],
+  h: Hunk,
+): Omit<HunkView, "hunkId" | "runId" | "uri" | "conflicted" | "reason" | "lastError" | "supersededBy"> {
   const n = lines.length;
   const s = h.range.start;
   const e = h.range.end;
@@ -58,6 +63,11 @@ export function layout(lines: string[], h: Hunk): Omit<HunkView, "hunkId" | "run
   const sc = col(sr, s.character);
   const ec = col(er, e.character);
   const base = { oldText: h.oldText ?? "", newText: text };
+  if (n === 1 && lines[0] === "" && sr === 0 && sc === 0) {
+    // An empty document (a new file the agent proposes): the whole text,
+    // below its only line.
+    return { ...base, anchor: 0, above: false, added: text === "" ? [] : splitLines(stripNewline(text)) };
+  }
   if (sr === n || (sr === er && sc === ec && sc === 0 && /\n$/.test(text))) {
     const added = splitLines(stripNewline(text));
     if (sr === n) {
@@ -109,6 +119,7 @@ export function hunkViews(proposals: Proposal[], docUri: string, lines: string[]
         conflicted: (h.status ?? p.status) === "conflicted",
         reason: h.reason,
         lastError: h.lastError,
+        supersededBy: h.supersededBy,
         ...layout(lines, h),
       });
     }
@@ -202,6 +213,8 @@ export function hunkAtProposed(views: HunkView[], line: number): HunkView | unde
 export interface BlockRow {
   row: number;
   text: string;
+  /** The block's first row (it carries the marker). */
+  first?: boolean;
   /** Left margin in character widths, so the block's rows line up. */
   margin: number;
 }
@@ -251,7 +264,7 @@ export function blockRows(v: HunkView, lines: string[], tabSize = 4, max = 120):
   const start = v.first ?? v.anchor;
   const lastRow = Math.max(lines.length - 1, 0);
   if (v.added.length === 0) {
-    return [{ row: start, text: marker + "delete", margin: 2 }];
+    return [{ row: start, text: marker + "delete", margin: 2, first: true }];
   }
   const texts = v.added.map((l) => visibleLine(l, tabSize, max));
   const rows: { row: number; text: string }[] = [];
@@ -268,5 +281,71 @@ export function blockRows(v: HunkView, lines: string[], tabSize = 4, max = 120):
     rows[i].text = nbsp + nbsp + rows[i].text; // under the first row's text, past its marker
   }
   const column = Math.max(...rows.map((r) => visualWidth(lines[r.row] ?? "", tabSize))) + 3;
-  return rows.map((r) => ({ ...r, margin: column - visualWidth(lines[r.row] ?? "", tabSize) }));
+  return rows.map((r, i) => ({ ...r, first: i === 0, margin: column - visualWidth(lines[r.row] ?? "", tabSize) }));
+}
+
+/** One line of the inline review document (see inlineLayout). */
+export interface InlineRow {
+  /** "same": a line of the document no hunk touches; "old": a line a hunk replaces; "new": a line a hunk produces. */
+  kind: "same" | "old" | "new";
+  text: string;
+  /** The hunk an "old" or "new" line belongs to. */
+  hunkId?: string;
+}
+
+/** The inline review document of a file: its rows, and where each hunk's block starts. */
+export interface InlineLayout {
+  rows: InlineRow[];
+  /** hunkId → the row its block (old lines, then new lines) starts at. */
+  starts: Map<string, number>;
+}
+
+/**
+ * Lays the document out as the inline review document shows it: every
+ * line of the document in order, and under the lines each hunk replaces,
+ * the lines it produces, as whole lines (VS Code decorations cannot add
+ * lines to an editor; a read-only document of its own can). A pure
+ * insertion's lines sit before the line they go before. When hunks of
+ * two runs touch the same lines, the old lines show once, under the
+ * first, and each hunk's new lines follow in turn, so the two blocks stay
+ * apart. A superseded hunk (another run's accepted change already made
+ * it) shows no new lines: they would read as the same block twice.
+ */
+export function inlineLayout(lines: string[], views: HunkView[]): InlineLayout {
+  const start = (v: HunkView) => (v.first !== undefined ? v.first : v.above ? v.anchor : Math.min(v.anchor + 1, lines.length));
+  const end = (v: HunkView) => (v.first !== undefined ? (v.last ?? v.first) + 1 : start(v));
+  const sorted = [...views].sort((a, b) => start(a) - start(b) || end(a) - end(b));
+  const rows: InlineRow[] = [];
+  const starts = new Map<string, number>();
+  let row = 0;
+  for (const v of sorted) {
+    const s = start(v);
+    const e = end(v);
+    for (; row < s; row++) {
+      rows.push({ kind: "same", text: lines[row] });
+    }
+    starts.set(v.hunkId, rows.length);
+    for (; row < e; row++) {
+      rows.push({ kind: "old", text: lines[row], hunkId: v.hunkId });
+    }
+    if (!v.supersededBy) {
+      for (const t of v.added) {
+        rows.push({ kind: "new", text: t, hunkId: v.hunkId });
+      }
+    }
+    if (rows.length === starts.get(v.hunkId)) {
+      // Nothing of its own to show (a superseded insertion): a marker row.
+      rows.push({ kind: "new", text: "", hunkId: v.hunkId });
+    }
+  }
+  for (; row < lines.length; row++) {
+    rows.push({ kind: "same", text: lines[row] });
+  }
+  return { rows, starts };
+}
+
+/** The hunk whose block holds `row` of the inline review document. */
+export function hunkAtInline(layout: InlineLayout, views: HunkView[], row: number): HunkView | undefined {
+  const id = layout.rows[row]?.hunkId;
+  return id === undefined ? undefined : views.find((v) => v.hunkId === id);
 }

@@ -84,6 +84,8 @@ export interface AcceptResult {
   applied: boolean;
   failureReason?: string;
   conflicts?: Conflict[];
+  /** The hunks this accept applied (absent from older servers). */
+  appliedHunks?: string[];
 }
 
 /** agentls.reject result. */
@@ -103,6 +105,11 @@ export interface Hunk {
   reason?: string;
   /** The editor's reason when the last accept of this hunk failed. */
   lastError?: string;
+  /**
+   * The accepted hunk (of another run) that already made this change or
+   * changed its lines: this one is conflicted for good and never applies.
+   */
+  supersededBy?: string;
 }
 
 /** A file's pending (or conflicted) proposal from one run. */
@@ -112,6 +119,8 @@ export interface Proposal {
   status: "pending" | "conflicted";
   proposedText: string;
   hunks: Hunk[];
+  /** The run creates the file: it does not exist yet. */
+  created?: boolean;
 }
 
 /** agentls/proposals params. */

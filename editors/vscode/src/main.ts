@@ -8,6 +8,8 @@ import * as vscode from "vscode";
 import { Ctx } from "./ctx";
 import * as hunks from "./hunks";
 import * as ext from "./lsp_ext";
+import { ProposedFiles } from "./files";
+import { InlineReview, inlineScheme } from "./inline";
 import { Preview, proposalScheme } from "./preview";
 import { Runs } from "./runs";
 
@@ -19,13 +21,11 @@ function conflictText(conflicts: ext.Conflict[] | undefined): string {
 
 export async function activate(context: vscode.ExtensionContext): Promise<void> {
   let preview: Preview;
+  let inline: InlineReview;
+  let files: ProposedFiles;
   const runs = new Runs({
-    review: async (files) => {
-      if (files.length === 0) return;
-      const doc = await vscode.workspace.openTextDocument(vscode.Uri.parse(files[0]));
-      await vscode.window.showTextDocument(doc, { preview: false });
-      await preview.showDiff(doc);
-    },
+    // Every file of the run: one opens at once, several in a quick pick.
+    review: (uris) => files.pick(uris),
     acceptAll: async (runId) => {
       await c.execute(ext.Commands.accept, { runId } satisfies ext.ReviewArgs);
     },
@@ -38,7 +38,13 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
   });
   const c = new Ctx({
     onRunEvent: (ev) => runs.onEvent(ev),
-    onProposalsChanged: (p) => preview.onProposalsChanged(p.uri),
+    onProposalsChanged: (p) => {
+      preview.onProposalsChanged(p.uri);
+      files.refresh();
+      if (inline.isOpen(p.uri)) {
+        void preview.refresh(p.uri);
+      }
+    },
     onCommandResult: (command, args, result) => {
       if (command === ext.Commands.run && result && typeof (result as ext.RunResult).runId === "string") {
         runs.started((result as ext.RunResult).runId, args[0] as ext.RunArgs | undefined, (result as ext.RunResult).sessionId);
@@ -68,20 +74,59 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     },
   });
   preview = new Preview(c);
+  inline = new InlineReview(preview);
+  // Review of one file: a new file as a diff against the empty file (it
+  // does not exist yet), any other in the inline review view, where each
+  // hunk's new lines stack under the lines they replace.
+  const reviewFile = async (uri: string): Promise<void> => {
+    await preview.refresh(uri);
+    if (preview.proposalsOf(uri).some((p) => p.created)) {
+      return preview.showNewFileDiff(vscode.Uri.parse(uri));
+    }
+    const doc = await vscode.workspace.openTextDocument(vscode.Uri.parse(uri));
+    await inline.open(doc);
+  };
+  files = new ProposedFiles(c, reviewFile);
+  preview.onRefreshed = (docUri) => {
+    inline.update(docUri);
+  };
   ctx = c;
-  context.subscriptions.push(c, runs, preview);
+  context.subscriptions.push(c, runs, preview, inline, files);
+
+  // The hunk under the cursor of an editor: the file's own, the inline
+  // review's (rows map back to hunks), or the diff view's proposed side.
+  const hunkAtCursor = (editor: vscode.TextEditor): hunks.HunkView | undefined => {
+    const line = editor.selection.active.line;
+    switch (editor.document.uri.scheme) {
+      case inlineScheme:
+        return inline.hunkAt(editor);
+      case proposalScheme:
+        return hunks.hunkAtProposed(preview.viewsOf(editor.document.uri.query), line);
+    }
+    return hunks.hunkAt(preview.views(editor.document), line);
+  };
+  // Keyboard accept / reject apply to the hunk under the cursor; the
+  // context key keeps the keys free elsewhere.
+  const updateCursorContext = () => {
+    const editor = vscode.window.activeTextEditor;
+    void vscode.commands.executeCommand("setContext", "agentls.hunkAtCursor", !!editor && hunkAtCursor(editor) !== undefined);
+  };
+  context.subscriptions.push(
+    vscode.window.onDidChangeTextEditorSelection(() => updateCursorContext()),
+    vscode.window.onDidChangeActiveTextEditor(() => updateCursorContext()),
+  );
+  const prevRefreshed = preview.onRefreshed;
+  preview.onRefreshed = (docUri) => {
+    prevRefreshed?.(docUri);
+    updateCursorContext();
+  };
 
   const editorHunk = (): { editor: vscode.TextEditor; view: hunks.HunkView } | undefined => {
     const editor = vscode.window.activeTextEditor;
     if (!editor) {
       return undefined;
     }
-    const line = editor.selection.active.line;
-    // In the diff view the cursor may be on the proposed text (its right
-    // side): map the row back to the hunk that produced it.
-    const proposed = editor.document.uri.scheme === proposalScheme;
-    const views = proposed ? preview.viewsOf(editor.document.uri.query) : preview.views(editor.document);
-    const view = proposed ? hunks.hunkAtProposed(views, line) : hunks.hunkAt(views, line);
+    const view = hunkAtCursor(editor);
     if (!view) {
       void vscode.window.showInformationMessage("agentls: no proposed change under the cursor.");
       return undefined;
@@ -141,12 +186,13 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     }
   };
   // The file of the active editor, or of the diff view's proposed side.
-  const reviewFile = async (command: string) => {
+  const decideFile = async (command: string) => {
     const doc = vscode.window.activeTextEditor?.document;
     if (!doc) {
       return;
     }
-    const uri = doc.uri.scheme === proposalScheme ? doc.uri.query : doc.uri.toString();
+    const proposed = doc.uri.scheme === proposalScheme || doc.uri.scheme === inlineScheme;
+    const uri = proposed ? doc.uri.query : doc.uri.toString();
     await c.execute(command, { uri } satisfies ext.ReviewArgs);
   };
   const jump = (forward: boolean) => {
@@ -177,8 +223,14 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     },
     "agentls.acceptAll": () => c.execute(ext.Commands.accept, {} satisfies ext.ReviewArgs),
     "agentls.rejectAll": () => c.execute(ext.Commands.reject, {} satisfies ext.ReviewArgs),
-    "agentls.acceptFile": () => reviewFile(ext.Commands.accept),
-    "agentls.rejectFile": () => reviewFile(ext.Commands.reject),
+    "agentls.acceptFile": () => decideFile(ext.Commands.accept),
+    "agentls.rejectFile": () => decideFile(ext.Commands.reject),
+    "agentls.reviewChanges": () => files.pick(),
+    "agentls.reviewFile": (uri?: unknown) => {
+      const doc = vscode.window.activeTextEditor?.document;
+      const target = typeof uri === "string" ? uri : doc && (doc.uri.scheme === "file" || doc.uri.scheme === "untitled") ? doc.uri.toString() : undefined;
+      return target ? reviewFile(target) : files.pick();
+    },
     "agentls.nextHunk": () => jump(true),
     "agentls.prevHunk": () => jump(false),
     "agentls.showDiff": () => {

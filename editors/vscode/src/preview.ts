@@ -59,6 +59,9 @@ export class Preview implements vscode.Disposable, vscode.TextDocumentContentPro
   /** Fires when a proposal document's content changed. */
   readonly onDidChange = this.changed.event;
 
+  /** Called after a document's proposals were fetched (the inline view and the file list follow). */
+  onRefreshed?: (docUri: string) => void;
+
   constructor(private readonly ctx: Ctx) {
     this.disposables.push(
       this.deleted,
@@ -78,7 +81,8 @@ export class Preview implements vscode.Disposable, vscode.TextDocumentContentPro
     const seen = new Set<string>();
     for (const editor of vscode.window.visibleTextEditors) {
       const key = editor.document.uri.toString();
-      if (editor.document.uri.scheme !== proposalScheme && !seen.has(key)) {
+      const scheme = editor.document.uri.scheme;
+      if ((scheme === "file" || scheme === "untitled") && !seen.has(key)) {
         seen.add(key);
         void this.refresh(key);
       }
@@ -110,9 +114,13 @@ export class Preview implements vscode.Disposable, vscode.TextDocumentContentPro
     }
     state.proposals = result?.proposals ?? [];
     const doc = vscode.workspace.textDocuments.find((d) => d.uri.toString() === docUri);
-    state.views = doc ? hunks.hunkViews(state.proposals, docUri, documentLines(doc)) : [];
+    // A proposed new file has no document yet: its one hunk lays out over
+    // an empty one.
+    const created = state.proposals.some((p) => p.created);
+    state.views = doc ? hunks.hunkViews(state.proposals, docUri, documentLines(doc)) : created ? hunks.hunkViews(state.proposals, docUri, [""]) : [];
     this.redraw(docUri);
     this.changed.fire(this.proposalUri(vscode.Uri.parse(docUri)));
+    this.onRefreshed?.(docUri);
     if (state.proposals.length === 0) {
       await this.closeDiffs(docUri);
     }
@@ -122,7 +130,11 @@ export class Preview implements vscode.Disposable, vscode.TextDocumentContentPro
   private async closeDiffs(docUri: string): Promise<void> {
     const tabs = vscode.window.tabGroups.all
       .flatMap((g) => g.tabs)
-      .filter((t) => t.input instanceof vscode.TabInputTextDiff && t.input.modified.scheme === proposalScheme && t.input.modified.query === docUri);
+      .filter(
+        (t) =>
+          (t.input instanceof vscode.TabInputTextDiff && t.input.modified.scheme === proposalScheme && t.input.modified.query === docUri) ||
+          (t.input instanceof vscode.TabInputText && t.input.uri.scheme === "agentls-inline" && t.input.uri.query === docUri),
+      );
     if (tabs.length > 0) {
       await vscode.window.tabGroups.close(tabs);
     }
@@ -153,30 +165,49 @@ export class Preview implements vscode.Disposable, vscode.TextDocumentContentPro
       const deleted: vscode.DecorationOptions[] = [];
       const conflicted: vscode.DecorationOptions[] = [];
       const added: vscode.DecorationOptions[] = [];
+      // Two runs' hunks in one file are told apart by their run.
+      const runsShown = new Set(views.map((v) => v.runId)).size;
       for (const v of views) {
         const hover = new vscode.MarkdownString(
-          `**agentls proposal** (run ${v.runId}${v.conflicted ? `, conflicted${v.reason ? ": " + v.reason : ""}` : ""})\n\n` +
+          `**agentls proposal** (run ${v.runId}${v.conflicted ? `, ${v.supersededBy ? "not applicable" : "conflicted"}${v.reason ? ": " + v.reason : ""}` : ""})\n\n` +
             (v.lastError ? `Last accept failed: ${v.lastError}\n\n` : "") +
             hunks.diffMarkdown(v, lines) +
-            `\n\n[Accept](${commandLink(ext.Commands.accept, { runId: v.runId, uri: v.uri, hunkId: v.hunkId })})` +
-            ` · [Reject](${commandLink(ext.Commands.reject, { runId: v.runId, uri: v.uri, hunkId: v.hunkId })})`,
+            (v.conflicted
+              ? `\n\n[Reject](${commandLink(ext.Commands.reject, { runId: v.runId, uri: v.uri, hunkId: v.hunkId })})`
+              : `\n\n[Accept](${commandLink(ext.Commands.accept, { runId: v.runId, uri: v.uri, hunkId: v.hunkId })})` +
+                ` · [Reject](${commandLink(ext.Commands.reject, { runId: v.runId, uri: v.uri, hunkId: v.hunkId })})`),
         );
         hover.isTrusted = { enabledCommands: [ext.Commands.accept, ext.Commands.reject] };
+        // One hover per hunk and row: the replaced lines carry it; a block
+        // row carries it only where no replaced line of the hunk is.
+        const covered = (row: number) => v.first !== undefined && v.first <= row && row <= (v.last ?? v.first);
         if (v.first !== undefined) {
           const range = new vscode.Range(v.first, 0, v.last ?? v.first, 0);
           (v.conflicted ? conflicted : deleted).push({ range, hoverMessage: hover });
         }
+        if (v.supersededBy) {
+          // Another run's accepted change already made it: its lines are
+          // not drawn again (they would read as the same block twice).
+          const row = Math.min(v.first ?? v.anchor, editor.document.lineCount - 1);
+          const end = editor.document.lineAt(row).range.end;
+          added.push({
+            range: new vscode.Range(end, end),
+            hoverMessage: covered(row) ? undefined : hover,
+            renderOptions: { after: { contentText: `⊘ already made by accepted change ${v.supersededBy} (run ${v.runId}): reject it`, margin: "0 0 0 3ch", fontStyle: "italic" } },
+          });
+          continue;
+        }
         // The whole replacement, one new line per row, as a block beside
-        // the old lines (hunks.blockRows).
+        // the old lines (hunks.blockRows); "Review" shows it stacked.
         const tabSize = typeof editor.options.tabSize === "number" ? editor.options.tabSize : 4;
         for (const b of hunks.blockRows(v, lines, tabSize)) {
           const end = editor.document.lineAt(Math.min(b.row, editor.document.lineCount - 1)).range.end;
           added.push({
             range: new vscode.Range(end, end),
-            hoverMessage: hover,
+            hoverMessage: covered(b.row) ? undefined : hover,
             renderOptions: {
               after: {
-                contentText: b.text,
+                contentText: runsShown > 1 && b.first ? `${b.text} ‹run ${v.runId}›` : b.text,
                 margin: `0 0 0 ${b.margin}ch`,
                 backgroundColor: new vscode.ThemeColor(
                   v.conflicted ? "merge.incomingHeaderBackground" : "diffEditor.insertedTextBackground",
@@ -222,11 +253,57 @@ export class Preview implements vscode.Disposable, vscode.TextDocumentContentPro
     return vscode.Uri.from({ scheme: proposalScheme, path: uri.path, query: uri.toString() });
   }
 
+  /** The left side of a new file's diff: the file before it exists (empty). */
+  emptyUri(uri: vscode.Uri): vscode.Uri {
+    return vscode.Uri.from({ scheme: proposalScheme, path: uri.path, query: uri.toString(), fragment: "base" });
+  }
+
   /** TextDocumentContentProvider: the proposed text for the document named in the query. */
   provideTextDocumentContent(uri: vscode.Uri): string {
+    if (uri.fragment === "base") {
+      return "";
+    }
     const state = this.docs.get(uri.query);
     const proposal = state?.proposals.find((p) => hunks.sameUri(p.uri, uri.query));
     return proposal?.proposedText ?? "";
+  }
+
+  /** The proposals last fetched for the document whose URI string is `docUri`. */
+  proposalsOf(docUri: string): ext.Proposal[] {
+    return this.docs.get(docUri)?.proposals ?? [];
+  }
+
+  /**
+   * InlineSource: fetches a document's proposals and returns its lines and
+   * hunks (laid out over the document as it is now).
+   */
+  async load(docUri: string): Promise<{ lines: string[]; views: hunks.HunkView[] }> {
+    try {
+      await vscode.workspace.openTextDocument(vscode.Uri.parse(docUri));
+    } catch {
+      // A new file the agent proposes: it does not exist yet.
+    }
+    await this.refresh(docUri);
+    return this.current(docUri);
+  }
+
+  /** InlineSource: the same from the last fetch (no request). */
+  current(docUri: string): { lines: string[]; views: hunks.HunkView[] } {
+    const doc = vscode.workspace.textDocuments.find((d) => d.uri.toString() === docUri);
+    const lines = doc ? documentLines(doc) : [""];
+    return { lines, views: hunks.hunkViews(this.proposalsOf(docUri), docUri, lines) };
+  }
+
+  /**
+   * Opens the diff of a proposed new file (which does not exist yet)
+   * against the empty file, so it is seen before it is accepted.
+   */
+  async showNewFileDiff(uri: vscode.Uri): Promise<void> {
+    await this.refresh(uri.toString());
+    const name = uri.path.split("/").pop() ?? uri.path;
+    await vscode.commands.executeCommand("vscode.diff", this.emptyUri(uri), this.proposalUri(uri), `${name} (new file) ↔ agent proposal`, {
+      preview: false,
+    } satisfies vscode.TextDocumentShowOptions);
   }
 
   /** Opens the diff editor: the document against its proposed text. */

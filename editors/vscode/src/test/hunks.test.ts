@@ -224,3 +224,69 @@ describe("blockRows", () => {
     );
   });
 });
+
+describe("inlineLayout", () => {
+  const doc = ["package p", "", "func b() int { return 2 }", "x := 1", ""];
+  const view = (id: string, run: string, h: Hunk, extra: Partial<hunks.HunkView> = {}): hunks.HunkView => ({
+    hunkId: id,
+    runId: run,
+    uri: "file:///w/p.go",
+    conflicted: false,
+    ...layout(doc, h),
+    ...extra,
+  });
+
+  it("stacks a hunk's new lines under the lines it replaces", () => {
+    const v = view("r1#1", "r1", hunk("r1#1", rng(3, 0, 4, 0), "x := 2\ny := 3\n", "x := 1\n"));
+    const l = hunks.inlineLayout(doc, [v]);
+    assert.deepEqual(
+      l.rows.map((r) => [r.kind, r.text]),
+      [
+        ["same", "package p"],
+        ["same", ""],
+        ["same", "func b() int { return 2 }"],
+        ["old", "x := 1"],
+        ["new", "x := 2"],
+        ["new", "y := 3"],
+        ["same", ""],
+      ],
+    );
+    assert.equal(l.starts.get("r1#1"), 3);
+    assert.equal(hunks.hunkAtInline(l, [v], 5)?.hunkId, "r1#1");
+    assert.equal(hunks.hunkAtInline(l, [v], 2), undefined);
+  });
+
+  it("keeps two runs' same insertion apart, and draws a superseded one without its lines", () => {
+    const block = "func helper() {}\n\n";
+    const a = view("r1#1", "r1", hunk("r1#1", rng(2, 0, 2, 0), block));
+    const b = view("r2#2", "r2", hunk("r2#2", rng(2, 0, 2, 0), block));
+    let l = hunks.inlineLayout(doc, [a, b]);
+    assert.deepEqual(
+      l.rows.slice(2, 7).map((r) => [r.kind, r.text, r.hunkId]),
+      [
+        ["new", "func helper() {}", "r1#1"],
+        ["new", "", "r1#1"],
+        ["new", "func helper() {}", "r2#2"],
+        ["new", "", "r2#2"],
+        ["same", "func b() int { return 2 }", undefined],
+      ],
+    );
+    assert.deepEqual([l.starts.get("r1#1"), l.starts.get("r2#2")], [2, 4]);
+    l = hunks.inlineLayout(doc, [a, { ...b, conflicted: true, supersededBy: "r1#1" }]);
+    assert.deepEqual(
+      l.rows.slice(2, 5).map((r) => [r.kind, r.hunkId]),
+      [
+        ["new", "r1#1"],
+        ["new", "r1#1"],
+        ["new", "r2#2"],
+      ],
+    );
+    assert.equal(l.rows[4].text, "");
+  });
+
+  it("shows a new file (an empty document) as all new lines", () => {
+    const v: hunks.HunkView = { hunkId: "r1#1", runId: "r1", uri: "file:///w/n.py", conflicted: false, ...layout([""], hunk("r1#1", rng(0, 0, 1, 0), "a\nb\n")) };
+    const l = hunks.inlineLayout([""], [v]);
+    assert.deepEqual(l.rows.map((r) => [r.kind, r.text]), [["same", ""], ["new", "a"], ["new", "b"]]);
+  });
+});
