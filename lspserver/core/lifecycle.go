@@ -68,6 +68,7 @@ type ClientFeatures struct {
 	PositionEncodingsGiven bool // general.positionEncodings was sent
 	ShowDocument           bool // window.showDocument.support
 	ElicitationForms       bool // experimental.agentls.elicitationForms: answers agentls/elicit (runs/elicit.go)
+	AnswerViews            bool // experimental.agentls.answerViews: shows runs' whole answers itself (runs/answers.go)
 }
 
 // Session returns what initialize negotiated (a zero Session before it).
@@ -181,10 +182,12 @@ func clientFeatures(c protocol.ClientCapabilities) ClientFeatures {
 	var exp struct {
 		Agentls struct {
 			ElicitationForms bool `json:"elicitationForms"`
+			AnswerViews      bool `json:"answerViews"`
 		} `json:"agentls"`
 	}
 	if len(c.Experimental) > 0 && json.Unmarshal(c.Experimental, &exp) == nil {
 		f.ElicitationForms = exp.Agentls.ElicitationForms
+		f.AnswerViews = exp.Agentls.AnswerViews
 	}
 	return f
 }

@@ -68,7 +68,7 @@ func (s *Store) Accept(f Filter, enc text.Encoding) (AcceptPlan, error) {
 				case h.plan != 0:
 					out.Conflicts = append(out.Conflicts, Conflict{fs.path, h.id, "an earlier accept of this change is still being applied"})
 				case h.status == StatusConflicted:
-					out.Conflicts = append(out.Conflicts, Conflict{fs.path, h.id, h.reason})
+					out.Conflicts = append(out.Conflicts, Conflict{fs.path, h.id, h.snapshot().Reason})
 				case busy:
 					out.Conflicts = append(out.Conflicts, Conflict{fs.path, h.id, "an earlier accept of this file is still being applied"})
 				default:

@@ -253,3 +253,20 @@ func TestTwoRunsCreateTheSameFile(t *testing.T) {
 		t.Fatalf("after emptying %+v", hs)
 	}
 }
+
+// A conflicted hunk's reason quotes its lines as they read now, not as
+// they read when the conflict began.
+func TestConflictReasonQuotesTheCurrentText(t *testing.T) {
+	s := New()
+	s.Put("r1", "f", "a\n\tb := 1\nc\n", nil, "a\n\tb := 2\nc\n", false)
+	s.DocumentChanged("f", ver(1), "a\n\tb := 10\nc\n")
+	s.DocumentChanged("f", ver(2), "a\n\tb  :=  100\nc\n")
+	h := s.Select(Filter{})[0]
+	if want := `the lines were edited since the proposal; they now read "\tb  :=  100\n"`; h.Status != StatusConflicted || h.Reason != want {
+		t.Fatalf("reason %q, want %q", h.Reason, want)
+	}
+	plan, _ := s.Accept(Filter{}, text.UTF16)
+	if len(plan.Conflicts) != 1 || plan.Conflicts[0].Reason != h.Reason {
+		t.Fatalf("accept conflicts %+v", plan.Conflicts)
+	}
+}

@@ -51,10 +51,14 @@ func (s *Store) list(path string, enc *text.Encoding) []Proposal {
 }
 
 func (h *hunk) snapshot() Hunk {
+	reason := h.reason
+	if reason == reasonEdited {
+		reason = editedReason(&h.prop.file.text, h.start, h.end)
+	}
 	return Hunk{
 		ID: h.id, RunID: h.prop.runID, Path: h.prop.file.path,
 		Start: h.start, End: h.end, OldText: h.oldText, NewText: h.newText,
-		Status: h.status, Reason: h.reason, SupersededBy: h.superseded, LastError: h.lastError, Applying: h.plan != 0,
+		Status: h.status, Reason: reason, SupersededBy: h.superseded, LastError: h.lastError, Applying: h.plan != 0,
 	}
 }
 

@@ -208,11 +208,26 @@ func (h *hunk) rebaseConflicted(new source, edits []udiff.Edit) {
 	h.start, h.end = mapRegion(h.start, h.end, edits, true)
 }
 
+// reasonEdited is the reason of a hunk whose lines the user edited;
+// snapshots add what the lines read now (editedReason), so the text quoted
+// is never stale.
+const reasonEdited = "the lines were edited since the proposal"
+
 // conflict marks h conflicted, covering the region its lines became in new.
 func (h *hunk) conflict(new source, edits []udiff.Edit) {
 	rs, re := mapRegion(h.start, h.end, edits, true)
 	h.status, h.start, h.end = StatusConflicted, rs, re
-	h.reason = fmt.Sprintf("the lines were edited since the proposal; they now read %s", snippet(new.Slice(rs, min(re, rs+snippetLimit+1))))
+	h.reason = reasonEdited
+}
+
+// editedReason is reasonEdited with the region's current text, quoted (Go
+// syntax: tabs and line ends stay visible) and shortened.
+func editedReason(text source, start, end int) string {
+	end = min(end, text.Len(), start+snippetLimit+1)
+	if start >= end {
+		return reasonEdited + "; they are gone now"
+	}
+	return fmt.Sprintf("%s; they now read %s", reasonEdited, snippet(text.Slice(start, end)))
 }
 
 // mapRegion maps [rs, re) through edits: an edit strictly containing an end

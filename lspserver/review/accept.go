@@ -93,6 +93,9 @@ func (v *Review) acceptCommand(ctx context.Context, a reviewArgs) (acceptResult,
 		}
 	}
 	res.Applied = true
+	for _, fe := range plan.Files {
+		res.AppliedHunks = append(res.AppliedHunks, fe.HunkIDs...)
+	}
 	return res, decisions, nil
 }
 

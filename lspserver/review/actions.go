@@ -16,16 +16,27 @@ import (
 var reviewActionKind = protocol.CodeActionKindRefactorRewrite
 
 // reviewActions returns "Agent: Accept change" / "Agent: Reject change"
-// code actions for the hunks overlapping r in the document at path, for
-// clients without code lenses or our plugins. Conflicted hunks get only
-// the reject action (they cannot apply). When several hunks overlap r the
-// titles name each hunk's first line, so the user can tell them apart.
+// code actions for the hunks on the lines r touches, at any column (an
+// insertion sits on the line it inserts before: Store.HunksAt), in the
+// document at path, for clients without code lenses or our plugins.
+// Conflicted hunks get only the reject action (they cannot apply). The
+// first Accept is the preferred action (isPreferred). When several hunks
+// are on those lines the titles name each hunk's first line (and run, when
+// there are several), so the user can tell them apart.
 func (v *Review) reviewActions(path string, r text.Range) []protocol.CommandOrCodeAction {
 	hunks := v.state().store.HunksAtLSP(v.docs.StorePath(path), r, v.core.Session().Encoding)
 	var out []protocol.CommandOrCodeAction
+	preferred := false
+	runs := map[string]bool{}
+	for _, h := range hunks {
+		runs[h.RunID] = true
+	}
 	for _, h := range hunks {
 		suffix := ""
-		if len(hunks) > 1 {
+		switch {
+		case len(runs) > 1:
+			suffix = fmt.Sprintf(" at line %d (run %s)", h.Range.Start.Line+1, h.RunID)
+		case len(hunks) > 1:
 			suffix = fmt.Sprintf(" at line %d", h.Range.Start.Line+1)
 		}
 		// The hunk's preview diagnostic links the actions to it, for
@@ -37,6 +48,9 @@ func (v *Review) reviewActions(path string, r text.Range) []protocol.CommandOrCo
 		if h.Status == proposal.StatusPending {
 			a := reviewAction("Agent: Accept change"+suffix, CommandAccept, h.ID)
 			a.Diagnostics = diags
+			if !preferred {
+				a.IsPreferred, preferred = core.Ptr(true), true
+			}
 			out = append(out, a)
 		}
 		a := reviewAction("Agent: Reject change"+suffix, CommandReject, h.ID)

@@ -49,6 +49,9 @@ type ProposalInfo struct {
 	Status       string     `json:"status"` // "pending" | "conflicted" (any hunk conflicted)
 	ProposedText string     `json:"proposedText"`
 	Hunks        []HunkInfo `json:"hunks"`
+	// Created: the run creates the file (it does not exist yet; its one
+	// hunk covers the whole, empty, document).
+	Created bool `json:"created,omitempty"`
 }
 
 // HunkInfo is one hunk of a proposal. Status, Reason and LastError are
@@ -66,6 +69,10 @@ type HunkInfo struct {
 	// LastError is the editor's reason when the last accept of the hunk
 	// failed.
 	LastError string `json:"lastError,omitempty"`
+	// SupersededBy is the accepted hunk of another run that changed this
+	// hunk's lines or already made its change: the hunk is conflicted for
+	// good and never applies (lspserver/proposal, clash.go).
+	SupersededBy string `json:"supersededBy,omitempty"`
 }
 
 // refreshTimeout bounds the wait for the editor's answer to
@@ -191,11 +198,12 @@ func (v *Review) Proposals(_ context.Context, p *ProposalsParams) (*ProposalsRes
 			Status:       string(pr.Status()),
 			ProposedText: pr.Result(),
 			Hunks:        make([]HunkInfo, len(pr.Hunks)),
+			Created:      pr.Created,
 		}
 		for i, h := range pr.Hunks {
 			info.Hunks[i] = HunkInfo{
 				ID: h.ID, Range: core.ToProtocolRange(h.Range), OldText: h.OldText, NewText: h.NewText,
-				Status: string(h.Status), Reason: h.Reason, LastError: h.LastError,
+				Status: string(h.Status), Reason: h.Reason, LastError: h.LastError, SupersededBy: h.SupersededBy,
 			}
 		}
 		out.Proposals = append(out.Proposals, info)

@@ -111,6 +111,10 @@ type acceptResult struct {
 	Applied       bool           `json:"applied"`
 	FailureReason string         `json:"failureReason,omitempty"`
 	Conflicts     []hunkConflict `json:"conflicts,omitempty"`
+	// AppliedHunks are the ids of the hunks this accept applied (an
+	// addition to the contract): with Conflicts, every selected hunk is
+	// accounted for, so a client can say exactly what happened.
+	AppliedHunks []string `json:"appliedHunks,omitempty"`
 }
 
 // hunkConflict names a hunk that was not applied and why.

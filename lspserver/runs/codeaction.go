@@ -24,8 +24,8 @@ import (
 //     prompt;
 //   - "Agent: Explain this code", "Agent: Document this code" and, when
 //     the range is not empty, "Agent: Refactor selection" (refactor.rewrite);
-//   - review's "Agent: Accept change" / "Agent: Reject change" for pending
-//     hunks overlapping the range (reviewActions);
+//   - first, review's "Agent: Accept change" (preferred) / "Agent: Reject
+//     change" for the hunks on the range's lines (review.CodeActions);
 //   - "Agent: Plan changes to this code…" (refactor.rewrite), for a
 //     selection: a plan-mode run (plan.go); and "Agent: Approve plan “<first line>”" while a
 //     finished plan awaits approval;
@@ -56,6 +56,15 @@ func (rs *Runs) CodeAction(_ context.Context, p *protocol.CodeActionParams) ([]p
 	only := p.Context.Only
 	u := string(p.TextDocument.URI)
 	var out []protocol.CommandOrCodeAction
+	// A proposed change under the cursor comes first, its Accept marked
+	// preferred: the default action (eglot's RET, VS Code's quick fix key)
+	// decides the change rather than starting a run.
+	for _, a := range rs.review.CodeActions(core.DocKey(p.TextDocument.URI), core.ToTextRange(p.Range)) {
+		if ca, ok := a.(*protocol.CodeAction); ok && ca.Kind != nil && !kindWanted(only, *ca.Kind) {
+			continue
+		}
+		out = append(out, a)
+	}
 	if kindWanted(only, protocol.CodeActionKindQuickFix) {
 		for _, d := range p.Context.Diagnostics {
 			msg := diagnosticText(d)
@@ -82,12 +91,6 @@ func (rs *Runs) CodeAction(_ context.Context, p *protocol.CodeActionParams) ([]p
 		}
 	}
 	out = append(out, rs.historyActions(core.DocKey(p.TextDocument.URI), p.Range, only)...)
-	for _, a := range rs.review.CodeActions(core.DocKey(p.TextDocument.URI), core.ToTextRange(p.Range)) {
-		if ca, ok := a.(*protocol.CodeAction); ok && ca.Kind != nil && !kindWanted(only, *ca.Kind) {
-			continue
-		}
-		out = append(out, a)
-	}
 	return out, nil
 }
 

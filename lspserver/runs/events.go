@@ -94,6 +94,9 @@ type RunEvent struct {
 	// ParentCallID marks a toolCall or toolResult of a call a tool made
 	// on its own (a script's inner calls): the model's call that made it.
 	ParentCallID string `json:"parentCallId,omitempty"`
+	// AnswerURI (finished) names the Markdown file holding the whole
+	// answer, for a plan or an answer of more than one line (answers.go).
+	AnswerURI string `json:"answerUri,omitempty"`
 }
 
 // CheckState is one check's outcome in a terminal event.
@@ -230,8 +233,9 @@ func (e *eventStream) agentEvent(ev agent.Event, mode string) RunEvent {
 }
 
 // finish sends the held terminal event (or fallback when the agent sent
-// none, e.g. a run cancelled while queued) with pending filled in.
-func (e *eventStream) finish(fallback RunEvent, pending int) RunEvent {
+// none, e.g. a run cancelled while queued) with pending (and the whole
+// answer's file, if any) filled in.
+func (e *eventStream) finish(fallback RunEvent, pending int, answerURI string) RunEvent {
 	e.mu.Lock()
 	ev := fallback
 	if e.last != nil {
@@ -239,6 +243,9 @@ func (e *eventStream) finish(fallback RunEvent, pending int) RunEvent {
 	}
 	e.mu.Unlock()
 	ev.Pending = core.Ptr(pending)
+	if ev.Kind == kindFinished {
+		ev.AnswerURI = answerURI
+	}
 	e.send(ev)
 	return ev
 }

@@ -264,16 +264,29 @@ func (rs *Runs) handOver(runID string, cs *tools.Changeset, events *eventStream,
 // runEvent, window/showMessage; then review is told the run is over.
 func (rs *Runs) endRun(ctx context.Context, r *run, events *eventStream, prog *runProgress, out agent.Outcome, pending int, note string) {
 	rs.saveSession(r.session) // before the end is announced: a client may stop the server then
+	answer := rs.writeAnswer(r, out)
 	msg, typ := endMessage(r.id, out, note)
+	if answer != "" {
+		what := "answer"
+		if r.mode == ModePlan {
+			what = "plan"
+		}
+		msg += fmt.Sprintf(" (the whole %s: %s)", what, answer)
+	}
 	prog.end(ctx, msg)
 	fallback := RunEvent{Kind: out.Status.String()}
 	if out.Status == agent.StatusFailed && out.Err != nil {
 		fallback.Error = out.Err.Error()
 	}
-	events.finish(fallback, pending)
+	answerURI := ""
+	if answer != "" {
+		answerURI = string(uri.File(answer))
+	}
+	events.finish(fallback, pending, answerURI)
 	if err := rs.core.Client().ShowMessage(rs.ctx, &protocol.ShowMessageParams{Type: typ, Message: msg}); err != nil {
 		rs.log.Debug("showMessage not sent", "err", err)
 	}
+	rs.showAnswer(r, answer)
 	rs.log.Info("run ended", "run", r.id, "status", out.Status.String(), "turns", out.Turns, "toolCalls", out.ToolCalls,
 		"tokens", out.Usage.TotalTokens, "pending", pending)
 	rs.review.ForgetRun(r.id)

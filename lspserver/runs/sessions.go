@@ -279,7 +279,11 @@ func (rs *Runs) saveSession(sess *agent.Session) {
 			continue
 		}
 		switch res := p.Result(); {
-		case res != p.Text || (p.Created && hasPending(p)):
+		case p.Created && hasPending(p):
+			// A new file: created from nothing (the editor may show its
+			// empty buffer as one line ending).
+			props = append(props, agent.SavedProposal{RunID: p.RunID, Path: p.Path, Base: "", Proposed: res, Created: true})
+		case res != p.Text:
 			// What still applies, against the text it applies to.
 			props = append(props, agent.SavedProposal{RunID: p.RunID, Path: p.Path, Base: p.Text, Proposed: res, Created: p.Created})
 		case len(p.Hunks) > 0:

@@ -209,6 +209,8 @@ export interface RunEvent {
   callId?: string;
   /** Set on the calls a script made: the script call's callId. */
   parentCallId?: string;
+  /** kind "finished": a Markdown file holding the whole answer (a plan, or more than one line). */
+  answerUri?: string;
 }
 
 /** One item of the model's plan (todo_write). */
@@ -254,7 +256,7 @@ export interface ElicitResult {
 export const elicit = new lc.RequestType<ElicitParams, ElicitResult, void>("agentls/elicit");
 
 /** The capabilities.experimental entry the extension declares. */
-export const experimentalCapabilities = { agentls: { elicitationForms: true } } as const;
+export const experimentalCapabilities = { agentls: { elicitationForms: true, answerViews: true } } as const;
 
 /** One tool the editor gives the agent (agentls/registerTools); the model sees it as editor__NAME. */
 export interface EditorToolDef {

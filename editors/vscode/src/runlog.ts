@@ -17,6 +17,8 @@ export interface RunState {
   mode?: string;
   /** The documents the run proposed changes to (URIs, in first-change order). */
   files?: string[];
+  /** A Markdown file with the whole answer (a plan, or more than one line), from the finished event. */
+  answerUri?: string;
 }
 
 const todoMarks: Record<string, string> = { pending: "[ ]", in_progress: "[~]", completed: "[x]" };
@@ -38,7 +40,7 @@ export function endMessage(r: RunState, pending?: number): string {
     return `agentls: changes proposed in ${named}: review them.`;
   }
   if (r.mode === "plan") {
-    return `agentls: plan ready: ${oneLine(r.answer ?? "", 200)} (the run log has it whole)`;
+    return `agentls: plan ready: ${oneLine(r.answer ?? "", 200)} (Show Plan shows it whole)`;
   }
   const answer = oneLine(r.answer ?? "", 200);
   return `agentls: run finished${answer ? ": " + answer : "."}`;
@@ -168,6 +170,7 @@ export class RunTracker {
       case "finished":
         r.status = "finished";
         r.answer = ev.text;
+        if (ev.answerUri) r.answerUri = ev.answerUri;
         out.push(`${tag} finished`);
         if ((ev.text ?? "").trim() === (this.streamed.get(r.id) ?? "").trim()) {
           break; // the answer was streamed just before: do not repeat it

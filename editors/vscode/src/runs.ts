@@ -114,8 +114,16 @@ export class Runs implements vscode.Disposable {
         return this.actions.acceptAll(r.id);
       case "Follow Up":
         return this.followUp(r);
-      case "Show Log":
       case "Show Plan":
+        // The whole plan, as the server wrote it (else the run log).
+        if (r.answerUri) {
+          await vscode.commands.executeCommand("markdown.showPreview", vscode.Uri.parse(r.answerUri)).then(undefined, () =>
+            vscode.window.showTextDocument(vscode.Uri.parse(r.answerUri!), { preview: true }),
+          );
+          return;
+        }
+        return this.show();
+      case "Show Log":
         return this.show();
       case "Approve Plan":
         return this.actions.approvePlan(r.id);

@@ -152,7 +152,9 @@ local function capabilities()
   -- MCP servers' forms arrive whole as agentls/elicit (elicit.lua) rather
   -- than as window/showMessageRequest, which fits only one choice.
   caps.experimental = caps.experimental or {}
-  caps.experimental.agentls = { elicitationForms = true }
+  -- Plans and long answers open in the plugin's own window (run.lua), so
+  -- the server need not show them with window/showDocument.
+  caps.experimental.agentls = { elicitationForms = true, answerViews = true }
   return caps
 end
 

@@ -122,6 +122,6 @@ describe("RunTracker", () => {
     t.onEvent({ runId: "p1", seq: 2, kind: "finished", text: "1. change a.go\n2. test" } as RunEvent);
     const r = t.run("p1")!;
     assert.equal(r.mode, "plan");
-    assert.equal(endMessage(r, 0), "agentls: plan ready: 1. change a.go 2. test (the run log has it whole)");
+    assert.equal(endMessage(r, 0), "agentls: plan ready: 1. change a.go 2. test (Show Plan shows it whole)");
   });
 });
