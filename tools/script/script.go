@@ -197,6 +197,15 @@ func schemaParams(schema json.RawMessage) (names []string, open bool) {
 
 var errWallClock = errors.New("script wall-clock limit")
 
+// running bounds the programs running at once in this process (parallel
+// script calls, several runs): each child may use Limits.Memory, and the
+// machine's memory must hold all of them.
+var running = make(chan struct{}, MaxConcurrent)
+
+// MaxConcurrent is how many programs run at once; others wait their turn
+// (within their wall clock).
+const MaxConcurrent = 2
+
 func (s *scriptTool) call(ctx context.Context, env *tools.Env, p params) (tools.Result, error) {
 	lim := s.opts.Limits
 	if strings.TrimSpace(p.Code) == "" {
@@ -214,6 +223,15 @@ func (s *scriptTool) call(ctx context.Context, env *tools.Env, p params) (tools.
 
 	rctx, cancel := context.WithTimeoutCause(ctx, lim.WallClock, errWallClock)
 	defer cancel()
+	select {
+	case running <- struct{}{}:
+		defer func() { <-running }()
+	case <-rctx.Done():
+		if err := ctx.Err(); err != nil {
+			return tools.Result{}, err
+		}
+		return tools.Errorf("no interpreter was free within %s (other programs are running); try again", lim.WallClock), nil
+	}
 	ch, err := startChild(rctx)
 	if err != nil {
 		return tools.Result{}, fmt.Errorf("script: %w", err)

@@ -289,3 +289,28 @@ func TestDescriptionExampleRuns(t *testing.T) {
 		t.Fatalf("example: %v %q", res.IsError, res.Text)
 	}
 }
+
+// TestProgramsTakeTurns: at most MaxConcurrent programs run at once; the
+// others wait, and all finish.
+func TestProgramsTakeTurns(t *testing.T) {
+	f := newFixture(t, map[string]string{"a.txt": "x\n"}, Limits{})
+	var wg sync.WaitGroup
+	res := make([]tools.Result, 5)
+	for i := range res {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			args, _ := json.Marshal(map[string]string{"code": "n = 0\nfor i in range(100000):\n  n += i\nn"})
+			res[i], _ = f.tool.Call(context.Background(), f.env, args) // a Go error leaves a zero result, which fails below
+		}()
+	}
+	wg.Wait()
+	for i, r := range res {
+		if r.IsError || r.Text != "4999950000" {
+			t.Fatalf("program %d: %+v", i, r)
+		}
+	}
+	if len(running) != 0 {
+		t.Fatalf("%d slots still held", len(running))
+	}
+}
