@@ -111,3 +111,43 @@ func TestLiveSessionBound(t *testing.T) {
 		t.Fatal(r)
 	}
 }
+
+// The model option offers model.name, model.choices and what the
+// endpoint lists (GET /models, asked in the background once per
+// endpoint); a chosen one is used by the session's runs.
+func TestModelOptionValues(t *testing.T) {
+	h := start(t, llmtest.Always(llmtest.Text("ok")), harnessOpts{model: []llmtest.Option{llmtest.WithModels(
+		`{"object":"list","data":[{"id":"listed-model","object":"model"},{"id":"test-model","object":"model"}]}`)}})
+	userConfig(t, h.env, `{"model": {"choices": ["chosen-in-config"]}}`)
+	res, err := h.conn.NewSession(h.ctx(), acp.NewSessionRequest{Cwd: h.dir, McpServers: []acp.McpServer{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	values := func(o acp.SessionConfigOption) []string {
+		var out []string
+		for _, v := range *o.Select.Options.Ungrouped {
+			out = append(out, string(v.Value))
+		}
+		return out
+	}
+	if got := strings.Join(values(res.ConfigOptions[1]), ","); got != "test-model,chosen-in-config" {
+		t.Fatalf("model values at session/new: %s", got)
+	}
+	h.client.await(t, "the listed models", func(c *fakeClient) bool {
+		for _, u := range c.updates {
+			if co := u.Update.ConfigOptionUpdate; co != nil && len(co.ConfigOptions) == 2 &&
+				strings.Join(values(co.ConfigOptions[1]), ",") == "test-model,chosen-in-config,listed-model" {
+				return true
+			}
+		}
+		return false
+	})
+	if _, err := h.conn.SetSessionConfigOption(h.ctx(), acp.SetSessionConfigOptionRequest{ValueId: &acp.SetSessionConfigOptionValueId{
+		SessionId: res.SessionId, ConfigId: "model", Value: "listed-model"}}); err != nil {
+		t.Fatal(err)
+	}
+	h.mustPrompt(res.SessionId, "hi")
+	if m := h.chats()[0].Model; m != "listed-model" {
+		t.Fatalf("the run used %q", m)
+	}
+}

@@ -39,7 +39,7 @@ func TestClientBuffersAndWrites(t *testing.T) {
 	if len(reads) == 0 || reads[0] != path {
 		t.Fatalf("fs/read_text_file not used: %v", reads)
 	}
-	reqs := h.model.Requests()
+	reqs := h.chats()
 	if res, _ := reqs[1].ToolResult("c1"); !strings.Contains(res, "unsaved line") {
 		t.Fatalf("the model did not see the editor's buffer: %q", res)
 	}
@@ -124,7 +124,7 @@ func TestLoadAfterRestart(t *testing.T) {
 	if r := h2.mustPrompt(id, "second question"); r != acp.StopReasonEndTurn {
 		t.Fatal(r)
 	}
-	reqs := h2.model.Requests()
+	reqs := h2.chats()
 	if !reqs[len(reqs)-1].Contains("first answer") {
 		t.Fatal("the continued session's request lacks the earlier conversation")
 	}
@@ -205,7 +205,7 @@ func TestHugePrompt(t *testing.T) {
 	if re := reqErr(t, err); re.Code != -32602 || !strings.Contains(re.Message, "context window") {
 		t.Fatalf("10 MB prompt: %v", err)
 	}
-	if len(h.model.Requests()) != 0 {
+	if len(h.chats()) != 0 {
 		t.Fatal("the huge prompt reached the model")
 	}
 	if r := h.mustPrompt(id, "small"); r != acp.StopReasonEndTurn {
@@ -277,7 +277,7 @@ func TestPlanModeAndModelOption(t *testing.T) {
 		t.Fatalf("set_config_option: %+v %v", opts, err)
 	}
 	h.mustPrompt(res.SessionId, "how would you fix it?")
-	reqs := h.model.Requests()
+	reqs := h.chats()
 	if reqs[0].Model != "other-model" || reqs[0].HasTool("edit_file") || !reqs[0].HasTool("todo_write") {
 		t.Fatalf("plan-mode request: model %q tools %v", reqs[0].Model, reqs[0].ToolNames())
 	}
@@ -311,7 +311,7 @@ func TestSkillsAsCommands(t *testing.T) {
 		return false
 	})
 	h.mustPrompt(id, "/release-notes for v2")
-	if last := h.model.Requests()[0].LastUser(); !strings.Contains(last, "Use the skill release-notes") || !strings.Contains(last, "for v2") {
+	if last := h.chats()[0].LastUser(); !strings.Contains(last, "Use the skill release-notes") || !strings.Contains(last, "for v2") {
 		t.Fatalf("the command did not reach the model as a skill: %q", last)
 	}
 }
@@ -331,7 +331,7 @@ func TestEmbeddedContext(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	last := h.model.Requests()[0].LastUser()
+	last := h.chats()[0].LastUser()
 	for _, want := range []string{"explain @main.go:3-4 and @go.mod", "<file path=\"main.go:3-4\">", "func main() {}", "<link path=\"go.mod\">"} {
 		if !strings.Contains(last, want) {
 			t.Fatalf("task lacks %q:\n%s", want, last)

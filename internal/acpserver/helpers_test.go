@@ -178,6 +178,7 @@ type harnessOpts struct {
 	fs      bool   // the client offers fs/read_text_file and fs/write_text_file
 	env     map[string]string
 	meta    map[string]any // clientCapabilities._meta
+	model   []llmtest.Option
 }
 
 // start serves a new connection and initializes it.
@@ -193,7 +194,7 @@ func start(t testing.TB, script llmtest.Script, o harnessOpts) *harness {
 	home := t.TempDir()
 	h.env = map[string]string{"HOME": home, "XDG_CONFIG_HOME": filepath.Join(home, "config"), "XDG_STATE_HOME": h.state}
 	if !o.noModel {
-		h.model = llmtest.New(t, script)
+		h.model = llmtest.New(t, script, o.model...)
 		h.env["OPENAI_BASE_URL"] = h.model.URL()
 		h.env["AGENTLS_MODEL"] = "test-model"
 	}
@@ -377,4 +378,18 @@ func reqErr(t testing.TB, err error) *acp.RequestError {
 // call is one scripted tool call.
 func call(id, name, args string) llmtest.Reply {
 	return llmtest.ToolCalls(llmtest.Call{ID: id, Name: name, Args: args})
+}
+
+// chats returns the chat requests the model received (the server also
+// asks GET /models in the background, for the model option).
+func (h *harness) chats() []llmtest.RecordedRequest { return chatRequests(h.model) }
+
+func chatRequests(m *llmtest.Server) []llmtest.RecordedRequest {
+	var out []llmtest.RecordedRequest
+	for _, r := range m.Requests() {
+		if r.Path == "/v1/chat/completions" {
+			out = append(out, r)
+		}
+	}
+	return out
 }

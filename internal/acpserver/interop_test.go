@@ -103,14 +103,14 @@ func TestSessionAcrossLSPAndACP(t *testing.T) {
 	if len(perms) != 1 || perms[0].ToolCall.Content[0].Diff == nil {
 		t.Fatalf("permissions: %+v", perms)
 	}
-	reqs := h.model.Requests()
+	reqs := h.chats()
 	if !reqs[len(reqs)-1].Contains("The user accepted 1 hunk of your change to a.txt") {
 		t.Fatal("the ACP run was not told about the accepted change")
 	}
 
 	lsp2 := h.newLSP(t)
 	continueOverLSP(t, lsp2, id, "continue over LSP")
-	reqs = h.model.Requests()
+	reqs = h.chats()
 	if last := reqs[len(reqs)-1]; !last.Contains("carry on over ACP") || !last.Contains("acp answer") {
 		t.Fatal("the LSP run did not continue the conversation the ACP prompt added")
 	}
@@ -142,12 +142,12 @@ func TestLiveLSPAndACPTakeTurns(t *testing.T) {
 	}
 	h.mustPrompt(acp.SessionId(id), "two over ACP")
 	continueOverLSP(t, lsp, id, "three over LSP")
-	reqs := h.model.Requests()
+	reqs := h.chats()
 	if last := reqs[len(reqs)-1]; !last.Contains("answer to two over ACP") {
 		t.Fatal("the live LSP server dropped the turn made over ACP")
 	}
 	h.mustPrompt(acp.SessionId(id), "four over ACP")
-	reqs = h.model.Requests()
+	reqs = h.chats()
 	last := reqs[len(reqs)-1]
 	for _, want := range []string{"answer to one over LSP", "answer to two over ACP", "answer to three over LSP"} {
 		if !last.Contains(want) {
@@ -172,7 +172,7 @@ func TestLSPListsSessionsStartedOverACP(t *testing.T) {
 		t.Fatalf("sessions after: %+v %v", sessions, err)
 	}
 	continueOverLSP(t, lsp, string(id), "continued in vs code")
-	reqs := h.model.Requests()
+	reqs := h.chats()
 	if !reqs[len(reqs)-1].Contains("started in zed") {
 		t.Fatal("the LSP run did not continue the ACP conversation")
 	}

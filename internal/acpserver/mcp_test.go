@@ -30,7 +30,7 @@ func TestClientMCPServers(t *testing.T) {
 		t.Fatal(err)
 	}
 	h.mustPrompt(res.SessionId, "use the helper")
-	reqs := h.model.Requests()
+	reqs := h.chats()
 	if out, _ := reqs[len(reqs)-1].ToolResult("m1"); !strings.Contains(out, "helper: from acp") {
 		t.Fatalf("MCP result %q (tools %v)", out, reqs[0].ToolNames())
 	}

@@ -2,10 +2,13 @@ package acpserver
 
 import (
 	"context"
+	"slices"
+	"strings"
 
 	acp "github.com/coder/acp-go-sdk"
 
 	"github.com/agentls/agentls/agent/config"
+	"github.com/agentls/agentls/agent/llm"
 )
 
 // Modes and config options. A session's mode is agentls's run mode:
@@ -49,7 +52,51 @@ func validMode(m string) bool {
 func (ss *session) noteConfig(cfg config.Config) {
 	ss.mu.Lock()
 	defer ss.mu.Unlock()
-	ss.cfgMode, ss.cfgModel = cfg.Mode, cfg.Model.Name
+	ss.cfgMode, ss.cfgModel, ss.choices = cfg.Mode, cfg.Model.Name, slices.Clone(cfg.Model.Choices)
+}
+
+// maxModelOptions bounds the model option's values.
+const maxModelOptions = 200
+
+// discoverModels asks the endpoint which models it serves (once per
+// endpoint and connection) and, when it lists some, sends the session's
+// config options again with them. A replayed or recording model is not
+// asked (a cassette has no endpoint, and a listing must not end up in a
+// recording); an endpoint that fails leaves the configured model and
+// model.choices.
+func (s *Server) discoverModels(ctx context.Context, ss *session) {
+	cfg, _, _ := s.loadConfig([]string{ss.cwd})
+	if cfg.ModelError() != nil || cfg.Model.Replay != "" || cfg.Model.Record != "" {
+		return
+	}
+	key := cfg.Model.BaseURL
+	s.mu.Lock()
+	ids, known := s.models[key]
+	s.mu.Unlock()
+	if !known {
+		client, err := llm.New(cfg.LLM())
+		if err != nil {
+			return
+		}
+		ids, err = client.ListModels(ctx)
+		client.Close()
+		if err != nil {
+			s.log.Debug("the endpoint lists no models", "err", err)
+		}
+		s.mu.Lock()
+		if s.models == nil {
+			s.models = map[string][]string{}
+		}
+		s.models[key] = ids
+		s.mu.Unlock()
+	}
+	if len(ids) == 0 {
+		return
+	}
+	ss.mu.Lock()
+	ss.discovered = ids
+	ss.mu.Unlock()
+	ss.update(ctx, acp.SessionUpdate{ConfigOptionUpdate: &acp.SessionConfigOptionUpdate{ConfigOptions: ss.options()}})
 }
 
 // effectiveMode is the session's mode (under ss.mu).
@@ -102,7 +149,8 @@ func (ss *session) configOptions(cfg config.Config) []acp.SessionConfigOption {
 func (ss *session) options() []acp.SessionConfigOption {
 	ss.mu.Lock()
 	mode, model := ss.effectiveMode(), ss.effectiveModel()
-	cfgModel := ss.cfgModel
+	names := append([]string{model, ss.cfgModel}, ss.choices...)
+	names = append(names, ss.discovered...)
 	ss.mu.Unlock()
 	var mopts acp.SessionConfigSelectOptionsUngrouped
 	for _, m := range modes {
@@ -116,16 +164,18 @@ func (ss *session) options() []acp.SessionConfigOption {
 	if model == "" {
 		return out
 	}
-	names := []string{model}
-	if cfgModel != "" && cfgModel != model {
-		names = append(names, cfgModel)
-	}
 	var opts acp.SessionConfigSelectOptionsUngrouped
+	seen := map[string]bool{}
 	for _, n := range names {
+		n = strings.TrimSpace(n)
+		if n == "" || seen[n] || len(opts) == maxModelOptions {
+			continue
+		}
+		seen[n] = true
 		opts = append(opts, acp.SessionConfigSelectOption{Value: acp.SessionConfigValueId(n), Name: n})
 	}
 	modelOpt := acp.NewSessionConfigOptionSelect(acp.SessionConfigValueId(model), acp.SessionConfigSelectOptions{Ungrouped: &opts})
-	desc := "The model agentls calls (model.name); any model your endpoint serves"
+	desc := "The model agentls calls: model.name, model.choices and what the endpoint lists; the session keeps the choice"
 	modelOpt.Select.Id, modelOpt.Select.Name, modelOpt.Select.Description = optionModel, "Model", &desc
 	modelOpt.Select.Category = acp.Ptr(acp.SessionConfigOptionCategoryModel)
 	return append(out, modelOpt)

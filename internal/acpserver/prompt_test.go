@@ -79,7 +79,7 @@ func TestPromptStreamsAndWritesOnlyAfterPermission(t *testing.T) {
 		t.Fatalf("edit call ended %v", st)
 	}
 	// The model was told its edit landed: the next read needs no CONFLICT.
-	reqs := h.model.Requests()
+	reqs := h.chats()
 	if res, _ := reqs[len(reqs)-1].ToolResult("c2"); !strings.Contains(res, "a.txt") {
 		t.Fatalf("edit result %q", res)
 	}
@@ -115,7 +115,7 @@ func TestPermissionRejectedWithReason(t *testing.T) {
 		t.Fatalf("rejected edit call: %+v", end)
 	}
 	h.mustPrompt(id, "try again")
-	reqs := h.model.Requests()
+	reqs := h.chats()
 	last := reqs[len(reqs)-1]
 	if !last.Contains(`saying: \"keep it short\"`) && !last.Contains(`saying: "keep it short"`) {
 		t.Fatalf("the model was not told the reason: %s", last.LastUser())

@@ -191,8 +191,8 @@ func TestTrustAndRunCommand(t *testing.T) {
 	}
 	id := h.newSession()
 	h.mustPrompt(id, "run something")
-	if len(asked) != 1 || h.model.Requests()[0].HasTool("run_command") {
-		t.Fatalf("untrusted: asked %v, tools %v", asked, h.model.Requests()[0].ToolNames())
+	if len(asked) != 1 || h.chats()[0].HasTool("run_command") {
+		t.Fatalf("untrusted: asked %v, tools %v", asked, h.chats()[0].ToolNames())
 	}
 	us, _ := h.client.snapshot()
 	if !strings.Contains(contentTextOfAll(us), "tools.runCommand") {
@@ -214,7 +214,7 @@ func TestTrustAndRunCommand(t *testing.T) {
 	}
 	id2 := h2.newSession()
 	h2.mustPrompt(id2, "run something")
-	reqs := h2.model.Requests()
+	reqs := h2.chats()
 	res, _ := reqs[len(reqs)-1].ToolResult("r1")
 	if len(asked) != 2 || !strings.Contains(res, "agentls-was-here") {
 		t.Fatalf("trusted: asked %v, result %q", asked, res)

@@ -69,6 +69,8 @@ type Server struct {
 	runs runLimiter
 	// trust is what the user trusted over this connection (config.go).
 	trust trustState
+	// models caches, per model endpoint, the models it lists (under mu).
+	models map[string][]string
 }
 
 // New returns a Server that is not yet connected.

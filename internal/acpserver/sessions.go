@@ -43,6 +43,9 @@ type session struct {
 	mode      string // "" = the configured mode (cfgMode)
 	cfgMode   string // mode of the latest configuration loaded
 	cfgModel  string // model of the latest configuration loaded
+	// choices are model.choices of the latest configuration, discovered
+	// the models the endpoint listed (GET /models), for the model option.
+	choices, discovered []string
 	model     string // "" = the configured model
 	autoAllow bool   // "allow always" for file changes in this session
 	turn      *turn  // the prompt in progress, nil when none
@@ -202,12 +205,27 @@ func (s *Server) NewSession(_ context.Context, p acp.NewSessionRequest) (acp.New
 	}
 	cfg, _, _ := s.loadConfig([]string{ss.cwd})
 	s.log.Info("session new", "session", ss.id, "cwd", ss.cwd, "clientMCP", len(ss.clientMCP))
-	// The client learns the id from this response; the commands follow it.
-	s.goBackground("available commands", func(ctx context.Context) {
-		time.Sleep(20 * time.Millisecond)
-		ss.announceCommands(ctx)
-	})
+	s.afterOpen(ss)
 	return acp.NewSessionResponse{SessionId: acp.SessionId(ss.id), Modes: ss.modeState(cfg), ConfigOptions: ss.configOptions(cfg)}, nil
+}
+
+// afterOpen announces, in the background, what a session offers beyond
+// the response that opened it: the skills as commands, and the models the
+// endpoint serves. The client learns the session id from the response, so
+// these follow it (a short pause lets the SDK write the response first;
+// an update it overtakes is only the commands list, sent again on load).
+func (s *Server) afterOpen(ss *session) {
+	s.goBackground("session announcements", func(ctx context.Context) {
+		t := time.NewTimer(20 * time.Millisecond)
+		select {
+		case <-t.C:
+		case <-ctx.Done():
+			t.Stop()
+			return
+		}
+		ss.announceCommands(ctx)
+		s.discoverModels(ctx, ss)
+	})
 }
 
 // openSaved makes the saved session id of cwd a session of the
@@ -266,6 +284,7 @@ func (s *Server) LoadSession(ctx context.Context, p acp.LoadSessionRequest) (acp
 	}
 	ss.replay(ctx)
 	ss.announceCommands(ctx)
+	s.goBackground("models", func(ctx context.Context) { s.discoverModels(ctx, ss) })
 	cfg, _, _ := s.loadConfig([]string{ss.cwd})
 	s.log.Info("session load", "session", ss.id, "cwd", ss.cwd)
 	return acp.LoadSessionResponse{Modes: ss.modeState(cfg), ConfigOptions: ss.configOptions(cfg)}, nil
@@ -282,10 +301,7 @@ func (s *Server) ResumeSession(ctx context.Context, p acp.ResumeSessionRequest) 
 	if err != nil {
 		return acp.ResumeSessionResponse{}, err
 	}
-	s.goBackground("available commands", func(ctx context.Context) {
-		time.Sleep(20 * time.Millisecond)
-		ss.announceCommands(ctx)
-	})
+	s.afterOpen(ss)
 	cfg, _, _ := s.loadConfig([]string{ss.cwd})
 	s.log.Info("session resume", "session", ss.id, "cwd", ss.cwd)
 	return acp.ResumeSessionResponse{Modes: ss.modeState(cfg), ConfigOptions: ss.configOptions(cfg)}, nil

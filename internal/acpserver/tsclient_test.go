@@ -109,7 +109,7 @@ func TestTypeScriptClient(t *testing.T) {
 	default:
 		t.Fatal("the cancelled prompt's model stream is still open")
 	}
-	reqs := model.Requests()
+	reqs := chatRequests(model)
 	if last := reqs[len(reqs)-1]; !last.Contains("I greeted the world.") {
 		t.Fatal("the session loaded after the restart did not carry the conversation")
 	}
@@ -125,7 +125,7 @@ func TestTypeScriptClient(t *testing.T) {
 		t.Fatal(err)
 	}
 	continueOverLSP(t, c, sum.SessionID, "continue over LSP")
-	reqs = model.Requests()
+	reqs = chatRequests(model)
 	last := reqs[len(reqs)-1]
 	if !last.Contains("what did you change?") || !last.Contains("I greeted the world.") {
 		t.Fatal("the LSP run did not continue the ACP session's conversation")
