@@ -39,24 +39,24 @@ type session struct {
 	// or resume: the user's choice, started whatever the workspace trust.
 	clientMCP map[string]mcp.ServerConfig
 
-	mu        sync.Mutex
-	mode      string // "" = the configured mode (cfgMode)
-	cfgMode   string // mode of the latest configuration loaded
-	cfgModel  string // model of the latest configuration loaded
+	mu       sync.Mutex
+	mode     string // "" = the configured mode (cfgMode)
+	cfgMode  string // mode of the latest configuration loaded
+	cfgModel string // model of the latest configuration loaded
 	// choices are model.choices of the latest configuration, discovered
 	// the models the endpoint listed (GET /models), for the model option.
 	choices, discovered []string
-	model     string // "" = the configured model
-	autoAllow bool   // "allow always" for file changes in this session
-	turn      *turn  // the prompt in progress, nil when none
-	mcp       *mcp.Manager
-	mcpKey    string
-	onDisk    map[string]bool // proposals last read from or written to the file
-	redact    *agent.Redactor
-	toolSeq   int
-	synced    map[string]bool // paths whose client buffer is an overlay in view
-	bufVer    int32
-	used      time.Time // last session/new, load, resume or prompt
+	model               string // "" = the configured model
+	autoAllow           bool   // "allow always" for file changes in this session
+	turn                *turn  // the prompt in progress, nil when none
+	mcp                 *mcp.Manager
+	mcpKey              string
+	onDisk              map[string]bool // proposals last read from or written to the file
+	redact              *agent.Redactor
+	toolSeq             int
+	synced              map[string]bool // paths whose client buffer is an overlay in view
+	bufVer              int32
+	used                time.Time // last session/new, load, resume or prompt
 	// reqTimeout is client.requestTimeoutSeconds of the latest prompt.
 	reqTimeout time.Duration
 }
