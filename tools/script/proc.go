@@ -1,0 +1,155 @@
+package script
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"strings"
+	"sync"
+	"time"
+)
+
+// childProc is a running child and our ends of its pipes.
+type childProc struct {
+	cmd    *exec.Cmd
+	toW    *os.File // parent → child
+	fromR  *os.File // child → parent
+	enc    *json.Encoder
+	dec    *json.Decoder
+	stderr *capped
+	once   sync.Once
+	waited chan struct{}
+	werr   error
+}
+
+var errOutOfMemory = errors.New("out of memory")
+
+// startChild starts this binary as the interpreter. ctx ending kills it.
+func startChild(ctx context.Context) (*childProc, error) {
+	exe, err := os.Executable()
+	if err != nil {
+		return nil, fmt.Errorf("find the agentls binary: %w", err)
+	}
+	toR, toW, err := os.Pipe()
+	if err != nil {
+		return nil, err
+	}
+	fromR, fromW, err := os.Pipe()
+	if err != nil {
+		toR.Close()
+		toW.Close()
+		return nil, err
+	}
+	cmd := exec.Command(exe)
+	cmd.Env = []string{childEnv + "=" + childMagic, "GOMAXPROCS=1", "GOTRACEBACK=none"}
+	cmd.Dir = os.TempDir()
+	cmd.ExtraFiles = []*os.File{toR, fromW}
+	c := &childProc{cmd: cmd, toW: toW, fromR: fromR, stderr: &capped{max: 8 << 10}, waited: make(chan struct{})}
+	cmd.Stderr = c.stderr
+	cmd.SysProcAttr = sysProcAttr()
+	err = cmd.Start()
+	toR.Close()
+	fromW.Close()
+	if err != nil {
+		toW.Close()
+		fromR.Close()
+		return nil, fmt.Errorf("start the interpreter: %w", err)
+	}
+	c.enc = json.NewEncoder(toW)
+	c.dec = json.NewDecoder(fromR)
+	go func() {
+		c.werr = cmd.Wait()
+		close(c.waited)
+	}()
+	stop := context.AfterFunc(ctx, func() { _ = cmd.Process.Kill() })
+	go func() {
+		<-c.waited
+		stop()
+	}()
+	return c, nil
+}
+
+// exitReason explains a broken pipe by how the child ended.
+func (c *childProc) exitReason(ioErr error) error {
+	select {
+	case <-c.waited:
+	case <-time.After(5 * time.Second):
+		_ = c.cmd.Process.Kill()
+		<-c.waited
+	}
+	msg := c.stderr.String()
+	if outOfMemory(msg) {
+		return errOutOfMemory
+	}
+	if c.werr != nil {
+		if m := strings.TrimSpace(msg); m != "" {
+			return fmt.Errorf("%v: %s", c.werr, firstLines(m, 3))
+		}
+		return c.werr
+	}
+	if errors.Is(ioErr, io.EOF) {
+		return errors.New("the interpreter closed its pipe")
+	}
+	return ioErr
+}
+
+// outOfMemory reports whether the child's last words say an allocation
+// failed against its memory limit: the Go runtime's, or (in a binary
+// built with -race) ThreadSanitizer's.
+func outOfMemory(stderr string) bool {
+	for _, m := range []string{"out of memory", "cannot allocate memory", "failed to allocate", "address space collisions"} {
+		if strings.Contains(stderr, m) {
+			return true
+		}
+	}
+	return false
+}
+
+// close kills the child if it still runs, reaps it and closes our pipes.
+func (c *childProc) close() {
+	c.once.Do(func() {
+		c.toW.Close()
+		select {
+		case <-c.waited:
+		case <-time.After(2 * time.Second):
+			_ = c.cmd.Process.Kill()
+			<-c.waited
+		}
+		c.fromR.Close()
+	})
+}
+
+func firstLines(s string, n int) string {
+	lines := strings.SplitN(s, "\n", n+1)
+	if len(lines) > n {
+		lines = lines[:n]
+	}
+	return strings.Join(lines, " / ")
+}
+
+// capped keeps the first max bytes written to it.
+type capped struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+	max int
+}
+
+func (c *capped) Write(p []byte) (int, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if room := c.max - c.buf.Len(); room > 0 {
+		c.buf.Write(p[:min(len(p), room)])
+	}
+	return len(p), nil
+}
+
+func (c *capped) String() string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.buf.String()
+}
