@@ -2,6 +2,7 @@ package core
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"runtime/debug"
 	"strings"
@@ -80,8 +81,15 @@ type NoParams struct{}
 // DecodeParams decodes request params as a route does; a failure is
 // InvalidParams (-32602), not the ParseError protocol.ServerHandler would
 // answer.
+//
+// Params of type json.RawMessage are passed on as they arrived (the wire
+// has validated them as JSON), without a decoding pass.
 func DecodeParams(raw jsonrpc2.RawMessage, p any) error {
-	if _, none := p.(*NoParams); none {
+	switch p := p.(type) {
+	case *NoParams:
+		return nil
+	case *json.RawMessage:
+		*p = json.RawMessage(raw)
 		return nil
 	}
 	if err := protocol.Unmarshal(raw, p); err != nil {
