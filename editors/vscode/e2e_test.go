@@ -219,18 +219,10 @@ func TestVSCodePreviewAcceptReject(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
 	tmp := t.TempDir()
-	vsix := buildVSIX(t, ctx, tmp)
-	bin := lsptest.BuildBinary(t)
 	model := llmtest.New(t, loudModel)
-
 	ws := filepath.Join(tmp, "ws")
-	data := filepath.Join(tmp, "data")
-	ext := filepath.Join(tmp, "ext")
-	shots := screenshotDir(t)
-	for _, d := range []string{filepath.Join(ws, ".git"), filepath.Join(data, "User"), ext, shots} {
-		if err := os.MkdirAll(d, 0o755); err != nil {
-			t.Fatal(err)
-		}
+	if err := os.MkdirAll(filepath.Join(ws, ".git"), 0o755); err != nil {
+		t.Fatal(err)
 	}
 	if err := os.WriteFile(filepath.Join(ws, "greet.go"), []byte(greetGo), 0o644); err != nil {
 		t.Fatal(err)
@@ -238,51 +230,12 @@ func TestVSCodePreviewAcceptReject(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(ws, "broken.json"), []byte("{\"a\": 1,, \"b\": }\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	// The server is started through a wrapper so that its log survives.
-	serverLog := filepath.Join(tmp, "server.log")
-	wrapper := filepath.Join(tmp, "agentls")
-	script := fmt.Sprintf("#!/bin/sh\nexec %q --log-file %q --log-level debug \"$@\"\n", bin, serverLog)
-	if err := os.WriteFile(wrapper, []byte(script), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	settings, _ := json.Marshal(map[string]any{
-		"security.workspace.trust.enabled": false, // else extensions run restricted
-		"workbench.startupEditor":          "none",
-		"chat.disableAIFeatures":           true,
-		"telemetry.telemetryLevel":         "off",
-		"files.autoSave":                   "off", // VS Code for the web saves after a delay by default
-		"agentls.path":                     wrapper,
-		"agentls.model.baseURL":            model.URL(),
-		"agentls.model.name":               "test-model",
-		"agentls.mode":                     "preview",
+	cs := startCodeServer(t, ctx, tl, tmp, ws, map[string]any{
+		"agentls.model.baseURL": model.URL(),
+		"agentls.model.name":    "test-model",
+		"agentls.mode":          "preview",
 	})
-	if err := os.WriteFile(filepath.Join(data, "User", "settings.json"), settings, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	config := filepath.Join(tmp, "code-server.yaml") // keeps code-server out of ~/.config
-	if err := os.WriteFile(config, []byte("auth: none\ncert: false\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	env := []string{"HOME=" + tmp, "XDG_CONFIG_HOME=" + filepath.Join(tmp, "config"), "XDG_DATA_HOME=" + filepath.Join(tmp, "xdgdata")}
-	run(t, ctx, tmp, env, tl.node, tl.codeServer, "--config", config, "--extensions-dir", ext, "--install-extension", vsix)
-
-	port := freePort(t)
-	var csOut testwait.Buffer // read on failure while code-server still writes
-	cs := exec.Command(tl.node, tl.codeServer, "--config", config, "--auth", "none",
-		"--bind-addr", fmt.Sprintf("127.0.0.1:%d", port), "--user-data-dir", data, "--extensions-dir", ext,
-		"--disable-telemetry", "--disable-update-check", ws)
-	cs.Env = append(os.Environ(), env...)
-	cs.Stdout, cs.Stderr = &csOut, &csOut
-	cs.SysProcAttr = &syscall.SysProcAttr{Setpgid: true} // its extension host and agentls go with it
-	if err := cs.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		_ = syscall.Kill(-cs.Process.Pid, syscall.SIGKILL)
-		_ = cs.Wait()
-	})
-	url := fmt.Sprintf("http://127.0.0.1:%d", port)
-	waitHTTP(t, ctx, url)
+	url, shots, serverLog, csOut := cs.url, cs.shots, cs.serverLog, cs.out
 
 	out := filepath.Join(tmp, "result.json")
 	driver := exec.CommandContext(ctx, tl.node, filepath.Join("e2e", "e2e.js"))
@@ -415,6 +368,134 @@ func TestVSCodePreviewAcceptReject(t *testing.T) {
 	if disk, _ := os.ReadFile(filepath.Join(ws, "greet.go")); string(disk) != greetGo {
 		t.Errorf("the file on disk changed (the server must not write in editor mode):\n%s", disk)
 	}
+}
+
+// TestVSCodeDemoWithoutModel follows the README's editor demo as written:
+// the examples/hello folder opened as it ships (its .vscode/settings.json
+// points agentls.model.replay at the recorded run; no model is configured
+// anywhere), greet.py opened, "agentls: Run Agent…" with the task
+// "Fix the bug in greet.py": the recorded run replays through the editor
+// path (whose task carries an editor context block the CLI recording does
+// not have), the fix shows inline, and Accept All applies it to the buffer.
+func TestVSCodeDemoWithoutModel(t *testing.T) {
+	tl := findTools(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	tmp := t.TempDir()
+	ws := filepath.Join(tmp, "hello")
+	if err := os.CopyFS(ws, os.DirFS(filepath.Join("..", "..", "examples", "hello"))); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("OPENAI_API_KEY", "")
+	t.Setenv("OPENAI_BASE_URL", "")
+	t.Setenv("AGENTLS_MODEL", "")
+	cs := startCodeServer(t, ctx, tl, tmp, ws, nil)
+
+	out := filepath.Join(tmp, "result.json")
+	driver := exec.CommandContext(ctx, tl.node, filepath.Join("e2e", "e2e.js"))
+	driver.Env = append(os.Environ(), "NODE_PATH="+tl.nodePath, "E2E_URL="+cs.url, "E2E_FOLDER="+ws,
+		"E2E_OUT="+out, "E2E_SHOTS="+cs.shots, "CHROMIUM="+tl.chromium, "E2E_SCENARIO=demo")
+	driverOut, driverErr := driver.CombinedOutput()
+	logs := func() string {
+		serverText, _ := os.ReadFile(cs.serverLog)
+		return fmt.Sprintf("driver: %v\n%s\ncode-server:\n%s\nserver log:\n%s", driverErr, driverOut, cs.out.String(), serverText)
+	}
+	raw, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatalf("no result from e2e.js: %v\n%s", err, logs())
+	}
+	var r e2eResult
+	if err := json.Unmarshal(raw, &r); err != nil {
+		t.Fatalf("bad result %s: %v", raw, err)
+	}
+	if !r.OK {
+		t.Fatalf("e2e.js failed after steps %v (screenshot %s): %s\n%s", r.Steps, r.FailShot, r.Error, logs())
+	}
+	if !containsSub(r.PendingAfter, `⟶     return \"Hello, \" + name + \"!\"`) {
+		t.Errorf("inline preview = %q, want the fixed line", r.PendingAfter)
+	}
+	if !strings.Contains(r.PendingText, `+ nme +`) {
+		t.Errorf("text changed before accept:\n%s", r.PendingText)
+	}
+	if !strings.Contains(r.AcceptedText, `return "Hello, " + name + "!"`) || strings.Contains(r.AcceptedText, "nme") {
+		t.Errorf("text after accept:\n%s", r.AcceptedText)
+	}
+	orig, _ := os.ReadFile(filepath.Join("..", "..", "examples", "hello", "greet.py"))
+	if disk, _ := os.ReadFile(filepath.Join(ws, "greet.py")); string(disk) != string(orig) {
+		t.Errorf("the file on disk changed (the server must not write in editor mode):\n%s", disk)
+	}
+}
+
+// codeServer is a running code-server with the packaged extension.
+type codeServer struct {
+	url, shots, serverLog string
+	out                   *testwait.Buffer // code-server's output, read on failure
+}
+
+// startCodeServer packages and installs the extension in a fresh
+// code-server under tmp, with the user settings every test needs plus
+// settings, opens folder ws, and stops it all when the test ends. The
+// server runs through a wrapper that keeps its debug log in serverLog.
+func startCodeServer(t *testing.T, ctx context.Context, tl tools, tmp, ws string, settings map[string]any) codeServer {
+	t.Helper()
+	vsix := buildVSIX(t, ctx, tmp)
+	bin := lsptest.BuildBinary(t)
+	data := filepath.Join(tmp, "data")
+	ext := filepath.Join(tmp, "ext")
+	shots := screenshotDir(t)
+	for _, d := range []string{filepath.Join(data, "User"), ext, shots} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// The server is started through a wrapper so that its log survives.
+	serverLog := filepath.Join(tmp, "server.log")
+	wrapper := filepath.Join(tmp, "agentls")
+	script := fmt.Sprintf("#!/bin/sh\nexec %q --log-file %q --log-level debug \"$@\"\n", bin, serverLog)
+	if err := os.WriteFile(wrapper, []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	user := map[string]any{
+		"security.workspace.trust.enabled": false, // else extensions run restricted
+		"workbench.startupEditor":          "none",
+		"chat.disableAIFeatures":           true,
+		"telemetry.telemetryLevel":         "off",
+		"files.autoSave":                   "off", // VS Code for the web saves after a delay by default
+		"agentls.path":                     wrapper,
+	}
+	for k, v := range settings {
+		user[k] = v
+	}
+	userJSON, _ := json.Marshal(user)
+	if err := os.WriteFile(filepath.Join(data, "User", "settings.json"), userJSON, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	config := filepath.Join(tmp, "code-server.yaml") // keeps code-server out of ~/.config
+	if err := os.WriteFile(config, []byte("auth: none\ncert: false\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	env := []string{"HOME=" + tmp, "XDG_CONFIG_HOME=" + filepath.Join(tmp, "config"), "XDG_DATA_HOME=" + filepath.Join(tmp, "xdgdata"),
+		"XDG_STATE_HOME=" + filepath.Join(tmp, "state")}
+	run(t, ctx, tmp, env, tl.node, tl.codeServer, "--config", config, "--extensions-dir", ext, "--install-extension", vsix)
+
+	port := freePort(t)
+	csOut := &testwait.Buffer{}
+	cs := exec.Command(tl.node, tl.codeServer, "--config", config, "--auth", "none",
+		"--bind-addr", fmt.Sprintf("127.0.0.1:%d", port), "--user-data-dir", data, "--extensions-dir", ext,
+		"--disable-telemetry", "--disable-update-check", ws)
+	cs.Env = append(os.Environ(), env...)
+	cs.Stdout, cs.Stderr = csOut, csOut
+	cs.SysProcAttr = &syscall.SysProcAttr{Setpgid: true} // its extension host and agentls go with it
+	if err := cs.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		_ = syscall.Kill(-cs.Process.Pid, syscall.SIGKILL)
+		_ = cs.Wait()
+	})
+	url := fmt.Sprintf("http://127.0.0.1:%d", port)
+	waitHTTP(t, ctx, url)
+	return codeServer{url: url, shots: shots, serverLog: serverLog, out: csOut}
 }
 
 // waitHTTP polls url until code-server answers.

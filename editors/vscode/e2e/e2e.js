@@ -6,7 +6,8 @@
 // this script, and asserts on the JSON.
 //
 // Environment: E2E_URL (code-server), E2E_FOLDER (the workspace),
-// E2E_OUT (result file), E2E_SHOTS (screenshot directory), CHROMIUM.
+// E2E_OUT (result file), E2E_SHOTS (screenshot directory), CHROMIUM,
+// E2E_SCENARIO ("demo": only the README's no-model demo, see demo()).
 const fs = require("fs");
 const path = require("path");
 const { chromium } = require("playwright-core");
@@ -76,6 +77,33 @@ async function shot(name) {
   return file;
 }
 
+// The README's editor demo without a model, as written: open examples/hello
+// (its .vscode/settings.json sets agentls.model.replay), open greet.py, Run
+// Agent… with the recorded task, see the fix inline, accept it.
+async function demo() {
+  await page.click('.explorer-folders-view .monaco-list-row:has-text("greet.py")');
+  await page.waitForSelector('.view-lines:has-text("nme")', { timeout: 30000 });
+  out.steps.push("opened");
+  // Wait until the extension is active (its commands are in the palette).
+  await page.keyboard.press("F1");
+  await page.waitForSelector(".quick-input-widget input", { state: "visible", timeout: 10000 });
+  await page.keyboard.type("agentls: ");
+  await page.waitForFunction(() => document.querySelectorAll(".quick-input-list .monaco-list-row").length >= 10, null, { timeout: 30000 });
+  await page.keyboard.press("Escape");
+  await runAgent("Fix the bug in greet.py");
+  await hasAfter("name");
+  out.pendingAfter = await afterTexts();
+  out.pendingText = await editorText();
+  out.pendingShot = await shot("demo-preview");
+  out.steps.push("previewed");
+  await palette("agentls: Accept All Proposed Changes");
+  await noAfter();
+  await page.waitForFunction(() => !document.querySelector(".view-lines").innerText.includes("nme"), null, { timeout: 30000 });
+  out.acceptedText = await editorText();
+  out.acceptedShot = await shot("demo-accepted");
+  out.steps.push("accepted");
+}
+
 async function main() {
   const browser = await chromium.launch({
     executablePath: process.env.CHROMIUM || "/usr/bin/chromium",
@@ -85,6 +113,10 @@ async function main() {
     page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
     await page.goto(`${process.env.E2E_URL}/?folder=${encodeURIComponent(process.env.E2E_FOLDER)}`);
     await page.waitForSelector(".explorer-folders-view .monaco-list-row", { timeout: 60000 });
+    if (process.env.E2E_SCENARIO === "demo") {
+      await demo();
+      return;
+    }
     await page.click('.explorer-folders-view .monaco-list-row:has-text("greet.go")');
     await page.waitForSelector('.view-lines:has-text("hello")', { timeout: 30000 });
     out.steps.push("opened");

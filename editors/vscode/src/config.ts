@@ -14,6 +14,8 @@ export interface AgentlsSettings {
     name?: string;
     apiKeyEnv?: string;
     contextWindow?: number;
+    /** A cassette to answer from instead of a model (docs/protocol.md "Deterministic model"). */
+    replay?: string;
   };
   mode?: "preview" | "apply";
   maxTurns?: number;
@@ -53,10 +55,12 @@ export function buildSettings(get: Getter): AgentlsSettings {
   const name = str(get, "model.name");
   const apiKeyEnv = str(get, "model.apiKeyEnv");
   const contextWindow = int(get, "model.contextWindow");
+  const replay = str(get, "model.replay");
   if (baseURL) model.baseURL = baseURL;
   if (name) model.name = name;
   if (apiKeyEnv) model.apiKeyEnv = apiKeyEnv;
   if (contextWindow !== undefined) model.contextWindow = contextWindow;
+  if (replay) model.replay = replay;
   if (Object.keys(model).length > 0) out.model = model;
 
   const mode = str(get, "mode");

@@ -31,6 +31,13 @@ describe("buildSettings", () => {
     });
   });
 
+  it("passes a replay cassette, the no-model demo's setting", () => {
+    assert.deepEqual(buildSettings(getter({ "model.replay": "fix-greet.cassette.json" })), {
+      model: { replay: "fix-greet.cassette.json" },
+    });
+    assert.deepEqual(buildSettings(getter({ "model.replay": "" })), {});
+  });
+
   it("leaves unset, null and empty values out so other sources apply", () => {
     assert.deepEqual(buildSettings(getter({ "model.baseURL": null, "model.name": "", mode: null, mcpServers: {} })), {});
     assert.deepEqual(buildSettings(getter({ "model.name": "gpt-4.1" })), { model: { name: "gpt-4.1" } });
