@@ -414,6 +414,9 @@ func TestVSCodeDemoWithoutModel(t *testing.T) {
 	if !containsSub(r.PendingAfter, `⟶     return \"Hello, \" + name + \"!\"`) {
 		t.Errorf("inline preview = %q, want the fixed line", r.PendingAfter)
 	}
+	if !containsSub(r.PendingLenses, "Accept") {
+		t.Errorf("code lenses = %q, want Accept | Reject above the change", r.PendingLenses)
+	}
 	if !strings.Contains(r.PendingText, `+ nme +`) {
 		t.Errorf("text changed before accept:\n%s", r.PendingText)
 	}

@@ -85,16 +85,34 @@ async function demo() {
   await page.waitForSelector('.view-lines:has-text("nme")', { timeout: 30000 });
   out.steps.push("opened");
   // Wait until the extension is active (its commands are in the palette).
-  await page.keyboard.press("F1");
-  await page.waitForSelector(".quick-input-widget input", { state: "visible", timeout: 10000 });
-  await page.keyboard.type("agentls: ");
-  await page.waitForFunction(() => document.querySelectorAll(".quick-input-list .monaco-list-row").length >= 10, null, { timeout: 30000 });
-  await page.keyboard.press("Escape");
+  // An open palette does not pick up commands registered after it opened,
+  // so it is opened again until they are there.
+  for (let i = 0; ; i++) {
+    await page.keyboard.press("F1");
+    await page.waitForSelector(".quick-input-widget input", { state: "visible", timeout: 10000 });
+    await page.keyboard.type("agentls: ");
+    try {
+      await page.waitForFunction(() => document.querySelectorAll(".quick-input-list .monaco-list-row").length >= 10, null, { timeout: 5000 });
+      await page.keyboard.press("Escape");
+      break;
+    } catch (err) {
+      await page.keyboard.press("Escape");
+      if (i === 11) throw err;
+    }
+  }
   await runAgent("Fix the bug in greet.py");
   await hasAfter("name");
+  // The server's Accept | Reject code lenses, which the README points at.
+  await page.waitForFunction(() => [...document.querySelectorAll(".codelens-decoration")].some((l) => l.innerText.includes("Accept")), null, {
+    timeout: 30000,
+  });
+  out.pendingLenses = await page.$$eval(".codelens-decoration", (ls) => ls.map((l) => l.innerText));
   out.pendingAfter = await afterTexts();
   out.pendingText = await editorText();
   out.pendingShot = await shot("demo-preview");
+  // The README's picture (docs/images/vscode-preview.png): the explorer and
+  // the editor's first lines, where the proposal shows.
+  await page.screenshot({ path: path.join(process.env.E2E_SHOTS, "readme-vscode.png"), clip: { x: 0, y: 0, width: 1110, height: 250 } });
   out.steps.push("previewed");
   await palette("agentls: Accept All Proposed Changes");
   await noAfter();
