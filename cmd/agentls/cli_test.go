@@ -2,6 +2,9 @@ package main
 
 import (
 	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -87,5 +90,50 @@ func TestProgressShowsToolErrorsWhole(t *testing.T) {
 	}
 	if strings.Count(got, "\n") < 3 {
 		t.Fatalf("long error not wrapped:\n%s", got)
+	}
+}
+
+// lspSession is an initialize … exit exchange, Content-Length framed.
+func lspSession() string {
+	var b strings.Builder
+	for _, m := range []string{
+		`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"processId":null,"rootUri":null,"capabilities":{}}}`,
+		`{"jsonrpc":"2.0","method":"initialized","params":{}}`,
+		`{"jsonrpc":"2.0","id":2,"method":"shutdown"}`,
+		`{"jsonrpc":"2.0","method":"exit"}`,
+	} {
+		fmt.Fprintf(&b, "Content-Length: %d\r\n\r\n%s", len(m), m)
+	}
+	return b.String()
+}
+
+// The server's stderr carries warnings and errors only by default: editors
+// show a server's stderr as errors (Neovim's lsp.log marks every line
+// [ERROR]), so routine info lines there read as failures (issue 19).
+// --log-level info brings them back; a --log-file gets info by default.
+func TestServeLogLevelDefaults(t *testing.T) {
+	t.Setenv("XDG_STATE_HOME", t.TempDir())
+	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
+	serve := func(args ...string) (int, string, string) {
+		var out, errb bytes.Buffer
+		code := run(append([]string{"serve"}, args...), strings.NewReader(lspSession()), &out, &errb)
+		return code, out.String(), errb.String()
+	}
+	code, stdout, stderr := serve()
+	if code != 0 || !strings.Contains(stdout, `"serverInfo"`) {
+		t.Fatalf("serve: exit %d, stdout %q, stderr %q", code, stdout, stderr)
+	}
+	if stderr != "" {
+		t.Fatalf("default stderr is not empty:\n%s", stderr)
+	}
+	if _, _, stderr := serve("--log-level", "info"); !strings.Contains(stderr, "level=INFO") || !strings.Contains(stderr, "agentls starting") {
+		t.Fatalf("--log-level info: stderr\n%s", stderr)
+	}
+	logFile := filepath.Join(t.TempDir(), "agentls.log")
+	if _, _, stderr := serve("--log-file", logFile); stderr != "" {
+		t.Fatalf("--log-file: stderr %q", stderr)
+	}
+	if data, err := os.ReadFile(logFile); err != nil || !strings.Contains(string(data), "level=INFO") {
+		t.Fatalf("--log-file has no info lines (%v):\n%s", err, data)
 	}
 }

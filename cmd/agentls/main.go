@@ -50,7 +50,8 @@ Run 'agentls COMMAND --help' for a command's flags.
 
 flags for serve:
   --log-file FILE           append logs to FILE instead of stderr
-  --log-level LEVEL         debug, info, warn or error (default info)
+  --log-level LEVEL         debug, info, warn or error (default: warn on stderr,
+                            info in a --log-file)
 `
 
 // run dispatches the subcommand and returns the process exit code.
@@ -132,7 +133,7 @@ agentls: to try a task from the shell: agentls run --dir DIR "PROMPT" (agentls r
 func serveMain(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("agentls serve", flag.ContinueOnError)
 	logFile := fs.String("log-file", "", "append logs to `file` instead of stderr")
-	logLevel := fs.String("log-level", "info", "log `level`: debug, info, warn or error")
+	logLevel := fs.String("log-level", "", "log `level`: debug, info, warn or error (default: warn on stderr, info in a --log-file)")
 	printUsage := func(w io.Writer) { fmt.Fprint(w, usage) }
 	if code := parseFlags(fs, args, printUsage, stdout, stderr); code >= 0 {
 		return code
@@ -165,7 +166,20 @@ func serveMain(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 }
 
 // newLogger builds the slog logger for --log-file/--log-level.
+//
+// Without --log-level, stderr gets warnings and errors only and a log file
+// gets info too. Editors treat a language server's stderr as its error
+// stream (Neovim writes every stderr line to lsp.log as [ERROR], VS Code's
+// output channel shows it), so routine lines ("agentls starting", "run
+// started") there read as failures; whoever wants them passes
+// --log-level info or a --log-file.
 func newLogger(file, level string, stderr io.Writer) (*slog.Logger, func(), error) {
+	if level == "" {
+		level = "warn"
+		if file != "" {
+			level = "info"
+		}
+	}
 	var lvl slog.Level
 	if err := lvl.UnmarshalText([]byte(level)); err != nil {
 		return nil, nil, fmt.Errorf("bad --log-level %q: want debug, info, warn or error", level)

@@ -162,6 +162,18 @@ func TestReadmeNeovimDemo(t *testing.T) {
 	if after, _ := os.ReadFile(greet); !bytes.Equal(after, before) {
 		t.Errorf("examples/hello/greet.py was written:\n%s", after)
 	}
+	// Neovim files every line a server writes to stderr in lsp.log as
+	// [ERROR]; the server (started plainly, as the README does) writes only
+	// warnings and errors there, and this run had none.
+	lspLog, _ := os.ReadFile(filepath.Join(dir, "cache", "nvim", "lsp.log"))                  // stdpath("cache") on 0.7
+	if more, err := os.ReadFile(filepath.Join(dir, "state", "nvim", "lsp.log")); err == nil { // 0.8+
+		lspLog = append(lspLog, more...)
+	}
+	for _, l := range strings.Split(string(lspLog), "\n") {
+		if strings.Contains(l, `"stderr"`) {
+			t.Errorf("lsp.log has a line from the server's stderr: %s", l)
+		}
+	}
 }
 
 // TestReadmeInitLua pastes the README's first Neovim snippet (plain

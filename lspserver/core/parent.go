@@ -15,7 +15,9 @@ func (s *Server) watchParent(pid int) {
 		defer t.Stop()
 		for {
 			if !processAlive(pid) {
-				s.log.Info("editor process exited", "pid", pid)
+				// Warn: the session ends without shutdown (exit code 1),
+				// which is worth a line on stderr at the default level.
+				s.log.Warn("editor process exited; shutting down", "pid", pid)
 				s.life.parentOnce.Do(func() { close(s.life.parentGone) })
 				return
 			}
