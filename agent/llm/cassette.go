@@ -110,6 +110,15 @@ const (
 	EditorContextClose = "</editor>"
 )
 
+// EditorToolPrefix starts the names of the tools an editor gives the agent
+// (tools/editortools.Prefix; a test keeps the two equal). Like the editor
+// context block, they say which editor ran the task, not what the task
+// was, so replay leaves them out of the tool list it matches: a run
+// recorded on the CLI replays in an editor that offers its own tools. A
+// recording whose model called one fails on the next turn when the replay
+// does not offer it, with the usual divergence error.
+const EditorToolPrefix = "editor__"
+
 // WithoutEditorContext returns a user message's text without the editor
 // context block at its end (unchanged when it has none).
 //
@@ -132,9 +141,10 @@ func WithoutEditorContext(s string) string {
 }
 
 // fingerprint computes the RequestPrint of a chat-completions request body,
-// with the editor context block left out of user messages
-// (WithoutEditorContext). fingerprintExact keeps it: cassettes recorded
-// before that rule hashed the whole message, and still replay.
+// with what the editor adds left out: the editor context block of user
+// messages (WithoutEditorContext) and the editor's own tools
+// (EditorToolPrefix). fingerprintExact keeps them: cassettes recorded
+// before that rule hashed the whole request, and still replay.
 func fingerprint(body []byte) (RequestPrint, error) { return fingerprintOf(body, true) }
 
 func fingerprintExact(body []byte) (RequestPrint, error) { return fingerprintOf(body, false) }
@@ -167,6 +177,11 @@ func fingerprintOf(body []byte, stripEditor bool) (RequestPrint, error) {
 	}
 	tools := sha256.New()
 	for _, t := range req.Tools {
+		if fn, ok := t["function"].(map[string]any); ok && stripEditor {
+			if name, _ := fn["name"].(string); strings.HasPrefix(name, EditorToolPrefix) {
+				continue
+			}
+		}
 		canon, _ := json.Marshal(t)
 		tools.Write(canon)
 		tools.Write([]byte{'\n'})

@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/agentls/agentls/tools/editortools"
 )
 
 func TestWithoutEditorContext(t *testing.T) {
@@ -40,6 +42,50 @@ func chatBody(t *testing.T, task string) []byte {
 		t.Fatal(err)
 	}
 	return b
+}
+
+// withTools returns body with its tool list replaced by tools of these names.
+func withTools(t *testing.T, body []byte, names ...string) []byte {
+	t.Helper()
+	var req map[string]any
+	if err := json.Unmarshal(body, &req); err != nil {
+		t.Fatal(err)
+	}
+	var tools []map[string]any
+	for _, n := range names {
+		tools = append(tools, map[string]any{"type": "function", "function": map[string]any{"name": n}})
+	}
+	req["tools"] = tools
+	b, err := json.Marshal(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// The editor's own tools (editor__NAME) are not part of the match either:
+// a CLI recording replays in an editor that registered tools, while a
+// built-in tool more or less still diverges.
+func TestReplayIgnoresEditorTools(t *testing.T) {
+	if EditorToolPrefix != editortools.Prefix {
+		t.Fatalf("EditorToolPrefix %q != editortools.Prefix %q", EditorToolPrefix, editortools.Prefix)
+	}
+	const task = "Fix the bug in greet.py"
+	fp, err := fingerprint(withTools(t, chatBody(t, task), "read_file", "edit_file"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cli := &Cassette{Version: CassetteVersion, Turns: []Turn{{Request: fp, SSE: "data: [DONE]\n\n"}}}
+	editor := withTools(t, chatBody(t, task+EditorContextOpen+"File: greet.py\n"+EditorContextClose),
+		"read_file", "edit_file", "editor__get_diagnostics", "editor__open_editors")
+	if err := replayOnce(t, cli, editor); err != nil {
+		t.Fatalf("an editor's own tools broke the match: %v", err)
+	}
+	err = replayOnce(t, cli, withTools(t, chatBody(t, task), "read_file", "edit_file", "script"))
+	var re *ReplayError
+	if !errors.As(err, &re) || !strings.Contains(re.Message, "tool list differs") {
+		t.Fatalf("a new built-in tool: %v", err)
+	}
 }
 
 func replayOnce(t *testing.T, c *Cassette, body []byte) error {
