@@ -6,6 +6,7 @@ import (
 	"io"
 	"net/http"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/go-json-experiment/json/jsontext"
@@ -228,10 +229,11 @@ func TestMCPElicitationInEditor(t *testing.T) {
 	})
 }
 
-// TestMCPOAuthInEditor: a server that needs sign-in sends the user to the
-// authorization page with window/showDocument (external); once the browser
-// has been through it (here: an HTTP client following the redirect to the
-// loopback listener), the server's tools work in a run.
+// TestMCPOAuthInEditor: a server that needs sign-in offers the user its
+// sign-in page (window/showMessageRequest naming the host); once they
+// choose "Sign in" it is opened with window/showDocument (external), and
+// once the browser has been through it (here: an HTTP client following the
+// redirect to the loopback listener), the server's tools work in a run.
 func TestMCPOAuthInEditor(t *testing.T) {
 	t.Parallel()
 	a := mcptest.StartOAuth(t)
@@ -253,6 +255,16 @@ func TestMCPOAuthInEditor(t *testing.T) {
 		External *bool  `json:"external"`
 	}
 	shown := make(chan showDocument, 1)
+	offered := make(chan string, 1)
+	rs.c.Handle(protocol.MethodWindowShowMessageRequest, func(req lsptest.Message) (any, *lsptest.Error) {
+		var p protocol.ShowMessageRequestParams
+		_ = json.Unmarshal(req.Params, &p)
+		select {
+		case offered <- p.Message:
+		default:
+		}
+		return protocol.MessageActionItem{Title: "Sign in"}, nil
+	})
 	rs.c.Handle(protocol.MethodWindowShowDocument, func(req lsptest.Message) (any, *lsptest.Error) {
 		var p showDocument // the raw address, as a browser gets it
 		if err := json.Unmarshal(req.Params, &p); err != nil {
@@ -283,6 +295,9 @@ func TestMCPOAuthInEditor(t *testing.T) {
 	}); err != nil {
 		t.Fatalf("the server never became ready: %v", err)
 	}
+	if msg := <-offered; !strings.Contains(msg, `MCP server "secure" asks you to sign in at `+a.AuthURL+".") {
+		t.Errorf("sign-in offer %q", msg)
+	}
 	p := <-shown
 	if p.External == nil || !*p.External || !strings.HasPrefix(p.URI, a.AuthURL+"/authorize?") {
 		t.Errorf("showDocument %+v", p)
@@ -291,5 +306,76 @@ func TestMCPOAuthInEditor(t *testing.T) {
 	evs := rs.events(t, id)
 	if fin := evs[len(evs)-1]; fin.Kind != "finished" || *fin.Text != "helper: signed in" {
 		t.Fatalf("final %+v; %v", fin, kinds(evs))
+	}
+}
+
+// N4: nothing is opened at server start without the user asking: a server
+// that needs sign-in is offered, and "Not now" opens nothing (the server
+// fails saying how to sign in later); an authorization_endpoint that is
+// not https (vscode://, file://, javascript:, --help) is never offered nor
+// opened, and the editor is told why.
+func TestMCPOAuthOpensOnlyHTTPSAfterTheUserAsks(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name, endpoint, answer, wantErr string
+		wantOffer                       bool
+	}{
+		{"declined", "", "Not now", "sign-in not started", true},
+		{"dismissed", "", "", "sign-in not started", true},
+		{"vscode", "vscode://vscode.git/clone?url=https%3A%2F%2Fevil.example", "Sign in", "authorization_endpoint was refused", false},
+		{"file", "file:///etc/passwd", "Sign in", "authorization_endpoint was refused", false},
+		{"javascript", "javascript:alert(1)", "Sign in", "authorization_endpoint was refused", false},
+		{"option", "--help", "Sign in", "authorization_endpoint was refused", false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			a := mcptest.StartOAuth(t)
+			if tc.endpoint != "" {
+				a.SetAuthorizationEndpoint(tc.endpoint)
+			}
+			caps := lsptest.DefaultCapabilities()
+			caps.Window.ShowDocument = &protocol.ShowDocumentClientCapabilities{Support: true}
+			rs := newRunSession(t, nil, runOpts{init: lsptest.InitOptions{Capabilities: &caps}})
+			var mu sync.Mutex
+			var offers, opened []string
+			rs.c.Handle(protocol.MethodWindowShowMessageRequest, func(req lsptest.Message) (any, *lsptest.Error) {
+				mu.Lock()
+				offers = append(offers, string(req.Params))
+				mu.Unlock()
+				if tc.answer == "" {
+					return nil, nil
+				}
+				return protocol.MessageActionItem{Title: tc.answer}, nil
+			})
+			rs.c.Handle(protocol.MethodWindowShowDocument, func(req lsptest.Message) (any, *lsptest.Error) {
+				mu.Lock()
+				opened = append(opened, string(req.Params))
+				mu.Unlock()
+				return protocol.ShowDocumentResult{Success: true}, nil
+			})
+			ctx := lsptest.Context(t)
+			if err := rs.c.Notify(ctx, protocol.MethodWorkspaceDidChangeConfiguration, map[string]any{"settings": map[string]any{"agentls": map[string]any{
+				"mcpServers": map[string]any{"secure": map[string]any{"type": "http", "url": a.ResourceURL}},
+			}}}); err != nil {
+				t.Fatal(err)
+			}
+			m, err := rs.c.Await(ctx, protocol.MethodWindowLogMessage, func(m lsptest.Message) bool {
+				return strings.Contains(string(m.Params), `MCP server \"secure\"`) && strings.Contains(string(m.Params), "failed")
+			})
+			if err != nil {
+				t.Fatalf("the server never failed: %v", err)
+			}
+			if !strings.Contains(string(m.Params), tc.wantErr) {
+				t.Errorf("failure %s lacks %q", m.Params, tc.wantErr)
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			if len(opened) != 0 {
+				t.Errorf("window/showDocument sent: %q", opened)
+			}
+			if got := len(offers) > 0; got != tc.wantOffer {
+				t.Errorf("offers %q, want an offer: %v", offers, tc.wantOffer)
+			}
+		})
 	}
 }

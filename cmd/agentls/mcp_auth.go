@@ -18,12 +18,23 @@ import (
 const loginTimeout = 5 * time.Minute
 
 // cliOAuth is how the CLI authorizes MCP servers: it prints the
-// authorization address on stderr and opens it in a browser when a desktop
-// is present. Tokens are kept in mcp.DefaultTokenDir.
-func cliOAuth(stderr io.Writer) mcp.OAuthOptions {
+// authorization address on stderr and, when browser is set (agentls mcp
+// login: the user asked to sign in), opens it in a browser if a desktop is
+// present. Only https (or loopback http) addresses are printed or opened
+// (mcp.CheckBrowserURL), so an authorization server cannot hand the
+// opener vscode://, file://, javascript: or an option such as --help.
+// Tokens are kept in mcp.DefaultTokenDir.
+func cliOAuth(stderr io.Writer, browser bool) mcp.OAuthOptions {
 	return mcp.OAuthOptions{
 		Store: mcp.NewTokenStore(mcp.DefaultTokenDir(nil)),
 		Open: func(ctx context.Context, server, authURL string) error {
+			if err := mcp.CheckBrowserURL(authURL); err != nil {
+				return err
+			}
+			if !browser {
+				fmt.Fprintf(stderr, "agentls: MCP server %q asks you to sign in: run 'agentls mcp login %s', or open this address in a browser:\n  %s\n", server, server, authURL)
+				return nil
+			}
 			fmt.Fprintf(stderr, "agentls: MCP server %q asks you to sign in. Open this address in a browser:\n  %s\n", server, authURL)
 			openBrowser(ctx, authURL)
 			return nil
@@ -31,8 +42,14 @@ func cliOAuth(stderr io.Writer) mcp.OAuthOptions {
 	}
 }
 
-// openBrowser starts the desktop's URL opener, if there is a desktop.
+// openBrowser starts the desktop's URL opener, if there is a desktop. u
+// has passed mcp.CheckBrowserURL, so it starts with http(s):// and cannot
+// be taken for an option (xdg-open refuses "--" itself: "unexpected
+// option", xdg-utils 1.1.3).
 func openBrowser(ctx context.Context, u string) {
+	if mcp.CheckBrowserURL(u) != nil {
+		return
+	}
 	var cmd *exec.Cmd
 	switch {
 	case runtime.GOOS == "darwin":
@@ -62,7 +79,7 @@ func mcpLogin(ctx context.Context, servers map[string]mcp.ServerConfig, dir stri
 		fmt.Fprintf(stderr, "agentls mcp login: %q is not a remote (http or sse) server\n", server)
 		return 2
 	}
-	oauth := cliOAuth(stderr)
+	oauth := cliOAuth(stderr, true)
 	oauth.Timeout = loginTimeout
 	m := mcp.NewManager(mcp.Options{
 		Servers: map[string]mcp.ServerConfig{server: cfg}, Roots: []string{dir}, Registry: tools.NewRegistry(), Logger: logger,

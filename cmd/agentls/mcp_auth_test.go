@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/agentls/agentls/tools/mcp"
 	"github.com/agentls/agentls/tools/mcp/mcptest"
@@ -73,5 +74,46 @@ func TestMCPLoginLogout(t *testing.T) {
 	}
 	if n := len(a.Authorizations()); n != 1 {
 		t.Errorf("%d authorizations, want 1", n)
+	}
+}
+
+// N4: `agentls mcp login` checks the authorization address before printing
+// it or starting the desktop's opener: vscode://, file://, javascript: and
+// "--help" are refused with a clear error and xdg-open never runs; an https
+// (here loopback http) address is handed to xdg-open as its one argument.
+func TestMCPLoginOpensOnlySafeAddresses(t *testing.T) {
+	bin := t.TempDir()
+	record := filepath.Join(t.TempDir(), "xdg-open.args")
+	writeFile(t, filepath.Join(bin, "xdg-open"), "#!/bin/sh\nfor a in \"$@\"; do printf '%s\\n' \"$a\" >> '"+record+"'; done\n", 0o755)
+	t.Setenv("PATH", bin+string(os.PathListSeparator)+os.Getenv("PATH"))
+	t.Setenv("DISPLAY", ":99")
+	for _, ep := range []string{"vscode://vscode.git/clone?url=x", "file:///etc/passwd", "javascript:alert(1)", "--help"} {
+		a := mcptest.StartOAuth(t)
+		a.SetAuthorizationEndpoint(ep)
+		dir := mcpWorkspace(t, map[string]mcp.ServerConfig{"secure": {Type: "http", URL: a.ResourceURL}})
+		var out, errb bytes.Buffer
+		code := run([]string{"mcp", "--trust-workspace", "login", "secure", "--dir", dir}, strings.NewReader(""), &out, &errb)
+		if code != 1 || !strings.Contains(errb.String(), "authorization_endpoint was refused") || strings.Contains(errb.String(), "Open this address") {
+			t.Errorf("%s: exit %d, stderr %s", ep, code, errb.String())
+		}
+		if _, err := os.Stat(record); !os.IsNotExist(err) {
+			t.Fatalf("%s: xdg-open ran with %q", ep, readFile(t, record))
+		}
+	}
+	a := mcptest.StartOAuth(t)
+	dir := mcpWorkspace(t, map[string]mcp.ServerConfig{"secure": {Type: "http", URL: a.ResourceURL}})
+	errw := &browserWriter{}
+	if code := run([]string{"mcp", "--trust-workspace", "login", "secure", "--dir", dir}, strings.NewReader(""), &bytes.Buffer{}, errw); code != 0 {
+		t.Fatalf("login: exit %d\n%s", code, errw.buf.String())
+	}
+	errw.wg.Wait()
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
+		if b, err := os.ReadFile(record); err == nil && strings.HasSuffix(string(b), "\n") {
+			break // xdg-open is started, not waited for
+		}
+	}
+	args := strings.Split(strings.TrimSpace(readFile(t, record)), "\n")
+	if len(args) != 1 || !strings.HasPrefix(args[0], a.AuthURL+"/authorize?") {
+		t.Fatalf("xdg-open got %q", args)
 	}
 }

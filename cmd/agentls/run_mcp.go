@@ -22,7 +22,7 @@ func startRunMCP(ctx context.Context, cfg config.Config, dir string, reg *tools.
 		return func() {}
 	}
 	m := mcp.NewManager(mcp.Options{Servers: cfg.MCPServers, Roots: []string{dir}, Registry: reg, Logger: logger, ClientVersion: currentVersion(),
-		Elicit: cliElicit(os.Stdin, stderr), OAuth: cliOAuth(stderr)})
+		Elicit: cliElicit(os.Stdin, stderr), OAuth: cliOAuth(stderr, false)})
 	m.Start(ctx)
 	// Like a run in the editor, wait (bounded by mcp.startupTimeoutSeconds)
 	// for the servers: a run without its configured tools would surprise.

@@ -146,8 +146,16 @@ func (rs *Runs) elicit(ctx context.Context, e mcp.Elicitation) (mcp.ElicitResult
 }
 
 // openExternal asks the editor to open uri outside (window/showDocument
-// with external: true); an editor that cannot is shown the address.
+// with external: true); an editor that cannot is shown the address. Only
+// https (or loopback http) addresses are opened (mcp.CheckBrowserURL):
+// every caller passes an address a server chose, and an editor opens
+// vscode://, file:// or command: links as actions.
 func (rs *Runs) openExternal(ctx context.Context, address string) {
+	if err := mcp.CheckBrowserURL(address); err != nil {
+		rs.log.Warn("address not opened", "err", err)
+		rs.core.LogToEditor(ctx, protocol.MessageTypeWarning, "agentls: not opened: "+err.Error())
+		return
+	}
 	sd, ok := rs.core.Client().(interface {
 		ShowDocument(ctx context.Context, p *protocol.ShowDocumentParams) (*protocol.ShowDocumentResult, error)
 	})

@@ -4,13 +4,16 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net/url"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
 
 	"go.lsp.dev/protocol"
 
+	"github.com/agentls/agentls/internal/safetext"
 	"github.com/agentls/agentls/tools"
 	"github.com/agentls/agentls/tools/mcp"
 )
@@ -313,10 +316,39 @@ func (rs *Runs) waitMCP(ctx context.Context, seconds int, prog *runProgress) {
 	}
 }
 
-// openAuthorization sends the user to an MCP server's authorization page:
-// window/showDocument with external: true, or a message with the address.
+// Actions of the sign-in offer.
+const (
+	actionSignIn    = "Sign in"
+	actionNotNowMCP = "Not now"
+)
+
+// openAuthorization offers the user an MCP server's sign-in page and
+// opens it only when they say so: nothing is opened at server start
+// without a click. The address must be https (or http on this machine,
+// mcp.CheckBrowserURL); the offer names its host. Declining (or
+// dismissing) fails that server's connection with a message saying how
+// to sign in later.
 func (rs *Runs) openAuthorization(ctx context.Context, server, authURL string) error {
-	rs.core.LogToEditor(ctx, protocol.MessageTypeInfo, fmt.Sprintf("agentls: MCP server %q asks you to sign in; opening the authorization page in your browser", server))
+	if err := mcp.CheckBrowserURL(authURL); err != nil {
+		rs.core.LogToEditor(ctx, protocol.MessageTypeWarning, fmt.Sprintf("agentls: MCP server %s: sign-in page not opened: %v", safetext.Line(strconv.Quote(server)), err))
+		return err
+	}
+	host := authURL
+	if u, err := url.Parse(authURL); err == nil {
+		host = u.Scheme + "://" + u.Host
+	}
+	item, err := rs.core.Client().ShowMessageRequest(ctx, &protocol.ShowMessageRequestParams{
+		Type: protocol.MessageTypeInfo,
+		Message: fmt.Sprintf("agentls: MCP server %s asks you to sign in at %s. Open the sign-in page in your browser?",
+			safetext.Line(strconv.Quote(server)), safetext.Line(host)),
+		Actions: []protocol.MessageActionItem{{Title: actionSignIn}, {Title: actionNotNowMCP}},
+	})
+	if err != nil {
+		return fmt.Errorf("asking to sign in: %w", err)
+	}
+	if item == nil || item.Title != actionSignIn {
+		return fmt.Errorf("sign-in not started (you chose not to); reload the configuration or run 'agentls mcp login %s' to sign in", server)
+	}
 	rs.openExternal(ctx, authURL)
 	return nil
 }

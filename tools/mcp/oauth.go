@@ -469,6 +469,12 @@ func (t *oauthTransport) authorizeCode(ctx context.Context, st *storedAuth, as *
 	if len(as.CodeChallengeMethodsSupported) > 0 && !slices.Contains(as.CodeChallengeMethodsSupported, "S256") {
 		return errors.New("the authorization server does not support PKCE with S256")
 	}
+	// The address is the authorization server's to choose, so it is
+	// checked before anything can open it: vscode://, file://, javascript:
+	// or "--help" would run something instead of showing a sign-in page.
+	if err := CheckBrowserURL(as.AuthorizationEndpoint); err != nil {
+		return fmt.Errorf("the authorization server's authorization_endpoint was refused: %w", err)
+	}
 	state, verifier := randomString(), randomString()
 	sum := sha256.Sum256([]byte(verifier))
 	lb, err := listenLoopback(state)

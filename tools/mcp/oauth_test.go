@@ -166,3 +166,31 @@ func TestOAuthLeavesOwnHeaderAlone(t *testing.T) {
 		t.Errorf("OAuth ran: opens %d, err %q", opens.Load(), st.Err)
 	}
 }
+
+// N4: an authorization server's authorization_endpoint of any scheme but
+// https (or http on this machine) is refused before anything could open
+// it: the server fails with an error saying why, and Open is never called.
+func TestOAuthRefusesUnsafeAuthorizationEndpoint(t *testing.T) {
+	for _, ep := range []string{"vscode://vscode.git/clone?url=https%3A%2F%2Fevil.example", "file:///etc/passwd", "javascript:alert(document.cookie)", "--help", "http://evil.example/authorize"} {
+		t.Run(ep, func(t *testing.T) {
+			a := mcptest.StartOAuth(t)
+			a.SetAuthorizationEndpoint(ep)
+			var opens atomic.Int32
+			m := startManager(t, Options{
+				Servers:           map[string]ServerConfig{"secure": {Type: "http", URL: a.ResourceURL}},
+				ReconnectAttempts: 1,
+				OAuth: OAuthOptions{Store: &FileTokenStore{Dir: t.TempDir()}, Open: func(context.Context, string, string) error {
+					opens.Add(1)
+					return nil
+				}},
+			})
+			st := waitState(t, m, "secure", StateFailed)
+			if !strings.Contains(st.Err, "authorization_endpoint was refused") || !strings.Contains(st.Err, "only https") {
+				t.Errorf("error %q", st.Err)
+			}
+			if n := opens.Load(); n != 0 {
+				t.Errorf("Open was called %d times", n)
+			}
+		})
+	}
+}

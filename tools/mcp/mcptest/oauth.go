@@ -31,6 +31,16 @@ type AuthServer struct {
 	auths     []string // authorization requests' raw queries
 	tokenReq  []string // token requests' forms
 	challenge string
+	authzEP   string // authorization_endpoint in the metadata ("" : the real one)
+}
+
+// SetAuthorizationEndpoint makes the metadata name endpoint as the
+// authorization_endpoint, as a hostile authorization server would
+// (vscode://…, file://…, javascript:…, --help).
+func (a *AuthServer) SetAuthorizationEndpoint(endpoint string) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.authzEP = endpoint
 }
 
 // StartOAuth starts both servers until the test ends.
@@ -41,8 +51,14 @@ func StartOAuth(t testing.TB) *AuthServer {
 	t.Cleanup(a.as.Close)
 	a.AuthURL = a.as.URL
 	asMux.HandleFunc("/.well-known/oauth-authorization-server", func(w http.ResponseWriter, r *http.Request) {
+		a.mu.Lock()
+		authz := a.authzEP
+		a.mu.Unlock()
+		if authz == "" {
+			authz = a.as.URL + "/authorize"
+		}
 		_ = json.NewEncoder(w).Encode(map[string]any{
-			"issuer": a.as.URL, "authorization_endpoint": a.as.URL + "/authorize", "token_endpoint": a.as.URL + "/token",
+			"issuer": a.as.URL, "authorization_endpoint": authz, "token_endpoint": a.as.URL + "/token",
 			"registration_endpoint": a.as.URL + "/register", "code_challenge_methods_supported": []string{"S256"},
 			"token_endpoint_auth_methods_supported": []string{"none"},
 		})
