@@ -170,7 +170,6 @@ func TestInsertionCodeActionsAtAnyColumn(t *testing.T) {
 	}
 }
 
-
 // TestNewFileProposalThroughTheServer: a proposed new file is listed with
 // "created": true, is pending in a buffer opened before the file exists
 // (empty, or one line ending as Neovim sends an empty buffer) and lands

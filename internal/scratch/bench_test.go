@@ -4,12 +4,13 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/agentls/agentls/internal/testpeers"
 	"github.com/agentls/agentls/internal/workspace"
 )
 
@@ -21,9 +22,13 @@ import (
 //	go test -run '^$' -bench 'Scratch' -benchtime 5x ./internal/scratch
 
 func gorootSrc(b *testing.B) string {
-	src := filepath.Join(runtime.GOROOT(), "src")
+	out, err := exec.Command("go", "env", "GOROOT").Output()
+	if err != nil {
+		testpeers.Missing(b, "go env GOROOT: %v", err)
+	}
+	src := filepath.Join(strings.TrimSpace(string(out)), "src")
 	if _, err := os.Stat(src); err != nil {
-		b.Skipf("no GOROOT/src: %v", err)
+		testpeers.Missing(b, "no GOROOT/src: %v", err)
 	}
 	return src
 }
