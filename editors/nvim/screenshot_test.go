@@ -108,7 +108,7 @@ func shellQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''
 
 // cellStyle is the look of one terminal cell.
 type cellStyle struct {
-	fg, bg                    string // "" is the default colour
+	fg, bg                   string // "" is the default colour
 	bold, italic, under, rev bool
 }
 
