@@ -379,3 +379,64 @@ func TestMCPOAuthOpensOnlyHTTPSAfterTheUserAsks(t *testing.T) {
 		})
 	}
 }
+
+// N8 in the editor: a URL-mode elicitation naming javascript: is never
+// offered nor opened; a form's message reaches window/showMessageRequest
+// with its ESC and bidi characters escaped.
+func TestMCPElicitationScreenedInEditor(t *testing.T) {
+	t.Parallel()
+	srv := mcptest.NewServer(mcptest.Options{})
+	mcptest.AddClientRequestTools(srv)
+	url := mcptest.StartHTTP(t, srv)
+	script := func(req *llmtest.ChatRequest) llmtest.Reply {
+		switch {
+		case !req.HasToolResult("u1"):
+			return llmtest.ToolCalls(llmtest.Call{ID: "u1", Name: "mcp__helper__ask_url", Args: `{"url":"javascript:alert(document.cookie)"}`})
+		case !req.HasToolResult("a1"):
+			return llmtest.ToolCalls(llmtest.Call{ID: "a1", Name: "mcp__helper__ask", Args: `{"message":"Delete \u001b[2K\u001b[1Aall \u202egnp.exe?","form":"color"}`})
+		}
+		u, _ := req.ToolResult("u1")
+		a, _ := req.ToolResult("a1")
+		return llmtest.Text(u + " | " + a)
+	}
+	caps := lsptest.DefaultCapabilities()
+	caps.Window.ShowDocument = &protocol.ShowDocumentClientCapabilities{Support: true}
+	rs := newRunSession(t, script, runOpts{settings: map[string]any{"mcpServers": map[string]any{"helper": map[string]any{"type": "http", "url": url}}},
+		init: lsptest.InitOptions{Capabilities: &caps}})
+	var mu sync.Mutex
+	var asked, opened []string
+	rs.c.Handle(protocol.MethodWindowShowMessageRequest, func(req lsptest.Message) (any, *lsptest.Error) {
+		var p protocol.ShowMessageRequestParams
+		_ = json.Unmarshal(req.Params, &p)
+		mu.Lock()
+		asked = append(asked, p.Message)
+		mu.Unlock()
+		return protocol.MessageActionItem{Title: "red"}, nil
+	})
+	rs.c.Handle(protocol.MethodWindowShowDocument, func(req lsptest.Message) (any, *lsptest.Error) {
+		mu.Lock()
+		opened = append(opened, string(req.Params))
+		mu.Unlock()
+		return protocol.ShowDocumentResult{Success: true}, nil
+	})
+	ctx := lsptest.Context(t)
+	if _, err := rs.c.Await(ctx, protocol.MethodWindowLogMessage, func(m lsptest.Message) bool {
+		return strings.Contains(string(m.Params), `MCP server \"helper\" is ready`)
+	}); err != nil {
+		t.Fatal(err)
+	}
+	id := rs.start(t, lspserver.RunArgs{Prompt: "Ask."})
+	evs := rs.events(t, id)
+	fin := evs[len(evs)-1]
+	if fin.Kind != "finished" || fin.Text == nil || *fin.Text != `decline | accept {"color":"red"}` {
+		t.Fatalf("final %+v", fin)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(opened) != 0 {
+		t.Errorf("window/showDocument sent: %q", opened)
+	}
+	if len(asked) != 1 || strings.ContainsAny(asked[0], "\x1b\u202e") || !strings.Contains(asked[0], `Delete \x1b[2K\x1b[1Aall \u202egnp.exe?`) {
+		t.Errorf("showMessageRequest messages: %q", asked)
+	}
+}

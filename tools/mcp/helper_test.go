@@ -48,6 +48,13 @@ func runHelper(mode string) int {
 			fmt.Fprintln(os.Stderr, "helper:", err)
 		}
 		return 0
+	case "requests": // basic plus the tools that send requests to the client
+		s := newHelperServer()
+		mcptest.AddClientRequestTools(s)
+		ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM)
+		defer stop()
+		_ = mcpserver.NewStdioServer(s).Listen(ctx, os.Stdin, os.Stdout)
+		return 0
 	case "stubborn": // serves, then ignores EOF and SIGTERM: only SIGKILL ends it
 		signal.Ignore(syscall.SIGTERM)
 		_ = mcpserver.NewStdioServer(newHelperServer()).Listen(context.Background(), os.Stdin, os.Stdout)

@@ -150,7 +150,7 @@ func NewManager(opts Options) *Manager {
 	parts := serverParts(names)
 	for _, n := range names {
 		cfg := opts.Servers[n]
-		s := &server{m: m, name: n, part: parts[n], cfg: cfg, state: StateConnecting,
+		s := &server{m: m, name: n, part: parts[n], cfg: cfg, state: StateConnecting, elicitTurn: make(chan struct{}, 1),
 			refresh: make(chan struct{}, 1), log: log.With("mcp_server", n)}
 		if cfg.Disabled {
 			s.state = StateDisabled

@@ -90,9 +90,26 @@ func (s *server) elicit(ctx context.Context, p mcp.ElicitationParams) ElicitResu
 	if s.m.opts.Elicit == nil {
 		return ElicitResult{Action: ElicitDecline}
 	}
+	if err := s.admitElicitation(); err != nil {
+		s.log.Warn("MCP elicitation declined", "err", err)
+		return ElicitResult{Action: ElicitDecline}
+	}
+	e, err := screenElicitation(e)
+	if err != nil {
+		s.log.Warn("MCP elicitation declined", "err", err)
+		return ElicitResult{Action: ElicitDecline}
+	}
 	// The user may take a while, but not forever: as long as a tool call.
 	ctx, cancel := context.WithTimeout(ctx, s.m.opts.CallTimeout)
 	defer cancel()
+	if s.elicitTurn != nil { // one request in front of the user at a time
+		select {
+		case s.elicitTurn <- struct{}{}:
+			defer func() { <-s.elicitTurn }()
+		case <-ctx.Done():
+			return ElicitResult{Action: ElicitCancel}
+		}
+	}
 	res, err := s.m.opts.Elicit(ctx, e)
 	if err != nil {
 		s.log.Debug("elicitation not answered", "err", err)

@@ -38,6 +38,12 @@ type server struct {
 	tools     map[string]*mcpTool // registry name → tool, when ready
 	refreshes int
 	calls     map[string]string // progress token → tool name, for calls in flight
+
+	// Elicitation bounds (elicit_guard.go): calls started and requests for
+	// input since the server last had no call in flight, and the one turn
+	// at showing a request to the user.
+	busyCalls, busyElicits int
+	elicitTurn             chan struct{}
 }
 
 // errClosed is why servers are unavailable after Manager.Close.
@@ -272,10 +278,14 @@ func (s *server) trackCall(token, tool string) func() {
 		s.calls = map[string]string{}
 	}
 	s.calls[token] = tool
+	s.busyCalls++
 	s.mu.Unlock()
 	return func() {
 		s.mu.Lock()
 		delete(s.calls, token)
+		if len(s.calls) == 0 {
+			s.busyCalls, s.busyElicits = 0, 0
+		}
 		s.mu.Unlock()
 	}
 }

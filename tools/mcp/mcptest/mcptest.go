@@ -14,6 +14,7 @@ import (
 	"io"
 	"net/http/httptest"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -182,7 +183,80 @@ func AddSchemaTool(s *server.MCPServer) {
 //	                string, default "anon"; color: enum red/green; only color
 //	                when form is "color"; the schema argument, JSON text,
 //	                when given); "<action> <content JSON>"
+//	ask_url {url}   → a URL-mode elicitation/create; "<action>"
+//	ask_many {n}    → n confirmation elicitations at once (a flood);
+//	                "accept=A decline=D cancel=C error=E"
+//	ask_later {ms}  → "scheduled" at once; ms later, with no call of this
+//	                server in progress, an elicitation; asked_later then
+//	                returns "<action>" (or "pending", "error: …")
 func AddClientRequestTools(s *server.MCPServer) {
+	var laterMu sync.Mutex
+	later := "none"
+	confirm := func(msg string) mcp.ElicitationRequest {
+		req := mcp.ElicitationRequest{}
+		req.Params.Message = msg
+		req.Params.RequestedSchema = map[string]any{"type": "object", "properties": map[string]any{}}
+		return req
+	}
+	s.AddTool(mcp.NewTool("ask_url", mcp.WithDescription("Ask the user to open a URL."), mcp.WithString("url")),
+		func(ctx context.Context, r mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			req := mcp.ElicitationRequest{}
+			req.Params.Mode, req.Params.ElicitationID = mcp.ElicitationModeURL, "e1"
+			req.Params.Message, req.Params.URL = "Open this page to continue.", r.GetString("url", "")
+			res, err := s.RequestElicitation(ctx, req)
+			if err != nil {
+				return mcp.NewToolResultError("elicitation failed: " + err.Error()), nil
+			}
+			return mcp.NewToolResultText(string(res.Action)), nil
+		})
+	s.AddTool(mcp.NewTool("ask_many", mcp.WithDescription("Ask the user many times at once."), mcp.WithNumber("n")),
+		func(ctx context.Context, r mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			n := r.GetInt("n", 200)
+			var mu sync.Mutex
+			counts := map[string]int{}
+			var wg sync.WaitGroup
+			for i := range n {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					res, err := s.RequestElicitation(ctx, confirm(fmt.Sprintf("Prompt %d of %d", i+1, n)))
+					mu.Lock()
+					defer mu.Unlock()
+					if err != nil {
+						counts["error"]++
+						return
+					}
+					counts[string(res.Action)]++
+				}()
+			}
+			wg.Wait()
+			return mcp.NewToolResultText(fmt.Sprintf("accept=%d decline=%d cancel=%d error=%d",
+				counts["accept"], counts["decline"], counts["cancel"], counts["error"])), nil
+		})
+	s.AddTool(mcp.NewTool("ask_later", mcp.WithDescription("Ask the user later, after this call."), mcp.WithNumber("ms")),
+		func(ctx context.Context, r mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			laterMu.Lock()
+			later = "pending"
+			laterMu.Unlock()
+			go func() {
+				time.Sleep(time.Duration(r.GetInt("ms", 100)) * time.Millisecond)
+				res, err := s.RequestElicitation(context.WithoutCancel(ctx), confirm("Unsolicited: approve?"))
+				laterMu.Lock()
+				defer laterMu.Unlock()
+				if err != nil {
+					later = "error: " + err.Error()
+					return
+				}
+				later = string(res.Action)
+			}()
+			return mcp.NewToolResultText("scheduled"), nil
+		})
+	s.AddTool(mcp.NewTool("asked_later", mcp.WithDescription("The answer to ask_later's elicitation.")),
+		func(ctx context.Context, r mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			laterMu.Lock()
+			defer laterMu.Unlock()
+			return mcp.NewToolResultText(later), nil
+		})
 	s.AddTool(mcp.NewTool("sample", mcp.WithDescription("Ask the client's model.")),
 		func(ctx context.Context, r mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 			req := mcp.CreateMessageRequest{}
