@@ -376,7 +376,8 @@ func TestVSCodePreviewAcceptReject(t *testing.T) {
 // anywhere), greet.py opened, "agentls: Run Agent…" with the task
 // "Fix the bug in greet.py": the recorded run replays through the editor
 // path (whose task carries an editor context block the CLI recording does
-// not have), the fix shows inline, and Accept All applies it to the buffer.
+// not have), the fix shows inline, and the Accept code lens applies it to
+// the buffer.
 func TestVSCodeDemoWithoutModel(t *testing.T) {
 	tl := findTools(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)

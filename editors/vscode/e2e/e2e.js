@@ -79,7 +79,7 @@ async function shot(name) {
 
 // The README's editor demo without a model, as written: open examples/hello
 // (its .vscode/settings.json sets agentls.model.replay), open greet.py, Run
-// Agent… with the recorded task, see the fix inline, accept it.
+// Agent… with the recorded task, see the fix inline, click Accept above it.
 async function demo() {
   await page.click('.explorer-folders-view .monaco-list-row:has-text("greet.py")');
   await page.waitForSelector('.view-lines:has-text("nme")', { timeout: 30000 });
@@ -114,7 +114,8 @@ async function demo() {
   // the editor's first lines, where the proposal shows.
   await page.screenshot({ path: path.join(process.env.E2E_SHOTS, "readme-vscode.png"), clip: { x: 0, y: 0, width: 1110, height: 250 } });
   out.steps.push("previewed");
-  await palette("agentls: Accept All Proposed Changes");
+  // As the README says: click Accept above the change.
+  await page.locator(".codelens-decoration a", { hasText: "Accept" }).first().click();
   await noAfter();
   await page.waitForFunction(() => !document.querySelector(".view-lines").innerText.includes("nme"), null, { timeout: 30000 });
   out.acceptedText = await editorText();
