@@ -202,47 +202,11 @@ type toolArgs struct {
 	Offset      *int   `json:"offset"`
 }
 
-// toolTitle is the tool call in words ("Read main.go").
+// toolTitle is the tool call in words ("Reading main.go"), as the LSP
+// front-end's progress says it (agent.StepPhrase).
 func (ss *session) toolTitle(tool string, raw json.RawMessage) string {
-	var a toolArgs
-	_ = json.Unmarshal(raw, &a) // invalid arguments: the generic wording
-	clip := func(s string) string { return text.Clip(text.FirstLine(s), 80) }
-	path := clip(a.Path)
-	or := func(s, def string) string {
-		if s == "" {
-			return def
-		}
-		return s
-	}
-	switch tool {
-	case "read_file":
-		return "Read " + or(path, "a file")
-	case "list_dir":
-		return "List " + or(path, "the workspace")
-	case "glob":
-		return "Find files " + clip(a.Pattern)
-	case "grep":
-		return "Search for " + clip(a.Pattern)
-	case "edit_file", "multi_edit":
-		return "Edit " + or(path, "a file")
-	case "write_file":
-		return "Write " + or(path, "a file")
-	case "task":
-		return "Delegate: " + or(clip(a.Description), "a sub-task")
-	case "todo_write":
-		return "Update the plan"
-	case "skill":
-		return "Load skill " + clip(a.Name)
-	case "run_command":
-		return "Run " + or(clip(a.Command), "a command")
-	case "tool_search":
-		return "Look for tools " + clip(a.Query)
-	}
-	if rest, ok := strings.CutPrefix(tool, "mcp__"); ok {
-		server, name, _ := strings.Cut(rest, "__")
-		return name + " (" + server + ")"
-	}
-	return tool
+	p := agent.StepPhrase(tool, raw, 80)
+	return strings.ToUpper(p[:1]) + p[1:]
 }
 
 // toolLocations is the file a tool call works on, absolute, with its line.

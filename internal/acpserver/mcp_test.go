@@ -36,7 +36,7 @@ func TestClientMCPServers(t *testing.T) {
 	}
 	us, _ := h.client.snapshot()
 	calls := toolCalls(us)
-	if len(calls) != 1 || calls[0].Title != "echo (helper)" || calls[0].Kind != acp.ToolKindOther {
+	if len(calls) != 1 || calls[0].Title != "Calling echo (helper)" || calls[0].Kind != acp.ToolKindOther {
 		t.Fatalf("MCP tool call: %+v", calls)
 	}
 	// session/close stops the session's MCP servers; the id is then unknown.

@@ -52,7 +52,7 @@ func TestPromptStreamsAndWritesOnlyAfterPermission(t *testing.T) {
 	if len(calls) != 2 || calls[0].Kind != acp.ToolKindRead || calls[1].Kind != acp.ToolKindEdit {
 		t.Fatalf("tool calls: %+v", calls)
 	}
-	if len(calls[0].Locations) != 1 || calls[0].Locations[0].Path != path || calls[0].Title != "Read a.txt" {
+	if len(calls[0].Locations) != 1 || calls[0].Locations[0].Path != path || calls[0].Title != "Reading a.txt" {
 		t.Fatalf("read call: %+v", calls[0])
 	}
 	// The edit's diff was shown on its tool call and in the permission.
