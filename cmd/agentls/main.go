@@ -20,6 +20,7 @@ import (
 
 	"github.com/agentls/agentls/internal/redact"
 	"github.com/agentls/agentls/internal/safetext"
+	"github.com/agentls/agentls/internal/scratch"
 	"github.com/agentls/agentls/lspserver"
 )
 
@@ -160,9 +161,28 @@ func serveMain(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprint(stderr, ttyHint)
 	}
 	logger.Info("agentls starting", "version", currentVersion(), "pid", os.Getpid())
+	cleaned := cleanStaleViews(logger)
 	code := lspserver.Serve(ctx, stdin, stdout, lspserver.Options{Version: currentVersion(), Logger: logger})
 	logger.Info("agentls exiting", "code", code)
+	<-cleaned
 	return code
+}
+
+// cleanStaleViews removes, in the background, the proposal views (scratch
+// copies for commands and checks) that agentls processes which crashed or
+// were killed left behind; a live process's views are never touched. The
+// channel closes when it is done.
+func cleanStaleViews(logger *slog.Logger) <-chan struct{} {
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		base := scratch.DefaultBaseDir()
+		n, err := scratch.CleanStale(base)
+		if n > 0 || err != nil {
+			logger.Info("stale proposal views removed", "dir", base, "removed", n, "err", err)
+		}
+	}()
+	return done
 }
 
 // newLogger builds the slog logger for --log-file/--log-level.
