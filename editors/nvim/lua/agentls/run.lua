@@ -9,7 +9,8 @@ local M = {}
 
 -- Runs by key "<client id>:<run id>": { client_id, id, prompt, status,
 -- seq (last event's), tools (calls so far), text (unflushed fragments),
--- streamed (text flushed just before the current event), result, error }.
+-- streamed (text flushed just before the current event), result, error,
+-- checks (the end event's { {name, passed} }) }.
 -- Status is "running", "finished", "failed" or "cancelled".
 local runs = {}
 local order = {} -- run keys, oldest first
@@ -100,6 +101,50 @@ end
 
 local todo_marks = { pending = "[ ]", in_progress = "[~]", completed = "[x]" }
 
+--- How a run's checks ended, from finished/failed/cancelled's checks
+--- ({ {name, passed} }): "checks passed (test, lint)", "checks failed:
+--- test"; nil when no check ran.
+function M.checks_summary(checks)
+  if type(checks) ~= "table" or #checks == 0 then
+    return nil
+  end
+  local passed, failed = {}, {}
+  for _, c in ipairs(checks) do
+    table.insert(c.passed and passed or failed, tostring(c.name))
+  end
+  if #failed == 0 then
+    return "checks passed (" .. table.concat(passed, ", ") .. ")"
+  end
+  return "checks failed: " .. table.concat(failed, ", ")
+end
+
+-- A check's result, then its output (the server keeps the tail): whole
+-- for a failure, the last lines for a pass.
+local function check_lines(ev)
+  local secs = type(ev.seconds) == "number" and string.format(" (%.1fs)", ev.seconds) or ""
+  local head
+  if ev.passed then
+    head = "  ✓ check " .. tostring(ev.name) .. " passed" .. secs
+  elseif ev.exitCode == -1 then
+    head = "  ✗ check " .. tostring(ev.name) .. " failed" .. secs
+  else
+    head = string.format("  ✗ check %s failed: exit code %s%s", tostring(ev.name), tostring(ev.exitCode), secs)
+  end
+  local lines = { head }
+  local out = {}
+  for line in ((ev.output or "") .. "\n"):gmatch("(.-)\n") do
+    table.insert(out, line)
+  end
+  while #out > 0 and out[#out] == "" do
+    table.remove(out)
+  end
+  local first = ev.passed and math.max(1, #out - 2) or 1
+  for i = first, #out do
+    table.insert(lines, "    │ " .. out[i])
+  end
+  return lines
+end
+
 --- The plan's progress line: "2/5 · current item", as the server's
 --- $/progress shows it.
 function M.plan_progress(todos)
@@ -156,8 +201,11 @@ local function format_event(r, ev)
   elseif kind == "proposal" then
     local name = ev.uri and vim.fn.fnamemodify(vim.uri_to_fname(ev.uri), ":~:.") or "?"
     return { "  ✎ proposal for " .. name }
+  elseif kind == "check" then
+    return check_lines(ev)
   elseif kind == "finished" then
-    local lines = { tag .. " finished" }
+    local summary = M.checks_summary(ev.checks)
+    local lines = { tag .. " finished" .. (summary and (" · " .. summary) or "") }
     if vim.trim(ev.text or "") == vim.trim(r.streamed or "") then
       return lines -- the answer was streamed just before: do not repeat it
     end
@@ -168,9 +216,11 @@ local function format_event(r, ev)
     end
     return lines
   elseif kind == "failed" then
-    return { tag .. " failed: " .. one_line(ev.error or ev.summary or "unknown error", 400) }
+    local summary = M.checks_summary(ev.checks)
+    return { tag .. " failed: " .. one_line(ev.error or ev.summary or "unknown error", 400) .. (summary and (" · " .. summary) or "") }
   elseif kind == "cancelled" then
-    return { tag .. " cancelled" }
+    local summary = M.checks_summary(ev.checks)
+    return { tag .. " cancelled" .. (summary and (" · " .. summary) or "") }
   end
   return { string.format("  (%s) %s", tostring(kind), one_line(ev, 160)) }
 end
@@ -214,6 +264,7 @@ function M.on_event(client_id, ev)
     r.status = ev.kind
     r.result = ev.text
     r.error = ev.error
+    r.checks = ev.checks
     if ev.kind == "finished" and r.mode == "plan" then
       r.plan_ready = true
     end
@@ -233,6 +284,15 @@ function M.on_event(client_id, ev)
   elseif ev.kind == "finished" and type(ev.text) == "string" and vim.trim(ev.text):find("\n") then
     log.notify(vim.log.levels.INFO, "run %s finished: %s … (:AgentAnswer shows the whole answer)", tostring(r.id),
       vim.trim(ev.text):match("^[^\n]*"))
+  end
+  if ev.kind == "finished" then
+    -- The server's end message says it too; this one points at the output.
+    local summary = M.checks_summary(ev.checks)
+    if summary then
+      local failed = summary:find("^checks failed") ~= nil
+      log.notify(failed and vim.log.levels.WARN or vim.log.levels.INFO, "run %s %s%s", tostring(r.id), summary,
+        failed and " (:AgentLog shows their output)" or "")
+    end
   end
   log.debug("runEvent %s", ev)
 end
