@@ -179,7 +179,8 @@ export type RunEventKind =
   | "finished"
   | "failed"
   | "cancelled"
-  | "todo";
+  | "todo"
+  | "check";
 
 /**
  * agentls/runEvent params. Fields beyond runId/seq/kind depend on the kind
@@ -203,6 +204,14 @@ export interface RunEvent {
   pending?: number;
   /** kind "todo": the model's whole plan. */
   todos?: Todo[];
+  /** kind "check": the check's name, whether it passed, its exit code (-1: timed out or not run), seconds and output (the tail). */
+  name?: string;
+  passed?: boolean;
+  exitCode?: number;
+  seconds?: number;
+  output?: string;
+  /** kinds "finished" / "failed" / "cancelled": the latest result of every check that ran. */
+  checks?: CheckState[];
   /** Set on the events of a sub-agent (the task tool); runId is then its own. */
   parentRunId?: string;
   /** kinds "toolCall" / "toolResult": the model's call id. */
@@ -211,6 +220,12 @@ export interface RunEvent {
   parentCallId?: string;
   /** kind "finished": a Markdown file holding the whole answer (a plan, or more than one line). */
   answerUri?: string;
+}
+
+/** One check's outcome at the end of a run. */
+export interface CheckState {
+  name: string;
+  passed: boolean;
 }
 
 /** One item of the model's plan (todo_write). */

@@ -1,7 +1,7 @@
 // Run tracking fed by agentls/runEvent: each run's state, and the lines the
 // "agentls runs" output channel shows (the same format as the Neovim
 // plugin's run log). No "vscode" import: unit-tested under plain node.
-import type { RunEvent, Todo } from "./lsp_ext";
+import type { CheckState, RunEvent, Todo } from "./lsp_ext";
 
 /** What the extension knows about one run. */
 export interface RunState {
@@ -19,6 +19,39 @@ export interface RunState {
   files?: string[];
   /** A Markdown file with the whole answer (a plan, or more than one line), from the finished event. */
   answerUri?: string;
+  /** The end event's checks: the latest result of every check that ran. */
+  checks?: CheckState[];
+}
+
+/** "checks passed (test, lint)" / "checks failed: test"; "" when none ran. */
+export function checksSummary(checks: CheckState[] | undefined): string {
+  if (!checks || checks.length === 0) {
+    return "";
+  }
+  const failed = checks.filter((c) => !c.passed).map((c) => c.name);
+  return failed.length === 0 ? `checks passed (${checks.map((c) => c.name).join(", ")})` : `checks failed: ${failed.join(", ")}`;
+}
+
+/** Whether the run ended with a check still failing. */
+export function checksFailed(r: RunState): boolean {
+  return (r.checks ?? []).some((c) => !c.passed);
+}
+
+/** A check event's log lines: the result, then the output (whole for a failure, the last lines for a pass). */
+function checkLines(ev: RunEvent): string[] {
+  const secs = typeof ev.seconds === "number" ? ` (${ev.seconds.toFixed(1)}s)` : "";
+  const name = ev.name ?? "?";
+  const head = ev.passed
+    ? `  ✓ check ${name} passed${secs}`
+    : ev.exitCode === -1 || ev.exitCode === undefined
+      ? `  ✗ check ${name} failed${secs}`
+      : `  ✗ check ${name} failed: exit code ${ev.exitCode}${secs}`;
+  const out = (ev.output ?? "").replace(/\n+$/, "");
+  let lines = out === "" ? [] : out.split("\n");
+  if (ev.passed) {
+    lines = lines.slice(-3);
+  }
+  return [head, ...lines.map((l) => "    │ " + l)];
 }
 
 const todoMarks: Record<string, string> = { pending: "[ ]", in_progress: "[~]", completed: "[x]" };
@@ -28,6 +61,12 @@ const todoMarks: Record<string, string> = { pending: "[ ]", in_progress: "[~]", 
  * it proposed changes to.
  */
 export function endMessage(r: RunState, pending?: number): string {
+  const checks = checksSummary(r.checks);
+  const msg = endText(r, pending);
+  return checks ? `${msg.replace(/\.$/, "")}; ${checks}.` : msg;
+}
+
+function endText(r: RunState, pending?: number): string {
   const files = (r.files ?? []).map(basename);
   const named = files.length > 3 ? `${files.slice(0, 3).join(", ")} and ${files.length - 3} more` : files.join(", ");
   switch (r.status) {
@@ -167,11 +206,15 @@ export class RunTracker {
           if (!r.files.includes(ev.uri)) r.files.push(ev.uri);
         }
         break;
+      case "check":
+        out.push(...checkLines(ev));
+        break;
       case "finished":
         r.status = "finished";
         r.answer = ev.text;
         if (ev.answerUri) r.answerUri = ev.answerUri;
-        out.push(`${tag} finished`);
+        if (ev.checks) r.checks = ev.checks;
+        out.push(`${tag} finished${checksSummary(ev.checks) ? " · " + checksSummary(ev.checks) : ""}`);
         if ((ev.text ?? "").trim() === (this.streamed.get(r.id) ?? "").trim()) {
           break; // the answer was streamed just before: do not repeat it
         }
@@ -182,11 +225,13 @@ export class RunTracker {
       case "failed":
         r.status = "failed";
         r.error = ev.error ?? ev.summary ?? "unknown error";
-        out.push(`${tag} failed: ${oneLine(r.error, 400)}`);
+        if (ev.checks) r.checks = ev.checks;
+        out.push(`${tag} failed: ${oneLine(r.error, 400)}${checksSummary(ev.checks) ? " · " + checksSummary(ev.checks) : ""}`);
         break;
       case "cancelled":
         r.status = "cancelled";
-        out.push(`${tag} cancelled`);
+        if (ev.checks) r.checks = ev.checks;
+        out.push(`${tag} cancelled${checksSummary(ev.checks) ? " · " + checksSummary(ev.checks) : ""}`);
         break;
       default:
         out.push(`  (${String(ev.kind)}) ${oneLine(ev, 160)}`);
@@ -253,7 +298,7 @@ export class RunTracker {
   /** A run by id (a copy), or undefined. */
   run(id: string): RunState | undefined {
     const r = this.runs.get(id);
-    return r ? { ...r, ...(r.files ? { files: [...r.files] } : {}) } : undefined;
+    return r ? { ...r, ...(r.files ? { files: [...r.files] } : {}), ...(r.checks ? { checks: r.checks.map((c) => ({ ...c })) } : {}) } : undefined;
   }
 
   /** The status bar text: "" when nothing runs. */

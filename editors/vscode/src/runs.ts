@@ -4,7 +4,7 @@
 import * as vscode from "vscode";
 import * as ext from "./lsp_ext";
 import { proposalScheme } from "./preview";
-import { endMessage, RunState, RunTracker } from "./runlog";
+import { checksFailed, endMessage, RunState, RunTracker } from "./runlog";
 
 /** What the end-of-run notification's buttons do (main.ts wires them). */
 export interface EndActions {
@@ -104,8 +104,17 @@ export class Runs implements vscode.Disposable {
     const msg = endMessage(r, pending);
     const hasChanges = (r.files?.length ?? 0) > 0 && pending !== 0;
     const plan = r.mode === "plan" && r.status === "finished";
-    const buttons = plan ? ["Approve Plan", "Show Plan"] : hasChanges ? ["Review", "Accept All", "Follow Up"] : r.status === "failed" ? ["Show Log"] : ["Follow Up", "Show Log"];
-    const show = r.status === "failed" ? vscode.window.showErrorMessage : vscode.window.showInformationMessage;
+    const failedChecks = checksFailed(r);
+    let buttons = plan ? ["Approve Plan", "Show Plan"] : hasChanges ? ["Review", "Accept All", "Follow Up"] : r.status === "failed" ? ["Show Log"] : ["Follow Up", "Show Log"];
+    if (failedChecks && !buttons.includes("Show Log")) {
+      buttons = [...buttons, "Show Log"]; // the checks' output is in the log
+    }
+    const show =
+      r.status === "failed"
+        ? vscode.window.showErrorMessage
+        : failedChecks
+          ? vscode.window.showWarningMessage
+          : vscode.window.showInformationMessage;
     const pick = await show(msg, ...buttons);
     switch (pick) {
       case "Review":

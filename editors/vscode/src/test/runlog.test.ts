@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import type { RunEvent } from "../lsp_ext";
-import { endMessage, planProgress, RunTracker } from "../runlog";
+import { checksFailed, checksSummary, endMessage, planProgress, RunTracker } from "../runlog";
 
 describe("RunTracker", () => {
   it("turns run events into log lines and run states", () => {
@@ -123,5 +123,51 @@ describe("RunTracker", () => {
     const r = t.run("p1")!;
     assert.equal(r.mode, "plan");
     assert.equal(endMessage(r, 0), "agentls: plan ready: 1. change a.go 2. test (Show Plan shows it whole)");
+  });
+});
+
+describe("checks", () => {
+  it("logs each check with its output and says how the checks ended", () => {
+    const t = new RunTracker();
+    const log: string[] = [];
+    const feed = (ev: Partial<RunEvent>) => log.push(...t.onEvent(ev as RunEvent));
+    feed({ runId: "r", seq: 1, kind: "started", text: "add Sub" });
+    feed({ runId: "r", seq: 2, kind: "proposal", uri: "file:///w/calc.go" });
+    feed({ runId: "r", seq: 3, kind: "check", name: "test", passed: false, exitCode: 1, seconds: 2.34, output: "--- FAIL: TestSub\n    calc_test.go:7: Sub(5, 3) = 8, want 2\nFAIL\n" });
+    feed({ runId: "r", seq: 4, kind: "check", name: "lint", passed: false, exitCode: -1, seconds: 300, output: "[killed after 5m0s]\n" });
+    feed({ runId: "r", seq: 5, kind: "check", name: "test", passed: true, exitCode: 0, seconds: 1.5, output: "a\nb\nc\nok  example.com/calc 0.01s\n" });
+    feed({ runId: "r", seq: 6, kind: "finished", text: "Fixed.", checks: [{ name: "test", passed: true }, { name: "lint", passed: false }] });
+    assert.deepEqual(log, [
+      "[r] started: add Sub",
+      "  ✎ proposal for calc.go",
+      "  ✗ check test failed: exit code 1 (2.3s)",
+      "    │ --- FAIL: TestSub",
+      "    │     calc_test.go:7: Sub(5, 3) = 8, want 2",
+      "    │ FAIL",
+      "  ✗ check lint failed (300.0s)",
+      "    │ [killed after 5m0s]",
+      "  ✓ check test passed (1.5s)",
+      "    │ b",
+      "    │ c",
+      "    │ ok  example.com/calc 0.01s",
+      "[r] finished · checks failed: lint",
+      "  Fixed.",
+    ]);
+    const r = t.run("r")!;
+    assert.equal(checksFailed(r), true);
+    assert.equal(endMessage(r, 1), "agentls: changes proposed in calc.go: review them; checks failed: lint.");
+    assert.equal(endMessage(r, 0), "agentls: run finished: Fixed; checks failed: lint.");
+  });
+
+  it("says the checks passed", () => {
+    const t = new RunTracker();
+    t.onEvent({ runId: "r", seq: 1, kind: "started" } as RunEvent);
+    assert.deepEqual(t.onEvent({ runId: "r", seq: 2, kind: "finished", text: "Done", checks: [{ name: "test", passed: true }, { name: "lint", passed: true }] } as RunEvent), [
+      "[r] finished · checks passed (test, lint)",
+      "  Done",
+    ]);
+    assert.equal(checksFailed(t.run("r")!), false);
+    assert.equal(endMessage(t.run("r")!), "agentls: run finished: Done; checks passed (test, lint).");
+    assert.equal(checksSummary(undefined), "");
   });
 });
