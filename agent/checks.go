@@ -22,7 +22,7 @@ const DefaultMaxCheckRounds = 2
 // that could not run at all (no proposal view) is reported, never sent
 // back: the model cannot fix it.
 func (r *runner) runChecks(ctx context.Context) (again bool, err error) {
-	if r.role != roleMain || r.opts.Mode == ModePlan || len(r.opts.Checks) == 0 || r.env.Changes == nil {
+	if !r.willCheck() || r.env.Changes == nil {
 		return false, nil
 	}
 	r.between() // review decisions made meanwhile change what is checked
@@ -52,6 +52,12 @@ func (r *runner) runChecks(ctx context.Context) (again bool, err error) {
 	r.checkRounds++
 	r.conv.add(llm.Message{Role: openai.ChatMessageRoleUser, Content: r.checkFeedback(failedChecks, failed)}, kindNormal, "")
 	return true, nil
+}
+
+// willCheck reports whether this run runs checks when it ends (it has
+// some and may change files).
+func (r *runner) willCheck() bool {
+	return r.role == roleMain && r.opts.Mode != ModePlan && len(r.opts.Checks) > 0 && r.ctx != nil
 }
 
 // noteCheck keeps the latest result of each check, in first-run order.

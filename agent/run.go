@@ -46,6 +46,7 @@ type runner struct {
 	stagedMu sync.Mutex
 	staged   []string // paths the changeset reported since the last flush, in order
 
+	ctx         context.Context     // the run's context (wall clock included), for background work it starts
 	checks      []tools.CheckResult // latest result of each check (checks.go)
 	checkRounds int                 // times failing checks sent the run back to the model
 }
@@ -116,6 +117,11 @@ func (r *runner) takeStaged() []string {
 // next round; the loop ends when a round stages nothing new.
 func (r *runner) flushStaged() {
 	for paths := r.takeStaged(); len(paths) > 0; paths = r.takeStaged() {
+		if r.willCheck() {
+			// Checks will run on the proposal: make its copy while the
+			// model works, not when the checks are due.
+			r.env.Proposal.Prewarm(r.ctx)
+		}
 		for _, p := range paths {
 			f, ok := r.env.Changes.Get(p)
 			if !ok {
@@ -285,6 +291,7 @@ func (r *runner) run(parent context.Context) Outcome {
 		ctx, cancel = context.WithTimeoutCause(parent, r.limits.WallClock, ErrWallClock)
 	}
 	defer cancel()
+	r.ctx = ctx
 
 	now := time.Now
 	if r.opts.Now != nil {

@@ -38,6 +38,11 @@ type ProposalView struct {
 	unsub  func()
 	closed bool
 
+	// A copy being made in the background (Prewarm): Close stops and
+	// waits for it.
+	warmCancel context.CancelFunc
+	warmDone   chan struct{}
+
 	// dirty collects the paths the workspace reported changed (disk or
 	// buffer). Its own lock: the subscriber runs on the editor's
 	// didChange goroutine and must never wait for a sync.
@@ -175,11 +180,42 @@ func (p *ProposalView) place(ctx context.Context, path string) error {
 	return nil
 }
 
+// Prewarm starts making the copy in the background, so that the first
+// command finds it ready instead of waiting for a whole workspace to be
+// copied (a run that will run checks calls it on its first staged
+// change). Commands wait for it; Close stops it. Calling it again, or
+// after the copy exists, does nothing.
+func (p *ProposalView) Prewarm(ctx context.Context) {
+	if p == nil {
+		return
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.closed || p.copy != nil || p.err != nil || p.warmDone != nil {
+		return
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	p.warmCancel, p.warmDone = cancel, make(chan struct{})
+	go func() {
+		defer close(p.warmDone)
+		_, _ = p.Sync(ctx) // a failure is kept in p.err for the first command
+	}()
+}
+
 // Close removes the copy; the view cannot be used after. It is safe to
 // call more than once, and on a nil view.
 func (p *ProposalView) Close() error {
 	if p == nil {
 		return nil
+	}
+	p.mu.Lock()
+	warm := p.warmDone
+	if p.warmCancel != nil {
+		p.warmCancel()
+	}
+	p.mu.Unlock()
+	if warm != nil {
+		<-warm // the background copy sees the cancellation between files
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()

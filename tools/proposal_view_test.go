@@ -119,3 +119,36 @@ func TestRunCommandWithoutAView(t *testing.T) {
 	mustErr(t, res, "could not be made", "not a directory", "the command was not run")
 	testtree.Same(t, before, root)
 }
+
+// Prewarm makes the copy in the background; Close stops it and waits, so
+// nothing is left behind even when the run ends mid-copy.
+func TestProposalViewPrewarm(t *testing.T) {
+	files := map[string]string{}
+	for i := range 300 {
+		files[filepath.Join("pkg", string(rune('a'+i%26)), strings.Repeat("f", 1+i%7)+".txt")] = strings.Repeat("x", i)
+	}
+	env, _, base := viewEnv(t, files)
+	mustOK(t, call(t, env, "write_file", map[string]any{"path": "new.txt", "content": "staged\n"}))
+	env.Proposal.Prewarm(context.Background())
+	env.Proposal.Prewarm(context.Background()) // once is enough
+	got := mustOK(t, run(t, env, "cat new.txt"))
+	if !strings.HasPrefix(got, "staged\n") || !env.Proposal.Made() {
+		t.Fatalf("after prewarm: %q", got)
+	}
+	env.Proposal.Close()
+	if entries, _ := os.ReadDir(base); len(entries) != 0 {
+		t.Fatalf("left behind: %v", entries)
+	}
+
+	// Closed while the copy is being made.
+	env2, _, base2 := viewEnv(t, files)
+	mustOK(t, call(t, env2, "write_file", map[string]any{"path": "new.txt", "content": "staged\n"}))
+	env2.Proposal.Prewarm(context.Background())
+	if err := env2.Proposal.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if entries, _ := os.ReadDir(base2); len(entries) != 0 {
+		t.Fatalf("left behind after a close mid-copy: %v", entries)
+	}
+	mustErr(t, run(t, env2, "true"), "run is over")
+}
