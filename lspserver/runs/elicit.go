@@ -156,6 +156,14 @@ func (rs *Runs) openExternal(ctx context.Context, address string) {
 		rs.core.LogToEditor(ctx, protocol.MessageTypeWarning, "agentls: not opened: "+err.Error())
 		return
 	}
+	rs.showDocument(ctx, address)
+}
+
+// showDocument asks the editor to open address outside (showDocument with
+// external: true), else names it in a message. Callers vouch for address:
+// openExternal checks addresses that come from elsewhere (MCP servers);
+// the run report's file:// address is agentls's own file.
+func (rs *Runs) showDocument(ctx context.Context, address string) {
 	sd, ok := rs.core.Client().(interface {
 		ShowDocument(ctx context.Context, p *protocol.ShowDocumentParams) (*protocol.ShowDocumentResult, error)
 	})

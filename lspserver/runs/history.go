@@ -277,7 +277,7 @@ func (rs *Runs) OpenReport(ctx context.Context, raw json.RawMessage) (any, error
 		return nil, core.RequestFailed("%s: %v", CommandOpenReport, err)
 	}
 	u := string(uri.File(path))
-	rs.core.Go("open report", func(context.Context) { rs.openExternal(rs.ctx, u) })
+	rs.core.Go("open report", func(context.Context) { rs.showDocument(rs.ctx, u) })
 	return &ReportResult{URI: u}, nil
 }
 
