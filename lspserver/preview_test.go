@@ -272,3 +272,42 @@ func TestPreviewDiagnosticsOff(t *testing.T) {
 	}
 	awaitDiagnostics(t, e.c, u, "cleared diagnostics", withCount(0))
 }
+
+// N9: a 10 MB one-line proposal is a few kilobytes in the diagnostic and
+// the hover (ending in "… N more characters"), not 10 MB each; the
+// proposal in agentls/proposals stays whole, since plugins render it
+// exactly (docs/protocol.md).
+func TestPreviewBoundsHugeLines(t *testing.T) {
+	s := newSession(t, lsptest.InitOptions{ClientName: "plain"}, lspserver.Options{})
+	e := editorFor(s, text.UTF16)
+	base := "package main\n\nvar x = 1\n"
+	huge := "var x = \"" + strings.Repeat("é", 5<<20) + "\"\n" // 10 MB, one line
+	proposed := strings.Replace(base, "var x = 1\n", huge, 1)
+	u := e.open(t, "main.go", base)
+	e.stage("r1", "main.go", base, proposed, false)
+	pub := awaitDiagnostics(t, e.c, u, "1 diagnostic", withCount(1))
+	msg := pub.Diagnostics[0].Message
+	if len(msg) > 5<<10 || !strings.Contains(msg, "more characters") || !strings.HasPrefix(msg, "Agent proposes: var x = \"éé") {
+		t.Errorf("diagnostic message is %d bytes: %.200q…", len(msg), msg)
+	}
+	hover := e.hover(t, u, 2, 0)
+	if len(hover) > 20<<10 || !strings.Contains(hover, "more characters") || !strings.Contains(hover, "+var x = \"éé") {
+		t.Errorf("hover is %d bytes: %.300q…", len(hover), hover)
+	}
+	ps := e.proposals(t, u)
+	if len(ps) != 1 || ps[0].ProposedText != proposed || ps[0].Hunks[0].NewText != huge {
+		t.Errorf("agentls/proposals did not carry the proposal whole")
+	}
+
+	// Many long lines: the hover stops after a bounded diff and counts the rest.
+	var b strings.Builder
+	for i := range 2000 {
+		b.WriteString("// " + strings.Repeat("x", 100) + strings.Repeat("y", i%7) + "\n")
+	}
+	u2 := e.open(t, "long.go", "")
+	e.stage("r2", "long.go", "", b.String(), false)
+	awaitDiagnostics(t, e.c, u2, "1 diagnostic", withCount(1))
+	if h := e.hover(t, u2, 0, 0); len(h) > 20<<10 || !strings.Contains(h, "more lines (the hover shows at most 16 KB") {
+		t.Errorf("hover of 2000 lines is %d bytes, tail %q", len(h), h[max(0, len(h)-200):])
+	}
+}

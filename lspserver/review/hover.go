@@ -8,6 +8,7 @@ import (
 
 	"go.lsp.dev/protocol"
 
+	"github.com/agentls/agentls/internal/safetext"
 	"github.com/agentls/agentls/internal/text"
 	"github.com/agentls/agentls/lspserver/core"
 	"github.com/agentls/agentls/lspserver/proposal"
@@ -51,12 +52,7 @@ func writeHunkMarkdown(b *strings.Builder, h proposal.Hunk) {
 	old, neu := hunkLines(h)
 	var diff strings.Builder
 	fmt.Fprintf(&diff, "@@ -%d,%d +%d,%d @@\n", h.Range.Start.Line+1, len(old), h.Range.Start.Line+1, len(neu))
-	for _, l := range old {
-		diff.WriteString("-" + l + "\n")
-	}
-	for _, l := range neu {
-		diff.WriteString("+" + l + "\n")
-	}
+	writeBoundedDiff(&diff, old, neu)
 	fence := "```"
 	for strings.Contains(diff.String(), fence) {
 		fence += "`"
@@ -72,15 +68,47 @@ func writeHunkMarkdown(b *strings.Builder, h proposal.Hunk) {
 	b.WriteString("Code actions: *Agent: Accept change* / *Agent: Reject change*.\n")
 }
 
-// maxMessageLines bounds the diff lines of a diagnostic message; the hover
-// shows the whole change.
-const maxMessageLines = 20
+// writeBoundedDiff writes old as "-" lines and neu as "+" lines, each
+// bounded, stopping with a count once maxHoverDiffBytes are written.
+func writeBoundedDiff(diff *strings.Builder, old, neu []string) {
+	shown := 0
+	for _, part := range []struct {
+		sign  string
+		lines []string
+	}{{"-", old}, {"+", neu}} {
+		for _, l := range part.lines {
+			if diff.Len() >= maxHoverDiffBytes {
+				fmt.Fprintf(diff, "… %d more lines (the hover shows at most %d KB of a change)\n", len(old)+len(neu)-shown, maxHoverDiffBytes>>10)
+				return
+			}
+			diff.WriteString(part.sign + safetext.Bound(l, maxHoverLineBytes) + "\n")
+			shown++
+		}
+	}
+}
+
+// Bounds of what a preview shows, so a 10 MB one-line proposal is a few
+// kilobytes in the diagnostic and the hover, ending in "… N more
+// characters" (agentls/proposals carries the whole text: plugins render it
+// exactly).
+const (
+	maxMessageLines     = 20       // diff lines of a diagnostic message
+	maxMessageBytes     = 4 << 10  // a whole diagnostic message
+	maxMessageLineBytes = 1 << 10  // one line of it
+	maxHoverDiffBytes   = 16 << 10 // the diff of one hunk in a hover
+	maxHoverLineBytes   = 2 << 10  // one line of it
+)
 
 // hunkMessage is a preview diagnostic's message: the change, compact and
 // exact. A one-line replacement is one line (nvim and Helix show only a
 // diagnostic's first line inline); anything else is a header and a small
-// diff. Conflicted hunks say why first.
+// diff. Conflicted hunks say why first. Lines and the whole message are
+// bounded (maxMessageLineBytes, maxMessageBytes).
 func hunkMessage(h proposal.Hunk) string {
+	return safetext.Bound(hunkMessageLines(h), maxMessageBytes)
+}
+
+func hunkMessageLines(h proposal.Hunk) string {
 	old, neu := hunkLines(h)
 	var b strings.Builder
 	if h.Status == proposal.StatusConflicted {
@@ -88,7 +116,7 @@ func hunkMessage(h proposal.Hunk) string {
 	}
 	if len(old) == 1 && len(neu) == 1 {
 		o, n := trimCommonIndent(old[0], neu[0])
-		fmt.Fprintf(&b, "Agent proposes: %s   (replacing: %s)", n, o)
+		fmt.Fprintf(&b, "Agent proposes: %s   (replacing: %s)", safetext.Bound(n, maxMessageLineBytes), safetext.Bound(o, maxMessageLineBytes))
 		return b.String()
 	}
 	switch {
@@ -109,7 +137,7 @@ func hunkMessage(h proposal.Hunk) string {
 				fmt.Fprintf(&b, "\n… %d more lines (hover shows the whole change)", len(old)+len(neu)-n)
 				return b.String()
 			}
-			b.WriteString("\n" + part.sign + l)
+			b.WriteString("\n" + part.sign + safetext.Bound(l, maxMessageLineBytes))
 			n++
 		}
 	}
