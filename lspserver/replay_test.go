@@ -4,7 +4,9 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/agentls/agentls/agent/llm/llmtest"
 	"github.com/agentls/agentls/lspserver"
@@ -98,4 +100,46 @@ func TestReplayThroughServer(t *testing.T) {
 			t.Fatalf("a diverged replay proposed %q", got)
 		}
 	})
+}
+
+// N10: model.replay naming a FIFO (or anything but a regular file) is
+// refused at once: agentls.run answers with an error naming it instead of
+// never answering.
+func TestReplayFIFOAnswersAtOnce(t *testing.T) {
+	t.Parallel()
+	fifo := filepath.Join(t.TempDir(), "cassette.fifo")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { // release a reader stuck in open (the bug this test guards against)
+		if f, err := os.OpenFile(fifo, os.O_WRONLY|syscall.O_NONBLOCK, 0); err == nil {
+			f.Close()
+		}
+	})
+	rs := newRunSession(t, nil, runOpts{noModel: true, settings: map[string]any{"model": map[string]any{"replay": fifo}}})
+	type answer struct {
+		id  string
+		err error
+	}
+	done := make(chan answer, 1)
+	go func() {
+		id, err := rs.tryStart(lspserver.RunArgs{Prompt: "Fix greet.py"})
+		done <- answer{id, err}
+	}()
+	select {
+	case a := <-done:
+		if a.err == nil {
+			evs := rs.events(t, a.id)
+			fin := evs[len(evs)-1]
+			if fin.Kind != "failed" || !strings.Contains(fin.Error, "named pipe (FIFO)") {
+				t.Fatalf("run %s ended %+v", a.id, fin)
+			}
+			return
+		}
+		if !strings.Contains(a.err.Error(), "named pipe (FIFO)") {
+			t.Fatalf("agentls.run error %v", a.err)
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("agentls.run never answered")
+	}
 }
