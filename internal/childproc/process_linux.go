@@ -1,4 +1,4 @@
-package mcp
+package childproc
 
 import (
 	"os/exec"
