@@ -25,15 +25,16 @@ func EditFile() Tool {
 	return New("edit_file", editFileDescription, false, editFile)
 }
 
-func editFile(_ context.Context, env *Env, p editFileParams) (Result, error) {
+func editFile(ctx context.Context, env *Env, p editFileParams) (Result, error) {
 	edits := []editmatch.Edit{{Old: p.OldString, New: p.NewString, ReplaceAll: p.ReplaceAll != nil && *p.ReplaceAll}}
-	return env.applyEdits(p.Path, edits), nil
+	return env.applyEdits(ctx, p.Path, edits), nil
 }
 
 // applyEdits is edit_file and multi_edit: lock check, the matching ladder
 // for each edit in order (all or nothing), then staging. An empty
-// old_string in the first edit creates a file that does not exist yet.
-func (env *Env) applyEdits(pathArg string, edits []editmatch.Edit) Result {
+// old_string in the first edit creates a file that does not exist yet. The
+// Checker's report on the staged text ends the result.
+func (env *Env) applyEdits(ctx context.Context, pathArg string, edits []editmatch.Edit) Result {
 	if len(edits) == 0 {
 		return Errorf("no edits given")
 	}
@@ -87,7 +88,7 @@ func (env *Env) applyEdits(pathArg string, edits []editmatch.Edit) Result {
 		return Errorf("%s: this edit would leave the file empty, so it was refused; use write_file with empty content if that is really intended", t.path)
 	}
 	env.stageText(t, text)
-	return changeResult("Edited", t, text, notes)
+	return env.check(ctx, changeResult("Edited", t, text, notes), FileChange{Path: t.abs, Before: t.text, After: text})
 }
 
 // describeOutcome explains one successful edit when there is something to

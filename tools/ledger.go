@@ -1,6 +1,9 @@
 package tools
 
-import "sync"
+import (
+	"slices"
+	"sync"
+)
 
 // Limits on the text a Ledger keeps. The text is only needed to show the
 // model what changed since its read (CONFLICT diffs); beyond these bounds
@@ -78,4 +81,16 @@ func (l *Ledger) Len() int {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return len(l.entries)
+}
+
+// Paths returns the paths recorded, sorted.
+func (l *Ledger) Paths() []string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	out := make([]string, 0, len(l.entries))
+	for p := range l.entries {
+		out = append(out, p)
+	}
+	slices.Sort(out)
+	return out
 }

@@ -27,10 +27,10 @@ func MultiEdit() Tool {
 	return New("multi_edit", multiEditDescription, false, multiEdit)
 }
 
-func multiEdit(_ context.Context, env *Env, p multiEditParams) (Result, error) {
+func multiEdit(ctx context.Context, env *Env, p multiEditParams) (Result, error) {
 	edits := make([]editmatch.Edit, len(p.Edits))
 	for i, e := range p.Edits {
 		edits[i] = editmatch.Edit{Old: e.OldString, New: e.NewString, ReplaceAll: e.ReplaceAll != nil && *e.ReplaceAll}
 	}
-	return env.applyEdits(p.Path, edits), nil
+	return env.applyEdits(ctx, p.Path, edits), nil
 }

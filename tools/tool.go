@@ -59,6 +59,9 @@ type Result struct {
 	// that called the tool (the script tool). Tools fill it only when
 	// WantsData(ctx), and then may leave Text short: nobody reads it.
 	Data any
+	// Problems are what the Checker found for the files this call staged
+	// (the run's problems events); nil without a language server.
+	Problems []FileProblems
 }
 
 // Errorf builds a tool-error Result the model can act on.

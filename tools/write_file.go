@@ -22,7 +22,7 @@ func WriteFile() Tool {
 	return New("write_file", writeFileDescription, false, writeFile)
 }
 
-func writeFile(_ context.Context, env *Env, p writeFileParams) (Result, error) {
+func writeFile(ctx context.Context, env *Env, p writeFileParams) (Result, error) {
 	abs, err := env.resolve(p.Path)
 	if err != nil {
 		return Errorf("%v", err), nil
@@ -45,10 +45,12 @@ func writeFile(_ context.Context, env *Env, p writeFileParams) (Result, error) {
 		return Errorf("%s already has exactly this content; nothing to change", t.path), nil
 	}
 	env.stageText(t, content)
+	change := FileChange{Path: t.abs, Before: t.text, After: content}
 	if !present {
-		return Result{Text: fmt.Sprintf("Created %s (%d lines)", t.path, countLines(content)), Summary: "created " + t.path}, nil
+		change.Before = ""
+		return env.check(ctx, Result{Text: fmt.Sprintf("Created %s (%d lines)", t.path, countLines(content)), Summary: "created " + t.path}, change), nil
 	}
-	return changeResult("Replaced", t, content, notes), nil
+	return env.check(ctx, changeResult("Replaced", t, content, notes), change), nil
 }
 
 // countLines counts lines the way editors show them (a final line break

@@ -1,0 +1,176 @@
+package tools
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"strings"
+
+	"github.com/agentls/agentls/internal/text"
+)
+
+// Checker judges the run's staged text with the user's language servers
+// (package tools/lang) so that every edit result says which problems the
+// change introduced. Env.Checker is nil when no language server serves the
+// workspace, and then edit results are exactly what they were without one.
+type Checker interface {
+	// Check is called after a mutating tool staged changes: for each
+	// change it reports the diagnostics of the new text that the text
+	// before did not have (problems in other files the change broke
+	// count too). It is bounded by its own wait (languageServerWaitSeconds)
+	// and by ctx; files no language server serves are left out of the
+	// report. An empty Text means nothing to add to the result.
+	Check(ctx context.Context, env *Env, changes []FileChange) CheckReport
+}
+
+// FileChange is one file's staged change as a mutating tool made it.
+type FileChange struct {
+	Path   string // absolute
+	Before string // the run's text before the change ("" for a new file)
+	After  string // the run's text after it
+}
+
+// CheckReport is what a Checker found for one tool call.
+type CheckReport struct {
+	// Text ends the tool result: the introduced problems (errors first, at
+	// most 10, "path:line: message"), "no new problems", or why there is no
+	// answer ("language server gave no answer in 5s").
+	Text string
+	// Files are the files whose problems were checked, for the run's
+	// problems events.
+	Files []FileProblems
+}
+
+// FileProblems is the problems a change introduced in one file.
+type FileProblems struct {
+	Path string // absolute
+	// Introduced counts the introduced problems; Items lists them (errors
+	// first), possibly fewer than Introduced when there were very many.
+	Introduced int
+	Items      []Problem
+	// Text is the file's text the ranges refer to (the staged text).
+	Text string
+}
+
+// Problem is one diagnostic, in our own type so that agent and lspserver
+// need not import the protocol package.
+type Problem struct {
+	// Range is in the file's text with UTF-8 (byte) columns; front-ends
+	// convert it to their client's encoding with FileProblems.Text.
+	Range    text.Range
+	Severity string // "error", "warning", "information", "hint"
+	Message  string
+	Source   string // e.g. "compiler", "Pyright", "ts"
+	Code     string
+}
+
+// check runs the Checker after a mutating call staged changes and appends
+// its report to res; without a Checker res is returned unchanged.
+func (env *Env) check(ctx context.Context, res Result, changes ...FileChange) Result {
+	if env.Checker == nil || res.IsError || len(changes) == 0 {
+		return res
+	}
+	rep := env.Checker.Check(ctx, env, changes)
+	if rep.Text != "" {
+		res.Text = strings.TrimRight(res.Text, "\n") + "\n\n" + rep.Text
+	}
+	res.Problems = append(res.Problems, rep.Files...)
+	return res
+}
+
+// Resolve confines a model-supplied path to the workspace folders and
+// returns it absolute, with symlinks resolved; the error is written for
+// the model.
+func (env *Env) Resolve(path string) (string, error) { return env.resolve(path) }
+
+// Display is how abs is shown to the model: relative to the first
+// workspace folder when inside it, else absolute.
+func (env *Env) Display(abs string) string { return env.display(abs) }
+
+// IsSecret reports whether the policy keeps abs's contents from the model
+// (environment files, private keys, the user's secretPatterns).
+func (env *Env) IsSecret(abs string) bool { return env.isSecret(abs) }
+
+// Text returns abs as the run sees it: its staged text first, else the
+// editor's buffer, else the disk. exists is false for a file that is
+// neither staged nor present. It records nothing in the ledger: callers
+// that show the whole text to the model use read_file.
+func (env *Env) Text(abs string) (content string, exists bool, err error) {
+	if st, ok := env.Changes.Get(abs); ok {
+		return st.Text, true, nil
+	}
+	snap, err := env.View.Read(abs)
+	if errors.Is(err, fs.ErrNotExist) {
+		return "", false, nil
+	}
+	if err != nil {
+		return "", false, err
+	}
+	return snap.Text, true, nil
+}
+
+// StageComputed stages changes computed by a tool rather than typed by the
+// model (a language server's rename), through the same pipeline as
+// edit_file: each file is confined, never inside .git, and must still hold
+// exactly Before as the run sees it (staged text, buffer or disk), else
+// the call is refused with CONFLICT and nothing is staged. The files count
+// as read: the result shows the model what changed. verb heads the result
+// ("Renamed Add to Sum in"). The Checker's report ends it.
+func (env *Env) StageComputed(ctx context.Context, verb string, changes []FileChange) Result {
+	if len(changes) == 0 {
+		return Errorf("nothing to change")
+	}
+	targets := make([]target, len(changes))
+	for i, c := range changes {
+		t, ok := env.computedTarget(c)
+		if !ok {
+			return Errorf("CONFLICT: %s changed while the change was computed; nothing was staged. Try again.", t.path)
+		}
+		targets[i] = t
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s %d file(s):", verb, len(changes))
+	added, removed := 0, 0
+	for i, c := range changes {
+		t := targets[i]
+		if !t.staged {
+			env.Ledger.Record(t.abs, t.snap.Hash, t.snap.Text)
+		}
+		env.stageText(t, c.After)
+		d := renderDiff(c.Before, c.After, resultMaxLines/len(changes)+4)
+		added, removed = added+d.added, removed+d.removed
+		fmt.Fprintf(&b, "\n%s (+%d -%d lines)\n%s", t.path, d.added, d.removed, strings.TrimRight(d.text, "\n"))
+		if !d.complete {
+			b.WriteString("\n[diff cut; read the file to see the rest]")
+		}
+	}
+	res := Result{Text: b.String(), Summary: fmt.Sprintf("%s %d file(s) (+%d -%d)", strings.ToLower(verb), len(changes), added, removed)}
+	return env.check(ctx, res, changes...)
+}
+
+// computedTarget loads c.Path for StageComputed: the run's current text of
+// the file (staged, else buffer or disk) must be c.Before. A read the model
+// made earlier may be stale without harm here: the change was computed
+// from the current text, not typed against the model's memory of it.
+func (env *Env) computedTarget(c FileChange) (target, bool) {
+	t := target{abs: c.Path, path: env.display(c.Path)}
+	if inGitDir(c.Path) {
+		return t, false
+	}
+	snap, err := env.View.Read(c.Path)
+	if err != nil {
+		return t, false
+	}
+	t.exists, t.snap = true, snap
+	if st, ok := env.Changes.Get(c.Path); ok {
+		if !stagedHolds(st, true, snap.Hash) {
+			return t, false
+		}
+		t.text, t.staged, t.read = st.Text, true, true
+	} else {
+		t.text = snap.Text
+		_, t.read = env.Ledger.Lookup(c.Path)
+	}
+	return t, t.text == c.Before
+}

@@ -1,0 +1,471 @@
+package lang
+
+import (
+	"context"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/agentls/agentls/internal/text"
+	"github.com/agentls/agentls/tools"
+)
+
+// maxListed is how many introduced problems an edit result lists.
+const maxListed = 10
+
+// maxEventItems bounds the problems one problems event carries.
+const maxEventItems = 50
+
+// Check implements tools.Checker: for each staged change it asks the
+// change's language server for the diagnostics of the text before and
+// after it and reports those the change introduced, in the changed files
+// and in the other files the server re-checked. Changes of files no
+// server serves are left out; a server that does not answer within the
+// run's wait is reported in one line.
+func (r *Run) Check(ctx context.Context, _ *tools.Env, changes []tools.FileChange) tools.CheckReport {
+	groups := map[string][]tools.FileChange{}
+	var order []string
+	cfgs := map[string]ServerConfig{}
+	for _, ch := range changes {
+		cfg, root, ok := r.server(ch.Path)
+		if !ok {
+			continue
+		}
+		k := cfg.Name + "\x00" + root
+		if _, seen := groups[k]; !seen {
+			order = append(order, k)
+			cfgs[k] = cfg
+		}
+		groups[k] = append(groups[k], ch)
+	}
+	if len(order) == 0 {
+		return tools.CheckReport{}
+	}
+	ctx, cancel := context.WithTimeout(ctx, r.m.opts.Wait)
+	defer cancel()
+	var rep tools.CheckReport
+	var lines []string
+	var found []found
+	for _, k := range order {
+		fs, err := r.checkGroup(ctx, groups[k])
+		if line := r.describe(cfgs[k], err); line != "" {
+			lines = append(lines, line)
+			continue
+		}
+		if err != nil {
+			continue
+		}
+		for _, f := range fs {
+			rep.Files = append(rep.Files, f.event(r.env))
+			found = append(found, f)
+		}
+	}
+	if len(rep.Files) > 0 || len(lines) == 0 {
+		if text := r.listIntroduced(found); text != "" {
+			lines = append([]string{text}, lines...)
+		}
+	}
+	rep.Text = strings.Join(lines, "\n")
+	return rep
+}
+
+// found is one file's introduced problems, positions in enc over text.
+type found struct {
+	path       string
+	text       string
+	enc        text.Encoding
+	introduced []diag
+}
+
+// event converts f for the problems event: byte positions over the text.
+func (f found) event(env *tools.Env) tools.FileProblems {
+	fp := tools.FileProblems{Path: f.path, Introduced: len(f.introduced), Text: f.text}
+	ix := text.NewIndex(f.text)
+	for i, d := range f.introduced {
+		if i == maxEventItems {
+			break
+		}
+		fp.Items = append(fp.Items, tools.Problem{
+			Range:    byteRange(ix, d, f.enc),
+			Severity: severityName(d.sev()),
+			Message:  d.message, Source: d.source, Code: d.code,
+		})
+	}
+	return fp
+}
+
+// byteRange converts d's range to UTF-8 columns over ix's text.
+func byteRange(ix *text.Index, d diag, enc text.Encoding) text.Range {
+	start := ix.Offset(text.Position{Line: d.rng.Start.Line, Character: d.rng.Start.Character}, enc)
+	end := ix.Offset(text.Position{Line: d.rng.End.Line, Character: d.rng.End.Character}, enc)
+	return ix.Range(start, max(start, end), text.UTF8)
+}
+
+// listIntroduced is the edit result's last lines: up to maxListed
+// introduced problems, errors first, "path:line: message", or "no new
+// problems".
+func (r *Run) listIntroduced(fs []found) string {
+	type item struct {
+		path string
+		d    diag
+	}
+	var all []item
+	for _, f := range fs {
+		for _, d := range f.introduced {
+			all = append(all, item{r.env.Display(f.path), d})
+		}
+	}
+	if len(all) == 0 {
+		return "no new problems"
+	}
+	slices.SortStableFunc(all, func(a, b item) int {
+		if a.d.sev() != b.d.sev() {
+			return int(a.d.sev()) - int(b.d.sev())
+		}
+		if a.path != b.path {
+			return strings.Compare(a.path, b.path)
+		}
+		return int(a.d.rng.Start.Line) - int(b.d.rng.Start.Line)
+	})
+	var b strings.Builder
+	noun := "problem"
+	if len(all) > 1 {
+		noun = "problems"
+	}
+	fmt.Fprintf(&b, "this change introduced %d %s; fix them before finishing:", len(all), noun)
+	for i, it := range all {
+		if i == maxListed {
+			fmt.Fprintf(&b, "\n… and %d more (diagnostics lists them all)", len(all)-maxListed)
+			break
+		}
+		sev := ""
+		if it.d.sev() != 1 {
+			sev = severityName(it.d.sev()) + ": "
+		}
+		fmt.Fprintf(&b, "\n%s:%d: %s%s", it.path, it.d.rng.Start.Line+1, sev, it.d.message)
+	}
+	return b.String()
+}
+
+// checkGroup checks changes that one server serves: the server is given
+// each file's text before the change (when it does not hold it already)
+// and its diagnostics are settled, then the text after, settled again.
+// Other files the server re-checked in between are compared with what it
+// said of them before.
+func (r *Run) checkGroup(ctx context.Context, changes []tools.FileChange) ([]found, error) {
+	var out []found
+	skip := make([]string, len(changes))
+	for i, ch := range changes {
+		skip[i] = ch.Path
+	}
+	err := r.use(ctx, changes[0].Path, skip, func(c *client) error {
+		pull := c.pull()
+		before := make([][]diag, len(changes))
+		for i, ch := range changes {
+			if ch.Before == "" {
+				if _, _, open := c.docText(ch.Path); !open {
+					continue // a new file: nothing before it
+				}
+			}
+			ds, err := r.settled(ctx, c, ch.Path, ch.Before)
+			if err != nil {
+				return err
+			}
+			before[i] = ds
+		}
+		others := r.otherDiags(ctx, c, pull, skip)
+		seq := c.pubSeqNow()
+		for _, ch := range changes {
+			if _, _, err := c.syncDoc(ctx, ch.Path, ch.After); err != nil {
+				return err
+			}
+		}
+		for i, ch := range changes {
+			after, err := r.settledAfter(ctx, c, ch.Path, seq)
+			if err != nil {
+				return err
+			}
+			out = append(out, r.record(ch.Path, c.enc, before[i], ch.Before, after, ch.After))
+		}
+		out = append(out, r.otherIntroduced(ctx, c, pull, skip, seq, others)...)
+		return nil
+	})
+	return out, err
+}
+
+// settled makes the server hold content for path and returns its settled
+// diagnostics for it.
+func (r *Run) settled(ctx context.Context, c *client, path, content string) ([]diag, error) {
+	seq := c.pubSeqNow()
+	v, sent, err := c.syncDoc(ctx, path, content)
+	if err != nil {
+		return nil, err
+	}
+	if c.pull() {
+		ds, _, err := c.pullDiags(ctx, path)
+		return ds, err
+	}
+	if !sent {
+		if pub, ok := c.published(path, v); ok {
+			return pub.items, nil
+		}
+		seq = 0
+	}
+	pub, err := c.waitPublished(ctx, path, v, seq)
+	if err != nil {
+		return nil, err
+	}
+	return pub.items, nil
+}
+
+// settledAfter returns path's settled diagnostics for the version the
+// server holds, the change having been sent after publication seq.
+func (r *Run) settledAfter(ctx context.Context, c *client, path string, seq uint64) ([]diag, error) {
+	if c.pull() {
+		ds, _, err := c.pullDiags(ctx, path)
+		return ds, err
+	}
+	_, v, _ := c.docText(path)
+	pub, err := c.waitPublished(ctx, path, v, seq)
+	if err != nil {
+		return nil, err
+	}
+	return pub.items, nil
+}
+
+// otherState is what the server said of a file other than the changed
+// ones before the change.
+type otherState struct {
+	diags []diag
+	text  string
+}
+
+// otherDiags snapshots the diagnostics of the other files: the last
+// publication of each (push), or a pull of each open dependent that was
+// never pulled (pull).
+func (r *Run) otherDiags(ctx context.Context, c *client, pull bool, skip []string) map[string]otherState {
+	out := map[string]otherState{}
+	if pull {
+		for _, p := range r.dependents(c, skip) {
+			c.mu.Lock()
+			d := c.docs[p]
+			has, ds, txt := d != nil && d.hasPulled && d.pulledAt == d.version, []diag(nil), ""
+			if d != nil {
+				ds, txt = d.pulled, d.text
+			}
+			c.mu.Unlock()
+			if !has {
+				var err error
+				if ds, _, err = c.pullDiags(ctx, p); err != nil {
+					continue
+				}
+			}
+			out[p] = otherState{ds, txt}
+		}
+		return out
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for p, pub := range c.pubs {
+		if slices.Contains(skip, p) {
+			continue
+		}
+		txt := ""
+		if d := c.docs[p]; d != nil {
+			txt = d.text
+		}
+		out[p] = otherState{pub.items, txt}
+	}
+	return out
+}
+
+// dependents are the open documents other than the changed ones, most
+// recently used first, at most maxDependents.
+func (c *client) dependentsLocked(skip []string) []string {
+	var ps []string
+	for p := range c.docs {
+		if !slices.Contains(skip, p) {
+			ps = append(ps, p)
+		}
+	}
+	slices.SortFunc(ps, func(a, b string) int { return int(c.docs[b].used) - int(c.docs[a].used) })
+	if len(ps) > maxDependents {
+		ps = ps[:maxDependents]
+	}
+	return ps
+}
+
+func (r *Run) dependents(c *client, skip []string) []string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.dependentsLocked(skip)
+}
+
+// othersGrace is how long a push server's re-check of other open files may
+// trail the changed file's answer before it is left out (tsls publishes
+// each open file separately).
+const othersGrace = 150 * time.Millisecond
+
+// otherIntroduced compares the other files' diagnostics after the change
+// with before: pulled again (pull), or as published since seq (push).
+// Files with nothing known from before are left out: their problems
+// cannot be told apart from old ones.
+func (r *Run) otherIntroduced(ctx context.Context, c *client, pull bool, skip []string, seq uint64, before map[string]otherState) []found {
+	after := map[string][]diag{}
+	if pull {
+		var mu sync.Mutex
+		var wg sync.WaitGroup
+		for p := range before {
+			wg.Go(func() {
+				if ds, _, err := c.pullDiags(ctx, p); err == nil {
+					mu.Lock()
+					after[p] = ds
+					mu.Unlock()
+				}
+			})
+		}
+		wg.Wait()
+	} else {
+		if c.cfg.Name != "gopls" { // gopls publishes the packages it re-checked together
+			wctx, cancel := context.WithTimeout(ctx, othersGrace)
+			for _, p := range r.dependents(c, skip) {
+				_, v, _ := c.docText(p)
+				_, _ = c.waitPublished(wctx, p, v, seq)
+			}
+			cancel()
+		}
+		for p, pub := range c.pubsSince(seq) {
+			if !slices.Contains(skip, p) {
+				after[p] = pub.items
+			}
+		}
+	}
+	var out []found
+	for _, p := range slices.Sorted(maps.Keys(after)) {
+		prev, ok := before[p]
+		if !ok {
+			continue
+		}
+		txt := prev.text
+		if t, _, open := c.docText(p); open {
+			txt = t
+		}
+		f := r.record(p, c.enc, prev.diags, txt, after[p], txt)
+		if len(f.introduced) > 0 {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// record notes a file's diagnostics before and after a change in the
+// run's memory (the first before is the file's baseline) and returns the
+// problems the change introduced.
+func (r *Run) record(path string, enc text.Encoding, before []diag, beforeText string, after []diag, afterText string) found {
+	r.mu.Lock()
+	st := r.files[path]
+	if st == nil {
+		st = &fileState{baseline: before, baseText: beforeText, hasBaseline: true}
+		r.files[path] = st
+	}
+	st.latest, st.latestText, st.enc, st.checkedOnce = after, afterText, enc, true
+	r.mu.Unlock()
+	return found{path: path, text: afterText, enc: enc, introduced: introduced(before, beforeText, after, afterText)}
+}
+
+// Outstanding counts the problems the run introduced that were still there
+// at its last check of each file (relative to the file before the run
+// changed it), for the run's end (finished event). It asks no server.
+func (r *Run) Outstanding() int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	n := 0
+	for _, st := range r.files {
+		if st.checkedOnce {
+			n += len(introduced(st.baseline, st.baseText, st.latest, st.latestText))
+		}
+	}
+	return n
+}
+
+// introduced returns the problems (errors and warnings) of after that
+// before did not have. Diagnostics match by severity, message, source and
+// code: first those whose line maps onto each other through the change
+// (lines above the change keep their number, lines below shift by what it
+// added), then any left with the same text, wherever it moved. What is
+// left of after is new; errors first, then by line.
+func introduced(before []diag, beforeText string, after []diag, afterText string) []diag {
+	type key struct {
+		sev                   int
+		msg, source, code string
+	}
+	keyOf := func(d diag) key { return key{int(d.sev()), d.message, d.source, d.code} }
+	lineMap := mapLines(beforeText, afterText)
+	used := make([]bool, len(before))
+	var rest []diag
+	for _, a := range after {
+		if !a.isProblem() {
+			continue
+		}
+		matched := false
+		for j, b := range before {
+			if !used[j] && keyOf(b) == keyOf(a) {
+				if nl, ok := lineMap(int(b.rng.Start.Line)); ok && nl == int(a.rng.Start.Line) {
+					used[j], matched = true, true
+					break
+				}
+			}
+		}
+		if !matched {
+			rest = append(rest, a)
+		}
+	}
+	var out []diag
+	for _, a := range rest {
+		matched := false
+		for j, b := range before {
+			if !used[j] && keyOf(b) == keyOf(a) {
+				used[j], matched = true, true
+				break
+			}
+		}
+		if !matched {
+			out = append(out, a)
+		}
+	}
+	slices.SortStableFunc(out, func(a, b diag) int {
+		if a.sev() != b.sev() {
+			return int(a.sev()) - int(b.sev())
+		}
+		return int(a.rng.Start.Line) - int(b.rng.Start.Line)
+	})
+	return out
+}
+
+// mapLines returns where a line of before is in after: lines above the
+// first changed line stay, lines below the last changed line shift by the
+// number of lines added; lines inside the change have no place.
+func mapLines(before, after string) func(int) (int, bool) {
+	a, b := strings.Split(before, "\n"), strings.Split(after, "\n")
+	pre := 0
+	for pre < len(a) && pre < len(b) && a[pre] == b[pre] {
+		pre++
+	}
+	suf := 0
+	for suf < len(a)-pre && suf < len(b)-pre && a[len(a)-1-suf] == b[len(b)-1-suf] {
+		suf++
+	}
+	delta := len(b) - len(a)
+	return func(l int) (int, bool) {
+		switch {
+		case l < pre:
+			return l, true
+		case l >= len(a)-suf:
+			return l + delta, true
+		}
+		return 0, false
+	}
+}

@@ -1,0 +1,115 @@
+package lang
+
+import (
+	"context"
+	"fmt"
+
+	"go.lsp.dev/protocol"
+	"go.lsp.dev/uri"
+)
+
+// syncDoc makes the server hold content for path: didOpen the first time,
+// else a whole-text didChange when it differs (both work with every server
+// tried, and whole text cannot drift). It returns the document's version
+// and whether anything was sent. Called with c.use held.
+func (c *client) syncDoc(ctx context.Context, path, content string) (int32, bool, error) {
+	c.mu.Lock()
+	c.tick++
+	d := c.docs[path]
+	if d != nil {
+		d.used = c.tick
+		if d.text == content {
+			c.mu.Unlock()
+			return d.version, false, nil
+		}
+		d.version++
+		d.text = content
+		v, u := d.version, d.uri
+		c.mu.Unlock()
+		err := c.srv.DidChange(ctx, &protocol.DidChangeTextDocumentParams{
+			TextDocument:   protocol.VersionedTextDocumentIdentifier{TextDocumentIdentifier: protocol.TextDocumentIdentifier{URI: u}, Version: v},
+			ContentChanges: []protocol.TextDocumentContentChangeEvent{&protocol.TextDocumentContentChangeWholeDocument{Text: content}},
+		})
+		if err != nil {
+			return v, true, c.sendError(err)
+		}
+		return v, true, nil
+	}
+	d = &doc{uri: uri.File(path), version: 1, text: content, used: c.tick}
+	c.docs[path] = d
+	evict := c.evictLocked(path)
+	c.mu.Unlock()
+	for _, e := range evict {
+		_ = c.srv.DidClose(ctx, &protocol.DidCloseTextDocumentParams{TextDocument: protocol.TextDocumentIdentifier{URI: e}})
+	}
+	err := c.srv.DidOpen(ctx, &protocol.DidOpenTextDocumentParams{TextDocument: protocol.TextDocumentItem{
+		URI: d.uri, LanguageID: protocol.LanguageKind(languageID(path)), Version: 1, Text: content,
+	}})
+	if err != nil {
+		return 1, true, c.sendError(err)
+	}
+	return 1, true, nil
+}
+
+// evictLocked drops the least recently used documents beyond
+// maxOpenDocs (never keep), returning their URIs to close.
+func (c *client) evictLocked(keep string) []uri.URI {
+	var out []uri.URI
+	for len(c.docs) > maxOpenDocs {
+		oldest, at := "", ^uint64(0)
+		for p, d := range c.docs {
+			if p != keep && d.used < at {
+				oldest, at = p, d.used
+			}
+		}
+		if oldest == "" {
+			break
+		}
+		out = append(out, c.docs[oldest].uri)
+		delete(c.docs, oldest)
+		delete(c.pubs, oldest)
+	}
+	return out
+}
+
+// closeDoc closes path if the server holds it (the file is gone).
+func (c *client) closeDoc(ctx context.Context, path string) {
+	c.mu.Lock()
+	d := c.docs[path]
+	delete(c.docs, path)
+	delete(c.pubs, path)
+	c.mu.Unlock()
+	if d != nil {
+		_ = c.srv.DidClose(ctx, &protocol.DidCloseTextDocumentParams{TextDocument: protocol.TextDocumentIdentifier{URI: d.uri}})
+	}
+}
+
+// openDocs lists the paths the server holds.
+func (c *client) openDocs() []string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	out := make([]string, 0, len(c.docs))
+	for p := range c.docs {
+		out = append(out, p)
+	}
+	return out
+}
+
+// docText returns the text the server holds for path.
+func (c *client) docText(path string) (string, int32, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	d := c.docs[path]
+	if d == nil {
+		return "", 0, false
+	}
+	return d.text, d.version, true
+}
+
+// sendError describes a failed notification: the server is gone.
+func (c *client) sendError(err error) error {
+	if c.isDead() {
+		return c.deadErr
+	}
+	return fmt.Errorf("cannot reach the language server: %w", err)
+}

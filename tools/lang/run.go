@@ -1,0 +1,189 @@
+package lang
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"sync"
+
+	"github.com/agentls/agentls/internal/text"
+	"github.com/agentls/agentls/tools"
+)
+
+// Run is one agent run's use of the language servers: it feeds them the
+// run's staged text as overlays, checks every staged change (it is the
+// run's tools.Checker), offers the navigation tools, counts restarts of
+// crashed servers against the run's budget, and remembers each checked
+// file's problems for the end of the run.
+type Run struct {
+	m      *Manager
+	env    *tools.Env
+	served []ServerConfig
+
+	mu       sync.Mutex
+	restarts map[clientKey]int
+	reported map[clientKey]bool
+	files    map[string]*fileState
+}
+
+// fileState is what a run knows of one file's problems: at its first
+// check (the baseline, before the run changed it) and at its last.
+type fileState struct {
+	baseline, latest         []diag
+	baseText, latestText     string
+	enc                      text.Encoding
+	hasBaseline, checkedOnce bool
+}
+
+// NewRun returns env's run over the servers that serve files in the
+// workspace, or nil when there are none: then nothing changes for the run
+// (no tools, no problems in edit results).
+func (m *Manager) NewRun(ctx context.Context, env *tools.Env) *Run {
+	if m == nil || env == nil {
+		return nil
+	}
+	served := m.Served(ctx, env.View)
+	if len(served) == 0 {
+		return nil
+	}
+	return &Run{m: m, env: env, served: served, restarts: map[clientKey]int{}, reported: map[clientKey]bool{}, files: map[string]*fileState{}}
+}
+
+// Servers names the servers the run may use.
+func (r *Run) Servers() []string {
+	out := make([]string, len(r.served))
+	for i, s := range r.served {
+		out[i] = s.Name
+	}
+	return out
+}
+
+// restart is asked before a crashed server is started again for this
+// run: nil allows it; after MaxRestarts the answer is an error that says
+// so once, then errGaveUp (silent).
+func (r *Run) restart(k clientKey, last error) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.restarts[k]++
+	if r.restarts[k] <= MaxRestarts {
+		return nil
+	}
+	if r.reported[k] {
+		return errGaveUp
+	}
+	r.reported[k] = true
+	return fmt.Errorf("%s failed %d times in this run and is not started again (last: %v)", k.name, r.restarts[k], last)
+}
+
+// server returns the server and root for path, when the run has one.
+func (r *Run) server(path string) (ServerConfig, string, bool) {
+	cfg, ok := r.m.serverFor(path)
+	if !ok {
+		return cfg, "", false
+	}
+	root, ok := rootFor(cfg, r.env.View.Folders(), path)
+	return cfg, root, ok
+}
+
+// use runs fn with the client for path's server, its overlays synced to
+// the run's view (staged text first) except for the paths in skip, under
+// the client's operation lock.
+func (r *Run) use(ctx context.Context, path string, skip []string, fn func(c *client) error) error {
+	cfg, root, ok := r.server(path)
+	if !ok {
+		return errNotServed
+	}
+	c, release, err := r.m.acquire(ctx, r, cfg, root)
+	if err != nil {
+		return err
+	}
+	defer release()
+	c.use.Lock()
+	defer c.use.Unlock()
+	if err := r.syncAll(ctx, c, cfg, root, skip, path); err != nil {
+		return err
+	}
+	return fn(c)
+}
+
+// errNotServed: no language server serves the file.
+var errNotServed = errors.New("no language server serves this file")
+
+// maxDependents bounds the files a check opens besides the changed ones,
+// so that servers that check only open files (pyright, tsls) see what the
+// change breaks elsewhere.
+const maxDependents = 4
+
+// syncAll makes the server hold the run's view of every document it has
+// open (another run's staged text is replaced by the view), of the files
+// in also, of every file the run staged that it serves and of the editor's
+// unsaved buffers, and opens up to maxDependents files the run has read.
+func (r *Run) syncAll(ctx context.Context, c *client, cfg ServerConfig, root string, skip []string, also ...string) error {
+	paths := c.openDocs()
+	for _, p := range also {
+		if !slices.Contains(paths, p) {
+			paths = append(paths, p)
+		}
+	}
+	for _, p := range r.env.Changes.Files() {
+		if s, rt, ok := r.server(p); ok && s.Name == cfg.Name && rt == root && !slices.Contains(paths, p) {
+			paths = append(paths, p)
+		}
+	}
+	// Unsaved editor buffers: the server must see what the run sees, or a
+	// rename computed against the saved file would not apply to the buffer.
+	for i, p := range r.env.View.OpenPaths() {
+		if i >= maxOpenDocs/4 {
+			break
+		}
+		if s, rt, ok := r.server(p); ok && s.Name == cfg.Name && rt == root && !slices.Contains(paths, p) {
+			paths = append(paths, p)
+		}
+	}
+	added := 0
+	for _, p := range r.env.Ledger.Paths() {
+		if added >= maxDependents {
+			break
+		}
+		if s, rt, ok := r.server(p); ok && s.Name == cfg.Name && rt == root && !slices.Contains(paths, p) {
+			paths = append(paths, p)
+			added++
+		}
+	}
+	slices.Sort(paths)
+	for _, p := range paths {
+		if slices.Contains(skip, p) {
+			continue
+		}
+		content, exists, err := r.env.Text(p)
+		if err != nil || !exists {
+			c.closeDoc(ctx, p)
+			continue
+		}
+		if _, _, err := c.syncDoc(ctx, p, content); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// describe turns an error of the language machinery into the one line an
+// edit or tool result shows ("" when nothing should be shown).
+func (r *Run) describe(cfg ServerConfig, err error) string {
+	switch {
+	case err == nil, errors.Is(err, errGaveUp), errors.Is(err, errNotServed):
+		return ""
+	case errors.Is(err, errNoAnswer):
+		return fmt.Sprintf("language server gave no answer in %s", fmtSeconds(r.m.opts.Wait))
+	}
+	return fmt.Sprintf("language server %s: %s", cfg.Name, oneLine(err.Error()))
+}
+
+func fmtSeconds(d interface{ Seconds() float64 }) string {
+	s := d.Seconds()
+	if s == float64(int(s)) {
+		return fmt.Sprintf("%ds", int(s))
+	}
+	return fmt.Sprintf("%.1fs", s)
+}
