@@ -399,7 +399,7 @@ func (r *Run) Outstanding() int {
 // left of after is new; errors first, then by line.
 func introduced(before []diag, beforeText string, after []diag, afterText string) []diag {
 	type key struct {
-		sev                   int
+		sev               int
 		msg, source, code string
 	}
 	keyOf := func(d diag) key { return key{int(d.sev()), d.message, d.source, d.code} }

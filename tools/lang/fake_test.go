@@ -7,7 +7,6 @@ import (
 	"testing"
 	"time"
 	"unicode/utf8"
-
 )
 
 // TestEditReportsIntroducedProblems: an edit that adds an undefined name

@@ -696,4 +696,3 @@ func (r *Run) workspaceEditChanges(c *client, we *protocol.WorkspaceEdit) ([]too
 	}
 	return out, nil
 }
-
