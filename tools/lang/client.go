@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -77,6 +78,7 @@ type client struct {
 	changed  chan struct{} // closed and replaced on every publication
 	regs     map[string]string
 	pullSeen bool // the server offered pull diagnostics at some point
+	tsPull   bool // tsls: diagnostics through tsserver requests (tsserver.go)
 	ownVers  bool // the server publishes versions of its own, not ours
 }
 
@@ -320,11 +322,10 @@ func (c *client) initialize() {
 	if v, ok := res.ServerInfo.Version.Get(); ok {
 		c.info += " " + v
 	}
-	if res.Capabilities.DiagnosticProvider != nil {
-		c.mu.Lock()
-		c.pullSeen = true
-		c.mu.Unlock()
-	}
+	c.mu.Lock()
+	c.pullSeen = res.Capabilities.DiagnosticProvider != nil
+	c.tsPull = slices.Contains(res.Capabilities.ExecuteCommandProvider.Commands, tsserverRequest)
+	c.mu.Unlock()
 	if err := c.srv.Initialized(ctx, &protocol.InitializedParams{}); err != nil {
 		c.initErr = fmt.Errorf("initialized: %w", err)
 		c.markDead(c.initErr)

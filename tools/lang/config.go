@@ -165,14 +165,17 @@ func normExtensions(exts []string) []string {
 	return out
 }
 
-// onPath returns the first command whose program lookPath finds.
+// onPath returns the first command whose program lookPath finds, with the
+// program's path as found.
 func onPath(cmds [][]string, lookPath func(string) (string, error)) ([]string, bool) {
 	for _, c := range cmds {
 		if len(c) == 0 {
 			continue
 		}
-		if _, err := lookPath(c[0]); err == nil {
-			return slices.Clone(c), true
+		if p, err := lookPath(c[0]); err == nil {
+			out := slices.Clone(c)
+			out[0] = p
+			return out, true
 		}
 	}
 	return nil, false

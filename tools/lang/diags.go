@@ -236,6 +236,12 @@ func (c *client) pullDiags(ctx context.Context, path string) ([]diag, int, error
 	if d == nil {
 		return nil, 0, fmt.Errorf("%s is not open", path)
 	}
+	c.mu.Lock()
+	ts := c.tsPull && !c.pullSeen
+	c.mu.Unlock()
+	if ts {
+		return c.tsserverDiags(ctx, d)
+	}
 	rep, err := c.srv.Diagnostic(ctx, &protocol.DocumentDiagnosticParams{TextDocument: protocol.TextDocumentIdentifier{URI: d.uri}})
 	if err != nil {
 		return nil, 0, c.callError(ctx, err)

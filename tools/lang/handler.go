@@ -126,12 +126,13 @@ func (c *client) unregister(raw jsonrpc2.RawMessage) {
 	}
 }
 
-// pull reports whether diagnostics are pulled from this server. Once a
-// server has offered pull it is pulled from for good: pyright stops
-// pushing once the client advertises pull, even between its
-// unregistration and the next registration.
+// pull reports whether diagnostics are pulled from this server (LSP pull
+// diagnostics, or tsserver's own requests through tsls). Once a server has
+// offered pull it is pulled from for good: pyright stops pushing once the
+// client advertises pull, even between its unregistration and the next
+// registration.
 func (c *client) pull() bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return c.pullSeen
+	return c.pullSeen || c.tsPull
 }
