@@ -14,9 +14,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentls/agentls/agent/config"
 	"github.com/agentls/agentls/agent/llm"
 	"github.com/agentls/agentls/internal/workspace"
 	"github.com/agentls/agentls/tools"
+	"github.com/agentls/agentls/tools/lang"
 	openai "github.com/sashabaranov/go-openai"
 )
 
@@ -506,5 +508,43 @@ func TestInputExamplesMatchSchemas(t *testing.T) {
 		if !with[n] {
 			t.Errorf("%s has no input example", n)
 		}
+	}
+}
+
+// TestFixedCostWithLanguageServer: with a language server serving the
+// workspace, what every request pays grows by tool_search and one line of
+// the system prompt (the language tools are held back until loaded), and
+// stays within the fixed-cost budget.
+func TestFixedCostWithLanguageServer(t *testing.T) {
+	const fixedCostBudget = 1800
+	cfgDir := t.TempDir()
+	t.Setenv("XDG_CONFIG_HOME", cfgDir)
+	mustWrite(t, filepath.Join(cfgDir, "agentls/skills/x/SKILL.md"), "---\nname: x\ndescription: y\n---\nz\n")
+	dir := t.TempDir()
+	mustWrite(t, filepath.Join(dir, "main.go"), "package main\n")
+	m := script(func(d func(llm.Delta)) llm.Response { return reply(d, "ok") })
+	lm := lang.NewManager(lang.Options{Servers: []lang.ServerConfig{{Name: "gopls", Command: []string{"gopls"}, Extensions: []string{".go"}}}})
+	defer lm.Close()
+	cfg := config.Defaults()
+	cfg.Tools.RunCommand = "ask"
+	run, err := NewSession("").Prepare(Setup{Config: cfg, View: workspace.New(workspace.Options{Folders: []string{dir}}), TranscriptDir: NoTranscript, Model: m, Lang: lm}, RunRequest{Prompt: "x"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	run.Execute(context.Background())
+	req := m.reqs()[0]
+	c := NewCounter()
+	toolsTok := c.Tools(req.Tools)
+	sys := c.Count(strings.Replace(buildSystemPrompt(mapView{folders: []string{"/home/user/src/project"}}, day), "\n- Keep changes minimal", languageRule+"\n- Keep changes minimal", 1))
+	if !strings.Contains(req.Messages[0].Content, strings.TrimPrefix(languageRule, "\n")) {
+		t.Fatal("the system prompt lacks the language rule")
+	}
+	names := toolNamesOf(req.Tools)
+	if !slices.Contains(names, "tool_search") || slices.Contains(names, "definition") || len(req.Tools) != 13 {
+		t.Fatalf("tools = %v", names)
+	}
+	t.Logf("%d tools: %d tokens; system prompt %d; total %d (budget %d)", len(req.Tools), toolsTok, sys, toolsTok+sys, fixedCostBudget)
+	if toolsTok+sys > fixedCostBudget {
+		t.Fatalf("fixed cost with a language server %d tokens, budget %d", toolsTok+sys, fixedCostBudget)
 	}
 }

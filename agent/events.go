@@ -37,6 +37,11 @@ const (
 	// proposal; a failing one may send the run back to the model, so
 	// checks can come in several rounds.
 	EventCheck
+	// EventProblems reports the problems a tool call's staged change
+	// introduced in one file, as the workspace's language server judged
+	// them: Path and Problems. It follows the call's EventStaged and
+	// precedes its EventToolResult.
+	EventProblems
 )
 
 // String returns the agentls/runEvent kind name.
@@ -64,6 +69,8 @@ func (k EventKind) String() string {
 		return "usage"
 	case EventCheck:
 		return "check"
+	case EventProblems:
+		return "problems"
 	}
 	return "unknown"
 }
@@ -103,8 +110,14 @@ type Event struct {
 	// call that a tool made on its own (a script's inner calls): the id of
 	// the model's call that made it. Such calls never reach the model.
 	ParentCallID string
-	Path         string           // EventStaged: the file (absolute, symlinks resolved)
+	Path         string           // EventStaged, EventProblems: the file (absolute, symlinks resolved)
 	Staged       tools.StagedFile // EventStaged: the run's staged entry for Path
+	// Problems is what EventProblems reports for Path.
+	Problems tools.FileProblems
+	// Outstanding counts, on EventFinished, the problems the run
+	// introduced that were still there at its last check of each file
+	// (0 without a language server).
+	Outstanding int
 }
 
 // emitter numbers events and delivers them one at a time, so that events

@@ -1,8 +1,13 @@
 package agent
 
 import (
+	"encoding/json"
+	"log/slog"
+	"time"
+
 	"github.com/agentls/agentls/agent/config"
 	"github.com/agentls/agentls/tools"
+	"github.com/agentls/agentls/tools/lang"
 )
 
 // LimitsFromConfig maps the user's configuration onto run limits, so that
@@ -40,4 +45,42 @@ func ChecksFromConfig(c config.Config) []tools.Check {
 		out = append(out, tools.Check{Name: ch.Name, Command: ch.Command, Timeout: ch.Timeout(), Paths: ch.Paths})
 	}
 	return out
+}
+
+// LanguageServers resolves the configuration's languageServers over the
+// built-in entries (tools/lang, which the configuration does not depend
+// on): built-ins whose program is on PATH, plus the user's own entries.
+func LanguageServers(c config.Config) []lang.ServerConfig {
+	if c.LanguageServers.Off {
+		return nil
+	}
+	user := make(map[string]*lang.Entry, len(c.LanguageServers.Servers))
+	for name, s := range c.LanguageServers.Servers {
+		if s == nil {
+			user[name] = nil
+			continue
+		}
+		e := &lang.Entry{Command: s.Command, Extensions: s.Extensions, RootMarkers: s.RootMarkers, Env: s.Env}
+		if s.InitializationOptions != nil {
+			e.InitializationOptions, _ = json.Marshal(s.InitializationOptions)
+		}
+		user[name] = e
+	}
+	return lang.Resolve(user, false, nil)
+}
+
+// NewLanguageManager returns the manager of c's language servers for a
+// front-end to keep (Setup.Lang) and close, or nil when no language server
+// is available; nothing starts until a run needs it.
+func NewLanguageManager(c config.Config, logger *slog.Logger) *lang.Manager {
+	servers := LanguageServers(c)
+	if len(servers) == 0 {
+		return nil
+	}
+	return lang.NewManager(lang.Options{
+		Servers:     servers,
+		IdleTimeout: time.Duration(c.LanguageServerIdleSeconds) * time.Second,
+		Wait:        time.Duration(c.LanguageServerWaitSeconds) * time.Second,
+		Logger:      logger,
+	})
 }

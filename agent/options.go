@@ -137,6 +137,10 @@ type Options struct {
 	// (readOnlyHint) sub-agents may use; other MCP tools are never offered
 	// to sub-agents.
 	ReadOnlyMCPServers []string
+	// Language says a language server serves the workspace: the system
+	// prompt asks the model to prefer the language tools to grep for
+	// symbols and to fix the problems its edits introduce.
+	Language bool
 	// NoAgentTools leaves out the loop's own tools (todo_write, task,
 	// skill), for callers that want exactly the registry's tools.
 	NoAgentTools bool
@@ -199,6 +203,9 @@ type Outcome struct {
 	CostUSD *float64
 	// Model is the model the run used.
 	Model string
+	// Problems counts the problems the run introduced that were still
+	// there at the end (language servers; see Event.Outstanding).
+	Problems int
 	// History is the conversation after the run (without the system
 	// prompt), for the session's next run; see CarryHistory.
 	History []HistoryMessage

@@ -57,6 +57,11 @@ Rules:
 - When a tool fails, change your approach instead of repeating the same call.
 - Finish with a short answer: what you changed and why, or the answer to the question. Do not paste whole files.`
 
+// languageRule is added to the system prompt when a language server serves
+// the workspace (the tools are loaded with tool_search: they are held back
+// to keep every request within the fixed-cost budget).
+const languageRule = "\n- Prefer semantic tools (tool_search \"definition references symbols rename\") to grep for symbols; fix problems your edits introduce before finishing."
+
 // planModeRules are added to the system prompt of a planning run.
 const planModeRules = `
 
@@ -69,8 +74,13 @@ func (r *runner) systemPrompt(view workspaceReader, now time.Time) string {
 	core := systemPromptCore
 	if r.role == roleTask {
 		core = taskSystemCore
-	} else if r.opts.Mode == ModePlan {
-		core += planModeRules
+	} else {
+		if r.opts.Language {
+			core = strings.Replace(core, "\n- Keep changes minimal", languageRule+"\n- Keep changes minimal", 1)
+		}
+		if r.opts.Mode == ModePlan {
+			core += planModeRules
+		}
 	}
 	s := buildSystemPromptCore(core, view, now)
 	if l := r.env.Skills.Listing(); l != "" {

@@ -478,8 +478,11 @@ func (r *runner) outcome(s Status) Outcome {
 func (r *runner) finish(answer string) Outcome {
 	o := r.outcome(StatusFinished)
 	o.Answer = answer
-	r.transcript.record("finish", map[string]any{"status": "finished", "answer": answer, "turns": r.turns, "toolCalls": r.toolCalls, "usage": usageRecord(o.Usage, o.CostUSD), "checks": r.checks})
-	r.events.emit(Event{Kind: EventFinished, Text: answer, Usage: o.Usage, CostUSD: o.CostUSD, Checks: r.checks})
+	if oc, ok := r.env.Checker.(interface{ Outstanding() int }); ok && r.role == roleMain {
+		o.Problems = oc.Outstanding()
+	}
+	r.transcript.record("finish", map[string]any{"status": "finished", "answer": answer, "turns": r.turns, "toolCalls": r.toolCalls, "usage": usageRecord(o.Usage, o.CostUSD), "checks": r.checks, "problems": o.Problems})
+	r.events.emit(Event{Kind: EventFinished, Text: answer, Usage: o.Usage, CostUSD: o.CostUSD, Checks: r.checks, Outstanding: o.Problems})
 	return o
 }
 

@@ -11,6 +11,7 @@ import (
 	"github.com/agentls/agentls/agent/llm"
 	"github.com/agentls/agentls/internal/workspace"
 	"github.com/agentls/agentls/tools"
+	"github.com/agentls/agentls/tools/lang"
 )
 
 // A Session is the one owner of building and running agent runs: the
@@ -78,6 +79,12 @@ type Setup struct {
 	// front-end pulls the editor's buffer for a path before a tool reads
 	// it (ACP's fs/read_text_file).
 	BeforeRead func(path string)
+	// Lang, when set, are the language servers the front-end keeps for
+	// its workspace (NewLanguageManager): when one serves the workspace's
+	// files, every edit result ends with the problems it introduced and
+	// the language tools (definition, references, symbols, rename,
+	// diagnostics) are offered through tool_search. nil: none.
+	Lang *lang.Manager
 }
 
 // NoTranscript as Setup.TranscriptDir disables the run's transcript.
@@ -118,6 +125,7 @@ type SessionRun struct {
 	model   Model
 	closer  func()
 	closeMu sync.Once
+	lang    bool // a language server serves the workspace (Setup.Lang)
 
 	transcriptPath string
 }
@@ -171,6 +179,13 @@ func (s *Session) Prepare(setup Setup, req RunRequest) (*SessionRun, error) {
 	r.env.Proposal.BaseDir = setup.ViewDir
 	r.env.BeforeRead = setup.BeforeRead
 	r.reg = tools.NewRegistry(tools.Builtins(policy)...)
+	if lr := setup.Lang.NewRun(context.Background(), r.env); lr != nil {
+		r.env.Checker = lr
+		r.lang = true
+		for _, t := range lr.Tools() {
+			r.reg.Add(tools.HeldBack(t))
+		}
+	}
 	r.counter = NewCounter()
 	r.offer = tools.NewOffer(r.reg, cfg.Model.ContextWindow, cfg.MCP.DeferredToolShare, r.counter.Count)
 	return r, nil
@@ -232,6 +247,7 @@ func (r *SessionRun) Execute(ctx context.Context) Outcome {
 		Pricing:    r.setup.Config.Model.Pricing,
 		Mode:       r.req.Mode,
 		Checks:     ChecksFromConfig(r.setup.Config),
+		Language:   r.lang,
 
 		ReadOnlyMCPServers: r.setup.Config.MCP.ReadOnlyServers,
 	})

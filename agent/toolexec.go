@@ -21,6 +21,9 @@ type callResult struct {
 	isError bool
 	summary string
 	mutated bool // a mutating tool succeeded
+	// problems are what the language servers found in the files the call
+	// staged.
+	problems []tools.FileProblems
 }
 
 // plannedCall is a call with the tool resolved, or a result decided before
@@ -144,6 +147,10 @@ func (r *runner) execOne(ctx context.Context, pc plannedCall) callResult {
 	if !pc.readOnly && r.env.Changes != nil {
 		r.flushStaged()
 	}
+	for _, fp := range res.problems {
+		r.events.emit(Event{Kind: EventProblems, Path: fp.Path, Problems: fp})
+		r.transcript.record("problems", map[string]any{"id": pc.call.ID, "path": fp.Path, "introduced": fp.Introduced, "items": fp.Items})
+	}
 	res.call = pc.call
 	res.text = truncateOutput(res.text, r.limits.MaxOutputLines, r.limits.MaxOutputBytes)
 	if res.text == "" {
@@ -207,7 +214,7 @@ func (r *runner) invokeSync(ctx context.Context, pc plannedCall) (res callResult
 		}
 		return callResult{text: fmt.Sprintf("Error: tool %s failed: %v", pc.call.Name, err), isError: true}
 	}
-	return callResult{text: out.Text, isError: out.IsError, summary: out.Summary, mutated: !pc.readOnly && !out.IsError}
+	return callResult{text: out.Text, isError: out.IsError, summary: out.Summary, mutated: !pc.readOnly && !out.IsError, problems: out.Problems}
 }
 
 // plan resolves each call's tool and decides the results that need no run.

@@ -4,6 +4,7 @@ import (
 	"context"
 	_ "embed"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -14,8 +15,25 @@ import (
 
 // DeferPrefix marks tools that may be held back from requests until the
 // model finds them with tool_search: the MCP tools. Built-ins are always
-// offered.
+// offered, except those wrapped with HeldBack.
 const DeferPrefix = "mcp__"
+
+// HeldBack wraps t so that it is never sent to the model until tool_search
+// loads it (for the rest of the run): the language-server tools, which
+// would otherwise push every request past the fixed-cost budget (built-in
+// tools plus system prompt ≤ 1,800 tokens, docs/performance.md).
+func HeldBack(t Tool) Tool { return heldBack{t} }
+
+type heldBack struct{ Tool }
+
+// Unwrap returns the tool HeldBack wrapped.
+func (h heldBack) Unwrap() Tool { return h.Tool }
+
+func isHeldBack(t Tool) bool { _, ok := t.(heldBack); return ok }
+
+// deferrable reports tools tool_search can load: held-back ones and MCP
+// tools.
+func deferrable(t Tool) bool { return isHeldBack(t) || strings.HasPrefix(t.Name(), DeferPrefix) }
 
 // ToolSearchName is the name of the tool that finds and loads deferred tools.
 const ToolSearchName = "tool_search"
@@ -56,45 +74,77 @@ func NewOffer(reg *Registry, windowTokens int, share float64, count func(string)
 // Tools returns the tools to send this turn: all of them when they fit the
 // budget, else the built-ins (sorted), tool_search, then the activated tools
 // in activation order.
+//
+// Held-back tools (HeldBack) are never part of "all": they are offered
+// only once activated, and while any is not, tool_search is offered too.
 func (o *Offer) Tools() []Tool {
-	all := o.reg.List()
-	// A token is at least one byte, so definitions whose bytes fit the
-	// budget fit without counting: the common case never loads the
-	// tokenizer.
-	bytes := 0
-	for _, t := range all {
-		bytes += len(toolText(t))
-	}
-	if bytes <= o.budget {
-		return all
-	}
-	total := 0
-	for _, t := range all {
-		total += o.toolCost(t)
-	}
-	if total <= o.budget {
-		return all
-	}
-	out := make([]Tool, 0, 16)
-	hasSearch := false
-	for _, t := range all {
-		if !strings.HasPrefix(t.Name(), DeferPrefix) {
-			out = append(out, t)
-			hasSearch = hasSearch || t.Name() == ToolSearchName
-		}
-	}
-	if !hasSearch {
-		out = append(out, o.search)
-	}
+	var all []Tool
+	held := false
 	o.mu.Lock()
 	active := append([]string(nil), o.active...)
 	o.mu.Unlock()
+	for _, t := range o.reg.List() {
+		if isHeldBack(t) {
+			held = held || !slices.Contains(active, t.Name())
+			continue
+		}
+		all = append(all, t)
+	}
+	if o.fits(all) {
+		out := all
+		if held && !hasTool(all, ToolSearchName) {
+			out = append(out, o.search)
+		}
+		for _, n := range active {
+			if t, ok := o.reg.Get(n); ok && isHeldBack(t) {
+				out = append(out, t)
+			}
+		}
+		return out
+	}
+	out := make([]Tool, 0, 16)
+	for _, t := range all {
+		if !strings.HasPrefix(t.Name(), DeferPrefix) {
+			out = append(out, t)
+		}
+	}
+	if !hasTool(out, ToolSearchName) {
+		out = append(out, o.search)
+	}
 	for _, n := range active {
 		if t, ok := o.reg.Get(n); ok {
 			out = append(out, t)
 		}
 	}
 	return out
+}
+
+// fits reports whether the definitions of ts fit the budget.
+func (o *Offer) fits(ts []Tool) bool {
+	// A token is at least one byte, so definitions whose bytes fit the
+	// budget fit without counting: the common case never loads the
+	// tokenizer.
+	bytes := 0
+	for _, t := range ts {
+		bytes += len(toolText(t))
+	}
+	if bytes <= o.budget {
+		return true
+	}
+	total := 0
+	for _, t := range ts {
+		total += o.toolCost(t)
+	}
+	return total <= o.budget
+}
+
+func hasTool(ts []Tool, name string) bool {
+	for _, t := range ts {
+		if t.Name() == name {
+			return true
+		}
+	}
+	return false
 }
 
 // Activate makes the named tools part of every following turn's offer.
@@ -154,7 +204,7 @@ func (o *Offer) toolCost(t Tool) int {
 }
 
 type searchParams struct {
-	Query string `json:"query" jsonschema:"keywords describing the capability you need, or an exact tool name"`
+	Query string `json:"query" jsonschema:"keywords or an exact tool name"`
 }
 
 // maxSearchResults bounds what one search activates, so a vague query does
@@ -170,7 +220,7 @@ func (o *Offer) runSearch(ctx context.Context, _ *Env, p searchParams) (Result, 
 	}
 	var deferred []Tool
 	for _, t := range o.reg.List() {
-		if strings.HasPrefix(t.Name(), DeferPrefix) {
+		if deferrable(t) {
 			deferred = append(deferred, t)
 		}
 	}

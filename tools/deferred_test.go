@@ -209,3 +209,31 @@ func TestOfferConcurrent(t *testing.T) {
 		t.Fatal("nothing activated")
 	}
 }
+
+// TestOfferHeldBackTools: held-back tools are offered only once
+// tool_search loaded them, whatever the budget; tool_search is offered
+// while any is not loaded.
+func TestOfferHeldBackTools(t *testing.T) {
+	reg := NewRegistry(builtin("read_file"), builtin("grep"),
+		HeldBack(New("definition", "Find where a symbol is defined.", true, func(context.Context, *Env, noParams) (Result, error) { return Result{Text: "def"}, nil })),
+		HeldBack(New("references", "Find every reference to a symbol.", true, func(context.Context, *Env, noParams) (Result, error) { return Result{}, nil })),
+	)
+	o := NewOffer(reg, 1_000_000, 0.1, nil)
+	if got := strings.Join(names(o.Tools()), ","); got != "grep,read_file,tool_search" {
+		t.Fatalf("first turn offers %s", got)
+	}
+	res := search(t, o, "definition references")
+	if res.IsError || !strings.Contains(res.Text, "definition: Find where a symbol is defined.") || !strings.Contains(res.Text, "references:") {
+		t.Fatalf("search: %+v", res)
+	}
+	if got := strings.Join(names(o.Tools()), ","); got != "grep,read_file,references,definition" { // best match first
+		t.Fatalf("after loading: %s", got)
+	}
+	for _, tl := range o.Tools() {
+		if tl.Name() == "definition" {
+			if r, err := tl.Call(context.Background(), nil, nil); err != nil || r.Text != "def" {
+				t.Fatalf("held-back tool call: %+v %v", r, err)
+			}
+		}
+	}
+}

@@ -79,6 +79,17 @@ type Config struct {
 	// (tools/mcp.ServerConfig): one definition, so the configuration and
 	// the client cannot drift.
 	MCPServers map[string]mcp.ServerConfig `json:"mcpServers,omitempty"`
+	// LanguageServers are the language servers agentls starts to check
+	// staged edits and to navigate code, merged over the built-in entries
+	// (langservers.go).
+	LanguageServers LanguageServers `json:"languageServers"`
+	// LanguageServerIdleSeconds stops a language server nobody used for
+	// that long (default 300).
+	LanguageServerIdleSeconds int `json:"languageServerIdleSeconds"`
+	// LanguageServerWaitSeconds bounds how long an edit result waits for
+	// the problems of its change, and each language-server request
+	// (default 5).
+	LanguageServerWaitSeconds int `json:"languageServerWaitSeconds"`
 	// Tools configures the built-in tools.
 	Tools ToolsConfig `json:"tools"`
 	// MCP configures how MCP tools are offered to the model.
@@ -267,19 +278,21 @@ func Defaults() Config {
 			MaxToolArgsBytes:      llm.DefaultMaxToolArgsBytes,
 			MaxAttempts:           4,
 		},
-		Mode:                     ModePreview,
-		MaxTurns:                 25,
-		MaxWallClockSeconds:      600,
-		TokenBudget:              2_000_000,
-		MaxConsecutiveToolErrors: 3,
-		MaxRepeatedCalls:         5,
-		MaxConcurrentRuns:        4,
-		TaskMaxTurns:             12,
-		MaxToolCallsPerTurn:      64,
-		MaxCheckRounds:           2,
-		Tools:                    ToolsConfig{RunCommand: RunCommandOff, CommandTimeoutSeconds: 120},
-		MCP:                      MCPConfig{DeferredToolShare: 0.1, StartupTimeoutSeconds: 15},
-		Client:                   ClientConfig{RequestTimeoutSeconds: 30},
+		Mode:                      ModePreview,
+		MaxTurns:                  25,
+		MaxWallClockSeconds:       600,
+		TokenBudget:               2_000_000,
+		MaxConsecutiveToolErrors:  3,
+		MaxRepeatedCalls:          5,
+		MaxConcurrentRuns:         4,
+		TaskMaxTurns:              12,
+		MaxToolCallsPerTurn:       64,
+		LanguageServerIdleSeconds: 300,
+		LanguageServerWaitSeconds: 5,
+		MaxCheckRounds:            2,
+		Tools:                     ToolsConfig{RunCommand: RunCommandOff, CommandTimeoutSeconds: 120},
+		MCP:                       MCPConfig{DeferredToolShare: 0.1, StartupTimeoutSeconds: 15},
+		Client:                    ClientConfig{RequestTimeoutSeconds: 30},
 	}
 }
 
@@ -357,6 +370,17 @@ func (c Config) Redacted() Config {
 				s.OAuth = &o
 			}
 			out.MCPServers[name] = s
+		}
+	}
+	if c.LanguageServers.Servers != nil {
+		out.LanguageServers.Servers = make(map[string]*LanguageServer, len(c.LanguageServers.Servers))
+		for name, s := range c.LanguageServers.Servers {
+			if s != nil {
+				e := *s
+				e.Env = maskValues(s.Env)
+				s = &e
+			}
+			out.LanguageServers.Servers[name] = s
 		}
 	}
 	out.Tools.SecretPatterns = append([]string(nil), c.Tools.SecretPatterns...)

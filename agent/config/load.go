@@ -245,6 +245,16 @@ func (l *loader) merge(dst, src map[string]any, path, label string, untrusted bo
 		if v == nil {
 			continue
 		}
+		if path == "" && k == "languageServers" {
+			mergeLanguageServers(dst, v)
+			l.origin[p] = label
+			if m, ok := v.(map[string]any); ok {
+				for name := range m {
+					l.origin[p+"."+name] = label
+				}
+			}
+			continue
+		}
 		sub, isObj := v.(map[string]any)
 		if isObj && path != "mcpServers" {
 			d, ok := dst[k].(map[string]any)

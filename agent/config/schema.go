@@ -21,6 +21,9 @@ func clean(v any, typ reflect.Type, path string, warn func(string)) (any, bool) 
 	for typ.Kind() == reflect.Pointer {
 		typ = typ.Elem()
 	}
+	if typ == languageServersType {
+		return cleanLanguageServers(v, path, warn)
+	}
 	switch {
 	case typ.Kind() == reflect.Struct:
 		obj, ok := v.(map[string]any)

@@ -29,7 +29,8 @@ import (
 //     mcp.deferredToolShare,
 //     preview.diagnostics,
 //     mode "preview", tools.runCommand "off", tools.allowSecrets false, and
-//     mcpServers entries with "disabled": true (they only turn a server off).
+//     mcpServers entries with "disabled": true (they only turn a server off),
+//     languageServers false and languageServers entries false (likewise).
 //   - Limits (narrowingLimits) apply when they are lower than or equal to
 //     the value they would replace (earlier sources, else the default):
 //     lowering maxTurns is fine, raising it spends the user's money. For
@@ -40,7 +41,8 @@ import (
 //     model.replay and model.record (files read as the model's answers,
 //     files written with what the model saw), mcpServers (processes and
 //     connections), checks (commands run at the end of every run),
-//     mcp.readOnlyServers (more tools for sub-agents),
+//     languageServers entries and languageServers true (language server
+//     processes), mcp.readOnlyServers (more tools for sub-agents),
 //     tools.runCommand "ask", tools.allowSecrets true, mode "apply", raised
 //     limits, and any key not named above, so a key added later needs
 //     trust until someone decides otherwise here.
@@ -148,6 +150,8 @@ var narrowingLimits = map[string]zeroMeaning{
 	"maxCheckRounds":               zeroNarrowest,
 	"mcp.startupTimeoutSeconds":    zeroNarrowest,
 	"client.requestTimeoutSeconds": zeroInvalid,
+	"languageServerIdleSeconds":    zeroInvalid,
+	"languageServerWaitSeconds":    zeroInvalid,
 }
 
 // containers are the objects whose keys are judged one by one.
@@ -171,6 +175,9 @@ func gate(m map[string]any, current func(path string) (any, bool)) map[string]an
 				if len(sub) == 0 {
 					delete(obj, k)
 				}
+				continue
+			case p == "languageServers":
+				gateLanguageServers(obj, k, v, withheld)
 				continue
 			case isObj && p == "mcpServers":
 				for _, name := range sortedKeys(sub) {
@@ -306,6 +313,10 @@ func describeAll(withheld map[string]any, keyEnv string) []string {
 		case p == "model.baseURL" || p == "model.apiKeyEnv" || p == "model.apiKey":
 		case strings.HasPrefix(p, "mcpServers."):
 			out = append(out, describeServer(strings.TrimPrefix(p, "mcpServers."), v))
+		case p == "languageServers":
+			out = append(out, "turn language servers back on (they start the language server programs on your PATH)")
+		case strings.HasPrefix(p, "languageServers."):
+			out = append(out, describeLanguageServer(strings.TrimPrefix(p, "languageServers."), v))
 		case p == "tools.runCommand":
 			out = append(out, fmt.Sprintf("offer the model run_command (%v: each command still asks you)", v))
 		case p == "tools.allowSecrets":
@@ -456,4 +467,49 @@ func fmtJSON(v any) string {
 		return strconv.FormatInt(int64(f), 10)
 	}
 	return fmtValue(v)
+}
+
+// gateLanguageServers withholds what a workspace's languageServers would
+// start: entries other than false (each a command run for the user), and
+// true (which undoes the user's false). false, for all or one, only turns
+// servers off and is kept.
+func gateLanguageServers(obj map[string]any, k string, v any, withheld map[string]any) {
+	switch x := v.(type) {
+	case bool:
+		if x {
+			withheld["languageServers"] = x
+			delete(obj, k)
+		}
+	case map[string]any:
+		for _, name := range sortedKeys(x) {
+			if x[name] == false {
+				continue
+			}
+			withheld["languageServers."+name] = x[name]
+			delete(x, name)
+		}
+		if len(x) == 0 {
+			delete(obj, k)
+		}
+	}
+}
+
+// describeLanguageServer is a languageServers entry in words: the command
+// line it would run.
+func describeLanguageServer(name string, v any) string {
+	e, _ := v.(map[string]any)
+	cmd, _ := e["command"].([]any)
+	var words []string
+	for _, c := range cmd {
+		s, _ := c.(string)
+		words = append(words, shellQuote(s))
+	}
+	line := strings.Join(words, " ")
+	if line == "" {
+		line = "its built-in command with your settings"
+	}
+	if env, _ := e["env"].(map[string]any); len(env) > 0 {
+		line = strings.Join(slices.Sorted(maps.Keys(env)), "=… ") + "=… " + line
+	}
+	return fmt.Sprintf("run the command %s (language server %q)", line, name)
 }

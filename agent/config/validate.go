@@ -64,6 +64,8 @@ func validate(c Config, origin map[string]string) (Config, []error, []string) {
 		{"mcp.startupTimeoutSeconds", &c.MCP.StartupTimeoutSeconds, &d.MCP.StartupTimeoutSeconds, 0, " (0 means runs do not wait)"},
 		{"client.requestTimeoutSeconds", &c.Client.RequestTimeoutSeconds, &d.Client.RequestTimeoutSeconds, 1, ""},
 		{"maxCheckRounds", &c.MaxCheckRounds, &d.MaxCheckRounds, 0, " (0 runs the checks once and only reports them)"},
+		{"languageServerIdleSeconds", &c.LanguageServerIdleSeconds, &d.LanguageServerIdleSeconds, 1, ""},
+		{"languageServerWaitSeconds", &c.LanguageServerWaitSeconds, &d.LanguageServerWaitSeconds, 1, ""},
 	}
 	for _, p := range positive {
 		if *p.v < p.min {
@@ -110,6 +112,7 @@ func validate(c Config, origin map[string]string) (Config, []error, []string) {
 			delete(c.MCPServers, name)
 		}
 	}
+	warns = append(warns, checkLanguageServers(&c, origin)...)
 	return c, errs, warns
 }
 

@@ -204,36 +204,20 @@ func (r *Run) settled(ctx context.Context, c *client, path, content string) ([]d
 	if err != nil {
 		return nil, err
 	}
-	if c.pull() {
-		ds, _, err := c.pullDiags(ctx, path)
-		return ds, err
-	}
-	if !sent {
+	if !sent && !c.pull() {
 		if pub, ok := c.published(path, v); ok {
 			return pub.items, nil
 		}
 		seq = 0
 	}
-	pub, err := c.waitPublished(ctx, path, v, seq)
-	if err != nil {
-		return nil, err
-	}
-	return pub.items, nil
+	return c.diagnosticsOf(ctx, path, v, seq)
 }
 
 // settledAfter returns path's settled diagnostics for the version the
 // server holds, the change having been sent after publication seq.
 func (r *Run) settledAfter(ctx context.Context, c *client, path string, seq uint64) ([]diag, error) {
-	if c.pull() {
-		ds, _, err := c.pullDiags(ctx, path)
-		return ds, err
-	}
 	_, v, _ := c.docText(path)
-	pub, err := c.waitPublished(ctx, path, v, seq)
-	if err != nil {
-		return nil, err
-	}
-	return pub.items, nil
+	return c.diagnosticsOf(ctx, path, v, seq)
 }
 
 // otherState is what the server said of a file other than the changed

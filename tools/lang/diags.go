@@ -183,6 +183,9 @@ func (c *client) waitPublished(ctx context.Context, path string, v int32, seq ui
 				timer = t.C
 			}
 		}
+		if found == nil && c.pull() {
+			return nil, errPullOffered
+		}
 		select {
 		case <-ch:
 		case <-timer:
@@ -192,6 +195,31 @@ func (c *client) waitPublished(ctx context.Context, path string, v int32, seq ui
 		case <-c.dead:
 			return nil, c.deadErr
 		}
+	}
+}
+
+// errPullOffered ends a wait for a publication when the server offered
+// pull diagnostics meanwhile (pyright registers them only after
+// initialized, and then publishes nothing).
+var errPullOffered = errors.New("pull diagnostics offered")
+
+// diagnosticsOf returns path's settled diagnostics for version v: pulled
+// when the server offers pull, else the first publication for v after
+// publication seq.
+func (c *client) diagnosticsOf(ctx context.Context, path string, v int32, seq uint64) ([]diag, error) {
+	for {
+		if c.pull() {
+			ds, _, err := c.pullDiags(ctx, path)
+			return ds, err
+		}
+		pub, err := c.waitPublished(ctx, path, v, seq)
+		if errors.Is(err, errPullOffered) {
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		return pub.items, nil
 	}
 }
 

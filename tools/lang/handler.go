@@ -108,8 +108,10 @@ func (c *client) register(raw jsonrpc2.RawMessage) {
 		if len(c.regs) < 1000 {
 			c.regs[r.ID] = r.Method
 		}
-		if r.Method == protocol.MethodTextDocumentDiagnostic {
+		if r.Method == protocol.MethodTextDocumentDiagnostic && !c.pullSeen {
 			c.pullSeen = true
+			close(c.changed) // wake waiters for publications: pull now
+			c.changed = make(chan struct{})
 		}
 	}
 }

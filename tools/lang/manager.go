@@ -106,6 +106,9 @@ func (m *Manager) Wait() time.Duration { return m.opts.Wait }
 
 // Close stops every server and waits until their processes are gone.
 func (m *Manager) Close() {
+	if m == nil {
+		return
+	}
 	m.mu.Lock()
 	m.closed = true
 	var cs []*client

@@ -177,19 +177,11 @@ func (r *Run) diagnostics(ctx context.Context, _ *tools.Env, p diagnosticsParams
 // current returns the settled diagnostics of the text the server holds
 // for abs (synced from the run's view).
 func (r *Run) current(ctx context.Context, c *client, abs string) ([]diag, error) {
-	if c.pull() {
-		ds, _, err := c.pullDiags(ctx, abs)
-		return ds, err
-	}
 	_, v, _ := c.docText(abs)
-	if pub, ok := c.published(abs, v); ok {
+	if pub, ok := c.published(abs, v); ok && !c.pull() {
 		return pub.items, nil
 	}
-	pub, err := c.waitPublished(ctx, abs, v, 0)
-	if err != nil {
-		return nil, err
-	}
-	return pub.items, nil
+	return c.diagnosticsOf(ctx, abs, v, 0)
 }
 
 func sortDiags(ds []diag) []diag {

@@ -1,0 +1,244 @@
+package agent
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"go.uber.org/goleak"
+
+	"github.com/agentls/agentls/agent/config"
+	"github.com/agentls/agentls/agent/llm/llmtest"
+	"github.com/agentls/agentls/internal/workspace"
+	"github.com/agentls/agentls/tools/lang"
+	"github.com/agentls/agentls/tools/lang/langtest"
+)
+
+// These tests are the issue's "done when": a scripted model (real SSE,
+// real go-openai) works in a workspace served by a real language server.
+
+// langWorkspace writes files into a fresh real directory.
+func langWorkspace(t *testing.T, files map[string]string) string {
+	t.Helper()
+	root, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for p, c := range files {
+		mustWrite(t, filepath.Join(root, p), c)
+	}
+	return root
+}
+
+// langRun runs prompt in root with the real servers named and script as
+// the model, and returns the outcome, the events and the requests.
+func langRun(t *testing.T, root string, servers []string, script llmtest.Script) (Outcome, []Event, []llmtest.RecordedRequest) {
+	t.Helper()
+	var m *lang.Manager
+	if len(servers) > 0 {
+		m = lang.NewManager(lang.Options{Servers: lang.Resolve(nil, false, langtest.LookPath(t, servers...)), Wait: 30 * time.Second})
+		defer m.Close()
+	}
+	srv := llmtest.New(t, script)
+	client := newClient(t, srv)
+	log := &eventLog{}
+	s := NewSession("")
+	run, err := s.Prepare(Setup{
+		Config:        config.Defaults(),
+		View:          workspace.New(workspace.Options{Folders: []string{root}}),
+		TranscriptDir: NoTranscript,
+		Model:         client,
+		Lang:          m,
+	}, RunRequest{Prompt: "fix it", OnEvent: log.on})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := run.Execute(context.Background())
+	return out, log.all(), srv.Requests()
+}
+
+// fixLoop is the scripted model of the done-when test: it reads the file,
+// introduces an undefined name, and when the edit result names the
+// server's problem, fixes it; it answers once the result says there is
+// nothing new.
+func fixLoop(path, good, bad, wantProblem string, results *[]string) llmtest.Script {
+	return func(req *llmtest.ChatRequest) llmtest.Reply {
+		switch {
+		case !req.HasToolResult("read"):
+			return llmtest.ToolCalls(llmtest.Call{ID: "read", Name: "read_file", Args: `{"path":"` + path + `"}`})
+		case !req.HasToolResult("break"):
+			return llmtest.ToolCalls(llmtest.Call{ID: "break", Name: "edit_file", Args: editArgs(path, good, bad)})
+		case !req.HasToolResult("fix"):
+			res, _ := req.ToolResult("break")
+			*results = append(*results, res)
+			if !strings.Contains(res, wantProblem) {
+				return llmtest.Text("the edit result did not name the problem")
+			}
+			return llmtest.ToolCalls(llmtest.Call{ID: "fix", Name: "edit_file", Args: editArgs(path, bad, good)})
+		}
+		res, _ := req.ToolResult("fix")
+		*results = append(*results, res)
+		if !strings.HasSuffix(res, "no new problems") {
+			return llmtest.Text("still broken")
+		}
+		return llmtest.Text("fixed")
+	}
+}
+
+func editArgs(path, old, new string) string {
+	b, _ := json.Marshal(map[string]string{"path": path, "old_string": old, "new_string": new})
+	return string(b)
+}
+
+// checkFixLoop asserts the run of fixLoop: the server's message came in
+// the same tool result, the run ended fixed, the events tell the story.
+func checkFixLoop(t *testing.T, out Outcome, events []Event, results []string, path, wantProblem string) {
+	t.Helper()
+	if out.Status != StatusFinished || out.Answer != "fixed" {
+		t.Fatalf("outcome %v %q; results:\n%s", out.Status, out.Answer, strings.Join(results, "\n----\n"))
+	}
+	if !strings.HasSuffix(results[0], wantProblem) {
+		t.Fatalf("break result:\n%s", results[0])
+	}
+	if out.Problems != 0 {
+		t.Fatalf("outcome problems = %d", out.Problems)
+	}
+	var introduced []int
+	var fin Event
+	for _, e := range events {
+		switch e.Kind {
+		case EventProblems:
+			if filepath.Base(e.Path) != path {
+				t.Fatalf("problems event for %s", e.Path)
+			}
+			introduced = append(introduced, e.Problems.Introduced)
+		case EventFinished:
+			fin = e
+		}
+	}
+	if !slices.Equal(introduced, []int{1, 0}) {
+		t.Fatalf("problems events introduced %v, want [1 0]", introduced)
+	}
+	if fin.Kind != EventFinished || fin.Outstanding != 0 {
+		t.Fatalf("finished event %+v", fin)
+	}
+}
+
+// TestLanguageServerGo: the model introduces an undefined name in Go,
+// gets gopls's message in the same tool result, fixes it before the run
+// ends.
+func TestLanguageServerGo(t *testing.T) {
+	noLeaksAfterCleanup(t)
+	root := langWorkspace(t, map[string]string{
+		"go.mod":  "module example.com/m\n\ngo 1.22\n",
+		"main.go": "package main\n\nimport \"fmt\"\n\nfunc main() {\n\tfmt.Println(\"hi\")\n}\n",
+	})
+	var results []string
+	want := "main.go:6: undefined: undefinedThing"
+	out, events, reqs := langRun(t, root, []string{"gopls"}, fixLoop("main.go", `fmt.Println("hi")`, `fmt.Println(undefinedThing)`, want, &results))
+	checkFixLoop(t, out, events, results, "main.go", want)
+	if sys := reqs[0].System(); !strings.Contains(sys, `Prefer semantic tools (tool_search "definition references symbols rename") to grep for symbols`) {
+		t.Fatalf("system prompt lacks the language rule:\n%s", sys)
+	}
+	if !reqs[0].HasTool("tool_search") || reqs[0].HasTool("definition") {
+		t.Fatalf("first request offers %v (the language tools are held back)", reqs[0].ToolNames())
+	}
+}
+
+// TestLanguageServerPython: the same with pyright.
+func TestLanguageServerPython(t *testing.T) {
+	noLeaksAfterCleanup(t)
+	root := langWorkspace(t, map[string]string{"main.py": "def main() -> None:\n    print(\"hi\")\n"})
+	var results []string
+	want := `main.py:2: "undefined_thing" is not defined`
+	out, events, _ := langRun(t, root, []string{"pyright"}, fixLoop("main.py", `print("hi")`, `print(undefined_thing)`, want, &results))
+	checkFixLoop(t, out, events, results, "main.py", want)
+}
+
+// TestLanguageToolsThroughToolSearch: the model loads the language tools
+// with tool_search and navigates with them.
+func TestLanguageToolsThroughToolSearch(t *testing.T) {
+	noLeaksAfterCleanup(t)
+	root := langWorkspace(t, map[string]string{
+		"go.mod":  "module example.com/m\n\ngo 1.22\n",
+		"util.go": "package main\n\n// Add adds.\nfunc Add(a, b int) int { return a + b }\n",
+		"main.go": "package main\n\nimport \"fmt\"\n\nfunc main() {\n\tfmt.Println(Add(1, 2))\n}\n",
+	})
+	var def string
+	out, _, reqs := langRun(t, root, []string{"gopls"}, func(req *llmtest.ChatRequest) llmtest.Reply {
+		switch {
+		case !req.HasToolResult("load"):
+			return llmtest.ToolCalls(llmtest.Call{ID: "load", Name: "tool_search", Args: `{"query":"definition references symbols rename"}`})
+		case !req.HasToolResult("def"):
+			return llmtest.ToolCalls(llmtest.Call{ID: "def", Name: "definition", Args: `{"path":"main.go","line":6,"symbol":"Add"}`})
+		}
+		def, _ = req.ToolResult("def")
+		return llmtest.Text("found")
+	})
+	if out.Status != StatusFinished || def != "util.go:4: func Add(a, b int) int { return a + b }" {
+		t.Fatalf("outcome %v, definition %q", out.Status, def)
+	}
+	if !reqs[1].HasTool("definition") || !reqs[1].HasTool("rename") {
+		t.Fatalf("after tool_search: %v", reqs[1].ToolNames())
+	}
+}
+
+// TestNoLanguageServerNoChange: without a language server (none on PATH,
+// or all turned off) requests and edit results are what they always were.
+func TestNoLanguageServerNoChange(t *testing.T) {
+	cfg := config.Defaults()
+	cfg.LanguageServers = config.LanguageServers{Off: true}
+	if m := NewLanguageManager(cfg, nil); m != nil {
+		t.Fatal(`"languageServers": false still made a manager`)
+	}
+	t.Setenv("PATH", t.TempDir()) // no gopls, pyright, … anywhere
+	if m := NewLanguageManager(config.Defaults(), nil); m != nil {
+		t.Fatal("a manager with no server on PATH")
+	}
+	root := langWorkspace(t, map[string]string{"main.go": "package main\n"})
+	run := func(withManager bool) (string, []string, string) {
+		var m *lang.Manager
+		if withManager { // a manager whose servers serve nothing here
+			m = lang.NewManager(lang.Options{Servers: []lang.ServerConfig{{Name: "x", Command: []string{os.Args[0]}, Extensions: []string{".none"}}}})
+			defer m.Close()
+		}
+		srv := llmtest.New(t, func(req *llmtest.ChatRequest) llmtest.Reply {
+			switch {
+			case !req.HasToolResult("r"):
+				return llmtest.ToolCalls(llmtest.Call{ID: "r", Name: "read_file", Args: `{"path":"main.go"}`})
+			case !req.HasToolResult("e"):
+				return llmtest.ToolCalls(llmtest.Call{ID: "e", Name: "edit_file", Args: editArgs("main.go", "package main", "package main // x")})
+			}
+			return llmtest.Text("done")
+		})
+		s := NewSession("")
+		r, err := s.Prepare(Setup{Config: config.Defaults(), View: workspace.New(workspace.Options{Folders: []string{root}}), TranscriptDir: NoTranscript, Model: newClient(t, srv), Lang: m}, RunRequest{Prompt: "x"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		r.Execute(context.Background())
+		reqs := srv.Requests()
+		res, _ := reqs[2].ToolResult("e")
+		return reqs[0].System(), reqs[0].ToolNames(), res
+	}
+	sys0, tools0, res0 := run(false)
+	sys1, tools1, res1 := run(true)
+	if sys0 != sys1 || !slices.Equal(tools0, tools1) || res0 != res1 {
+		t.Fatalf("a manager serving nothing changed the run:\n%v\n%v\n%q\n%q", tools0, tools1, res0, res1)
+	}
+	if strings.Contains(sys0, "tool_search") || slices.Contains(tools0, "tool_search") || strings.Contains(res0, "problem") {
+		t.Fatalf("language features without a server: %v\n%s", tools0, res0)
+	}
+}
+
+// noLeaksAfterCleanup checks for goroutine leaks after every cleanup
+// registered later has run (the scripted server and client close there).
+func noLeaksAfterCleanup(t *testing.T) {
+	opt := goleak.IgnoreCurrent()
+	t.Cleanup(func() { goleak.VerifyNone(t, opt) })
+}
