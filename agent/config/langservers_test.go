@@ -23,7 +23,9 @@ func TestLanguageServersShapes(t *testing.T) {
 	if _, ok := ls.Servers["clangd"]; !ok {
 		t.Fatal("clangd: false lost")
 	}
-	if _, ok := ls.Servers["broken"]; ok || !slices.ContainsFunc(warns, func(w string) bool { return strings.Contains(w, `languageServers.broken`) && strings.Contains(w, "skipped") }) {
+	if _, ok := ls.Servers["broken"]; ok || !slices.ContainsFunc(warns, func(w string) bool {
+		return strings.Contains(w, `languageServers.broken`) && strings.Contains(w, "skipped")
+	}) {
 		t.Fatalf("broken entry kept or not reported: %v", warns)
 	}
 	if c.LanguageServerWaitSeconds != 2 || c.LanguageServerIdleSeconds != 300 {
