@@ -157,16 +157,19 @@ func runMainContext(parent context.Context, args []string, stdin io.Reader, stdo
 	}
 	logger := slog.New(redact.Handler(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn})))
 	view := workspace.New(workspace.Options{Folders: []string{dir}, Logger: logger})
-	p := &progress{w: stderr}
+	p := &progress{w: stderr, dir: dir}
 	cs, code := openCLISession(f, dir, logger, stderr)
 	if code >= 0 {
 		return code
 	}
+	langServers := agent.NewLanguageManager(cfg, logger)
+	defer langServers.Close()
 	prepared, err := cs.session.Prepare(agent.Setup{
 		Config:   cfg,
 		View:     view,
 		Approver: newTermApprover(stdin, stderr, f.allowCommands),
 		Logger:   logger,
+		Lang:     langServers,
 	}, agent.RunRequest{Prompt: f.prompt, OnEvent: p.event, Proposals: cs.states(), Mode: planMode(f.plan), Model: f.model})
 	if err != nil {
 		fmt.Fprintf(stderr, "agentls run: %v\n", err)
@@ -184,6 +187,9 @@ func runMainContext(parent context.Context, args []string, stdin io.Reader, stdo
 		fmt.Fprintf(stderr, "agentls: transcript %s\n", path)
 	}
 	defer fmt.Fprintln(stderr, usageLine(out))
+	if out.Problems > 0 {
+		fmt.Fprintf(stderr, "agentls run: the proposal introduces %d problem(s) the language server still reports\n", out.Problems)
+	}
 	// On a terminal the answer was just streamed to stderr; printing it to
 	// the same screen again on stdout would show it twice.
 	echo := !(isTerminal(stdout) && isTerminal(stderr))
@@ -323,6 +329,15 @@ func recordApplied(runID, sessionID string, cs *tools.Changeset, stderr io.Write
 type progress struct {
 	w       io.Writer
 	midLine bool
+	dir     string // the workspace folder, to show paths relative to it
+}
+
+// rel shows path relative to the workspace folder when inside it.
+func (p *progress) rel(path string) string {
+	if r, err := filepath.Rel(p.dir, path); err == nil && !strings.HasPrefix(r, "..") {
+		return r
+	}
+	return path
 }
 
 func (p *progress) event(ev agent.Event) {
@@ -357,6 +372,18 @@ func (p *progress) event(ev agent.Event) {
 		}
 		if !c.Passed {
 			fmt.Fprint(p.w, indent(lastLines(c.Output, 30), "    "))
+		}
+	case agent.EventProblems:
+		p.endLine()
+		if ev.Problems.Introduced > 0 {
+			fmt.Fprintf(p.w, "  ⚠ %s introduces %d problem(s)\n", p.rel(ev.Path), ev.Problems.Introduced)
+			for i, it := range ev.Problems.Items {
+				if i == 5 {
+					fmt.Fprintf(p.w, "    … and %d more\n", ev.Problems.Introduced-5)
+					break
+				}
+				fmt.Fprintf(p.w, "    %s:%d: %s\n", p.rel(ev.Path), it.Range.Start.Line+1, text.Clip(it.Message, 160))
+			}
 		}
 	case agent.EventText:
 		fmt.Fprint(p.w, ev.Text)
