@@ -279,8 +279,9 @@ func (c *client) initialize() {
 	pid := int32(os.Getpid())
 	rootURI := uri.File(c.root)
 	params := &protocol.InitializeParams{
-		ProcessID:    &pid,
-		ClientInfo:   protocol.ClientInfo{Name: "agentls"},
+		ProcessID:  &pid,
+		ClientInfo: protocol.ClientInfo{Name: "agentls"},
+		//lint:ignore SA1019 deprecated in favour of workspaceFolders, but servers still read it
 		RootURI:      &rootURI,
 		Capabilities: clientCapabilities(),
 	}
