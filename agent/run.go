@@ -478,7 +478,7 @@ func (r *runner) outcome(s Status) Outcome {
 func (r *runner) finish(answer string) Outcome {
 	o := r.outcome(StatusFinished)
 	o.Answer = answer
-	if oc, ok := r.env.Checker.(interface{ Outstanding() int }); ok && r.role == roleMain {
+	if oc, ok := r.env.Diagnoser.(interface{ Outstanding() int }); ok && r.role == roleMain {
 		o.Problems = oc.Outstanding()
 	}
 	r.transcript.record("finish", map[string]any{"status": "finished", "answer": answer, "turns": r.turns, "toolCalls": r.toolCalls, "usage": usageRecord(o.Usage, o.CostUSD), "checks": r.checks, "problems": o.Problems})

@@ -180,7 +180,7 @@ func (s *Session) Prepare(setup Setup, req RunRequest) (*SessionRun, error) {
 	r.env.BeforeRead = setup.BeforeRead
 	r.reg = tools.NewRegistry(tools.Builtins(policy)...)
 	if lr := setup.Lang.NewRun(context.Background(), r.env); lr != nil {
-		r.env.Checker = lr
+		r.env.Diagnoser = lr
 		r.lang = true
 		for _, t := range lr.Tools() {
 			r.reg.Add(tools.HeldBack(t))

@@ -33,7 +33,7 @@ func editFile(ctx context.Context, env *Env, p editFileParams) (Result, error) {
 // applyEdits is edit_file and multi_edit: lock check, the matching ladder
 // for each edit in order (all or nothing), then staging. An empty
 // old_string in the first edit creates a file that does not exist yet. The
-// Checker's report on the staged text ends the result.
+// Diagnoser's report on the staged text ends the result.
 func (env *Env) applyEdits(ctx context.Context, pathArg string, edits []editmatch.Edit) Result {
 	if len(edits) == 0 {
 		return Errorf("no edits given")
@@ -88,7 +88,7 @@ func (env *Env) applyEdits(ctx context.Context, pathArg string, edits []editmatc
 		return Errorf("%s: this edit would leave the file empty, so it was refused; use write_file with empty content if that is really intended", t.path)
 	}
 	env.stageText(t, text)
-	return env.check(ctx, changeResult("Edited", t, text, notes), FileChange{Path: t.abs, Before: t.text, After: text})
+	return env.diagnose(ctx, changeResult("Edited", t, text, notes), FileChange{Path: t.abs, Before: t.text, After: text})
 }
 
 // describeOutcome explains one successful edit when there is something to

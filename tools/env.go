@@ -33,9 +33,9 @@ type Env struct {
 	// run has staged changes; nil runs them in the workspace folder. The
 	// run's owner closes it when the run ends.
 	Proposal *ProposalView
-	// Checker, when set, judges every staged change with the workspace's
+	// Diagnoser, when set, judges every staged change with the workspace's
 	// language servers (tools/lang); nil leaves edit results as they are.
-	Checker Checker
+	Diagnoser Diagnoser
 
 	approvals approvalMemory // "allow always" answers, per tool
 }

@@ -59,7 +59,7 @@ type Result struct {
 	// that called the tool (the script tool). Tools fill it only when
 	// WantsData(ctx), and then may leave Text short: nobody reads it.
 	Data any
-	// Problems are what the Checker found for the files this call staged
+	// Problems are what the Diagnoser found for the files this call staged
 	// (the run's problems events); nil without a language server.
 	Problems []FileProblems
 }

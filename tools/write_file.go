@@ -48,9 +48,9 @@ func writeFile(ctx context.Context, env *Env, p writeFileParams) (Result, error)
 	change := FileChange{Path: t.abs, Before: t.text, After: content}
 	if !present {
 		change.Before = ""
-		return env.check(ctx, Result{Text: fmt.Sprintf("Created %s (%d lines)", t.path, countLines(content)), Summary: "created " + t.path}, change), nil
+		return env.diagnose(ctx, Result{Text: fmt.Sprintf("Created %s (%d lines)", t.path, countLines(content)), Summary: "created " + t.path}, change), nil
 	}
-	return env.check(ctx, changeResult("Replaced", t, content, notes), change), nil
+	return env.diagnose(ctx, changeResult("Replaced", t, content, notes), change), nil
 }
 
 // countLines counts lines the way editors show them (a final line break

@@ -77,7 +77,7 @@ func newSetup(t testing.TB, root string, opts Options) *setup {
 	if run == nil {
 		t.Fatalf("no run: no server serves %s", root)
 	}
-	env.Checker = run
+	env.Diagnoser = run
 	s := &setup{m: m, env: env, run: run, reg: map[string]tools.Tool{}}
 	for _, tl := range append(tools.Builtins(tools.Policy{}), run.Tools()...) {
 		s.reg[tl.Name()] = tl

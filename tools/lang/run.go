@@ -13,7 +13,7 @@ import (
 
 // Run is one agent run's use of the language servers: it feeds them the
 // run's staged text as overlays, checks every staged change (it is the
-// run's tools.Checker), offers the navigation tools, counts restarts of
+// run's tools.Diagnoser), offers the navigation tools, counts restarts of
 // crashed servers against the run's budget, and remembers each checked
 // file's problems for the end of the run.
 type Run struct {

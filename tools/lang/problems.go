@@ -19,13 +19,13 @@ const maxListed = 10
 // maxEventItems bounds the problems one problems event carries.
 const maxEventItems = 50
 
-// Check implements tools.Checker: for each staged change it asks the
+// Diagnose implements tools.Diagnoser: for each staged change it asks the
 // change's language server for the diagnostics of the text before and
 // after it and reports those the change introduced, in the changed files
 // and in the other files the server re-checked. Changes of files no
 // server serves are left out; a server that does not answer within the
 // run's wait is reported in one line.
-func (r *Run) Check(ctx context.Context, _ *tools.Env, changes []tools.FileChange) tools.CheckReport {
+func (r *Run) Diagnose(ctx context.Context, _ *tools.Env, changes []tools.FileChange) tools.DiagnoseReport {
 	groups := map[string][]tools.FileChange{}
 	var order []string
 	cfgs := map[string]ServerConfig{}
@@ -42,11 +42,11 @@ func (r *Run) Check(ctx context.Context, _ *tools.Env, changes []tools.FileChang
 		groups[k] = append(groups[k], ch)
 	}
 	if len(order) == 0 {
-		return tools.CheckReport{}
+		return tools.DiagnoseReport{}
 	}
 	ctx, cancel := context.WithTimeout(ctx, r.m.opts.Wait)
 	defer cancel()
-	var rep tools.CheckReport
+	var rep tools.DiagnoseReport
 	var lines []string
 	var found []found
 	for _, k := range order {

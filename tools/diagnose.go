@@ -10,18 +10,18 @@ import (
 	"github.com/agentls/agentls/internal/text"
 )
 
-// Checker judges the run's staged text with the user's language servers
+// Diagnoser judges the run's staged text with the user's language servers
 // (package tools/lang) so that every edit result says which problems the
-// change introduced. Env.Checker is nil when no language server serves the
+// change introduced. Env.Diagnoser is nil when no language server serves the
 // workspace, and then edit results are exactly what they were without one.
-type Checker interface {
-	// Check is called after a mutating tool staged changes: for each
+type Diagnoser interface {
+	// Diagnose is called after a mutating tool staged changes: for each
 	// change it reports the diagnostics of the new text that the text
 	// before did not have (problems in other files the change broke
 	// count too). It is bounded by its own wait (languageServerWaitSeconds)
 	// and by ctx; files no language server serves are left out of the
 	// report. An empty Text means nothing to add to the result.
-	Check(ctx context.Context, env *Env, changes []FileChange) CheckReport
+	Diagnose(ctx context.Context, env *Env, changes []FileChange) DiagnoseReport
 }
 
 // FileChange is one file's staged change as a mutating tool made it.
@@ -31,8 +31,8 @@ type FileChange struct {
 	After  string // the run's text after it
 }
 
-// CheckReport is what a Checker found for one tool call.
-type CheckReport struct {
+// DiagnoseReport is what a Diagnoser found for one tool call.
+type DiagnoseReport struct {
 	// Text ends the tool result: the introduced problems (errors first, at
 	// most 10, "path:line: message"), "no new problems", or why there is no
 	// answer ("language server gave no answer in 5s").
@@ -65,13 +65,13 @@ type Problem struct {
 	Code     string
 }
 
-// check runs the Checker after a mutating call staged changes and appends
-// its report to res; without a Checker res is returned unchanged.
-func (env *Env) check(ctx context.Context, res Result, changes ...FileChange) Result {
-	if env.Checker == nil || res.IsError || len(changes) == 0 {
+// diagnose runs the Diagnoser after a mutating call staged changes and appends
+// its report to res; without a Diagnoser res is returned unchanged.
+func (env *Env) diagnose(ctx context.Context, res Result, changes ...FileChange) Result {
+	if env.Diagnoser == nil || res.IsError || len(changes) == 0 {
 		return res
 	}
-	rep := env.Checker.Check(ctx, env, changes)
+	rep := env.Diagnoser.Diagnose(ctx, env, changes)
 	if rep.Text != "" {
 		res.Text = strings.TrimRight(res.Text, "\n") + "\n\n" + rep.Text
 	}
@@ -116,7 +116,7 @@ func (env *Env) Text(abs string) (content string, exists bool, err error) {
 // exactly Before as the run sees it (staged text, buffer or disk), else
 // the call is refused with CONFLICT and nothing is staged. The files count
 // as read: the result shows the model what changed. verb heads the result
-// ("Renamed Add to Sum in"). The Checker's report ends it.
+// ("Renamed Add to Sum in"). The Diagnoser's report ends it.
 func (env *Env) StageComputed(ctx context.Context, verb string, changes []FileChange) Result {
 	if len(changes) == 0 {
 		return Errorf("nothing to change")
@@ -146,7 +146,7 @@ func (env *Env) StageComputed(ctx context.Context, verb string, changes []FileCh
 		}
 	}
 	res := Result{Text: b.String(), Summary: fmt.Sprintf("%s %d file(s) (+%d -%d)", strings.ToLower(verb), len(changes), added, removed)}
-	return env.check(ctx, res, changes...)
+	return env.diagnose(ctx, res, changes...)
 }
 
 // computedTarget loads c.Path for StageComputed: the run's current text of
