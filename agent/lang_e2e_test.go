@@ -142,7 +142,7 @@ func TestLanguageServerGo(t *testing.T) {
 	want := "main.go:6: undefined: undefinedThing"
 	out, events, reqs := langRun(t, root, []string{"gopls"}, fixLoop("main.go", `fmt.Println("hi")`, `fmt.Println(undefinedThing)`, want, &results))
 	checkFixLoop(t, out, events, results, "main.go", want)
-	if sys := reqs[0].System(); !strings.Contains(sys, `Prefer semantic tools (tool_search "definition references symbols rename") to grep for symbols`) {
+	if sys := reqs[0].System(); !strings.Contains(sys, `For symbols prefer semantic tools (tool_search "symbol") to grep`) {
 		t.Fatalf("system prompt lacks the language rule:\n%s", sys)
 	}
 	if !reqs[0].HasTool("tool_search") || reqs[0].HasTool("definition") {
@@ -173,7 +173,7 @@ func TestLanguageToolsThroughToolSearch(t *testing.T) {
 	out, _, reqs := langRun(t, root, []string{"gopls"}, func(req *llmtest.ChatRequest) llmtest.Reply {
 		switch {
 		case !req.HasToolResult("load"):
-			return llmtest.ToolCalls(llmtest.Call{ID: "load", Name: "tool_search", Args: `{"query":"definition references symbols rename"}`})
+			return llmtest.ToolCalls(llmtest.Call{ID: "load", Name: "tool_search", Args: `{"query":"symbol"}`})
 		case !req.HasToolResult("def"):
 			return llmtest.ToolCalls(llmtest.Call{ID: "def", Name: "definition", Args: `{"path":"main.go","line":6,"symbol":"Add"}`})
 		}

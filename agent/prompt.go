@@ -60,7 +60,7 @@ Rules:
 // languageRule is added to the system prompt when a language server serves
 // the workspace (the tools are loaded with tool_search: they are held back
 // to keep every request within the fixed-cost budget).
-const languageRule = "\n- Prefer semantic tools (tool_search \"definition references symbols rename\") to grep for symbols; fix problems your edits introduce before finishing."
+const languageRule = "\n- For symbols prefer semantic tools (tool_search \"symbol\") to grep; fix problems your edits introduce before finishing."
 
 // planModeRules are added to the system prompt of a planning run.
 const planModeRules = `

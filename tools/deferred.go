@@ -204,7 +204,7 @@ func (o *Offer) toolCost(t Tool) int {
 }
 
 type searchParams struct {
-	Query string `json:"query" jsonschema:"keywords or an exact tool name"`
+	Query string `json:"query" jsonschema:"keywords or tool name"`
 }
 
 // maxSearchResults bounds what one search activates, so a vague query does
