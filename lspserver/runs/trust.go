@@ -9,6 +9,7 @@ import (
 	"go.lsp.dev/protocol"
 
 	"github.com/agentls/agentls/agent/config"
+	"github.com/agentls/agentls/internal/safetext"
 )
 
 // Workspace trust in the editor (the rule, key by key, is in
@@ -103,10 +104,12 @@ func (rs *Runs) promptTrust(ctx context.Context, u config.Untrusted) {
 	rs.core.LogToEditor(ctx, protocol.MessageTypeInfo, fmt.Sprintf("agentls: %s is trusted; its settings now apply", u.File))
 }
 
-// trustMessage names exactly what trusting the file would do.
+// trustMessage names exactly what trusting the file would do, one line
+// per action (config bounds and escapes them; the file's path is escaped
+// here, since a folder's name is the repository's to choose).
 func trustMessage(u config.Untrusted) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "agentls: this workspace's %s wants to act on your behalf. Trusting its current content would:\n", u.File)
+	fmt.Fprintf(&b, "agentls: this workspace's %s wants to act on your behalf. Trusting its current content would:\n", safetext.Line(u.File))
 	for _, a := range u.Actions {
 		fmt.Fprintf(&b, "- %s\n", a)
 	}
