@@ -44,26 +44,27 @@ type Decision struct {
 // next step boundary.
 func (s *Session) Decide(d Decision) {
 	s.mu.Lock()
-	defer s.mu.Unlock()
 	if d.RunID != "" && d.RunID == s.active {
 		s.inputs = append(s.inputs, d)
 	}
 	s.note(d)
-	s.recordFate(d)
+	dir := s.transcriptDir
+	s.mu.Unlock()
+	recordFate(dir, d) // file I/O, outside the lock
 }
 
-// recordFate appends the decision to its run's transcript (under s.mu),
-// for the run report. Failures are logged nowhere on purpose: a run
-// without a transcript is normal, and review must not slow down for it.
-func (s *Session) recordFate(d Decision) {
-	if s.transcriptDir == NoTranscript || d.RunID == "" {
+// recordFate appends the decision to its run's transcript in dir, for
+// the run report. Failures are ignored on purpose: a run without a
+// transcript is normal, and review must not slow down for it.
+func recordFate(dir string, d Decision) {
+	if dir == NoTranscript || d.RunID == "" {
 		return
 	}
 	f := Fate{RunID: d.RunID, Path: d.Path, Fate: FateRejected, Hunks: d.Hunks, Reason: d.Reason}
 	if d.Accepted {
 		f.Fate = FateAccepted
 	}
-	_ = RecordFate(s.transcriptDir, f)
+	_ = RecordFate(dir, f)
 }
 
 // applyDecisions is the run's Options.Between: it applies the decisions

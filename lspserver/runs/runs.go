@@ -221,8 +221,6 @@ func (rs *Runs) Decide(ds []agent.Decision) {
 			if content, _, err := rs.docs.DiskText(d.Path); err == nil {
 				d.Document = content
 			}
-		} else {
-			rs.recordLanded(d.RunID, sess.ID(), d.Path, d.LandedBefore, d.LandedAfter, d.Created)
 		}
 		sess.Decide(d)
 		if !slices.Contains(touched, sess) {
@@ -231,6 +229,13 @@ func (rs *Runs) Decide(ds []agent.Decision) {
 	}
 	for _, sess := range touched {
 		rs.saveSession(sess)
+	}
+	// Revert snapshots last: the session (what the next run is told) must
+	// not wait for this file I/O.
+	for _, d := range ds {
+		if sess := rs.sessionOfRun(d.RunID); sess != nil && d.Accepted {
+			rs.recordLanded(d.RunID, sess.ID(), d.Path, d.LandedBefore, d.LandedAfter, d.Created)
+		}
 	}
 }
 
