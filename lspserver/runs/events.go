@@ -69,11 +69,11 @@ type RunEvent struct {
 	Error   string          `json:"error,omitempty"`
 	Usage   *llm.Usage      `json:"usage,omitzero"`
 	// Usage events (one model call): the counts at top level.
-	Turn             int  `json:"turn,omitempty"`
+	Turn             int  `json:"turn,omitzero"`
 	PromptTokens     *int `json:"promptTokens,omitzero"`
 	CompletionTokens *int `json:"completionTokens,omitzero"`
 	CachedTokens     *int `json:"cachedTokens,omitzero"`
-	Estimated        bool `json:"estimated,omitempty"`
+	Estimated        bool `json:"estimated,omitzero"`
 	// CostUSD prices the call (usage) or the run (terminal events) with
 	// model.pricing; absent without pricing.
 	CostUSD *float64     `json:"costUSD,omitzero"`
