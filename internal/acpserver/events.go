@@ -3,6 +3,7 @@ package acpserver
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"path/filepath"
 	"strings"
 
@@ -20,6 +21,8 @@ import (
 //	EventStaged      tool_call_update with the diff, then review (review.go)
 //	EventToolResult  tool_call_update: completed or failed, the outcome
 //	EventTodo        plan
+//	EventCheck       a tool_call of kind execute ("Check NAME"), completed
+//	                 or failed, with the check's output
 //
 // Tool call ids are "RUN:CALL" (the model's call ids repeat across runs).
 
@@ -102,6 +105,8 @@ func (te *turnEvents) handle(ev agent.Event) {
 		}
 		ss.update(te.ctx, acp.UpdateToolCall(id, acp.WithUpdateStatus(status), acp.WithUpdateContent(content)))
 		delete(te.calls, id)
+	case agent.EventCheck:
+		te.check(ev.Check)
 	case agent.EventTodo:
 		if ev.ParentRunID != "" {
 			return
@@ -112,6 +117,26 @@ func (te *turnEvents) handle(ev agent.Event) {
 		}
 		ss.update(te.ctx, acp.SessionUpdate{Plan: &acp.SessionUpdatePlan{Entries: entries}})
 	}
+}
+
+// check shows one check's result as a tool call of its own: clients list
+// it with the run's commands, its output as the content.
+func (te *turnEvents) check(c *tools.CheckResult) {
+	if c == nil {
+		return
+	}
+	ss := te.ss
+	id := ss.nextToolID("check")
+	ss.update(te.ctx, acp.StartToolCall(id, "Check "+c.Name, acp.WithStartKind(acp.ToolKindExecute), acp.WithStartStatus(acp.ToolCallStatusInProgress)))
+	status, verdict := acp.ToolCallStatusCompleted, "passed"
+	if !c.Passed {
+		status, verdict = acp.ToolCallStatusFailed, fmt.Sprintf("failed (exit code %d)", c.ExitCode)
+		if c.ExitCode == -1 {
+			verdict = "failed"
+		}
+	}
+	msg := fmt.Sprintf("check %s %s in %.1fs\n%s", c.Name, verdict, c.Seconds, c.Output)
+	ss.update(te.ctx, acp.UpdateToolCall(id, acp.WithUpdateStatus(status), acp.WithUpdateContent([]acp.ToolCallContent{acp.ToolContent(acp.TextBlock(msg))})))
 }
 
 // staged shows a staged change on its tool call, then reviews it.

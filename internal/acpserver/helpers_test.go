@@ -205,7 +205,7 @@ func start(t testing.TB, script llmtest.Script, o harnessOpts) *harness {
 	var logMu sync.Mutex
 	logger := slog.New(slog.NewTextHandler(lockedBuf{&logMu, h.logs}, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	srv := acpserver.New(acpserver.Options{Version: "test", Logger: logger, Env: func(k string) string { return env[k] },
-		StateDir: filepath.Join(h.state, "agentls"), TranscriptDir: acpserver.NoState})
+		StateDir: filepath.Join(h.state, "agentls"), TranscriptDir: acpserver.NoState, ViewDir: filepath.Join(home, "views")})
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()
 	h.inW, h.outW = inW, outW

@@ -113,6 +113,7 @@ func (s *Server) Prompt(ctx context.Context, p acp.PromptRequest) (acp.PromptRes
 		Approver:      te,
 		Logger:        s.log.With("run", runID, "session", ss.id),
 		TranscriptDir: transcripts,
+		ViewDir:       s.opts.ViewDir,
 		SyncTools:     syncTools(mgr),
 		BeforeRead:    func(path string) { ss.syncBuffer(tctx, path) },
 	}, agent.RunRequest{RunID: runID, Prompt: task, Proposals: ss.proposalStates(), Mode: runMode, Model: chosen, OnEvent: te.handle})

@@ -34,6 +34,9 @@ type Options struct {
 	// TranscriptDir is where run transcripts go: "" the default state
 	// directory, NoState none.
 	TranscriptDir string
+	// ViewDir is where runs make their proposal views (the scratch copies
+	// checks and commands run in): "" is $XDG_CACHE_HOME/agentls/views.
+	ViewDir string
 }
 
 // NoState as Options.StateDir or Options.TranscriptDir disables saving.

@@ -1,0 +1,55 @@
+package acpserver_test
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	acp "github.com/coder/acp-go-sdk"
+
+	"github.com/agentls/agentls/agent/llm/llmtest"
+)
+
+// Checks over ACP: each result is a tool call of kind execute, failed
+// with the output, then completed once the model fixed it.
+func TestChecksOverACP(t *testing.T) {
+	h := start(t, func(r *llmtest.ChatRequest) llmtest.Reply {
+		switch {
+		case r.Turns() == 0:
+			return call("w1", "write_file", `{"path":"state.txt","content":"broken\n"}`)
+		case r.Contains(`check "state" failed`) && !r.HasToolResult("w2"):
+			return call("w2", "edit_file", `{"path":"state.txt","old_string":"broken","new_string":"fixed"}`)
+		}
+		return llmtest.Text("wrote state")
+	}, harnessOpts{})
+	userConfig(t, h.env, `{"checks": [{"name": "state", "command": "grep -q fixed state.txt || { echo not fixed yet; exit 1; }"}]}`)
+	if r := h.mustPrompt(h.newSession(), "write state"); r != acp.StopReasonEndTurn {
+		t.Fatalf("stop reason %q", r)
+	}
+	us, _ := h.client.snapshot()
+	var checks []*acp.SessionUpdateToolCall
+	for _, c := range toolCalls(us) {
+		if strings.HasPrefix(c.Title, "Check ") {
+			checks = append(checks, c)
+		}
+	}
+	if len(checks) != 2 || checks[0].Title != "Check state" || checks[0].Kind != acp.ToolKindExecute {
+		t.Fatalf("check tool calls %+v", checks)
+	}
+	var results []string
+	for _, c := range checks {
+		ups := toolUpdates(us, c.ToolCallId)
+		if len(ups) != 1 || ups[0].Status == nil || len(ups[0].Content) != 1 || ups[0].Content[0].Content == nil || ups[0].Content[0].Content.Content.Text == nil {
+			t.Fatalf("updates of %s: %+v", c.ToolCallId, ups)
+		}
+		results = append(results, string(*ups[0].Status)+": "+ups[0].Content[0].Content.Content.Text.Text)
+	}
+	if !strings.HasPrefix(results[0], "failed: check state failed (exit code 1)") || !strings.Contains(results[0], "not fixed yet") ||
+		!strings.HasPrefix(results[1], "completed: check state passed") {
+		t.Fatalf("results %q", results)
+	}
+	if entries, _ := os.ReadDir(filepath.Join(h.env["HOME"], "views")); len(entries) != 0 {
+		t.Fatalf("proposal views left: %v", entries)
+	}
+}
