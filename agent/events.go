@@ -115,9 +115,9 @@ type Event struct {
 	// Problems is what EventProblems reports for Path.
 	Problems tools.FileProblems
 	// Outstanding counts, on EventFinished, the problems the run
-	// introduced that were still there at its last check of each file
-	// (0 without a language server).
-	Outstanding int
+	// introduced that were still there at its last check of each file;
+	// nil when no language server judged the run.
+	Outstanding *int
 }
 
 // emitter numbers events and delivers them one at a time, so that events

@@ -124,7 +124,7 @@ func checkFixLoop(t *testing.T, out Outcome, events []Event, results []string, p
 	if !slices.Equal(introduced, []int{1, 0}) {
 		t.Fatalf("problems events introduced %v, want [1 0]", introduced)
 	}
-	if fin.Kind != EventFinished || fin.Outstanding != 0 {
+	if fin.Kind != EventFinished || fin.Outstanding == nil || *fin.Outstanding != 0 {
 		t.Fatalf("finished event %+v", fin)
 	}
 }

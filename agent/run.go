@@ -478,11 +478,13 @@ func (r *runner) outcome(s Status) Outcome {
 func (r *runner) finish(answer string) Outcome {
 	o := r.outcome(StatusFinished)
 	o.Answer = answer
+	var outstanding *int
 	if oc, ok := r.env.Diagnoser.(interface{ Outstanding() int }); ok && r.role == roleMain {
 		o.Problems = oc.Outstanding()
+		outstanding = &o.Problems
 	}
 	r.transcript.record("finish", map[string]any{"status": "finished", "answer": answer, "turns": r.turns, "toolCalls": r.toolCalls, "usage": usageRecord(o.Usage, o.CostUSD), "checks": r.checks, "problems": o.Problems})
-	r.events.emit(Event{Kind: EventFinished, Text: answer, Usage: o.Usage, CostUSD: o.CostUSD, Checks: r.checks, Outstanding: o.Problems})
+	r.events.emit(Event{Kind: EventFinished, Text: answer, Usage: o.Usage, CostUSD: o.CostUSD, Checks: r.checks, Outstanding: outstanding})
 	return o
 }
 

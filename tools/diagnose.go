@@ -45,10 +45,15 @@ type DiagnoseReport struct {
 // FileProblems is the problems a change introduced in one file.
 type FileProblems struct {
 	Path string // absolute
-	// Introduced counts the introduced problems; Items lists them (errors
-	// first), possibly fewer than Introduced when there were very many.
+	// Introduced counts the problems this change introduced; Items lists
+	// them (errors first), possibly fewer than Introduced when there were
+	// very many.
 	Introduced int
 	Items      []Problem
+	// Outstanding are the problems the run has introduced in the file so
+	// far, relative to the file before the run changed it: what its
+	// proposal for the file brings (errors first, bounded like Items).
+	Outstanding []Problem
 	// Text is the file's text the ranges refer to (the staged text).
 	Text string
 }

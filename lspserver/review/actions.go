@@ -31,6 +31,12 @@ func (v *Review) reviewActions(path string, r text.Range) []protocol.CommandOrCo
 	for _, h := range hunks {
 		runs[h.RunID] = true
 	}
+	notes := map[string]map[string]string{} // run → hunk → problem note
+	if len(hunks) > 0 && !v.diags.off.Load() {
+		for _, pr := range v.state().store.ListLSP(v.docs.StorePath(path), v.core.Session().Encoding) {
+			notes[pr.RunID] = v.hunkProblemNotes(pr)
+		}
+	}
 	for _, h := range hunks {
 		suffix := ""
 		switch {
@@ -43,7 +49,7 @@ func (v *Review) reviewActions(path string, r text.Range) []protocol.CommandOrCo
 		// clients that list the fixes of the diagnostic at point.
 		var diags []protocol.Diagnostic
 		if !v.diags.off.Load() {
-			diags = []protocol.Diagnostic{hunkDiagnostic(h)}
+			diags = []protocol.Diagnostic{hunkDiagnostic(h, notes[h.RunID][h.ID])}
 		}
 		if h.Status == proposal.StatusPending {
 			a := reviewAction("Agent: Accept change"+suffix, CommandAccept, h.ID)

@@ -178,8 +178,9 @@ func (v *Review) publishPreview(ctx context.Context, r *reviewState, path string
 	if !d.off.Load() {
 		for _, pr := range r.store.ListLSP(path, v.core.Session().Encoding) {
 			version = pr.Version
+			notes := v.hunkProblemNotes(pr)
 			for _, h := range pr.Hunks {
-				diags = append(diags, hunkDiagnostic(h))
+				diags = append(diags, hunkDiagnostic(h, notes[h.ID]))
 			}
 		}
 	}
@@ -206,12 +207,18 @@ func (v *Review) publishPreview(ctx context.Context, r *reviewState, path string
 	}
 }
 
-// hunkDiagnostic is the diagnostic of one hunk (its Range must be filled).
-// The accept/reject code actions list the same value.
-func hunkDiagnostic(h proposal.Hunk) protocol.Diagnostic {
+// hunkDiagnostic is the diagnostic of one hunk (its Range must be filled),
+// with problemNote (hunkProblemNotes: the problems the change brings)
+// as a last line, which also raises it to a warning. The accept/reject
+// code actions list the same value.
+func hunkDiagnostic(h proposal.Hunk, problemNote string) protocol.Diagnostic {
 	sev := protocol.DiagnosticSeverityInformation
-	if h.Status == proposal.StatusConflicted {
+	if h.Status == proposal.StatusConflicted || problemNote != "" {
 		sev = protocol.DiagnosticSeverityWarning
+	}
+	msg := hunkMessage(h)
+	if problemNote != "" {
+		msg += "\n" + problemNote
 	}
 	data, _ := json.Marshal(diagnosticData{HunkID: h.ID, RunID: h.RunID}) // strings only: cannot fail
 	return protocol.Diagnostic{
@@ -219,7 +226,7 @@ func hunkDiagnostic(h proposal.Hunk) protocol.Diagnostic {
 		Severity: sev,
 		Source:   protocol.NewOptional(diagnosticSource),
 		Code:     protocol.String("proposal"),
-		Message:  protocol.String(hunkMessage(h)),
+		Message:  protocol.String(msg),
 		Data:     data,
 	}
 }

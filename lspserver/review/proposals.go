@@ -52,6 +52,11 @@ type ProposalInfo struct {
 	// Created: the run creates the file (it does not exist yet; its one
 	// hunk covers the whole, empty, document).
 	Created bool `json:"created,omitempty"`
+	// Problems are the problems this proposal brings into the file, as
+	// the workspace's language server reported them (ranges in the
+	// proposed text as it was checked); absent when no language server
+	// judged it, empty when it brings none.
+	Problems []core.Problem `json:"problems,omitzero"`
 }
 
 // HunkInfo is one hunk of a proposal. Status, Reason and LastError are
@@ -199,6 +204,7 @@ func (v *Review) Proposals(_ context.Context, p *ProposalsParams) (*ProposalsRes
 			ProposedText: pr.Result(),
 			Hunks:        make([]HunkInfo, len(pr.Hunks)),
 			Created:      pr.Created,
+			Problems:     v.proposalProblems(pr.RunID, pr.Path, enc),
 		}
 		for i, h := range pr.Hunks {
 			info.Hunks[i] = HunkInfo{

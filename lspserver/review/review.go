@@ -38,6 +38,8 @@ type Review struct {
 
 	st    reviewState  // proposals under review (proposals.go)
 	diags previewDiags // proposals as diagnostics for plugin-less clients (diagnostics.go)
+
+	problems problemBook // what language servers found in proposals (problems.go)
 }
 
 // New returns the review part of c's session, on the documents of d. The

@@ -187,6 +187,7 @@ func (rs *Runs) runCommand(_ context.Context, raw json.RawMessage) (any, error) 
 		TranscriptDir: rs.cfg.options().TranscriptDir,
 		ViewDir:       rs.cfg.options().ViewDir,
 		SyncTools:     rs.syncTools,
+		Lang:          rs.langManager(cfg),
 	}, agent.RunRequest{RunID: r.id, Prompt: a.Prompt, Editor: editor, Proposals: rs.proposalStates(sess), Mode: mode, Model: a.Model,
 		OnEvent: func(ev agent.Event) { rs.onEvent(ctx, r, ev) }})
 	if err != nil {

@@ -9,6 +9,7 @@ import (
 	"github.com/agentls/agentls/internal/redact"
 	"github.com/agentls/agentls/lspserver/core"
 	"github.com/agentls/agentls/tools"
+	"go.lsp.dev/uri"
 )
 
 // MethodRunEvent is the agentls/runEvent notification (docs/protocol.md).
@@ -22,6 +23,7 @@ const (
 	kindToolCall   = "toolCall"
 	kindToolResult = "toolResult"
 	kindProposal   = "proposal"
+	kindProblems   = "problems"
 	kindFinished   = "finished"
 	kindFailed     = "failed"
 	kindCancelled  = "cancelled"
@@ -46,6 +48,11 @@ const (
 //	check       name, passed, exitCode, seconds, output (one check on the
 //	            proposal; terminal events carry checks: [{name, passed}],
 //	            the latest result of each)
+//	problems    uri, introduced (problems this change introduced), items
+//	            (those problems: range in the proposed text, severity,
+//	            message, source), outstanding (problems the run's proposal
+//	            for the file brings in all); finished carries problems: the
+//	            number the run introduced and left (with a language server)
 //
 // A sub-agent started by the task tool sends its own started, text,
 // toolCall, toolResult and terminal events with its own runId and seq and
@@ -88,6 +95,14 @@ type RunEvent struct {
 	// Checks on the terminal events: the latest result of every check
 	// that ran; absent when none did.
 	Checks []CheckState `json:"checks,omitzero"`
+	// Problems events: how many problems one change introduced, those
+	// problems, and how many the run's proposal for the file brings.
+	Introduced  *int           `json:"introduced,omitzero"`
+	Items       []core.Problem `json:"items,omitzero"`
+	Outstanding *int           `json:"outstanding,omitzero"`
+	// Problems (finished) counts the problems the run introduced that the
+	// language server still reported at the end; absent without one.
+	Problems *int `json:"problems,omitzero"`
 	// ParentRunID marks the events of a sub-agent (the task tool): RunID
 	// and Seq are then the sub-agent's own.
 	ParentRunID string `json:"parentRunId,omitempty"`
@@ -192,8 +207,14 @@ func (e *eventStream) fromAgent(ev agent.Event) (out RunEvent, held bool) {
 		if c := ev.Check; c != nil {
 			out.Name, out.Passed, out.ExitCode, out.Seconds, out.Output = c.Name, core.Ptr(c.Passed), core.Ptr(c.ExitCode), core.Ptr(c.Seconds), core.Ptr(c.Output)
 		}
+	case agent.EventProblems:
+		fp := ev.Problems
+		enc := e.s.core.Session().Encoding
+		out.URI = string(uri.File(ev.Path))
+		out.Introduced, out.Outstanding = core.Ptr(fp.Introduced), core.Ptr(len(fp.Outstanding))
+		out.Items = core.Problems(fp.Items, fp.Text, enc)
 	case agent.EventFinished:
-		out.Text, out.Usage, out.CostUSD = core.Ptr(ev.Text), core.Ptr(ev.Usage), ev.CostUSD
+		out.Text, out.Usage, out.CostUSD, out.Problems = core.Ptr(ev.Text), core.Ptr(ev.Usage), ev.CostUSD, ev.Outstanding
 		held = true
 	case agent.EventFailed:
 		out.Error, out.Usage, out.CostUSD = ev.Summary, core.Ptr(ev.Usage), ev.CostUSD

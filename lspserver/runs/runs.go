@@ -65,6 +65,7 @@ type Runs struct {
 
 	editor editorToolsState // the editor's own tools (editortools.go)
 
+	lang  langState     // the workspace's language servers (lang.go)
 	sess  sessionsState // conversations and their persistence (sessions.go)
 	plans planBook      // finished plans awaiting approval (plan.go)
 	hist  histIndex     // runs whose landed changes can be reverted (history_index.go)
@@ -81,6 +82,9 @@ type Review interface {
 	Drop(runID, path string)
 	// ForgetRun is called when a run ends; its pending hunks stay.
 	ForgetRun(runID string)
+	// Problems records what the language server found in runID's
+	// proposal for fp.Path (agentls/proposals lists fp.Outstanding).
+	Problems(runID string, fp tools.FileProblems)
 	// Pending is every proposal in review.
 	Pending() []proposal.Proposal
 	// CodeActions are review's accept/reject actions for the hunks
@@ -197,6 +201,9 @@ func (rs *Runs) onEvent(ctx context.Context, r *run, ev agent.Event) {
 		}
 		return
 	}
+	if ev.Kind == agent.EventProblems && ev.ParentRunID == "" {
+		rs.review.Problems(r.id, ev.Problems)
+	}
 	r.events.agentEvent(ev, r.mode)
 	switch {
 	case ev.ParentRunID != "":
@@ -307,7 +314,10 @@ func endMessage(id string, out agent.Outcome, note string) (string, protocol.Mes
 	if note != "" {
 		suffix += "; " + note
 	}
-	if out.Status == agent.StatusFinished && !checksPassed(out.Checks) {
+	if out.Problems > 0 {
+		suffix += fmt.Sprintf("; introduces %s (language server)", plural(out.Problems, "problem"))
+	}
+	if out.Status == agent.StatusFinished && (!checksPassed(out.Checks) || out.Problems > 0) {
 		msg, _ := endMessage(id, agent.Outcome{Status: out.Status, Answer: out.Answer}, "")
 		return msg + suffix, protocol.MessageTypeWarning
 	}

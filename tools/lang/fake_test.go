@@ -33,6 +33,9 @@ func TestEditReportsIntroducedProblems(t *testing.T) {
 	if n := s.run.Outstanding(); n != 1 {
 		t.Fatalf("outstanding = %d, want 1 (the problem the run added)", n)
 	}
+	if fp := res.Problems[0]; fp.Introduced != 0 || len(fp.Outstanding) != 1 || fp.Outstanding[0].Range.Start.Line != 3 {
+		t.Fatalf("problems of the second edit: %+v (the first edit's problem is outstanding, now on line 4)", fp)
+	}
 	res = s.mustCall(t, "edit_file", fmtArgs("path", "main.fake", "old_string", "x := undefinedThing", "new_string", "x := 2"))
 	if lastLine(res.Text) != "no new problems" {
 		t.Fatalf("fix result:\n%s", res.Text)

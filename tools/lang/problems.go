@@ -72,29 +72,40 @@ func (r *Run) Diagnose(ctx context.Context, _ *tools.Env, changes []tools.FileCh
 	return rep
 }
 
-// found is one file's introduced problems, positions in enc over text.
+// found is one file's introduced problems, positions in enc over text:
+// by the change, and by the run so far (outstanding).
 type found struct {
-	path       string
-	text       string
-	enc        text.Encoding
-	introduced []diag
+	path        string
+	text        string
+	enc         text.Encoding
+	introduced  []diag
+	outstanding []diag
+	// changed: the outstanding count differs from the file's previous
+	// check (a change elsewhere fixed or broke it).
+	changed bool
 }
 
 // event converts f for the problems event: byte positions over the text.
 func (f found) event(env *tools.Env) tools.FileProblems {
-	fp := tools.FileProblems{Path: f.path, Introduced: len(f.introduced), Text: f.text}
 	ix := text.NewIndex(f.text)
-	for i, d := range f.introduced {
+	return tools.FileProblems{Path: f.path, Introduced: len(f.introduced), Text: f.text,
+		Items: problems(ix, f.introduced, f.enc), Outstanding: problems(ix, f.outstanding, f.enc)}
+}
+
+// problems converts ds (at most maxEventItems) to byte positions over ix.
+func problems(ix *text.Index, ds []diag, enc text.Encoding) []tools.Problem {
+	var out []tools.Problem
+	for i, d := range ds {
 		if i == maxEventItems {
 			break
 		}
-		fp.Items = append(fp.Items, tools.Problem{
-			Range:    byteRange(ix, d, f.enc),
+		out = append(out, tools.Problem{
+			Range:    byteRange(ix, d, enc),
 			Severity: severityName(d.sev()),
 			Message:  d.message, Source: d.source, Code: d.code,
 		})
 	}
-	return fp
+	return out
 }
 
 // byteRange converts d's range to UTF-8 columns over ix's text.
@@ -338,7 +349,7 @@ func (r *Run) otherIntroduced(ctx context.Context, c *client, pull bool, skip []
 			txt = t
 		}
 		f := r.record(p, c.enc, prev.diags, txt, after[p], txt)
-		if len(f.introduced) > 0 {
+		if len(f.introduced) > 0 || f.changed {
 			out = append(out, f)
 		}
 	}
@@ -356,8 +367,13 @@ func (r *Run) record(path string, enc text.Encoding, before []diag, beforeText s
 		r.files[path] = st
 	}
 	st.latest, st.latestText, st.enc, st.checkedOnce = after, afterText, enc, true
+	f := found{path: path, text: afterText, enc: enc,
+		introduced:  introduced(before, beforeText, after, afterText),
+		outstanding: introduced(st.baseline, st.baseText, after, afterText)}
+	f.changed = len(f.outstanding) != st.outstanding
+	st.outstanding = len(f.outstanding)
 	r.mu.Unlock()
-	return found{path: path, text: afterText, enc: enc, introduced: introduced(before, beforeText, after, afterText)}
+	return f
 }
 
 // Outstanding counts the problems the run introduced that were still there

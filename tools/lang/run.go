@@ -34,6 +34,7 @@ type fileState struct {
 	baseText, latestText     string
 	enc                      text.Encoding
 	hasBaseline, checkedOnce bool
+	outstanding              int // at the last check
 }
 
 // NewRun returns env's run over the servers that serve files in the
