@@ -344,13 +344,17 @@ func TestRunLog(t *testing.T) {
 		"  ✗ edit_file old_string not found",
 		"  ✎ proposal for a.go",
 		"[r2] started: second",
+		"  Σ turn 1: 1,200 tokens in (200 cached) / 30 out · $0.0021",
 		"[r1] finished",
 		"  Added the greeting.",
 		"  Done.",
+		"  ↳ 1,200 tokens in (200 cached) / 30 out · $0.0021 · :AgentReport r1 · :AgentRevert r1",
 		"[r2] failed: model: 401 invalid_api_key",
+		"  ↳ :AgentReport r2",
 		"[r4] started: streams",
 		"  │ All done.",
 		"[r4] finished", // the streamed answer is not repeated
+		"  ↳ :AgentReport r4",
 		"[r3] started: third",
 		"[r3] server exited (code 2, signal 0)",
 	}

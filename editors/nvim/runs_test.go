@@ -3,6 +3,7 @@ package nvim_test
 import (
 	"encoding/json"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -85,8 +86,10 @@ func TestRunApply(t *testing.T) {
 			t.Errorf("run log lacks %q:\n%s", want, joined)
 		}
 	}
-	if got := r.str(t, "status_line"); got != "" {
-		t.Errorf("status() after the run = %q, want empty", got)
+	// The statusline component keeps the last run's tokens (no cost: no
+	// model.pricing in this test).
+	if got := r.str(t, "status_line"); !regexp.MustCompile(`^agent: last run \d+(\.\d)?k? tok$`).MatchString(got) {
+		t.Errorf("status() after the run = %q, want the run's tokens", got)
 	}
 	if !strings.Contains(lastUserPrompts(srv), "change the greeting") {
 		t.Errorf("the model never saw the prompt; user messages:\n%s", lastUserPrompts(srv))
@@ -268,9 +271,16 @@ func TestRunShowsPlan(t *testing.T) {
 	}
 	var statuses []string
 	r.fact(t, "statuses", &statuses)
+	// The plan item, then the tokens used so far.
 	want := []string{"agent: 1 running · 1/2 · find the greeting", "agent: 1 running · 2/2 · report it"}
-	if strings.Join(statuses, "|") != strings.Join(want, "|") {
-		t.Errorf("statusline during the run = %q, want %q", statuses, want)
+	tokens := regexp.MustCompile(` · \d+(\.\d)?k? tok$`)
+	if len(statuses) != len(want) {
+		t.Errorf("statusline during the run = %q, want %q with the tokens", statuses, want)
+	}
+	for i := range min(len(statuses), len(want)) {
+		if !strings.HasPrefix(statuses[i], want[i]+" · ") || !tokens.MatchString(statuses[i]) {
+			t.Errorf("statusline %q, want %q then the tokens", statuses[i], want[i])
+		}
 	}
 	var runs int
 	r.fact(t, "runs", &runs)

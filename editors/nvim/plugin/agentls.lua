@@ -28,3 +28,7 @@ define("AgentReject", "review", "reject_command", { nargs = "*", complete = scop
 define("AgentNextHunk", "review", "next_hunk", { nargs = 0, desc = "agentls: jump to the next proposed hunk" })
 define("AgentExplain", "review", "explain", { nargs = 0, desc = "agentls: explain the hunk under the cursor (why it is conflicted, what it changes)" })
 define("AgentPrevHunk", "review", "prev_hunk", { nargs = 0, desc = "agentls: jump to the previous proposed hunk" })
+define("AgentRevert", "history", "revert_command", { nargs = "?", complete = function(lead) return require("agentls.history").complete_runs(lead) end, desc = "agentls: revert a run's accepted or applied changes (default: the latest run with changes)" })
+define("AgentReport", "history", "report_command", { nargs = "*", complete = function(lead) return require("agentls.history").complete_runs(lead) end, desc = "agentls: open a run's report (default: the latest run); :AgentReport session [id] for a session" })
+define("AgentModel", "history", "model_command", { nargs = "?", complete = function(lead) return require("agentls.history").complete_models(lead) end, desc = "agentls: choose the model of the next runs (no name: pick from the server's list)" })
+define("AgentRuns", "history", "runs_command", { nargs = 0, desc = "agentls: list runs and sessions with their tokens and cost (revert, report, follow up)" })

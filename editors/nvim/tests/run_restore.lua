@@ -26,7 +26,15 @@ H.run(function()
     return #preview.hunks(bufnr2) == 2
   end)
   H.fact("restored_hunks", #preview.hunks(bufnr2))
-  vim.cmd("AgentAccept all")
+  -- The accept's answer, not just its edit: the server tells the session
+  -- before it answers, and the follow-up below must come after that.
+  local answered = false
+  require("agentls.review").accept("all", function()
+    answered = true
+  end)
+  H.wait("the accept's answer", function()
+    return answered
+  end)
   H.wait("both changes in the buffer", function()
     local text = H.lines(bufnr2)
     return text:find('"HELLO"', 1, true) ~= nil and text:find('"BYE"', 1, true) ~= nil

@@ -23,7 +23,10 @@ H.run(function()
   H.fact("status_running", run.status())
   run.on_event(cid, { runId = "r2", seq = 1, kind = "started", text = "second" })
   H.fact("status_two", run.status())
-  run.on_event(cid, { runId = "r1", seq = 9, kind = "finished", text = "Added the greeting.\nDone.", usage = { totalTokens = 10 } })
+  run.on_event(cid, { runId = "r1", seq = 9, kind = "usage", turn = 1, promptTokens = 1200, completionTokens = 30,
+    cachedTokens = 200, costUSD = 0.0021 })
+  run.on_event(cid, { runId = "r1", seq = 10, kind = "finished", text = "Added the greeting.\nDone.", costUSD = 0.0021,
+    usage = { promptTokens = 1200, completionTokens = 30, totalTokens = 1230, cachedTokens = 200 } })
   run.on_event(cid, { runId = "r2", seq = 2, kind = "failed", error = "model: 401 invalid_api_key" })
   H.fact("status_done", run.status())
   local states = {}

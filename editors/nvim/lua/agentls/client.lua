@@ -95,13 +95,29 @@ function M.find_root(bufnr, cfg)
   return dir
 end
 
+-- Closes the current undo block of buffer `bufnr`, so that the next change
+-- starts one of its own: setting 'undolevels', even to its own value,
+-- syncs undo (see :help 'undolevels'). An edit applied from a callback
+-- would otherwise join the block of whatever changed the buffer before.
+local function break_undo(bufnr)
+  vim.api.nvim_buf_call(bufnr, function()
+    vim.bo[bufnr].undolevels = vim.bo[bufnr].undolevels
+  end)
+end
+
 -- Neovim's workspace/applyEdit handler silently skips (and reports as
 -- applied) a versioned edit for a buffer that changed since that version.
 -- Answer applied=false instead, so the server keeps the proposal pending
--- with a reason rather than believing it landed.
+-- with a reason rather than believing it landed. Each buffer the edit
+-- changes gets it as one undo step of its own (an accept, a revert), so
+-- `u` takes back exactly that.
 local function apply_edit(err, params, ctx, config)
   local util = vim.lsp.util
+  local loaded, deleted = {}, {}
   for _, change in ipairs((params and params.edit and params.edit.documentChanges) or {}) do
+    if change.kind == "delete" and type(change.uri) == "string" then
+      table.insert(deleted, vim.uri_to_fname(change.uri))
+    end
     local doc = change.textDocument
     if doc and type(doc.version) == "number" then
       local bufnr = vim.fn.bufnr(vim.uri_to_fname(doc.uri))
@@ -114,8 +130,34 @@ local function apply_edit(err, params, ctx, config)
         end
       end
     end
+    if doc and doc.uri then
+      local bufnr = vim.fn.bufnr(vim.uri_to_fname(doc.uri))
+      if bufnr > 0 and vim.api.nvim_buf_is_loaded(bufnr) then
+        table.insert(loaded, bufnr)
+      end
+    end
   end
-  return vim.lsp.handlers["workspace/applyEdit"](err, params, ctx, config)
+  for _, bufnr in ipairs(loaded) do
+    break_undo(bufnr)
+  end
+  local res = vim.lsp.handlers["workspace/applyEdit"](err, params, ctx, config)
+  for _, bufnr in ipairs(loaded) do
+    if vim.api.nvim_buf_is_valid(bufnr) and vim.api.nvim_buf_is_loaded(bufnr) then
+      break_undo(bufnr)
+    end
+  end
+  -- A DeleteFile (a revert taking back a file the run created) of a file
+  -- that exists only in its buffer (Neovim's CreateFile with
+  -- ignoreIfExists makes no file) leaves that buffer behind, holding the
+  -- run's text: it goes too, as it would with the file. The server sends
+  -- it only when the text is still exactly the run's.
+  for _, fname in ipairs(deleted) do
+    local bufnr = vim.fn.bufnr(fname)
+    if bufnr > 0 and vim.api.nvim_buf_is_valid(bufnr) and not uv.fs_stat(fname) then
+      pcall(vim.api.nvim_buf_delete, bufnr, { force = true })
+    end
+  end
+  return res
 end
 
 local handlers = {
@@ -140,6 +182,11 @@ local handlers = {
   ["window/showMessage"] = function(...)
     return require("agentls.progress").show_message(...)
   end,
+  -- Run reports (agentls.openReport) open with the system's opener, once,
+  -- on every Neovim version (history.lua).
+  ["window/showDocument"] = function(...)
+    return require("agentls.history").show_document(...)
+  end,
 }
 
 local function capabilities()
@@ -155,6 +202,10 @@ local function capabilities()
   -- Plans and long answers open in the plugin's own window (run.lua), so
   -- the server need not show them with window/showDocument.
   caps.experimental.agentls = { elicitationForms = true, answerViews = true }
+  -- window/showDocument is answered by the plugin (history.lua), also on
+  -- Neovim versions whose own client does not.
+  caps.window = caps.window or {}
+  caps.window.showDocument = { support = true }
   return caps
 end
 
@@ -173,6 +224,10 @@ local function set_keymaps(bufnr, keymaps)
     prev_hunk = { "n", function() require("agentls.review").prev_hunk() end },
     cancel = { "n", function() require("agentls.run").cancel() end },
     log = { "n", function() require("agentls.run").open_log() end },
+    revert = { "n", function() require("agentls.history").revert() end },
+    report = { "n", function() require("agentls.history").report() end },
+    model = { "n", function() require("agentls.history").pick_model() end },
+    runs = { "n", function() require("agentls.history").runs_command() end },
   }
   for name, lhs in pairs(keymaps) do
     local action = actions[name]

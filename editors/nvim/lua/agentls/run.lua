@@ -4,13 +4,16 @@
 local client_mod = require("agentls.client")
 local log = require("agentls.log")
 local position = require("agentls.position")
+local usage = require("agentls.usage")
 
 local M = {}
 
 -- Runs by key "<client id>:<run id>": { client_id, id, prompt, status,
 -- seq (last event's), tools (calls so far), text (unflushed fragments),
 -- streamed (text flushed just before the current event), result, error,
--- checks (the end event's { {name, passed} }) }.
+-- checks (the end event's { {name, passed} }), usage (usage.lua's tally,
+-- then the run's totals), files (URIs the run proposed or applied changes
+-- to), model (the one this editor sent) }.
 -- Status is "running", "finished", "failed" or "cancelled".
 local runs = {}
 local order = {} -- run keys, oldest first
@@ -40,6 +43,7 @@ function M.log_buffer()
   vim.api.nvim_buf_set_name(log_buf, "agentls://runs")
   vim.bo[log_buf].filetype = "agentls-log"
   vim.bo[log_buf].modifiable = false
+  require("agentls.history").log_keymaps(log_buf)
   return log_buf
 end
 
@@ -59,6 +63,23 @@ local function append(lines)
       vim.api.nvim_win_set_cursor(win, { vim.api.nvim_buf_line_count(buf), 0 })
     end
   end
+end
+
+--- Appends `lines` to the run log.
+M.append = append
+
+-- The line after a run's end: its tokens and cost, and where to go next.
+local function end_line(r)
+  local parts = {}
+  local u = usage.line(r.usage)
+  if u ~= "" then
+    table.insert(parts, u)
+  end
+  table.insert(parts, ":AgentReport " .. tostring(r.id))
+  if r.files and #r.files > 0 then
+    table.insert(parts, ":AgentRevert " .. tostring(r.id))
+  end
+  return "  ↳ " .. table.concat(parts, " · ")
 end
 
 -- Streamed text arrives in fragments; it is written out line by line.
@@ -232,8 +253,11 @@ function M.on_event(client_id, ev)
   end
   if ev.parentRunId then
     -- Sub-agent events go into the parent's log; they are not runs of
-    -- their own (status() and :AgentCancel act on the parent).
-    if ev.kind ~= "text" then
+    -- their own (status() and :AgentCancel act on the parent), and their
+    -- model calls count in the parent's tokens.
+    if ev.kind == "usage" then
+      usage.add(get_run(client_id, ev.parentRunId), ev)
+    elseif ev.kind ~= "text" then
       local lines = format_event(get_run(client_id, ev.parentRunId), ev)
       if #lines > 0 then
         append(lines)
@@ -252,12 +276,30 @@ function M.on_event(client_id, ev)
     table.insert(r.text, ev.text or "")
     return
   end
-  r.streamed = nil
+  if ev.kind == "usage" then
+    -- The figures of the model call whose text just streamed: the text
+    -- still counts as streamed just before the next event (the answer is
+    -- not repeated when the run finishes).
+    flush_text(r)
+    r.usage_after_text = true
+    usage.add(r, ev)
+    append({ usage.event_line(ev) })
+    return
+  end
+  if not r.usage_after_text then
+    r.streamed = nil
+  end
+  r.usage_after_text = nil
   flush_text(r)
   if ev.kind == "toolCall" and not ev.parentCallId then
     r.tools = r.tools + 1
   elseif ev.kind == "todo" then
     r.todos = ev.todos
+  elseif ev.kind == "proposal" and type(ev.uri) == "string" then
+    r.files = r.files or {}
+    if not vim.tbl_contains(r.files, ev.uri) then
+      table.insert(r.files, ev.uri)
+    end
   elseif ev.kind == "started" then
     r.mode = ev.mode or r.mode
   elseif ev.kind == "finished" or ev.kind == "failed" or ev.kind == "cancelled" then
@@ -265,11 +307,16 @@ function M.on_event(client_id, ev)
     r.result = ev.text
     r.error = ev.error
     r.checks = ev.checks
+    usage.finish(r, ev)
     if ev.kind == "finished" and r.mode == "plan" then
       r.plan_ready = true
     end
   end
   local lines = format_event(r, ev)
+  if ev.kind == "finished" or ev.kind == "failed" or ev.kind == "cancelled" then
+    table.insert(lines, end_line(r))
+    require("agentls.history").session_total(r)
+  end
   if #lines > 0 then
     append(lines)
   end
@@ -323,8 +370,9 @@ function M.run(opts)
     log.notify(vim.log.levels.ERROR, "a prompt is required: :AgentRun {prompt}")
     return false
   end
+  local history = require("agentls.history")
   local arg = { prompt = opts.prompt, uri = vim.uri_from_bufnr(bufnr), range = opts.range, mode = opts.mode,
-    sessionId = opts.session_id }
+    sessionId = opts.session_id, model = opts.model or history.model_for(opts.session_id) }
   return client_mod.execute(client, "agentls.run", arg, function(err, result)
     if err or type(result) ~= "table" or not result.runId then
       local msg = err and (err.message or vim.inspect(err)) or ("unexpected result " .. vim.inspect(result))
@@ -337,14 +385,16 @@ function M.run(opts)
     local r = get_run(client.id, result.runId)
     r.prompt = opts.prompt
     r.session_id = result.sessionId
+    r.model = arg.model or history.session_model(opts.session_id)
+    history.sent(result.sessionId, arg.model)
     if result.sessionId then
       -- The buffer's session, which :AgentFollowup continues.
       pcall(vim.api.nvim_buf_set_var, bufnr, "agentls_session", result.sessionId)
       M.last_session = result.sessionId
     end
     if r.seq == 0 then
-      append({ string.format("[%s] %s%s", result.runId, opts.mode and ("(" .. opts.mode .. ") ") or "",
-        one_line(opts.prompt, 200)) })
+      append({ string.format("[%s] %s%s%s", result.runId, opts.mode and ("(" .. opts.mode .. ") ") or "",
+        arg.model and ("(model " .. arg.model .. ") ") or "", one_line(opts.prompt, 200)) })
     end
     if opts.on_started then
       opts.on_started(result.runId)
@@ -627,23 +677,34 @@ function M.answer_command(args)
   M.show_answer(args and args.args or nil)
 end
 
---- A short string for the statusline: "agent: N running" or "", with the
---- latest running run's plan item when it keeps a plan ("agent: 1 running ·
---- 2/5 · update the tests").
+--- A short string for the statusline: "agent: N running" with the latest
+--- running run's plan item when it keeps a plan and its tokens and cost so
+--- far ("agent: 1 running · 2/5 · update the tests · 3.2k tok · $0.0036");
+--- when nothing runs, the last run's ("agent: last run 3.2k tok ·
+--- $0.0036"); "" before any run used tokens.
 function M.status()
-  local running, plan = 0, ""
+  local running, plan, current, last = 0, "", nil, nil
   for _, k in ipairs(order) do
-    if runs[k].status == "running" then
+    local r = runs[k]
+    if r.status == "running" then
       running = running + 1
-      plan = M.plan_progress(runs[k].todos)
+      plan = M.plan_progress(r.todos)
+      current = r
+    else
+      last = r
     end
   end
   if running == 0 then
-    return ""
+    local part = usage.status_part(last)
+    return part ~= "" and ("agent: last run " .. part) or ""
   end
   local s = string.format("agent: %d running", running)
   if plan ~= "" then
     s = s .. " · " .. plan
+  end
+  local part = usage.status_part(current)
+  if part ~= "" then
+    s = s .. " · " .. part
   end
   return s
 end
