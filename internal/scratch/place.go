@@ -10,6 +10,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/agentls/agentls/internal/atomicfile"
 )
 
 // sig is a stat signature: enough to notice that a command replaced,
@@ -60,26 +62,13 @@ func (c *Copy) writeText(rel, text string) error {
 	} else if fi, err := os.Lstat(filepath.Join(c.folder, rel)); err == nil && fi.Mode().IsRegular() {
 		perm = fi.Mode().Perm()
 	}
-	tmp, err := os.CreateTemp(filepath.Dir(dst), ".agentls-*")
-	if err != nil {
-		return err
+	// The one way agentls replaces a file (a temporary file renamed over
+	// it: a symlink a command left there is replaced, never followed).
+	if err := atomicfile.WriteFile(dst, []byte(text), perm); err != nil {
+		return fmt.Errorf("scratch copy: %w", err)
 	}
-	_, err = tmp.WriteString(text)
-	if err == nil {
-		err = tmp.Chmod(perm)
-	}
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = c.newerThan(rel, tmp.Name(), prev)
-	}
-	if err == nil {
-		err = os.Rename(tmp.Name(), dst) // replaces a file or a symlink itself, never what it points to
-	}
-	if err != nil {
-		os.Remove(tmp.Name())
-		return fmt.Errorf("write %s in the scratch copy: %w", rel, err)
+	if err := c.newerThan(rel, dst, prev); err != nil {
+		return fmt.Errorf("scratch copy: %w", err)
 	}
 	e := entry{kind: kindText, text: text}
 	if fi, err := os.Lstat(dst); err == nil {
