@@ -20,6 +20,7 @@ import (
 // exactly, before anything is accepted (eglot shows no code lenses, so
 // this is what its users see); hover must hold the diff; accepting through
 // eglot's code actions must change the buffer and clear the diagnostic.
+// The run has a check, which eglot users see in the end message.
 func TestEglotPreview(t *testing.T) {
 	emacs := emacs30(t)
 	bin := lsptest.BuildBinary(t)
@@ -65,6 +66,7 @@ func TestEglotPreview(t *testing.T) {
 	for _, want := range []string{
 		"eglot: managed by agentls",
 		"run: finished",
+		"; checks passed (notes); 1 changed file pending review",
 		"flymake: line 2 eglot-note: agentls [proposal]: Agent proposes replacing 1 line with 2:\n-   say hi\n+   say goodbye\n+   politely",
 		"hover: diff",
 		"Agent: Accept change",

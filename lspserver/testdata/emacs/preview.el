@@ -50,6 +50,12 @@
          (flymake-diagnostics))
         (lambda (a b) (< (flymake-diagnostic-beg a) (flymake-diagnostic-beg b)))))
 
+(defvar agentls-end-message nil)
+(cl-defmethod eglot-handle-notification :before
+  (_server (_method (eql window/showMessage)) &key message &allow-other-keys)
+  (when (string-prefix-p "Agent run " message)
+    (setq agentls-end-message message)))
+
 (defvar agentls-run-end nil)
 (cl-defmethod eglot-handle-notification
   (_server (_method (eql agentls/runEvent)) &key kind &allow-other-keys)
@@ -62,7 +68,8 @@
          (url (getenv "AGENTLS_MODEL_URL")))
     (setq eglot-server-programs
           `((text-mode . (,bin "serve" :initializationOptions
-                               (:model (:baseURL ,url :name "test-model") :mode "preview")))))
+                               (:model (:baseURL ,url :name "test-model") :mode "preview"
+                                :checks [(:name "notes" :command "grep -q goodbye notes.txt")])))))
     (setq eglot-sync-connect t eglot-events-buffer-config '(:size 0))
     (find-file file)
     (text-mode)
@@ -78,6 +85,9 @@
                          :arguments [(:prompt "Say goodbye." :uri ,uri)]))
       (agentls-wait "the run" (lambda () agentls-run-end))
       (agentls-log "run: %s" agentls-run-end)
+      ;; The end message is all a plugin-less client hears of the checks.
+      (agentls-wait "the end message" (lambda () agentls-end-message))
+      (agentls-log "end message: %s" agentls-end-message)
       ;; 2. Before deciding: flymake shows the change.
       (agentls-wait "flymake diagnostics" (lambda () (agentls-diags)))
       (dolist (d (agentls-diags))
