@@ -6,12 +6,12 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
+
+	"github.com/agentls/agentls/internal/testwait"
 )
 
 // fakeApprover answers with fixed decisions and records the requests.
@@ -127,7 +127,7 @@ func TestRunCommandBehaviour(t *testing.T) {
 	if time.Since(start) > 30*time.Second {
 		t.Fatalf("timeout not enforced: %v", time.Since(start))
 	}
-	assertDead(t, pidFile)
+	testwait.ProcessGone(t, pidFile)
 
 	// Cancelling the run's context stops the command and is a Go error.
 	ctx, cancel := context.WithCancel(context.Background())
@@ -136,50 +136,12 @@ func TestRunCommandBehaviour(t *testing.T) {
 		_, err := runCmd(t, ctx, env, map[string]any{"command": "sleep 60 & echo $! > child2.pid; wait"})
 		done <- err
 	}()
-	waitForFile(t, filepath.Join(root, "child2.pid"))
+	testwait.File(t, filepath.Join(root, "child2.pid"))
 	cancel()
 	if err := <-done; !errors.Is(err, context.Canceled) {
 		t.Fatalf("cancel: %v", err)
 	}
-	assertDead(t, filepath.Join(root, "child2.pid"))
-}
-
-// waitForFile polls for a file the command writes (the command's own
-// signal that it started; no fixed sleeps).
-func waitForFile(t *testing.T, path string) {
-	t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
-	for time.Now().Before(deadline) {
-		if b, err := os.ReadFile(path); err == nil && strings.HasSuffix(string(b), "\n") {
-			return
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
-	t.Fatalf("%s never appeared", path)
-}
-
-// assertDead checks that the pid in file is gone (or a zombie being reaped).
-func assertDead(t *testing.T, file string) {
-	t.Helper()
-	b, err := os.ReadFile(file)
-	if err != nil {
-		t.Fatal(err)
-	}
-	pid, err := strconv.Atoi(strings.TrimSpace(string(b)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	deadline := time.Now().Add(10 * time.Second)
-	for time.Now().Before(deadline) {
-		if err := syscall.Kill(pid, 0); err != nil {
-			return
-		}
-		if st, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat"); err == nil && strings.Contains(string(st), ") Z ") {
-			return // killed, waiting for its parent to reap it
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
-	t.Fatalf("child %d survived", pid)
+	testwait.ProcessGone(t, filepath.Join(root, "child2.pid"))
 }
 
 // The shell gets the same environment allowlist as MCP servers: the
