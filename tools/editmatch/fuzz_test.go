@@ -32,6 +32,7 @@ func FuzzEditLadder(f *testing.F) {
 	f.Add("a\r\nb\r\n", "a\nb", "c", false)
 	f.Add("\tif x {\n\t\ty()\n\t}\n", "if x {\n\ty()\n}", "z", false)
 	f.Add("foo foo", "foo", "bar", true)
+	f.Add(mixedGo, "\tfor _, c := range s {\n    \tif c < '0' || c > '9' {", "\tfor _, c := range s {\n    \tif c < '1' {", false)
 	f.Fuzz(func(t *testing.T, text, old, new string, all bool) {
 		out, err := Apply(text, Edit{Old: old, New: new, ReplaceAll: all})
 		if err != nil {

@@ -29,7 +29,9 @@ const (
 	// MatchIndentMap accepts indentation written with other characters or
 	// another step (4 spaces where the file has 1 tab, 2 spaces where it
 	// has 4), with the mapping inferred from the matched lines themselves
-	// (remap.go); new_string is re-indented with it.
+	// (remap.go); new_string is re-indented with it. Lines that mix both
+	// characters (some of a line's tabs written as 4 spaces) are read
+	// through one mapping per indentation unit (inferMixed).
 	MatchIndentMap
 	// MatchTypography accepts typographic characters (curly quotes,
 	// dashes, non-breaking spaces) and inner whitespace written

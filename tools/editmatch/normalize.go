@@ -274,10 +274,12 @@ func keepFileChars(span, old, nw string) string {
 			i++
 		default:
 			// Pair the inserted line with the first removed line it shares
-			// most of its text with (an edited line); else it is new.
+			// most of its text with (an edited line); else it is new. The
+			// indentation does not count: an added line at the same depth
+			// shares it with every removed line.
 			paired := false
 			for x, k := range delO {
-				if shared(o[k], n[j])*2 >= len(o[k]) {
+				if oc := strings.TrimLeft(o[k], " \t"); shared(oc, strings.TrimLeft(n[j], " \t"))*2 >= len(oc) && oc != "" {
 					out = append(out, mergeLine(f[k], o[k], n[j]))
 					delO = delO[x+1:]
 					paired = true

@@ -78,13 +78,15 @@ const (
 	rkInnerSpace           // aligned runs of spaces written as one space
 	rkMidLineAdd           // a one-line old_string after the indentation, adding lines
 	rkRelative             // a nested block written from column 0 (Go: and with spaces)
+	rkMixedTabs            // Go: some of some lines' leading tabs written as 4 spaces
+	rkMixedSpaces          // Python: some of some lines' 4-space steps written as a tab
 	rkAmbiguous            // the text occurs at several places; drifted old_string
 	rkNearMiss             // one identifier misremembered
 	rkDecoy                // misremembered, and a nearer decoy inserted close by
 	rkKinds
 )
 
-var rkNames = [...]string{"tabs→4 spaces (Go)", "tabs→2 spaces (Go)", "4→2 spaces (Py)", "spaces→tabs (Py)", "typographic quotes", "inner whitespace", "mid-line add", "block from column 0", "ambiguous", "near-miss", "nearer decoy"}
+var rkNames = [...]string{"tabs→4 spaces (Go)", "tabs→2 spaces (Go)", "4→2 spaces (Py)", "spaces→tabs (Py)", "typographic quotes", "inner whitespace", "mid-line add", "block from column 0", "mixed tabs/spaces (Go)", "mixed spaces/tabs (Py)", "ambiguous", "near-miss", "nearer decoy"}
 
 func rkBenign(k int) bool { return k < rkAmbiguous }
 
@@ -149,8 +151,8 @@ func looseUnique(f corpusFile, a, k int, startMid bool) bool {
 // genReal draws one case of kind from f; ok is false when the random
 // region does not suit the kind.
 func genReal(r *rand.Rand, f corpusFile, kind int) (rcase, bool) {
-	if (kind == rkTabsAsSpaces || kind == rkTabsAs2Spaces) && f.lang != "go" ||
-		(kind == rkHalfIndent || kind == rkSpacesAsTabs) && f.lang != "python" {
+	if (kind == rkTabsAsSpaces || kind == rkTabsAs2Spaces || kind == rkMixedTabs) && f.lang != "go" ||
+		(kind == rkHalfIndent || kind == rkSpacesAsTabs || kind == rkMixedSpaces) && f.lang != "python" {
 		return rcase{}, false
 	}
 	k := 1 + r.IntN(4)
@@ -251,6 +253,47 @@ func genReal(r *rand.Rand, f corpusFile, kind int) (rcase, bool) {
 			// takes. Only text that shows its 2-space step is this drift.
 			return rcase{}, false
 		}
+	case rkMixedTabs, rkMixedSpaces:
+		// The model writes some of the indentation units of some lines
+		// the other way (a tab as 4 spaces, or 4 spaces as a tab), at
+		// random places in the indentation: mixed lines under one
+		// consistent mapping.
+		from, to := "\t", "    "
+		if kind == rkMixedSpaces {
+			from, to = "    ", "\t"
+		}
+		drift := func(s string, skipFirst bool) (string, bool) {
+			parts := strings.Split(s, "\n")
+			changed := false
+			for i, p := range parts {
+				if (i == 0 && skipFirst) || strings.TrimSpace(p) == "" || r.IntN(2) == 0 {
+					continue
+				}
+				ind, rest := splitIndent(p)
+				units := strings.Count(ind, from)
+				if units == 0 || strings.ReplaceAll(ind, from, "") != "" {
+					continue
+				}
+				var b strings.Builder
+				for u := range units {
+					_ = u
+					if r.IntN(2) == 0 {
+						b.WriteString(to)
+						changed = true
+					} else {
+						b.WriteString(from)
+					}
+				}
+				parts[i] = b.String() + rest
+			}
+			return strings.Join(parts, "\n"), changed
+		}
+		var changed bool
+		c.old, changed = drift(oldTrue, startMid)
+		c.new, _ = drift(newTrue, startMid)
+		if !changed || !benignOK() {
+			return rcase{}, false
+		}
 	case rkQuotes:
 		curl := func(s string) string {
 			q := 0
@@ -331,11 +374,23 @@ func genReal(r *rand.Rand, f corpusFile, kind int) (rcase, bool) {
 		if windowsLike(f, a, k, startMid, exact) < 2 {
 			return rcase{}, false // not the same text at another place
 		}
+		// Every unit converted, or (every other case) only some units of
+		// some lines: mixed indentation must stay ambiguous too.
+		partial := r.IntN(2) == 0
 		conv := func(ind string) (string, bool) {
-			if f.lang == "go" {
-				return strings.ReplaceAll(ind, "\t", "    "), true
+			from, to := "\t", "    "
+			if f.lang != "go" {
+				from, to = "    ", "\t"
 			}
-			return strings.ReplaceAll(ind, "    ", "\t"), true
+			if !partial {
+				return strings.ReplaceAll(ind, from, to), true
+			}
+			n := strings.Count(ind, from)
+			if n == 0 || strings.ReplaceAll(ind, from, "") != "" {
+				return ind, true
+			}
+			k := r.IntN(n + 1)
+			return strings.Repeat(to, k) + strings.Repeat(from, n-k), true
 		}
 		c.old, _ = convertIndent(oldTrue, startMid, conv)
 		c.new, _ = convertIndent(newTrue, startMid, conv)

@@ -25,6 +25,14 @@ type indentMap struct {
 	num, den int  // ratio of widths, reduced, both > 0
 	off      int  // file units added after scaling (may be negative)
 	unit     int  // old_string's indentation step, for the description
+
+	// mix > 0 is the mixed mapping (inferMixed): old_string writes each
+	// indentation unit either as the file does or as the other character,
+	// line by line and even within a line. With file tabs, an old tab is
+	// one tab and mix old spaces are one tab; with file spaces, an old
+	// space is one space and an old tab is mix spaces. oc, num, den and off
+	// are unused then.
+	mix int
 }
 
 // indentPair is one matched line's indentation on each side.
@@ -47,7 +55,12 @@ func pureIndent(s string) (byte, bool) {
 
 // inferIndentMap finds the mapping the pairs imply, or ok=false when there
 // is none, or when an earlier rung (same character, same step) covers it.
+// When old_string mixes tabs and spaces (within a line, or from line to
+// line) the mapping is learned per indentation unit instead (inferMixed).
 func inferIndentMap(pairs []indentPair) (indentMap, bool) {
+	if oldMixes(pairs) {
+		return inferMixed(pairs)
+	}
 	var m indentMap
 	type wp struct{ o, f int }
 	var ws []wp
@@ -129,6 +142,122 @@ func gcd(a, b int) int {
 	return a
 }
 
+// oldMixes reports whether the old side of pairs uses both tabs and
+// spaces, on one line or across lines.
+func oldMixes(pairs []indentPair) bool {
+	tabs, spaces := false, false
+	for _, p := range pairs {
+		tabs = tabs || strings.Contains(p.old, "\t")
+		spaces = spaces || strings.Contains(p.old, " ")
+	}
+	return tabs && spaces
+}
+
+// plausibleUnits are the widths a model writes one indentation unit with
+// in the other character (a tab as 4 spaces, 4 spaces as a tab).
+var plausibleUnits = map[int]bool{2: true, 3: true, 4: true, 8: true}
+
+// inferMixed learns the mixed mapping: the file indents with one
+// character, old_string with both (a model that wrote some of a line's
+// tabs as 4 spaces). Each line gives its count of old tabs t and spaces s
+// and the file's width F; with file tabs, F = t + s/N, with file spaces,
+// F = s + t·N, and every line must give the same whole N, a plausible unit
+// width (2, 3, 4 or 8). With file tabs, each run of spaces must be whole
+// units. Lines with no indentation in the other character must match as
+// they are. No offset: a block moved as well as re-written is two drifts,
+// and is refused.
+func inferMixed(pairs []indentPair) (indentMap, bool) {
+	m := indentMap{}
+	for _, p := range pairs {
+		fc, ok := pureIndent(p.file)
+		if !ok {
+			return m, false
+		}
+		if fc != 0 {
+			if m.fc != 0 && m.fc != fc {
+				return m, false
+			}
+			m.fc = fc
+		}
+	}
+	if m.fc == 0 {
+		return m, false
+	}
+	for _, p := range pairs {
+		t, sp, f := strings.Count(p.old, "\t"), strings.Count(p.old, " "), len(p.file)
+		var other, same int // old units in the other character, and in the file's
+		if m.fc == '\t' {
+			other, same = sp, t
+		} else {
+			other, same = t, sp
+		}
+		if other == 0 {
+			if same != f {
+				return m, false
+			}
+			continue
+		}
+		var n int
+		if m.fc == '\t' {
+			if f <= same || other%(f-same) != 0 {
+				return m, false
+			}
+			n = other / (f - same)
+		} else {
+			if f <= same || (f-same)%other != 0 {
+				return m, false
+			}
+			n = (f - same) / other
+		}
+		if !plausibleUnits[n] || (m.mix != 0 && m.mix != n) {
+			return m, false
+		}
+		m.mix = n
+	}
+	if m.mix == 0 {
+		return m, false
+	}
+	for _, p := range pairs {
+		if c, ok := m.convert(p.old); !ok || c != p.file {
+			return m, false
+		}
+	}
+	return m, true
+}
+
+// unitWidth is N when m maps N old characters to 1 file tab, or 1 old tab
+// to N file spaces, with no offset: the mappings the mixed one extends. 0
+// otherwise.
+func (m indentMap) unitWidth() int {
+	switch {
+	case m.off != 0:
+		return 0
+	case m.oc == ' ' && m.fc == '\t' && m.num == 1 && plausibleUnits[m.den]:
+		return m.den
+	case m.oc == '\t' && m.fc == ' ' && m.den == 1 && plausibleUnits[m.num]:
+		return m.num
+	}
+	return 0
+}
+
+// convertMixed re-indents one line under the mixed mapping.
+func (m indentMap) convertMixed(ind string) (string, bool) {
+	t, sp := strings.Count(ind, "\t"), strings.Count(ind, " ")
+	if t+sp != len(ind) {
+		return "", false
+	}
+	if m.fc == ' ' {
+		return strings.Repeat(" ", sp+t*m.mix), true
+	}
+	// File tabs: every run of spaces must be whole units.
+	for _, run := range strings.Split(ind, "\t") {
+		if len(run)%m.mix != 0 {
+			return "", false
+		}
+	}
+	return strings.Repeat("\t", t+sp/m.mix), true
+}
+
 // apply maps an old width to a file width.
 func (m indentMap) apply(o int) (int, bool) {
 	if (o*m.num)%m.den != 0 {
@@ -140,8 +269,20 @@ func (m indentMap) apply(o int) (int, bool) {
 
 // convert re-indents one line of new_string.
 func (m indentMap) convert(ind string) (string, bool) {
+	if m.mix > 0 {
+		return m.convertMixed(ind)
+	}
 	c, ok := pureIndent(ind)
 	if !ok || (c != 0 && c != m.oc) {
+		// A line written with the file's own character, or mixing both,
+		// under a plain "N of one ↔ 1 of the other" mapping: the mixed
+		// mapping is that mapping extended to such lines (old_string
+		// written all in spaces, new_string with some tabs).
+		if n := m.unitWidth(); n > 0 {
+			mm := m
+			mm.mix = n
+			return mm.convertMixed(ind)
+		}
 		return "", false
 	}
 	f, ok := m.apply(len(ind))
@@ -154,6 +295,13 @@ func (m indentMap) convert(ind string) (string, bool) {
 // String names the equivalence for the model: "4 spaces in old_string ↔
 // 1 tab in the file", with the offset when there is one.
 func (m indentMap) String() string {
+	if m.mix > 0 {
+		units := describeIndent(strings.Repeat(" ", m.mix))
+		if m.fc == '\t' {
+			return "tabs written as tabs or as " + units + " in old_string ↔ 1 tab each in the file"
+		}
+		return units + " written as spaces or as 1 tab in old_string ↔ " + units + " each in the file"
+	}
 	o, f := m.den, m.num
 	if m.den == 1 && m.unit > 1 {
 		o, f = m.unit, m.unit*m.num
@@ -408,7 +556,7 @@ func rescaleShift(lines []fileLine, old []string, nw string, w window) (indentMa
 	case strings.Trim(d, " ") == "":
 		ms, fs := modelStep(old, nw, whole), fileStep(lines)
 		if ms == fs || !plausibleSteps[ms] || !plausibleSteps[fs] {
-			return indentMap{}, false
+			return gridScale(lines, old, nw, w, whole, fs)
 		}
 		g := gcd(fs, ms)
 		// Pure scaling only: the model counts its indentation from column 0.
@@ -430,6 +578,58 @@ func rescaleShift(lines []fileLine, old []string, nw string, w window) (indentMa
 	scaled, err2 := remapLines(nw, m, whole, "")
 	if err1 != nil || err2 != nil || shifted == scaled {
 		return indentMap{}, false // keep the shift (and its refusal)
+	}
+	return m, true
+}
+
+// gridScale settles a shift of spaces that the model's step does not
+// decide (its widths, 6 and 12, fit a 6-space step as well as a 2-space
+// one): when every matched line's file width is the same whole multiple k
+// of its old width, and scaling new_string by k puts all its lines on the
+// file's indentation grid (multiples of its step fs) while shifting it
+// puts one off the grid, the scaling is what the model meant. Otherwise
+// the shift stands.
+func gridScale(lines []fileLine, old []string, nw string, w window, whole bool, fs int) (indentMap, bool) {
+	if !plausibleSteps[fs] {
+		return indentMap{}, false
+	}
+	budget := len(old) + 1
+	_, pairs, ok := windowPairs(lines[w.line:w.line+len(old)], old, &budget)
+	if !ok {
+		return indentMap{}, false
+	}
+	k := 0
+	for _, p := range pairs {
+		if strings.Trim(p.old, " ") != "" || strings.Trim(p.file, " ") != "" || p.old == "" || len(p.file)%len(p.old) != 0 {
+			return indentMap{}, false
+		}
+		if r := len(p.file) / len(p.old); k == 0 || k == r {
+			k = r
+		} else {
+			return indentMap{}, false
+		}
+	}
+	if k < 2 {
+		return indentMap{}, false
+	}
+	m := indentMap{oc: ' ', fc: ' ', num: k, den: 1, unit: fs / gcd(fs, k)}
+	onGrid := func(s string, first bool) bool {
+		for i, l := range strings.Split(s, "\n") {
+			if (i == 0 && !first) || isBlank(l) {
+				continue
+			}
+			if ind, _ := splitIndent(l); len(ind)%fs != 0 {
+				return false
+			}
+		}
+		return true
+	}
+	// As replaceWindows would apply each: the shift re-indents the first
+	// line only when old_string's first line was matched whole.
+	shifted, err1 := shiftLines(nw, w.shift, w.firstWhole)
+	scaled, err2 := remapLines(nw, m, whole, "")
+	if err2 != nil || !onGrid(scaled, whole) || (err1 == nil && onGrid(shifted, w.firstWhole)) {
+		return indentMap{}, false
 	}
 	return m, true
 }
