@@ -552,3 +552,153 @@ func screenshotDir(t *testing.T) string {
 	t.Logf("screenshots in %s", dir)
 	return dir
 }
+
+const calcGo = "package calc\n\nfunc a() int { return 1 }\n\nfunc b() int { return 2 }\n"
+
+const helperBlock = "// helper doubles x.\nfunc helper(x int) int {\n\treturn 2 * x\n}\n\n"
+
+const calcTest = "package calc\n\nimport \"testing\"\n\nfunc TestA(t *testing.T) {\n\tif a() != 1 {\n\t\tt.Fatal(a())\n\t}\n}\n"
+
+// reviewModel: "add a helper" inserts helperBlock before b; "make b
+// loud" changes b's result; "write tests" proposes calc_test.go.
+func reviewModel(req *llmtest.ChatRequest) llmtest.Reply {
+	last := req.LastUser()
+	if strings.Contains(last, "write tests") {
+		if !req.HasToolResult("write") {
+			args, _ := json.Marshal(map[string]string{"path": "calc_test.go", "content": calcTest})
+			return llmtest.ToolCalls(llmtest.Call{ID: "write", Name: "write_file", Args: string(args)})
+		}
+		return llmtest.Text("Wrote calc_test.go.")
+	}
+	oldS, newS := "func b", helperBlock+"func b"
+	if strings.Contains(last, "make b loud") {
+		oldS, newS = "return 2 }", "return 20 }"
+	}
+	if !req.HasToolResult("read") {
+		return llmtest.ToolCalls(llmtest.Call{ID: "read", Name: "read_file", Args: `{"path":"calc.go"}`})
+	}
+	if !req.HasToolResult("edit") {
+		args, _ := json.Marshal(map[string]string{"path": "calc.go", "old_string": oldS, "new_string": newS})
+		return llmtest.ToolCalls(llmtest.Call{ID: "edit", Name: "edit_file", Args: string(args)})
+	}
+	return llmtest.Text("Done.")
+}
+
+// reviewResult is what e2e/review.js records.
+type reviewResult struct {
+	OK              bool     `json:"ok"`
+	Error           string   `json:"error"`
+	Steps           []string `json:"steps"`
+	FailShot        string   `json:"failShot"`
+	TwoRunsAfter    []string `json:"twoRunsAfter"`
+	InlineText      string   `json:"inlineText"`
+	InlineLenses    []string `json:"inlineLenses"`
+	HoverTwo        string   `json:"hoverTwo"`
+	AcceptedText    string   `json:"acceptedText"`
+	AcceptedAfter   []string `json:"acceptedAfter"`
+	AgainText       string   `json:"againText"`
+	KeyboardText    string   `json:"keyboardText"`
+	ProposalsView   []string `json:"proposalsView"`
+	ExistedBefore   bool     `json:"existedBefore"`
+	NewFileTabs     []string `json:"newFileTabs"`
+	NewFileDiff     string   `json:"newFileDiff"`
+	NewFileText     string   `json:"newFileText"`
+	DiskAfterAccept string   `json:"diskAfterAccept"`
+	AgainToasts     []struct {
+		Message string `json:"message"`
+	} `json:"againToasts"`
+}
+
+// TestVSCodeReview: two runs of the same prompt in code-server never
+// duplicate the block (Accept All Changes in File lands it once, the other
+// hunk is marked as already made, a second accept applies nothing); one
+// hover block per hunk; accept from the keyboard (Ctrl+Alt+Y); a proposed new file is
+// listed and reviewed as a diff against the empty file before it exists,
+// and lands byte-exact.
+func TestVSCodeReview(t *testing.T) {
+	tl := findTools(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	tmp := t.TempDir()
+	model := llmtest.New(t, reviewModel)
+	ws := filepath.Join(tmp, "ws")
+	if err := os.MkdirAll(filepath.Join(ws, ".git"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(ws, "calc.go"), []byte(calcGo), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cs := startCodeServer(t, ctx, tl, tmp, ws, map[string]any{
+		"agentls.model.baseURL": model.URL(),
+		"agentls.model.name":    "test-model",
+		"agentls.mode":          "preview",
+	})
+	out := filepath.Join(tmp, "result.json")
+	driver := exec.CommandContext(ctx, tl.node, filepath.Join("e2e", "review.js"))
+	driver.Env = append(os.Environ(), "NODE_PATH="+tl.nodePath, "E2E_URL="+cs.url, "E2E_FOLDER="+ws,
+		"E2E_OUT="+out, "E2E_SHOTS="+cs.shots, "CHROMIUM="+tl.chromium)
+	driverOut, driverErr := driver.CombinedOutput()
+	logs := func() string {
+		serverText, _ := os.ReadFile(cs.serverLog)
+		return fmt.Sprintf("driver: %v\n%s\ncode-server:\n%s\nserver log:\n%s", driverErr, driverOut, cs.out.String(), serverText)
+	}
+	raw, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatalf("no result from review.js: %v\n%s", err, logs())
+	}
+	var r reviewResult
+	if err := json.Unmarshal(raw, &r); err != nil {
+		t.Fatalf("bad result %s: %v", raw, err)
+	}
+	if !r.OK {
+		t.Fatalf("review.js failed after steps %v (screenshot %s): %s\n%s", r.Steps, r.FailShot, r.Error, logs())
+	}
+	if n := len(r.TwoRunsAfter); n < 2 || !containsSub(r.TwoRunsAfter, "‹run") {
+		t.Errorf("two runs' previews = %q, want both, told apart by run", r.TwoRunsAfter)
+	}
+	if n := strings.Count(r.HoverTwo, "agentls proposal"); n != 2 {
+		t.Errorf("hover over two runs' hunks shows %d blocks, want one per hunk (2):\n%s", n, r.HoverTwo)
+	}
+	// The inline review stacks each run's block as whole lines under the
+	// line they go before... or above it: both blocks whole, apart.
+	if n := strings.Count(r.InlineText, "func helper(x int) int {"); n != 2 || !strings.Contains(r.InlineText, "return 2 * x") {
+		t.Errorf("inline review text (%d blocks):\n%s", n, r.InlineText)
+	}
+	blocks := 0
+	for _, l := range r.InlineLenses {
+		if strings.Contains(l, "Accept (run ") && strings.Contains(l, "Reject") {
+			blocks++
+		}
+	}
+	if blocks != 2 {
+		t.Errorf("inline review lenses = %q, want Accept (run …) | Reject above each of the two blocks", r.InlineLenses)
+	}
+	if n := strings.Count(r.AcceptedText, "func helper"); n != 1 {
+		t.Errorf("after Accept All Changes in File the helper is there %d times:\n%s", n, r.AcceptedText)
+	}
+	if !containsSub(r.AcceptedAfter, "already made by accepted change") {
+		t.Errorf("the other run's hunk after the accept: %q", r.AcceptedAfter)
+	}
+	if n := strings.Count(r.AgainText, "func helper"); n != 1 {
+		t.Errorf("accepting again left the helper %d times:\n%s", n, r.AgainText)
+	}
+	if !strings.Contains(r.KeyboardText, "return 20 }") {
+		t.Errorf("Ctrl+Alt+Y did not accept the hunk at the cursor:\n%s", r.KeyboardText)
+	}
+	if r.ExistedBefore {
+		t.Error("calc_test.go existed before it was accepted")
+	}
+	if !containsSub(r.ProposalsView, "new file") {
+		t.Errorf("Agent Proposals view rows = %q, want calc_test.go as a new file", r.ProposalsView)
+	}
+	if !containsSub(r.NewFileTabs, "(new file)") || !strings.Contains(r.NewFileDiff, "func TestA") {
+		t.Errorf("Review of the new file: tabs %q, diff %q", r.NewFileTabs, r.NewFileDiff)
+	}
+	if !strings.Contains(r.NewFileText, "func TestA") {
+		t.Errorf("the new file's editor after accept:\n%s", r.NewFileText)
+	}
+	t.Logf("calc_test.go on disk after the accept: %q", r.DiskAfterAccept)
+	if data, err := os.ReadFile(filepath.Join(ws, "calc_test.go")); err != nil || string(data) != calcTest {
+		t.Errorf("calc_test.go on disk after saving = %q (%v), want exactly %q", data, err, calcTest)
+	}
+}

@@ -146,6 +146,10 @@ async function main() {
     await page.keyboard.type("agentls: ");
     await page.waitForFunction(() => document.querySelectorAll(".quick-input-list .monaco-list-row").length >= 10, null, { timeout: 30000 });
     out.palette = await page.$$eval(".quick-input-list .monaco-list-row", (rows) => rows.map((r) => r.getAttribute("aria-label")));
+    // The list shows only so many rows: narrow it for the ones past them.
+    await page.keyboard.type("Show");
+    await page.waitForFunction(() => document.querySelectorAll(".quick-input-list .monaco-list-row").length < 10, null, { timeout: 10000 });
+    out.palette.push(...(await page.$$eval(".quick-input-list .monaco-list-row", (rows) => rows.map((r) => r.getAttribute("aria-label")))));
     await page.keyboard.press("Escape");
     out.steps.push("palette");
 

@@ -1,0 +1,81 @@
+// What the e2e drivers (e2e.js, review.js) share: reading the workbench's
+// DOM (the editor's inline decorations, notifications, tabs, hovers) and
+// driving it (the command palette, the extension's prompt box,
+// screenshots). `page` is a function returning the current Playwright
+// page.
+module.exports = (page) => {
+  const h = {
+    // The ::after contents of the editor's inline decorations (where the
+    // extension shows a hunk's new text).
+    afterTexts: () =>
+      page().$$eval(".view-lines span", (spans) =>
+        spans
+          .map((s) => getComputedStyle(s, "::after").content.replace(/\u00a0/g, " "))
+          .filter((c) => c && c !== "none" && c !== "normal"),
+      ),
+    // The visible notifications' messages, and their buttons.
+    toasts: () =>
+      page().$$eval(".notifications-toasts .notification-toast", (ts) =>
+        ts.map((t) => ({
+          message: (t.querySelector(".notification-list-item-message") || t).innerText,
+          buttons: [...t.querySelectorAll(".monaco-button")].map((b) => b.innerText.trim()).filter((s) => s),
+        })),
+      ),
+    tabLabels: () => page().$$eval(".tabs-container .tab", (ts) => ts.map((t) => t.getAttribute("aria-label") || t.innerText)),
+    // The text of the (first visible) editor.
+    editorText: () => page().$eval(".view-lines", (e) => e.innerText.replace(/\u00a0/g, " ")),
+    hasAfter: (needle) =>
+      page().waitForFunction(
+        (n) =>
+          [...document.querySelectorAll(".view-lines span")].some((s) => getComputedStyle(s, "::after").content.replace(/\u00a0/g, " ").includes(n)),
+        needle,
+        { timeout: 30000 },
+      ),
+    toastWith: (needle, timeout = 30000) =>
+      page().waitForFunction(
+        (n) => [...document.querySelectorAll(".notifications-toasts .notification-toast")].some((t) => t.innerText.includes(n)),
+        needle,
+        { timeout },
+      ),
+    async palette(title) {
+      await page().keyboard.press("F1");
+      await page().waitForSelector(".quick-input-widget input", { state: "visible", timeout: 10000 });
+      await page().keyboard.type(title);
+      await page().waitForSelector(`.quick-input-list .monaco-list-row[aria-label^="${title}"]`, { timeout: 10000 });
+      await page().keyboard.press("Enter");
+    },
+    async runAgent(prompt) {
+      await h.palette("agentls: Run Agent");
+      // The extension's prompt box (not the palette that is closing).
+      await page().waitForSelector('.quick-input-widget input[placeholder^="e.g."]', { state: "visible", timeout: 10000 });
+      await page().keyboard.type(prompt);
+      await page().keyboard.press("Enter");
+    },
+    async shot(name) {
+      const file = require("path").join(process.env.E2E_SHOTS, name + ".png");
+      await page().screenshot({ path: file });
+      return file;
+    },
+    // Hovers the first word of the editor that contains `word` until an
+    // agentls hover shows, and returns the hover's text.
+    async hoverOn(word) {
+      const target = page().locator(`.view-line span:has-text("${word}")`).first();
+      for (let i = 0; ; i++) {
+        await page().mouse.move(5, 5);
+        await target.hover();
+        try {
+          await page().waitForFunction(
+            () => [...document.querySelectorAll(".monaco-hover")].some((h) => h.offsetParent !== null && h.innerText.includes("agentls proposal")),
+            null,
+            { timeout: 5000 },
+          );
+          break;
+        } catch (err) {
+          if (i === 5) throw err;
+        }
+      }
+      return page().$$eval(".monaco-hover", (hs) => hs.filter((h) => h.offsetParent !== null).map((h) => h.innerText).join("\n"));
+    },
+  };
+  return h;
+};

@@ -1,0 +1,190 @@
+// Drives the review of overlapping runs and of a new file in a real VS Code
+// (code-server), as a user would: the same prompt run twice proposes the
+// same block twice; "Accept All Changes in File" lands it once and marks
+// the other run's hunk as already made; accepting again applies nothing.
+// A third run's change is accepted from the keyboard (Ctrl+Alt+Y on the
+// hunk's line). A fourth proposes a new file: it is listed in the
+// Agent Proposals view and its Review opens a diff against the empty file,
+// before it is accepted; once accepted and saved it holds exactly the
+// proposed text. Records what it saw in E2E_OUT (JSON) for
+// editors/vscode/e2e_test.go (TestVSCodeReview).
+//
+// Environment: E2E_URL, E2E_FOLDER, E2E_OUT, E2E_SHOTS, CHROMIUM.
+const fs = require("fs");
+const { chromium } = require("playwright-core");
+
+const out = { steps: [] };
+let page;
+const h = require("./lib")(() => page);
+
+async function main() {
+  const browser = await chromium.launch({
+    executablePath: process.env.CHROMIUM || "/usr/bin/chromium",
+    args: ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run"],
+  });
+  try {
+    page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
+    await page.goto(`${process.env.E2E_URL}/?folder=${encodeURIComponent(process.env.E2E_FOLDER)}`);
+    await page.waitForSelector(".explorer-folders-view .monaco-list-row", { timeout: 60000 });
+    await page.click('.explorer-folders-view .monaco-list-row:has-text("calc.go")');
+    await page.waitForSelector('.view-lines:has-text("func b")', { timeout: 30000 });
+    out.steps.push("opened");
+
+    // Two runs of the same prompt: both blocks pending, told apart by run.
+    await h.runAgent("add a helper");
+    await h.hasAfter("helper doubles x");
+    await h.toastWith("changes proposed in calc.go");
+    await h.runAgent("add a helper");
+    await page.waitForFunction(
+      () => [...document.querySelectorAll(".view-lines span")].filter((s) => getComputedStyle(s, "::after").content.includes("\u2039run")).length >= 2,
+      null,
+      { timeout: 30000 },
+    );
+    out.twoRunsAfter = await h.afterTexts();
+    out.twoRunsShot = await h.shot("two-runs");
+    out.hoverTwo = await h.hoverOn("func b");
+    out.hoverShot = await h.shot("two-runs-hover");
+    await page.mouse.move(5, 5);
+    await page.keyboard.press("Escape");
+    out.steps.push("two runs");
+
+    // The inline review: each run's block as whole lines, with its lenses.
+    await page.locator(".view-lines").first().click();
+    await h.palette("agentls: Review Proposed Changes in File (inline)");
+    await page.waitForFunction(
+      () => [...document.querySelectorAll(".codelens-decoration")].filter((l) => /Accept \(run /.test(l.innerText)).length >= 2,
+      null,
+      { timeout: 30000 },
+    );
+    out.inlineText = await page.$eval(".editor-instance.active .view-lines, .editor-group-container.active .view-lines", (e) =>
+      e.innerText.replace(/\u00a0/g, " "),
+    );
+    out.inlineLenses = await page.$$eval(".codelens-decoration", (ls) => ls.map((l) => l.innerText));
+    out.inlineShot = await h.shot("inline-review");
+    await page.keyboard.press("Control+W");
+    await page.waitForSelector('.view-lines:has-text("func b")', { timeout: 30000 });
+    out.steps.push("inline review");
+
+    // Accept all changes in the file: the block lands once.
+    await h.palette("agentls: Accept All Changes in File");
+    await page.waitForSelector('.view-lines:has-text("func helper")', { timeout: 30000 });
+    await h.hasAfter("already made by accepted change");
+    out.acceptedText = await h.editorText();
+    out.acceptedAfter = await h.afterTexts();
+    out.acceptedShot = await h.shot("accepted-once");
+    // Accepting again applies nothing, and says so.
+    await h.palette("agentls: Accept All Changes in File");
+    await h.toastWith("was not applied");
+    out.againToasts = await h.toasts();
+    out.againText = await h.editorText();
+    await h.palette("agentls: Reject All Proposed Changes");
+    await page.waitForFunction(
+      () => ![...document.querySelectorAll(".view-lines span")].some((s) => getComputedStyle(s, "::after").content.includes("already made")),
+      null,
+      { timeout: 30000 },
+    );
+    out.steps.push("accepted once");
+
+    // A change accepted from the keyboard: the cursor on its line.
+    await h.runAgent("make b loud");
+    await h.hasAfter("return 20");
+    // The cursor to the hunk (a click could land on a line the code
+    // lens moves), then the key.
+    await page.locator(".view-lines").first().click();
+    await h.palette("agentls: Go to Next Proposed Change");
+    await page.waitForFunction(() => [...document.querySelectorAll(".statusbar-item")].some((i) => /Ln 11,/.test(i.innerText)), null, { timeout: 10000 });
+    // The key works once the extension knows the cursor is on a hunk (a
+    // context key, set as the cursor moves): until then it does nothing.
+    for (let i = 0; ; i++) {
+      await page.keyboard.press("Control+Alt+Y");
+      try {
+        await page.waitForSelector('.view-lines:has-text("return 20 }")', { timeout: 3000 });
+        break;
+      } catch (err) {
+        if (i === 5) throw err;
+      }
+    }
+    out.keyboardText = await h.editorText();
+    out.steps.push("keyboard");
+
+    // A new file: seen in the Agent Proposals view and as a diff against
+    // the empty file before it is accepted.
+    await h.runAgent("write tests");
+    await h.toastWith("changes proposed in calc_test.go");
+    const header = page.locator(".pane-header", { hasText: /agent proposals/i }).first();
+    await header.waitFor({ state: "visible", timeout: 30000 });
+    if ((await header.getAttribute("aria-expanded")) !== "true") {
+      await header.click();
+    }
+    await page.waitForFunction(
+      () => [...document.querySelectorAll(".monaco-list-row")].some((r) => r.innerText.includes("calc_test.go") && r.innerText.includes("new file")),
+      null,
+      { timeout: 30000 },
+    );
+    out.proposalsView = await page.$$eval(".monaco-list-row", (rows) =>
+      rows.map((r) => r.innerText.replace(/\s+/g, " ").trim()).filter((t) => t.includes("calc_test.go")),
+    );
+    out.existedBefore = fs.existsSync(require("path").join(process.env.E2E_FOLDER, "calc_test.go"));
+    await page
+      .locator(".notifications-toasts .notification-toast", { hasText: "calc_test.go" })
+      .locator(".monaco-button", { hasText: "Review" })
+      .first()
+      .click();
+    await page.waitForFunction(() => [...document.querySelectorAll(".tabs-container .tab")].some((t) => t.innerText.includes("(new file)")), null, {
+      timeout: 30000,
+    });
+    await page.waitForSelector('.monaco-diff-editor .view-lines:has-text("TestA")', { timeout: 30000 });
+    out.newFileTabs = await h.tabLabels();
+    out.newFileDiff = await page.$$eval(".monaco-diff-editor .editor.modified .view-lines", (vs) => vs.map((v) => v.innerText.replace(/\u00a0/g, " ")).join("\n"));
+    out.newFileShot = await h.shot("new-file-diff");
+    out.steps.push("new file seen");
+
+    await h.palette("agentls: Accept All Proposed Changes");
+    await page.waitForFunction(() => ![...document.querySelectorAll(".tabs-container .tab")].some((t) => t.innerText.includes("(new file)")), null, {
+      timeout: 30000,
+    });
+    // Open it (Go to File) and save it.
+    await page.keyboard.press("Control+P");
+    await page.waitForSelector(".quick-input-widget input", { state: "visible", timeout: 10000 });
+    await page.keyboard.type("calc_test.go");
+    await page.waitForSelector('.quick-input-list .monaco-list-row[aria-label*="calc_test.go"]', { timeout: 10000 });
+    await page.keyboard.press("Enter");
+    await page.waitForSelector('.view-lines:has-text("TestA")', { timeout: 30000 });
+    out.newFileText = await h.editorText();
+    const newPath = require("path").join(process.env.E2E_FOLDER, "calc_test.go");
+    out.diskAfterAccept = fs.readFileSync(newPath, "utf8");
+    await page.locator(".view-lines").first().click();
+    await page.keyboard.press("Control+S");
+    for (let i = 0; i < 100 && !fs.readFileSync(newPath, "utf8").includes("TestA"); i++) {
+      await page.waitForTimeout(100);
+    }
+    out.diskAfterSave = fs.readFileSync(newPath, "utf8");
+    await page.waitForFunction(
+      () => ![...document.querySelectorAll(".tabs-container .tab.dirty")].some((t) => t.innerText.includes("calc_test.go")),
+      null,
+      { timeout: 30000 },
+    );
+    out.steps.push("new file accepted");
+  } catch (err) {
+    try {
+      out.failShot = await h.shot("failure");
+    } catch {
+      // the page may be gone
+    }
+    throw err;
+  } finally {
+    await browser.close();
+  }
+}
+
+main()
+  .then(() => {
+    out.ok = true;
+  })
+  .catch((err) => {
+    out.ok = false;
+    out.error = String(err && err.stack ? err.stack : err);
+  })
+  .finally(() => {
+    fs.writeFileSync(process.env.E2E_OUT, JSON.stringify(out, null, 2));
+  });
