@@ -9,6 +9,7 @@ require (
 	github.com/fsnotify/fsnotify v1.10.1
 	github.com/go-git/go-git/v5 v5.19.3
 	github.com/go-json-experiment/json v0.0.0-20260623181947-01eb4420fa68
+	github.com/golang-jwt/jwt/v5 v5.3.1
 	github.com/google/jsonschema-go v0.4.3
 	github.com/mark3labs/mcp-go v1.2.1
 	github.com/pkoukk/tiktoken-go v0.1.8

@@ -171,6 +171,11 @@ func checkServer(s mcp.ServerConfig) string {
 		if s.URL == "" || err != nil || (u.Scheme != "http" && u.Scheme != "https") {
 			return fmt.Sprintf("type %q needs an http(s) \"url\"", s.Type)
 		}
+		if s.OAuth != nil {
+			if err := s.OAuth.Validate(); err != nil {
+				return err.Error()
+			}
+		}
 	default:
 		return fmt.Sprintf(`unknown "type" %q; use "stdio", "sse" or "http"`, s.Type)
 	}

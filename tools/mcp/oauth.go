@@ -44,16 +44,129 @@ import (
 // OAuthConfig is the optional "oauth" entry of a remote server's
 // configuration.
 type OAuthConfig struct {
+	// Grant is how a token is obtained: "authorization_code" (the default:
+	// the user signs in in a browser), "client_credentials" (the client
+	// authenticates as itself with a secret or a private key: headless use
+	// and CI, no browser) or "cross_app_access" (an enterprise identity
+	// provider's ID token is exchanged for an identity assertion grant,
+	// which the server's authorization server trades for a token; no
+	// browser either). See oauth_grants.go.
+	Grant string `json:"grant,omitempty"`
 	// ClientID and ClientSecret of a client registered in advance; without
-	// them, a client ID metadata document or dynamic registration is used.
-	ClientID     string `json:"clientId,omitempty"`
-	ClientSecret string `json:"clientSecret,omitempty"`
+	// them, a client ID metadata document or dynamic registration is used
+	// (authorization_code only). ClientSecret is read only from the user's
+	// own configuration: a workspace file cannot hold it (agent/config
+	// drops it); ClientSecretEnv names the environment variable holding
+	// it instead.
+	ClientID        string `json:"clientId,omitempty"`
+	ClientSecret    string `json:"clientSecret,omitempty"`
+	ClientSecretEnv string `json:"clientSecretEnv,omitempty"`
+	// PrivateKeyFile is a PEM private key (PKCS#8, SEC 1 EC or PKCS#1 RSA;
+	// owner-only permissions) the client proves itself with: a signed JWT
+	// client assertion (private_key_jwt, RFC 7523) instead of a secret.
+	// ${VAR} and a leading ~/ are expanded.
+	PrivateKeyFile string `json:"privateKeyFile,omitempty"`
+	// SigningAlgorithm of the client assertion; default from the key: ES256
+	// (P-256), ES384 (P-384), ES512 (P-521), RS256 (RSA), EdDSA (Ed25519).
+	SigningAlgorithm string `json:"signingAlgorithm,omitempty"`
+	// TokenEndpointAuthMethod forces how the client authenticates to the
+	// token endpoint (client_secret_basic, client_secret_post,
+	// private_key_jwt, none); default: private_key_jwt with a key, else the
+	// authorization server's preference among the secret methods.
+	TokenEndpointAuthMethod string `json:"tokenEndpointAuthMethod,omitempty"`
 	// Scopes requested when the server names none.
 	Scopes []string `json:"scopes,omitempty"`
 	// ClientMetadataURL is an HTTPS URL serving this client's metadata
 	// document (draft-ietf-oauth-client-id-metadata-document), used as the
 	// client id by authorization servers that support it.
 	ClientMetadataURL string `json:"clientMetadataUrl,omitempty"`
+	// IdP is the enterprise identity provider of the cross_app_access
+	// grant.
+	IdP *IdPConfig `json:"idp,omitempty"`
+}
+
+// IdPConfig is the identity provider of the cross_app_access grant (MCP's
+// enterprise-managed authorization, SEP-990): where the user's ID token is
+// exchanged (RFC 8693) for an identity assertion JWT authorization grant
+// (ID-JAG) for the MCP server's authorization server.
+type IdPConfig struct {
+	// Issuer of the IdP; its token endpoint is found through OpenID
+	// discovery unless TokenEndpoint is given.
+	Issuer        string `json:"issuer,omitempty"`
+	TokenEndpoint string `json:"tokenEndpoint,omitempty"`
+	// ClientID (and the variable holding the secret, if the IdP wants one)
+	// of agentls's client at the IdP.
+	ClientID        string `json:"clientId,omitempty"`
+	ClientSecretEnv string `json:"clientSecretEnv,omitempty"`
+	// IDTokenEnv or IDTokenFile hold the user's ID token from the IdP
+	// (from the company's single sign-on tooling). The file is read at each
+	// exchange, so a helper can keep it fresh.
+	IDTokenEnv  string `json:"idTokenEnv,omitempty"`
+	IDTokenFile string `json:"idTokenFile,omitempty"`
+}
+
+// Grants of OAuthConfig.Grant.
+const (
+	GrantAuthorizationCode = "authorization_code"
+	GrantClientCredentials = "client_credentials"
+	GrantCrossAppAccess    = "cross_app_access"
+)
+
+// grant is c's grant, the authorization code by default.
+func (c OAuthConfig) grant() string {
+	if c.Grant == "" {
+		return GrantAuthorizationCode
+	}
+	return c.Grant
+}
+
+// machine reports whether c's grant needs no user: the token is asked for
+// again instead of sending anyone to a browser.
+func (c OAuthConfig) machine() bool {
+	return c.grant() == GrantClientCredentials || c.grant() == GrantCrossAppAccess
+}
+
+// Validate reports what is missing or contradictory in c, so a wrong entry
+// fails with a sentence instead of a refused token request.
+func (c OAuthConfig) Validate() error {
+	switch c.grant() {
+	case GrantAuthorizationCode:
+		if c.PrivateKeyFile != "" && c.ClientID == "" {
+			return errors.New("oauth.privateKeyFile needs oauth.clientId")
+		}
+	case GrantClientCredentials:
+		if c.ClientID == "" {
+			return errors.New(`oauth.grant "client_credentials" needs oauth.clientId`)
+		}
+		if c.ClientSecret == "" && c.ClientSecretEnv == "" && c.PrivateKeyFile == "" {
+			return errors.New(`oauth.grant "client_credentials" needs oauth.clientSecretEnv (the variable holding the secret) or oauth.privateKeyFile`)
+		}
+	case GrantCrossAppAccess:
+		if c.ClientID == "" {
+			return errors.New(`oauth.grant "cross_app_access" needs oauth.clientId (agentls's client at the MCP server's authorization server)`)
+		}
+		if c.IdP == nil || (c.IdP.Issuer == "" && c.IdP.TokenEndpoint == "") {
+			return errors.New(`oauth.grant "cross_app_access" needs oauth.idp.issuer or oauth.idp.tokenEndpoint`)
+		}
+		if c.IdP.ClientID == "" {
+			return errors.New(`oauth.grant "cross_app_access" needs oauth.idp.clientId`)
+		}
+		if c.IdP.IDTokenEnv == "" && c.IdP.IDTokenFile == "" {
+			return errors.New(`oauth.grant "cross_app_access" needs oauth.idp.idTokenEnv or oauth.idp.idTokenFile (where your ID token from the identity provider is)`)
+		}
+	default:
+		return fmt.Errorf("oauth.grant %q is not one of authorization_code, client_credentials, cross_app_access", c.Grant)
+	}
+	switch c.TokenEndpointAuthMethod {
+	case "", "client_secret_basic", "client_secret_post", "none":
+	case "private_key_jwt":
+		if c.PrivateKeyFile == "" {
+			return errors.New(`oauth.tokenEndpointAuthMethod "private_key_jwt" needs oauth.privateKeyFile`)
+		}
+	default:
+		return fmt.Errorf("oauth.tokenEndpointAuthMethod %q is not one of client_secret_basic, client_secret_post, private_key_jwt, none", c.TokenEndpointAuthMethod)
+	}
+	return nil
 }
 
 // OAuthOptions are the manager's means to authorize.
@@ -87,6 +200,7 @@ type oauthTransport struct {
 	serverURL string
 	cfg       OAuthConfig
 	opts      *OAuthOptions
+	env       func(string) string // ${VAR} and *Env lookups; nil: os.Getenv
 
 	// lifetime ends with the manager: the user's authorization step
 	// outlives the request that needed it (bounded by OAuthOptions.Timeout),
@@ -96,7 +210,8 @@ type oauthTransport struct {
 	mu sync.Mutex // one authorization at a time
 
 	tokMu  sync.Mutex
-	tok    string // the access token in use; read from the store once, then kept
+	tok    string    // the access token in use; read from the store once, then kept
+	exp    time.Time // its expiry (zero: unknown)
 	loaded bool
 }
 
@@ -108,19 +223,44 @@ func (t *oauthTransport) accessToken() string {
 	t.tokMu.Lock()
 	defer t.tokMu.Unlock()
 	if !t.loaded {
-		if st, _ := t.store().Load(t.server); st != nil && st.valid(t.serverURL) {
-			t.tok = st.Token.AccessToken
+		if st, _ := t.store().Load(t.server); st != nil && t.valid(st) {
+			t.tok, t.exp = st.Token.AccessToken, st.Token.Expiry
 		}
 		t.loaded = true
 	}
+	if !t.exp.IsZero() && time.Until(t.exp) < expirySkew {
+		return "" // expired: the server's 401 leads to a refresh or a new grant
+	}
 	return t.tok
+}
+
+// expirySkew is how long before its expiry a token is no longer sent, so
+// it cannot expire on the way.
+const expirySkew = 30 * time.Second
+
+// usable reports whether tok can still be sent.
+func (tok Token) usable() bool {
+	return tok.AccessToken != "" && (tok.Expiry.IsZero() || time.Until(tok.Expiry) >= expirySkew)
+}
+
+// valid reports whether st was stored for this server's URL, grant and,
+// for the grants without a user, client.
+func (t *oauthTransport) valid(st *storedAuth) bool {
+	if !st.valid(t.serverURL) || st.grant() != t.cfg.grant() {
+		return false
+	}
+	return !t.cfg.machine() || st.ClientID == t.cfg.ClientID
 }
 
 // save stores st and uses its token from now on.
 func (t *oauthTransport) save(st *storedAuth) error {
 	t.tokMu.Lock()
-	t.tok, t.loaded = st.Token.AccessToken, true
+	t.tok, t.exp, t.loaded = st.Token.AccessToken, st.Token.Expiry, true
 	t.tokMu.Unlock()
+	st.Grant = t.cfg.grant()
+	if st.Grant == GrantAuthorizationCode {
+		st.Grant = "" // as files written before grants existed
+	}
 	return t.store().Save(t.server, st)
 }
 
@@ -154,6 +294,7 @@ func (t *oauthTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 		return t.base.RoundTrip(q)
 	}
 	resp, err := attempt()
+	var asked []string // scopes asked for by this request's authorizations
 	for i := 0; err == nil && i < maxAuthorizations; i++ {
 		ch, need := challengeOf(resp)
 		if !need {
@@ -161,9 +302,11 @@ func (t *oauthTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 		}
 		_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))
 		_ = resp.Body.Close()
-		if aerr := t.authorize(r.Context(), ch, sent, i == 0 && resp.StatusCode == http.StatusUnauthorized); aerr != nil {
+		got, aerr := t.authorize(r.Context(), ch, sent, i == 0 && resp.StatusCode == http.StatusUnauthorized, asked)
+		if aerr != nil {
 			return nil, fmt.Errorf("MCP server %q could not be authorized: %w", t.server, aerr)
 		}
+		asked = unionScopes(asked, got)
 		resp, err = attempt()
 	}
 	if err == nil {
@@ -248,22 +391,31 @@ func authParams(h string) map[string]string {
 	return out
 }
 
-// authorize obtains a token: by refreshing when allowed and possible, else
-// through the user.
-func (t *oauthTransport) authorize(ctx context.Context, ch challenge, sent string, mayRefresh bool) error {
+// errNoStepUp is why a request refused with 403 insufficient_scope is not
+// authorized again: this request already asked for every scope the server
+// names, so asking again would loop (the authorization server grants less,
+// or the server wants something no scope gives).
+var errNoStepUp = errors.New("the server still refuses (403 insufficient_scope) after authorizing with every scope it asked for")
+
+// authorize obtains a token: by refreshing when allowed and possible, by
+// the configured grant without a user, else through the user. asked are the
+// scopes this request's earlier authorizations asked for: a 403 step-up
+// that would ask for nothing new fails with errNoStepUp instead (one retry
+// per step-up). It returns the scopes it asked for.
+func (t *oauthTransport) authorize(ctx context.Context, ch challenge, sent string, mayRefresh bool, asked []string) ([]string, error) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	st, _ := t.store().Load(t.server)
-	if st == nil || !st.valid(t.serverURL) {
+	if st == nil || !t.valid(st) {
 		st = &storedAuth{ServerURL: t.serverURL}
 	}
-	if st.Token.AccessToken != "" && st.Token.AccessToken != sent && ch.status == http.StatusUnauthorized {
+	if st.Token.usable() && st.Token.AccessToken != sent && ch.status == http.StatusUnauthorized {
 		// Authorized meanwhile (another request, an earlier attempt, or
 		// "agentls mcp login" in another process): try that token.
 		t.tokMu.Lock()
-		t.tok, t.loaded = st.Token.AccessToken, true
+		t.tok, t.exp, t.loaded = st.Token.AccessToken, st.Token.Expiry, true
 		t.tokMu.Unlock()
-		return nil
+		return nil, nil
 	}
 	timeout := t.opts.Timeout
 	if timeout <= 0 {
@@ -276,43 +428,69 @@ func (t *oauthTransport) authorize(ctx context.Context, ch challenge, sent strin
 	}
 	prm, as, err := t.discover(ctx, ch)
 	if err != nil {
-		return err
+		return nil, err
+	}
+	scope := t.scope(ch, prm, st)
+	want := strings.Fields(scope)
+	if ch.status == http.StatusForbidden && len(asked) > 0 && len(unionScopes(asked, want)) == len(asked) {
+		return nil, fmt.Errorf("%w (%s)", errNoStepUp, scope)
 	}
 	if mayRefresh && st.Token.RefreshToken != "" && st.ClientID != "" {
 		if err := t.refresh(ctx, st, as, prm); err == nil {
-			return nil
+			return nil, nil
 		}
 	}
+	switch t.cfg.grant() {
+	case GrantClientCredentials:
+		return want, t.clientCredentials(ctx, st, as, prm, scope)
+	case GrantCrossAppAccess:
+		return want, t.crossAppAccess(ctx, st, as, prm, scope)
+	}
 	if t.opts.Open == nil {
-		return ErrAuthorizationNeeded
+		if ch.status == http.StatusForbidden {
+			// Remember what the server wants, so that "agentls mcp login"
+			// asks for it.
+			st.PendingScope = scope
+			_ = t.store().Save(t.server, st)
+			return nil, fmt.Errorf("it needs more access (scope %q): sign in again with 'agentls mcp login %s' or call it from a terminal", scope, t.server)
+		}
+		return nil, ErrAuthorizationNeeded
 	}
-	scope := t.scope(ch, prm, st)
 	if err := t.register(ctx, st, as); err != nil {
-		return err
+		return nil, err
 	}
-	return t.authorizeCode(ctx, st, as, prm, scope)
+	return want, t.authorizeCode(ctx, st, as, prm, scope)
+}
+
+// unionScopes is a followed by the scopes of b not in it.
+func unionScopes(a, b []string) []string {
+	out := slices.Clone(a)
+	for _, s := range b {
+		if !slices.Contains(out, s) {
+			out = append(out, s)
+		}
+	}
+	return out
 }
 
 // scope picks what to ask for: the challenge's scope (united with what was
 // granted before, for a step-up), else the resource's scopes_supported,
-// else the configured scopes, else none.
+// else the configured scopes, else none; a scope a step-up could not get
+// without the user (PendingScope) is added.
 func (t *oauthTransport) scope(ch challenge, prm *resourceMetadata, st *storedAuth) string {
 	var want []string
 	switch {
 	case ch.scope != "":
 		want = strings.Fields(ch.scope)
 		if ch.status == http.StatusForbidden {
-			for _, s := range strings.Fields(st.Token.Scope) {
-				if !slices.Contains(want, s) {
-					want = append([]string{s}, want...)
-				}
-			}
+			want = unionScopes(strings.Fields(st.Token.Scope), want)
 		}
 	case prm != nil && len(prm.ScopesSupported) > 0:
 		want = prm.ScopesSupported
 	default:
 		want = t.cfg.Scopes
 	}
+	want = unionScopes(want, strings.Fields(st.PendingScope))
 	return strings.Join(want, " ")
 }
 
@@ -332,6 +510,9 @@ type asMetadata struct {
 	CodeChallengeMethodsSupported     []string `json:"code_challenge_methods_supported"`
 	TokenEndpointAuthMethodsSupported []string `json:"token_endpoint_auth_methods_supported"`
 	ClientIDMetadataDocumentSupported bool     `json:"client_id_metadata_document_supported"`
+	GrantTypesSupported               []string `json:"grant_types_supported"`
+	// Algorithms accepted for private_key_jwt client assertions.
+	TokenEndpointAuthSigningAlgValuesSupported []string `json:"token_endpoint_auth_signing_alg_values_supported"`
 }
 
 // discover finds the protected resource and authorization server metadata.
@@ -416,7 +597,9 @@ func (t *oauthTransport) getJSON(ctx context.Context, u string, v any) error {
 func (t *oauthTransport) register(ctx context.Context, st *storedAuth, as *asMetadata) error {
 	switch {
 	case t.cfg.ClientID != "":
-		st.ClientID, st.ClientSecret, st.AuthMethod = t.cfg.ClientID, t.cfg.ClientSecret, ""
+		// The secret stays in the configuration (or its variable): it is
+		// looked up at each token request, never copied to the token file.
+		st.ClientID, st.ClientSecret, st.AuthMethod = t.cfg.ClientID, "", ""
 		return nil
 	case as.ClientIDMetadataDocumentSupported && t.cfg.ClientMetadataURL != "":
 		st.ClientID, st.ClientSecret, st.AuthMethod = t.cfg.ClientMetadataURL, "", "none"
@@ -519,7 +702,7 @@ func (t *oauthTransport) authorizeCode(ctx context.Context, st *storedAuth, as *
 	if tok.Scope == "" {
 		tok.Scope = scope
 	}
-	st.Token = *tok
+	st.Token, st.PendingScope = *tok, ""
 	return t.save(st)
 }
 
@@ -556,61 +739,6 @@ func (t *oauthTransport) resource(prm *resourceMetadata) string {
 	}
 	u.Fragment = ""
 	return u.String()
-}
-
-// token calls the token endpoint with the client's authentication.
-func (t *oauthTransport) token(ctx context.Context, st *storedAuth, as *asMetadata, form url.Values) (*Token, error) {
-	method := st.AuthMethod
-	if method == "" {
-		switch {
-		case st.ClientSecret == "":
-			method = "none"
-		case slices.Contains(as.TokenEndpointAuthMethodsSupported, "client_secret_basic") || len(as.TokenEndpointAuthMethodsSupported) == 0:
-			method = "client_secret_basic"
-		default:
-			method = "client_secret_post"
-		}
-	}
-	if method != "client_secret_basic" {
-		form.Set("client_id", st.ClientID)
-	}
-	if method == "client_secret_post" {
-		form.Set("client_secret", st.ClientSecret)
-	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, as.TokenEndpoint, strings.NewReader(form.Encode()))
-	if err != nil {
-		return nil, err
-	}
-	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
-	req.Header.Set("Accept", "application/json")
-	if method == "client_secret_basic" {
-		req.SetBasicAuth(url.QueryEscape(st.ClientID), url.QueryEscape(st.ClientSecret))
-	}
-	resp, err := t.client().Do(req)
-	if err != nil {
-		return nil, fmt.Errorf("token request: %w", err)
-	}
-	defer resp.Body.Close()
-	var out struct {
-		AccessToken  string `json:"access_token"`
-		TokenType    string `json:"token_type"`
-		RefreshToken string `json:"refresh_token"`
-		ExpiresIn    int64  `json:"expires_in"`
-		Scope        string `json:"scope"`
-		Error        string `json:"error"`
-		ErrorDesc    string `json:"error_description"`
-	}
-	if err := json.NewDecoder(io.LimitReader(resp.Body, 1<<20)).Decode(&out); err != nil {
-		return nil, fmt.Errorf("token request: HTTP %d, unreadable answer", resp.StatusCode)
-	}
-	if resp.StatusCode != http.StatusOK || out.AccessToken == "" {
-		return nil, fmt.Errorf("token request: HTTP %d: %s %s", resp.StatusCode, out.Error, out.ErrorDesc)
-	}
-	tok := &Token{AccessToken: out.AccessToken, RefreshToken: out.RefreshToken, Scope: out.Scope}
-	if out.ExpiresIn > 0 {
-		tok.Expiry = time.Now().Add(time.Duration(out.ExpiresIn) * time.Second)
-	}
-	return tok, nil
 }
 
 func randomString() string {

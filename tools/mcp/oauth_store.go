@@ -34,10 +34,26 @@ type storedAuth struct {
 	ClientID     string `json:"client_id,omitempty"`
 	ClientSecret string `json:"client_secret,omitempty"`
 	AuthMethod   string `json:"token_endpoint_auth_method,omitempty"`
-	Token        Token  `json:"token"`
+	// Grant the token came from ("" is the authorization code, as in files
+	// written before other grants existed): a token of another grant is not
+	// used after the configuration changes.
+	Grant string `json:"grant,omitempty"`
+	Token Token  `json:"token"`
+	// PendingScope is what a server asked for in a 403 insufficient_scope
+	// that could not be authorized without the user (agentls mcp call off a
+	// terminal): the next sign-in asks for it too.
+	PendingScope string `json:"pending_scope,omitempty"`
 }
 
 func (s *storedAuth) valid(serverURL string) bool { return s.ServerURL == serverURL }
+
+// grant is the stored token's grant.
+func (s *storedAuth) grant() string {
+	if s.Grant == "" {
+		return GrantAuthorizationCode
+	}
+	return s.Grant
+}
 
 // TokenStore keeps OAuth state per configured server name.
 type TokenStore interface {

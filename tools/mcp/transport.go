@@ -82,10 +82,20 @@ func (cfg ServerConfig) kind() (string, error) {
 		if cfg.URL == "" {
 			return "", errors.New(`type "sse" needs a "url"`)
 		}
+		if cfg.OAuth != nil {
+			if err := cfg.OAuth.Validate(); err != nil {
+				return "", err
+			}
+		}
 		return "sse", nil
 	case "http", "streamable-http", "streamablehttp":
 		if cfg.URL == "" {
 			return "", fmt.Errorf("type %q needs a \"url\"", cfg.Type)
+		}
+		if cfg.OAuth != nil {
+			if err := cfg.OAuth.Validate(); err != nil {
+				return "", err
+			}
 		}
 		return "http", nil
 	default:
@@ -199,7 +209,7 @@ func (s *server) oauth(base http.RoundTripper, serverURL string) http.RoundTripp
 	s.m.mu.Lock()
 	lifetime := s.m.ctx
 	s.m.mu.Unlock()
-	return &oauthTransport{base: base, server: s.name, serverURL: serverURL, cfg: cfg, opts: &s.m.opts.OAuth, lifetime: lifetime}
+	return &oauthTransport{base: base, server: s.name, serverURL: serverURL, cfg: cfg, opts: &s.m.opts.OAuth, env: s.m.opts.Env, lifetime: lifetime}
 }
 
 // errSessionEnded is why a streamable HTTP connection is renewed when the
