@@ -449,17 +449,23 @@ func TestCrossAppAccessFailures(t *testing.T) {
 		want   string
 	}{
 		{name: "no id token", env: map[string]string{},
-			idp:  func(g *mcptest.GrantServer) *IdPConfig { return &IdPConfig{Issuer: g.IdPURL, ClientID: "c", IDTokenEnv: "ID_TOKEN"} },
+			idp: func(g *mcptest.GrantServer) *IdPConfig {
+				return &IdPConfig{Issuer: g.IdPURL, ClientID: "c", IDTokenEnv: "ID_TOKEN"}
+			},
 			want: "ID_TOKEN, which is not set"},
 		{name: "wrong issued type", env: map[string]string{"ID_TOKEN": "the-id-token"},
-			idp: func(g *mcptest.GrantServer) *IdPConfig { return &IdPConfig{Issuer: g.IdPURL, ClientID: "c", IDTokenEnv: "ID_TOKEN"} },
+			idp: func(g *mcptest.GrantServer) *IdPConfig {
+				return &IdPConfig{Issuer: g.IdPURL, ClientID: "c", IDTokenEnv: "ID_TOKEN"}
+			},
 			answer: func(w http.ResponseWriter, r mcptest.TokenRequest) bool {
 				_, _ = io.WriteString(w, `{"access_token":"x","issued_token_type":"urn:ietf:params:oauth:token-type:access_token","token_type":"Bearer"}`)
 				return true
 			},
 			want: `issued_token_type "urn:ietf:params:oauth:token-type:access_token"`},
 		{name: "expired id token", env: map[string]string{"ID_TOKEN": "the-id-token"},
-			idp: func(g *mcptest.GrantServer) *IdPConfig { return &IdPConfig{Issuer: g.IdPURL, ClientID: "c", IDTokenEnv: "ID_TOKEN"} },
+			idp: func(g *mcptest.GrantServer) *IdPConfig {
+				return &IdPConfig{Issuer: g.IdPURL, ClientID: "c", IDTokenEnv: "ID_TOKEN"}
+			},
 			answer: func(w http.ResponseWriter, r mcptest.TokenRequest) bool {
 				w.WriteHeader(http.StatusBadRequest)
 				_, _ = io.WriteString(w, `{"error":"invalid_grant","error_description":"ID token expired"}`)
