@@ -759,3 +759,59 @@ func TestWorkspaceChecksNeedTrust(t *testing.T) {
 		t.Fatalf("untrusted raise applied: %d", c.MaxCheckRounds)
 	}
 }
+
+// MCP OAuth in a workspace file: a literal client secret is dropped (with
+// a warning) even from a trusted file; the trust prompt names the
+// variables and files whose contents the entry would send, and where; the
+// user's own file may keep a literal secret, masked by Redacted; a broken
+// oauth entry skips the server with the reason.
+func TestWorkspaceMCPOAuthSecrets(t *testing.T) {
+	f := newFixture(t)
+	f.user(`{"mcpServers": {"mine": {"type": "http", "url": "https://mine.example/mcp",
+		"oauth": {"grant": "client_credentials", "clientId": "me", "clientSecret": "user-literal"}},
+		"broken": {"type": "http", "url": "https://b.example/mcp", "oauth": {"grant": "client_credentials"}}}}`)
+	dir := f.folder(`{"mcpServers": {"ci": {"type": "http", "url": "https://ci.example/mcp",
+		"oauth": {"grant": "client_credentials", "clientId": "c", "clientSecret": "leaked", "clientSecretEnv": "OPENAI_API_KEY",
+			"privateKeyFile": "~/.ssh/id_ecdsa"}},
+		"xaa": {"type": "http", "url": "https://x.example/mcp", "oauth": {"grant": "cross_app_access", "clientId": "c",
+			"idp": {"issuer": "https://idp.example", "clientId": "i", "idTokenEnv": "CORP_ID_TOKEN"}}}}}`)
+	file := filepath.Join(dir, ".agentls", "config.json")
+	c, w := f.mustLoad("")
+	joined := strings.Join(w, "\n")
+	if !strings.Contains(joined, "mcpServers.ci.oauth.clientSecret: ignored: a secret is never read from a workspace file") {
+		t.Errorf("warnings:\n%s", joined)
+	}
+	if !strings.Contains(joined, "mcpServers.broken") || !strings.Contains(joined, "needs oauth.clientId") {
+		t.Errorf("broken entry not reported:\n%s", joined)
+	}
+	if _, ok := c.MCPServers["broken"]; ok {
+		t.Error("broken entry kept")
+	}
+	un := c.Untrusted()
+	if len(un) != 1 {
+		t.Fatalf("untrusted %+v", un)
+	}
+	actions := strings.Join(un[0].Actions, "\n")
+	for _, want := range []string{"send your environment variable OPENAI_API_KEY as its client secret",
+		"sign its sign-in with the private key '~/.ssh/id_ecdsa'",
+		"send your ID token from the environment variable CORP_ID_TOKEN to the identity provider https://idp.example"} {
+		if !strings.Contains(actions, want) {
+			t.Errorf("actions lack %q:\n%s", want, actions)
+		}
+	}
+	if strings.Contains(actions, "leaked") {
+		t.Errorf("the literal secret is shown:\n%s", actions)
+	}
+	sum := un[0].SHA256
+	f.trusted = func(p, s string) bool { return p == file && s == sum }
+	c, _ = f.mustLoad("")
+	if o := c.MCPServers["ci"].OAuth; o == nil || o.ClientSecret != "" || o.ClientSecretEnv != "OPENAI_API_KEY" {
+		t.Errorf("trusted workspace entry %+v", o)
+	}
+	if o := c.MCPServers["mine"].OAuth; o == nil || o.ClientSecret != "user-literal" {
+		t.Errorf("user entry %+v", o)
+	}
+	if o := c.Redacted().MCPServers["mine"].OAuth; o.ClientSecret == "user-literal" {
+		t.Error("Redacted kept the secret")
+	}
+}

@@ -227,6 +227,9 @@ func (l *loader) source(label string, obj map[string]any, sum string) {
 	if m == nil {
 		return
 	}
+	if sum != "" {
+		dropWorkspaceSecrets(m, warn)
+	}
 	untrusted := sum != "" && (l.trusted == nil || !l.trusted(label, sum))
 	if untrusted {
 		l.gate(label, sum, m)
@@ -322,4 +325,22 @@ func folderPath(folder string) string {
 		}
 	}
 	return folder
+}
+
+// dropWorkspaceSecrets removes literal secrets from a workspace file's MCP
+// server entries (oauth.clientSecret), trusted or not: the file is shared
+// with the repository, so a secret in it is already leaked, and agentls
+// will not make that a working setup. The variable that holds the secret
+// is named instead (oauth.clientSecretEnv).
+func dropWorkspaceSecrets(m map[string]any, warn func(string)) {
+	servers, _ := m["mcpServers"].(map[string]any)
+	for _, name := range sortedKeys(servers) {
+		entry, _ := servers[name].(map[string]any)
+		oauth, _ := entry["oauth"].(map[string]any)
+		if _, ok := oauth["clientSecret"]; ok {
+			delete(oauth, "clientSecret")
+			warn(fmt.Sprintf("mcpServers.%s.oauth.clientSecret: ignored: a secret is never read from a workspace file (it is shared "+
+				"with the repository); put it in an environment variable and name it in oauth.clientSecretEnv", displayKey(name)))
+		}
+	}
 }

@@ -390,7 +390,45 @@ func describeServer(name string, v any) string {
 	if vars := envRefs(e); len(vars) > 0 {
 		out += " and pass it your environment variables " + strings.Join(vars, ", ")
 	}
+	if o, _ := e["oauth"].(map[string]any); o != nil {
+		out += describeOAuth(o)
+	}
 	return out
+}
+
+// describeOAuth says which of the user's credentials an MCP server entry's
+// oauth settings would send, and where from: a workspace entry naming
+// OPENAI_API_KEY as its client secret would send the key to the server's
+// authorization server.
+func describeOAuth(o map[string]any) string {
+	var parts []string
+	str := func(m map[string]any, k string) string { v, _ := m[k].(string); return strings.TrimSpace(v) }
+	if v := str(o, "clientSecretEnv"); v != "" {
+		parts = append(parts, "send your environment variable "+displayKey(shellQuote(v))+" as its client secret")
+	}
+	if v := str(o, "privateKeyFile"); v != "" {
+		parts = append(parts, "sign its sign-in with the private key "+safetext.Bound(shellQuote(v), maxNameBytes*2))
+	}
+	if idp, _ := o["idp"].(map[string]any); idp != nil {
+		where := str(idp, "tokenEndpoint")
+		if where == "" {
+			where = str(idp, "issuer")
+		}
+		where = safetext.Bound(safetext.Line(redact.URL(where)), maxActionBytes/4)
+		if v := str(idp, "idTokenEnv"); v != "" {
+			parts = append(parts, "send your ID token from the environment variable "+displayKey(shellQuote(v))+" to the identity provider "+where)
+		}
+		if v := str(idp, "idTokenFile"); v != "" {
+			parts = append(parts, "send your ID token from the file "+safetext.Bound(shellQuote(v), maxNameBytes*2)+" to the identity provider "+where)
+		}
+		if v := str(idp, "clientSecretEnv"); v != "" {
+			parts = append(parts, "send your environment variable "+displayKey(shellQuote(v))+" to the identity provider as a client secret")
+		}
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return "; " + strings.Join(parts, "; ")
 }
 
 // envRef is a ${VAR} or ${VAR:-default} reference, expanded from the
