@@ -28,9 +28,18 @@ const mcpUsage = `usage: agentls mcp [flags] list
        agentls mcp logout SERVER
 
 list   connects to every configured MCP server and prints its state and
-       tools (the names the model sees, with their descriptions).
+       tools (the names the model sees, with their descriptions); --json
+       prints them as JSON with each tool's own name and input schema.
+       It never asks anyone to sign in.
 call   calls one tool (by the server's name for it, or mcp__SERVER__TOOL)
-       with JSON arguments (default {}) and prints the result text.
+       with JSON arguments (default {}) and prints the result text. On a
+       terminal, a server that asks you to sign in (or, for a tool that
+       needs more access, to sign in again with more scopes) gets the
+       address printed, opened in your browser too with --browser, and the
+       call waits for you (up to 5 minutes); off a terminal it fails with
+       the hint to log in. Servers with a grant that needs no one
+       (oauth.grant client_credentials or cross_app_access) get their
+       token by themselves, also for more scopes.
 login  signs in to a remote server that asks for OAuth authorization:
        prints the authorization address (and opens it when a desktop is
        present) and keeps the tokens, owner-only, under the state
@@ -54,6 +63,8 @@ type mcpFlags struct {
 	timeout time.Duration
 	verbose bool
 	trust   bool     // --trust-workspace
+	browser bool     // --browser: open sign-in pages (call)
+	json    bool     // --json (list)
 	args    []string // subcommand and its arguments
 }
 
@@ -67,6 +78,8 @@ func parseMCPFlags(args []string, stdout, stderr io.Writer) (mcpFlags, int) {
 	fs.BoolVar(&f.verbose, "verbose", false, "log connection details (and servers' stderr) to stderr (also -v)")
 	fs.BoolVar(&f.verbose, "v", false, "same as --verbose")
 	fs.BoolVar(&f.trust, "trust-workspace", false, trustWorkspaceUsage)
+	fs.BoolVar(&f.browser, "browser", false, "call: open a sign-in page in your browser when a server asks (when a desktop is present); it is always printed")
+	fs.BoolVar(&f.json, "json", false, "list: print servers and tools as JSON")
 	usage := func(w io.Writer) { fmt.Fprint(w, mcpUsage); printFlags(w, fs) }
 	words, code := parseInterleaved(fs, args, usage, stdout, stderr)
 	if code >= 0 {
@@ -109,6 +122,9 @@ func mcpMain(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			fmt.Fprintf(stderr, "agentls mcp list: unexpected arguments %q\n", f.args[1:])
 			return 2
 		}
+		if f.json {
+			return mcpListJSON(ctx, cfg.MCPServers, dir, f.timeout, logger, stdout)
+		}
 		return mcpList(ctx, cfg.MCPServers, dir, f.timeout, logger, stdout, stderr)
 	case "call":
 		if len(f.args) < 3 || len(f.args) > 4 {
@@ -119,7 +135,7 @@ func mcpMain(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		if len(f.args) == 4 {
 			argJSON = f.args[3]
 		}
-		return mcpCall(ctx, cfg.MCPServers, dir, f.timeout, logger, f.args[1], f.args[2], argJSON, stdout, stderr)
+		return mcpCall(ctx, cfg.MCPServers, dir, f, logger, argJSON, stdin, stdout, stderr)
 	case "login", "logout":
 		if len(f.args) != 2 {
 			fmt.Fprintf(stderr, "usage: agentls mcp %s SERVER\n", sub)
@@ -136,15 +152,26 @@ func mcpMain(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 }
 
 // mcpStartServers connects servers and waits until each is ready or failed.
+// The zero oauth has no browser step (a server that needs the user fails
+// with the hint to log in); a sign-in it does start has until wait.
 func mcpStartServers(ctx context.Context, servers map[string]mcp.ServerConfig, dir string, timeout time.Duration, logger *slog.Logger,
-	elicit func(context.Context, mcp.Elicitation) (mcp.ElicitResult, error)) *mcp.Manager {
+	elicit func(context.Context, mcp.Elicitation) (mcp.ElicitResult, error), oauth mcp.OAuthOptions) *mcp.Manager {
+	if oauth.Store == nil {
+		oauth.Store = mcp.NewTokenStore(mcp.DefaultTokenDir(nil))
+	}
+	wait := timeout
+	callTimeout := time.Duration(0) // the default
+	if oauth.Open != nil {
+		// The user signs in meanwhile: connecting and calls wait for them.
+		wait, callTimeout = max(timeout, loginTimeout), loginTimeout+time.Minute
+	}
 	m := mcp.NewManager(mcp.Options{
 		Servers: servers, Roots: []string{dir}, Registry: tools.NewRegistry(), Logger: logger,
-		ConnectTimeout: timeout, ReconnectAttempts: 1, ClientVersion: currentVersion(), Elicit: elicit,
-		OAuth: mcp.OAuthOptions{Store: mcp.NewTokenStore(mcp.DefaultTokenDir(nil))}, // no browser step: "login" does it
+		ConnectTimeout: wait, CallTimeout: callTimeout, ReconnectAttempts: 1, ClientVersion: currentVersion(), Elicit: elicit,
+		OAuth: oauth,
 	})
 	m.Start(ctx)
-	wctx, cancel := context.WithTimeout(ctx, timeout+time.Second)
+	wctx, cancel := context.WithTimeout(ctx, wait+time.Second)
 	defer cancel()
 	_ = m.WaitReady(wctx) // servers still connecting are reported as such
 	return m
@@ -156,7 +183,7 @@ func mcpList(ctx context.Context, servers map[string]mcp.ServerConfig, dir strin
 			mcpOrDefault(config.UserFilePath(nil), "the user config file"), config.WorkspaceFile(dir))
 		return 0
 	}
-	m := mcpStartServers(ctx, servers, dir, timeout, logger, nil)
+	m := mcpStartServers(ctx, servers, dir, timeout, logger, nil, mcp.OAuthOptions{})
 	defer m.Close()
 	code := 0
 	for _, st := range m.Status() {
@@ -182,7 +209,8 @@ func mcpList(ctx context.Context, servers map[string]mcp.ServerConfig, dir strin
 	return code
 }
 
-func mcpCall(ctx context.Context, servers map[string]mcp.ServerConfig, dir string, timeout time.Duration, logger *slog.Logger, server, tool, argJSON string, stdout, stderr io.Writer) int {
+func mcpCall(ctx context.Context, servers map[string]mcp.ServerConfig, dir string, f mcpFlags, logger *slog.Logger, argJSON string, stdin io.Reader, stdout, stderr io.Writer) int {
+	server, tool := f.args[1], f.args[2]
 	cfg, ok := servers[server]
 	if !ok {
 		names := make([]string, 0, len(servers))
@@ -202,8 +230,14 @@ func mcpCall(ctx context.Context, servers map[string]mcp.ServerConfig, dir strin
 		fmt.Fprintf(stderr, "agentls mcp call: arguments must be a JSON object: %v\n", err)
 		return 2
 	}
-	// A tool may ask the user (elicitation): on a terminal, they answer.
-	m := mcpStartServers(ctx, map[string]mcp.ServerConfig{server: cfg}, dir, timeout, logger, cliElicit(os.Stdin, stderr))
+	// A tool may ask the user (elicitation, signing in): on a terminal,
+	// they answer.
+	var oauth mcp.OAuthOptions
+	if isTerminal(stdin) {
+		oauth = cliOAuth(stderr, f.browser)
+		oauth.Timeout = loginTimeout
+	}
+	m := mcpStartServers(ctx, map[string]mcp.ServerConfig{server: cfg}, dir, f.timeout, logger, cliElicit(stdin, stderr), oauth)
 	defer m.Close()
 	if st := m.Status()[0]; st.State != mcp.StateReady {
 		fmt.Fprintf(stderr, "agentls mcp call: server %q is %s: %s\n", server, st.State, redact.Text(st.Err))
@@ -232,4 +266,50 @@ func mcpOrDefault(s, def string) string {
 		return def
 	}
 	return s
+}
+
+// mcpListJSON is "agentls mcp list --json": every configured server with its
+// state, error and tools (the model's name, the server's own name, the
+// description and the input schema as the model gets it). The exit status
+// is list's.
+func mcpListJSON(ctx context.Context, servers map[string]mcp.ServerConfig, dir string, timeout time.Duration, logger *slog.Logger, stdout io.Writer) int {
+	type jsonTool struct {
+		Name        string          `json:"name"`
+		Tool        string          `json:"tool"`
+		Description string          `json:"description"`
+		InputSchema json.RawMessage `json:"inputSchema"`
+	}
+	type jsonServer struct {
+		Name  string     `json:"name"`
+		State string     `json:"state"`
+		Error string     `json:"error,omitempty"`
+		Tools []jsonTool `json:"tools"`
+	}
+	out := struct {
+		Servers []jsonServer `json:"servers"`
+	}{Servers: []jsonServer{}}
+	code := 0
+	if len(servers) > 0 {
+		m := mcpStartServers(ctx, servers, dir, timeout, logger, nil, mcp.OAuthOptions{})
+		defer m.Close()
+		for _, st := range m.Status() {
+			js := jsonServer{Name: st.Name, State: string(st.State), Error: redact.Text(st.Err), Tools: []jsonTool{}}
+			if st.State != mcp.StateReady && st.State != mcp.StateDisabled {
+				code = 1
+			}
+			for _, name := range st.Tools {
+				t, ok := m.Registry().Get(name)
+				if !ok {
+					continue
+				}
+				remote, _ := mcp.RemoteName(t)
+				js.Tools = append(js.Tools, jsonTool{Name: name, Tool: remote, Description: t.Description(), InputSchema: t.Schema()})
+			}
+			out.Servers = append(out.Servers, js)
+		}
+	}
+	enc := json.NewEncoder(stdout)
+	enc.SetIndent("", "  ")
+	_ = enc.Encode(out)
+	return code
 }

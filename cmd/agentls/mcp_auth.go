@@ -5,10 +5,14 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net/url"
 	"os"
 	"os/exec"
 	"runtime"
+	"strconv"
 	"time"
+
+	"github.com/agentls/agentls/internal/safetext"
 
 	"github.com/agentls/agentls/tools"
 	"github.com/agentls/agentls/tools/mcp"
@@ -17,10 +21,13 @@ import (
 // loginTimeout bounds `agentls mcp login`: the user signs in meanwhile.
 const loginTimeout = 5 * time.Minute
 
-// cliOAuth is how the CLI authorizes MCP servers: it prints the
-// authorization address on stderr and, when browser is set (agentls mcp
-// login: the user asked to sign in), opens it in a browser if a desktop is
-// present. Only https (or loopback http) addresses are printed or opened
+// cliOAuth is how the CLI authorizes MCP servers that need the user: it
+// prints the authorization address on stderr (naming the scopes asked for,
+// so a second sign-in for more access reads as such) and, when browser is
+// set (agentls mcp login, or mcp call --browser: the user asked), opens it
+// in a browser if a desktop is present. The redirect comes back to a
+// loopback listener, so the call waits for the user (OAuthOptions.Timeout).
+// Only https (or loopback http) addresses are printed or opened
 // (mcp.CheckBrowserURL), so an authorization server cannot hand the
 // opener vscode://, file://, javascript: or an option such as --help.
 // Tokens are kept in mcp.DefaultTokenDir.
@@ -31,12 +38,15 @@ func cliOAuth(stderr io.Writer, browser bool) mcp.OAuthOptions {
 			if err := mcp.CheckBrowserURL(authURL); err != nil {
 				return err
 			}
-			if !browser {
-				fmt.Fprintf(stderr, "agentls: MCP server %q asks you to sign in: run 'agentls mcp login %s', or open this address in a browser:\n  %s\n", server, server, authURL)
-				return nil
+			access := ""
+			if u, err := url.Parse(authURL); err == nil && u.Query().Get("scope") != "" {
+				access = fmt.Sprintf(" for access to %q", safetext.Bound(safetext.Line(u.Query().Get("scope")), 200))
 			}
-			fmt.Fprintf(stderr, "agentls: MCP server %q asks you to sign in. Open this address in a browser:\n  %s\n", server, authURL)
-			openBrowser(ctx, authURL)
+			fmt.Fprintf(stderr, "agentls: MCP server %s asks you to sign in%s. Open this address in a browser:\n  %s\n",
+				safetext.Line(strconv.Quote(server)), access, authURL)
+			if browser {
+				openBrowser(ctx, authURL)
+			}
 			return nil
 		},
 	}
@@ -81,6 +91,11 @@ func mcpLogin(ctx context.Context, servers map[string]mcp.ServerConfig, dir stri
 	}
 	oauth := cliOAuth(stderr, true)
 	oauth.Timeout = loginTimeout
+	// Asked for by the user, login always signs in (with the scopes wanted
+	// so far), also when a token is stored.
+	if err := mcp.ForgetAccessToken(oauth.Store, server); err != nil {
+		fmt.Fprintf(stderr, "agentls mcp login: %v\n", err)
+	}
 	m := mcp.NewManager(mcp.Options{
 		Servers: map[string]mcp.ServerConfig{server: cfg}, Roots: []string{dir}, Registry: tools.NewRegistry(), Logger: logger,
 		ConnectTimeout: loginTimeout + 30*time.Second, ReconnectAttempts: 1, ClientVersion: currentVersion(), OAuth: oauth,

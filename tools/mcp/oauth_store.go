@@ -238,3 +238,19 @@ func NewTokenStore(dir string) TokenStore {
 	}
 	return &FileTokenStore{Dir: dir}
 }
+
+// ForgetAccessToken drops the access and refresh tokens stored for server,
+// keeping its client registration and any scope a step-up still wants, so
+// that the next connection signs in anew ("agentls mcp login": asked for
+// by the user, it always signs in, with every scope wanted so far).
+func ForgetAccessToken(store TokenStore, server string) error {
+	st, err := store.Load(server)
+	if err != nil || st == nil {
+		return err
+	}
+	if st.PendingScope == "" && st.Token.Scope != "" {
+		st.PendingScope = st.Token.Scope // signing in again keeps the access it had
+	}
+	st.Token = Token{}
+	return store.Save(server, st)
+}

@@ -132,3 +132,14 @@ func (t *mcpTool) Call(ctx context.Context, _ *tools.Env, args json.RawMessage) 
 func (t *mcpTool) unavailable(err error) tools.Result {
 	return tools.Errorf("MCP server %q is unavailable: %v", t.srv.name, err)
 }
+
+// RemoteName is the MCP server's own name for t, a tool this package put
+// in a registry (false for any other tool): what "agentls mcp call" and the
+// server's tools/call take.
+func RemoteName(t tools.Tool) (string, bool) {
+	mt, ok := t.(*mcpTool)
+	if !ok {
+		return "", false
+	}
+	return mt.remote, true
+}
