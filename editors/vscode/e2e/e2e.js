@@ -15,32 +15,10 @@ const { chromium } = require("playwright-core");
 const out = { steps: [] };
 let page;
 
-// The ::after contents of the editor's inline decorations (where the
-// extension shows a hunk's new text).
-const afterTexts = () =>
-  page.$$eval(".view-lines span", (spans) =>
-    spans
-      .map((s) => getComputedStyle(s, "::after").content.replace(/\u00a0/g, " "))
-      .filter((c) => c && c !== "none" && c !== "normal"),
-  );
-// The visible notifications' messages, and their buttons.
-const toasts = () =>
-  page.$$eval(".notifications-toasts .notification-toast", (ts) =>
-    ts.map((t) => ({
-      message: (t.querySelector(".notification-list-item-message") || t).innerText,
-      buttons: [...t.querySelectorAll(".monaco-button")].map((b) => b.innerText.trim()).filter((s) => s),
-    })),
-  );
-const tabLabels = () => page.$$eval(".tabs-container .tab", (ts) => ts.map((t) => t.getAttribute("aria-label") || t.innerText));
+// Shared helpers (e2e/lib.js).
+const { afterTexts, toasts, tabLabels, editorText, hasAfter, palette, runAgent, shot } = require("./lib")(() => page);
 const agentHoverVisible = () =>
   page.$$eval(".monaco-hover", (hs) => hs.some((h) => h.offsetParent !== null && h.innerText.includes("agentls proposal")));
-const editorText = () => page.$eval(".view-lines", (e) => e.innerText.replace(/\u00a0/g, " "));
-const hasAfter = (needle) =>
-  page.waitForFunction(
-    (n) => [...document.querySelectorAll(".view-lines span")].some((s) => getComputedStyle(s, "::after").content.includes(n)),
-    needle,
-    { timeout: 30000 },
-  );
 const noAfter = () =>
   page.waitForFunction(
     () => ![...document.querySelectorAll(".view-lines span")].some((s) => /[⟶⤒⤓]/.test(getComputedStyle(s, "::after").content)),
@@ -48,33 +26,11 @@ const noAfter = () =>
     { timeout: 30000 },
   );
 
-async function palette(title) {
-  await page.keyboard.press("F1");
-  await page.waitForSelector(".quick-input-widget input", { state: "visible", timeout: 10000 });
-  await page.keyboard.type(title);
-  await page.waitForSelector(`.quick-input-list .monaco-list-row[aria-label^="${title}"]`, { timeout: 10000 });
-  await page.keyboard.press("Enter");
-}
-
-async function runAgent(prompt) {
-  await palette("agentls: Run Agent");
-  // The extension's prompt box (not the palette that is closing).
-  await page.waitForSelector('.quick-input-widget input[placeholder^="e.g."]', { state: "visible", timeout: 10000 });
-  await page.keyboard.type(prompt);
-  await page.keyboard.press("Enter");
-}
-
 async function planAgent(prompt) {
   await palette("agentls: Plan with Agent");
   await page.waitForSelector('.quick-input-widget input[placeholder^="e.g."]', { state: "visible", timeout: 10000 });
   await page.keyboard.type(prompt);
   await page.keyboard.press("Enter");
-}
-
-async function shot(name) {
-  const file = path.join(process.env.E2E_SHOTS, name + ".png");
-  await page.screenshot({ path: file });
-  return file;
 }
 
 // The README's editor demo without a model, as written: open examples/hello
