@@ -295,7 +295,7 @@ func TestMCPOAuthInEditor(t *testing.T) {
 	}); err != nil {
 		t.Fatalf("the server never became ready: %v", err)
 	}
-	if msg := <-offered; !strings.Contains(msg, `MCP server "secure" asks you to sign in at `+a.AuthURL+".") {
+	if msg := <-offered; !strings.Contains(msg, `MCP server "secure" asks you to sign in at `+a.AuthURL+` for access to "mcp:read".`) {
 		t.Errorf("sign-in offer %q", msg)
 	}
 	p := <-shown
@@ -306,6 +306,74 @@ func TestMCPOAuthInEditor(t *testing.T) {
 	evs := rs.events(t, id)
 	if fin := evs[len(evs)-1]; fin.Kind != "finished" || *fin.Text != "helper: signed in" {
 		t.Fatalf("final %+v; %v", fin, kinds(evs))
+	}
+}
+
+// TestMCPStepUpInEditor: a tool that needs more access than the sign-in
+// gave (403 insufficient_scope) makes the server offer a second sign-in
+// naming the union of the scopes; once the user has been through it the
+// call is retried and its result reaches the run.
+func TestMCPStepUpInEditor(t *testing.T) {
+	t.Parallel()
+	g := mcptest.StartGrants(t)
+	g.RequireForCall("mcp:write")
+	script := func(req *llmtest.ChatRequest) llmtest.Reply {
+		if !req.HasTool("mcp__secure__echo") {
+			return llmtest.Text("no echo tool")
+		}
+		if !req.HasToolResult("s1") {
+			return llmtest.ToolCalls(llmtest.Call{ID: "s1", Name: "mcp__secure__echo", Args: `{"text":"stepped up"}`})
+		}
+		res, _ := req.ToolResult("s1")
+		return llmtest.Text(res)
+	}
+	caps := lsptest.DefaultCapabilities()
+	caps.Window.ShowDocument = &protocol.ShowDocumentClientCapabilities{Support: true}
+	rs := newRunSession(t, script, runOpts{init: lsptest.InitOptions{Capabilities: &caps}})
+	var mu sync.Mutex
+	var offers []string
+	rs.c.Handle(protocol.MethodWindowShowMessageRequest, func(req lsptest.Message) (any, *lsptest.Error) {
+		var p protocol.ShowMessageRequestParams
+		_ = json.Unmarshal(req.Params, &p)
+		mu.Lock()
+		offers = append(offers, p.Message)
+		mu.Unlock()
+		return protocol.MessageActionItem{Title: "Sign in"}, nil
+	})
+	rs.c.Handle(protocol.MethodWindowShowDocument, func(req lsptest.Message) (any, *lsptest.Error) {
+		var p struct {
+			URI string `json:"uri"`
+		}
+		_ = json.Unmarshal(req.Params, &p)
+		go func() { // the browser
+			resp, err := http.Get(p.URI)
+			if err == nil {
+				_, _ = io.Copy(io.Discard, resp.Body)
+				resp.Body.Close()
+			}
+		}()
+		return protocol.ShowDocumentResult{Success: true}, nil
+	})
+	ctx := lsptest.Context(t)
+	if err := rs.c.Notify(ctx, protocol.MethodWorkspaceDidChangeConfiguration, map[string]any{"settings": map[string]any{"agentls": map[string]any{
+		"mcpServers": map[string]any{"secure": map[string]any{"type": "http", "url": g.ResourceURL, "oauth": map[string]any{"clientId": "public-client"}}},
+	}}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := rs.c.Await(ctx, protocol.MethodWindowLogMessage, func(m lsptest.Message) bool {
+		return strings.Contains(string(m.Params), `MCP server \"secure\" is ready`)
+	}); err != nil {
+		t.Fatalf("the server never became ready: %v", err)
+	}
+	id := rs.start(t, lspserver.RunArgs{Prompt: "Echo."})
+	evs := rs.events(t, id)
+	if fin := evs[len(evs)-1]; fin.Kind != "finished" || *fin.Text != "helper: stepped up" {
+		t.Fatalf("final %+v; %v", fin, kinds(evs))
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(offers) != 2 || !strings.Contains(offers[0], `for access to "mcp:read".`) || !strings.Contains(offers[1], `for access to "mcp:read mcp:write".`) {
+		t.Errorf("sign-in offers %q", offers)
 	}
 }
 

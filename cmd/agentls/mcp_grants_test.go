@@ -10,6 +10,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/agentls/agentls/agent/llm/llmtest"
 	"github.com/agentls/agentls/tools/mcp"
 	"github.com/agentls/agentls/tools/mcp/mcptest"
 )
@@ -125,5 +126,49 @@ func TestMCPCallStepUpOffTerminal(t *testing.T) {
 	code, out, errs = runMCP("call", "secure", "echo", `{"text":"x"}`, "--dir", dir, "--timeout", "10s")
 	if code != 0 || out != "helper: x\n" {
 		t.Fatalf("call after the second login: exit %d\n%s\n%s", code, out, errs)
+	}
+}
+
+// TestRunStepUp: in `agentls run`, a tool call refused with 403
+// insufficient_scope prints a second sign-in address asking for the union
+// of the scopes; once it has been followed the call is retried and the
+// result reaches the model. A server with the client credentials grant in
+// the same run steps up on its own.
+func TestRunStepUp(t *testing.T) {
+	g := mcptest.StartGrants(t)
+	g.RequireForCall("mcp:write")
+	cc := mcptest.StartGrants(t)
+	cc.RequireForCall("mcp:admin")
+	srv := llmtest.New(t, func(req *llmtest.ChatRequest) llmtest.Reply {
+		a, okA := req.ToolResult("a")
+		b, okB := req.ToolResult("b")
+		if !okA || !okB {
+			return llmtest.ToolCalls(llmtest.Call{ID: "a", Name: "mcp__secure__echo", Args: `{"text":"user"}`},
+				llmtest.Call{ID: "b", Name: "mcp__ci__echo", Args: `{"text":"machine"}`})
+		}
+		return llmtest.Text("got " + a + " and " + b)
+	}, llmtest.WithAPIKey(testKey))
+	cliEnv(t, srv)
+	t.Setenv("RUN_CC_SECRET", "cc")
+	dir := t.TempDir()
+	cfg, _ := json.Marshal(map[string]any{"mcpServers": map[string]any{
+		"secure": map[string]any{"type": "http", "url": g.ResourceURL, "oauth": map[string]any{"clientId": "public-client"}},
+		"ci": map[string]any{"type": "http", "url": cc.ResourceURL, "oauth": map[string]any{"grant": "client_credentials",
+			"clientId": "ci-client", "clientSecretEnv": "RUN_CC_SECRET"}},
+	}})
+	writeFile(t, filepath.Join(dir, ".agentls", "config.json"), string(cfg), 0o644)
+
+	var out bytes.Buffer
+	errw := &scopeRecorder{}
+	code := runMain([]string{"--dir", dir, "--trust-workspace", "echo", "both"}, strings.NewReader(""), &out, errw)
+	errw.wg.Wait()
+	if code != 0 || !strings.Contains(out.String(), "got helper: user and helper: machine") {
+		t.Fatalf("run: exit %d\n%s\n%s", code, out.String(), errw.buf.String())
+	}
+	if got := errw.asked(); len(got) != 2 || got[0] != "mcp:read" || got[1] != "mcp:read mcp:write" {
+		t.Errorf("sign-ins asked for %q", got)
+	}
+	if reqs := cc.TokenRequests(); len(reqs) != 2 || reqs[1].Form.Get("scope") != "mcp:read mcp:admin" {
+		t.Errorf("client credentials requests %+v", reqs)
 	}
 }

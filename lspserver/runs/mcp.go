@@ -325,7 +325,8 @@ const (
 // openAuthorization offers the user an MCP server's sign-in page and
 // opens it only when they say so: nothing is opened at server start
 // without a click. The address must be https (or http on this machine,
-// mcp.CheckBrowserURL); the offer names its host. Declining (or
+// mcp.CheckBrowserURL); the offer names its host and the scopes asked for
+// (a tool that needs more access asks again, for more). Declining (or
 // dismissing) fails that server's connection with a message saying how
 // to sign in later.
 func (rs *Runs) openAuthorization(ctx context.Context, server, authURL string) error {
@@ -333,14 +334,18 @@ func (rs *Runs) openAuthorization(ctx context.Context, server, authURL string) e
 		rs.core.LogToEditor(ctx, protocol.MessageTypeWarning, fmt.Sprintf("agentls: MCP server %s: sign-in page not opened: %v", safetext.Line(strconv.Quote(server)), err))
 		return err
 	}
-	host := authURL
+	host, access := authURL, ""
 	if u, err := url.Parse(authURL); err == nil {
 		host = u.Scheme + "://" + u.Host
+		if sc := u.Query().Get("scope"); sc != "" {
+			// A step-up's second sign-in names the scopes it asks for.
+			access = fmt.Sprintf(" for access to %q", safetext.Bound(safetext.Line(sc), 200))
+		}
 	}
 	item, err := rs.core.Client().ShowMessageRequest(ctx, &protocol.ShowMessageRequestParams{
 		Type: protocol.MessageTypeInfo,
-		Message: fmt.Sprintf("agentls: MCP server %s asks you to sign in at %s. Open the sign-in page in your browser?",
-			safetext.Line(strconv.Quote(server)), safetext.Line(host)),
+		Message: fmt.Sprintf("agentls: MCP server %s asks you to sign in at %s%s. Open the sign-in page in your browser?",
+			safetext.Line(strconv.Quote(server)), safetext.Line(host), access),
 		Actions: []protocol.MessageActionItem{{Title: actionSignIn}, {Title: actionNotNowMCP}},
 	})
 	if err != nil {
