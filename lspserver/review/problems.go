@@ -43,6 +43,9 @@ func (v *Review) Problems(runID string, fp tools.FileProblems) {
 		v.pruneProblemsLocked()
 	}
 	b.by[problemKey{runID, fp.Path}] = fp
+	// Plugins fetch agentls/proposals again (their proposal shows the
+	// count); plugin-less clients get the hunks' diagnostics again.
+	v.state().queueAnnounce(fp.Path)
 	v.diags.queue(fp.Path)
 }
 

@@ -20,6 +20,10 @@ export interface AgentlsSettings {
   mode?: "preview" | "apply";
   maxTurns?: number;
   mcpServers?: Record<string, unknown>;
+  /** Language servers agentls starts to check the agent's edits: false turns them off, an object configures them by name. */
+  languageServers?: false | Record<string, unknown>;
+  languageServerWaitSeconds?: number;
+  languageServerIdleSeconds?: number;
   tools?: { runCommand?: string };
   /** How the server shows proposals; the extension renders its own. */
   preview?: { diagnostics?: boolean };
@@ -72,6 +76,16 @@ export function buildSettings(get: Getter): AgentlsSettings {
   if (mcp && typeof mcp === "object" && !Array.isArray(mcp) && Object.keys(mcp).length > 0) {
     out.mcpServers = JSON.parse(JSON.stringify(mcp)) as Record<string, unknown>;
   }
+  const ls = get("languageServers");
+  if (ls === false) {
+    out.languageServers = false;
+  } else if (ls && typeof ls === "object" && !Array.isArray(ls) && Object.keys(ls).length > 0) {
+    out.languageServers = JSON.parse(JSON.stringify(ls)) as Record<string, unknown>;
+  }
+  const wait = int(get, "languageServerWaitSeconds");
+  if (wait !== undefined) out.languageServerWaitSeconds = wait;
+  const idle = int(get, "languageServerIdleSeconds");
+  if (idle !== undefined) out.languageServerIdleSeconds = idle;
   const runCommand = get("tools.runCommand");
   if (present(runCommand) && typeof runCommand === "string") out.tools = { runCommand };
   return out;

@@ -32,6 +32,19 @@ export interface HunkView {
   added: string[];
   oldText: string;
   newText: string;
+  /** On a proposal's first hunk: what its language server found ("⚠ introduces 1 problem (line 6: …)"). */
+  problems?: string;
+}
+
+/** "⚠ introduces N problem(s) (line L: first message)" for a proposal with problems, else undefined. */
+export function problemsNote(p: Proposal): string | undefined {
+  const ps = p.problems ?? [];
+  if (ps.length === 0) {
+    return undefined;
+  }
+  const first = ps[0];
+  const msg = (first.message ?? "").split("\n")[0];
+  return `⚠ introduces ${ps.length} problem${ps.length === 1 ? "" : "s"} (line ${(first.range?.start?.line ?? 0) + 1}: ${msg})`;
 }
 
 function splitLines(text: string): string[] {
@@ -111,8 +124,10 @@ export function hunkViews(proposals: Proposal[], docUri: string, lines: string[]
     if (!sameUri(p.uri, docUri)) {
       continue;
     }
-    for (const h of p.hunks ?? []) {
+    const note = problemsNote(p);
+    for (const [i, h] of (p.hunks ?? []).entries()) {
       out.push({
+        problems: i === 0 ? note : undefined,
         hunkId: h.id,
         runId: p.runId,
         uri: p.uri,

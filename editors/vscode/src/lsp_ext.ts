@@ -121,6 +121,21 @@ export interface Proposal {
   hunks: Hunk[];
   /** The run creates the file: it does not exist yet. */
   created?: boolean;
+  /**
+   * The problems this proposal brings into the file, as the workspace's
+   * language server reported them (ranges in the proposed text); absent
+   * when no language server judged it.
+   */
+  problems?: Problem[];
+}
+
+/** A problem a language server reported in a run's proposed text. */
+export interface Problem {
+  range: Range;
+  /** LSP DiagnosticSeverity: 1 error, 2 warning. */
+  severity: number;
+  message: string;
+  source?: string;
 }
 
 /** agentls/proposals params. */
@@ -180,7 +195,8 @@ export type RunEventKind =
   | "failed"
   | "cancelled"
   | "todo"
-  | "check";
+  | "check"
+  | "problems";
 
 /**
  * agentls/runEvent params. Fields beyond runId/seq/kind depend on the kind
@@ -212,6 +228,13 @@ export interface RunEvent {
   output?: string;
   /** kinds "finished" / "failed" / "cancelled": the latest result of every check that ran. */
   checks?: CheckState[];
+  /** kind "problems": how many problems the change introduced in `uri`, and those problems. */
+  introduced?: number;
+  items?: Problem[];
+  /** kind "problems": how many problems the run's proposal for `uri` brings in all. */
+  outstanding?: number;
+  /** kind "finished": the problems the run introduced that the language server still reports (absent without one). */
+  problems?: number;
   /** Set on the events of a sub-agent (the task tool); runId is then its own. */
   parentRunId?: string;
   /** kinds "toolCall" / "toolResult": the model's call id. */

@@ -51,6 +51,11 @@ export class Preview implements vscode.Disposable, vscode.TextDocumentContentPro
     overviewRulerColor: new vscode.ThemeColor("editorOverviewRuler.addedForeground"),
     overviewRulerLane: vscode.OverviewRulerLane.Left,
   });
+  private readonly problem = vscode.window.createTextEditorDecorationType({
+    after: { color: new vscode.ThemeColor("editorWarning.foreground"), fontStyle: "italic" },
+    overviewRulerColor: new vscode.ThemeColor("editorOverviewRuler.warningForeground"),
+    overviewRulerLane: vscode.OverviewRulerLane.Right,
+  });
   private readonly docs = new Map<string, DocState>();
   private readonly changed = new vscode.EventEmitter<vscode.Uri>();
   private readonly timers = new Map<string, NodeJS.Timeout>();
@@ -67,6 +72,7 @@ export class Preview implements vscode.Disposable, vscode.TextDocumentContentPro
       this.deleted,
       this.conflicted,
       this.added,
+      this.problem,
       this.changed,
       vscode.workspace.registerTextDocumentContentProvider(proposalScheme, this),
       vscode.window.onDidChangeVisibleTextEditors(() => this.refreshVisible()),
@@ -165,12 +171,14 @@ export class Preview implements vscode.Disposable, vscode.TextDocumentContentPro
       const deleted: vscode.DecorationOptions[] = [];
       const conflicted: vscode.DecorationOptions[] = [];
       const added: vscode.DecorationOptions[] = [];
+      const problems: vscode.DecorationOptions[] = [];
       // Two runs' hunks in one file are told apart by their run.
       const runsShown = new Set(views.map((v) => v.runId)).size;
       for (const v of views) {
         const hover = new vscode.MarkdownString(
           `**agentls proposal** (run ${v.runId}${v.conflicted ? `, ${v.supersededBy ? "not applicable" : "conflicted"}${v.reason ? ": " + v.reason : ""}` : ""})\n\n` +
             (v.lastError ? `Last accept failed: ${v.lastError}\n\n` : "") +
+            (v.problems ? `**${v.problems.replace(/^⚠ /, "Language server: ")}**\n\n` : "") +
             hunks.diffMarkdown(v, lines) +
             (v.conflicted
               ? `\n\n[Reject](${commandLink(ext.Commands.reject, { runId: v.runId, uri: v.uri, hunkId: v.hunkId })})`
@@ -184,6 +192,13 @@ export class Preview implements vscode.Disposable, vscode.TextDocumentContentPro
         if (v.first !== undefined) {
           const range = new vscode.Range(v.first, 0, v.last ?? v.first, 0);
           (v.conflicted ? conflicted : deleted).push({ range, hoverMessage: hover });
+        }
+        if (v.problems) {
+          // What accepting the proposal would break, on its first hunk's
+          // first row (the language server's words; the hover lists it).
+          const row = Math.min(Math.max(v.first ?? v.anchor, 0), editor.document.lineCount - 1);
+          const end = editor.document.lineAt(row).range.end;
+          problems.push({ range: new vscode.Range(end, end), renderOptions: { after: { contentText: v.problems, margin: "0 0 0 3ch" } } });
         }
         if (v.supersededBy) {
           // Another run's accepted change already made it: its lines are
@@ -220,6 +235,7 @@ export class Preview implements vscode.Disposable, vscode.TextDocumentContentPro
       editor.setDecorations(this.deleted, deleted);
       editor.setDecorations(this.conflicted, conflicted);
       editor.setDecorations(this.added, added);
+      editor.setDecorations(this.problem, problems);
     }
     this.updateContext();
   }

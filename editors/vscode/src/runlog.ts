@@ -21,6 +21,28 @@ export interface RunState {
   answerUri?: string;
   /** The end event's checks: the latest result of every check that ran. */
   checks?: CheckState[];
+  /** The end event's count of problems the run introduced and left (language server). */
+  problems?: number;
+}
+
+/** "introduces 2 problems"; "" when there are none (or no language server judged the run). */
+export function problemsSummary(n: number | undefined): string {
+  return typeof n === "number" && n > 0 ? `introduces ${n} problem${n === 1 ? "" : "s"}` : "";
+}
+
+/** A problems event's log lines: the file and each problem its change introduced, or that none are left. */
+function problemLines(ev: RunEvent): string[] {
+  const name = ev.uri ? basename(ev.uri) : "?";
+  const n = ev.introduced ?? 0;
+  if (n === 0) {
+    return ev.outstanding === 0 ? [`  ✓ ${name}: no problems left`] : [];
+  }
+  const out = [`  ⚠ ${name} ${problemsSummary(n)}`];
+  for (const it of (ev.items ?? []).slice(0, 10)) {
+    out.push(`    ${name}:${(it.range?.start?.line ?? 0) + 1}: ${oneLine(it.message, 200)}`);
+  }
+  if (n > 10) out.push(`      … and ${n - 10} more`);
+  return out;
 }
 
 /** "checks passed (test, lint)" / "checks failed: test"; "" when none ran. */
@@ -61,9 +83,9 @@ const todoMarks: Record<string, string> = { pending: "[ ]", in_progress: "[~]", 
  * it proposed changes to.
  */
 export function endMessage(r: RunState, pending?: number): string {
-  const checks = checksSummary(r.checks);
+  const extra = [checksSummary(r.checks), problemsSummary(r.problems)].filter((s) => s !== "");
   const msg = endText(r, pending);
-  return checks ? `${msg.replace(/\.$/, "")}; ${checks}.` : msg;
+  return extra.length > 0 ? `${msg.replace(/\.$/, "")}; ${extra.join("; ")}.` : msg;
 }
 
 function endText(r: RunState, pending?: number): string {
@@ -209,12 +231,22 @@ export class RunTracker {
       case "check":
         out.push(...checkLines(ev));
         break;
+      case "problems":
+        out.push(...problemLines(ev));
+        break;
       case "finished":
         r.status = "finished";
         r.answer = ev.text;
         if (ev.answerUri) r.answerUri = ev.answerUri;
         if (ev.checks) r.checks = ev.checks;
-        out.push(`${tag} finished${checksSummary(ev.checks) ? " · " + checksSummary(ev.checks) : ""}`);
+        if (typeof ev.problems === "number") r.problems = ev.problems;
+        out.push(
+          `${tag} finished` +
+            [checksSummary(ev.checks), problemsSummary(ev.problems)]
+              .filter((s) => s !== "")
+              .map((s) => " · " + s)
+              .join(""),
+        );
         if ((ev.text ?? "").trim() === (this.streamed.get(r.id) ?? "").trim()) {
           break; // the answer was streamed just before: do not repeat it
         }

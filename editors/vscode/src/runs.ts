@@ -104,10 +104,10 @@ export class Runs implements vscode.Disposable {
     const msg = endMessage(r, pending);
     const hasChanges = (r.files?.length ?? 0) > 0 && pending !== 0;
     const plan = r.mode === "plan" && r.status === "finished";
-    const failedChecks = checksFailed(r);
+    const failedChecks = checksFailed(r) || (r.problems ?? 0) > 0;
     let buttons = plan ? ["Approve Plan", "Show Plan"] : hasChanges ? ["Review", "Accept All", "Follow Up"] : r.status === "failed" ? ["Show Log"] : ["Follow Up", "Show Log"];
     if (failedChecks && !buttons.includes("Show Log")) {
-      buttons = [...buttons, "Show Log"]; // the checks' output is in the log
+      buttons = [...buttons, "Show Log"]; // the checks' output and the problems are in the log
     }
     const show =
       r.status === "failed"

@@ -24,6 +24,7 @@ function M.define_highlights()
     highlight default link AgentlsAdd DiffAdd
     highlight default link AgentlsConflict DiffText
     highlight default link AgentlsHint Comment
+    highlight default link AgentlsProblem DiagnosticWarn
   ]])
 end
 
@@ -120,7 +121,20 @@ function M.layout(lines, h, encoding)
   return { first = sr, last = last, anchor = last, above = false, virt = virt }
 end
 
-local function place(bufnr, lines, proposal, h, encoding, opts)
+--- "introduces N problem(s)" for a proposal whose problems the server's
+--- language server reported (agentls/proposals problems), else nil.
+function M.problems_note(proposal)
+  local n = type(proposal.problems) == "table" and #proposal.problems or 0
+  if n == 0 then
+    return nil
+  end
+  local first = proposal.problems[1]
+  local where = first.range and first.range.start and first.range.start.line and ("line " .. (first.range.start.line + 1) .. ": ") or ""
+  return string.format("introduces %d problem%s (%s%s)", n, n == 1 and "" or "s", where,
+    (tostring(first.message or ""):gsub("\n.*", "")))
+end
+
+local function place(bufnr, lines, proposal, h, encoding, opts, first)
   local lay = M.layout(lines, h, encoding)
   -- A hunk may carry its own status (and the reason it is conflicted);
   -- otherwise the proposal's applies.
@@ -149,6 +163,12 @@ local function place(bufnr, lines, proposal, h, encoding, opts)
     else
       hint = { { "  agent: :AgentAccept / :AgentReject", "AgentlsHint" } }
     end
+    -- The proposal's problems (its language server's words), on its first
+    -- hunk: what accepting it would break.
+    local note = first and M.problems_note(proposal)
+    if note then
+      table.insert(hint, { "  ⚠ " .. note, "AgentlsProblem" })
+    end
   end
   local hunk = {
     id = h.id,
@@ -161,6 +181,7 @@ local function place(bufnr, lines, proposal, h, encoding, opts)
     lastError = h.lastError,
     oldText = h.oldText,
     newText = h.newText,
+    problems = type(proposal.problems) == "table" and #proposal.problems or nil,
   }
   if lay.first and superseded then
     hunk.mark = vim.api.nvim_buf_set_extmark(bufnr, M.ns, lay.first, 0, {
@@ -228,8 +249,8 @@ function M.render(bufnr, proposals, encoding)
   local lines = vim.api.nvim_buf_get_lines(bufnr, 0, -1, false)
   for _, p in ipairs(proposals or {}) do
     if position.uri_matches(p.uri, bufnr) then
-      for _, h in ipairs(p.hunks or {}) do
-        local ok, hunk = pcall(place, bufnr, lines, p, h, encoding, opts)
+      for i, h in ipairs(p.hunks or {}) do
+        local ok, hunk = pcall(place, bufnr, lines, p, h, encoding, opts, i == 1)
         if ok then
           table.insert(st.hunks, hunk)
         else
@@ -302,7 +323,8 @@ end
 
 --- The hunks shown in buffer `bufnr`, in buffer order, each with its
 --- current rows: { id, runId, uri, status, first, last, supersededBy,
---- created, … } (0-based rows; a pure insertion has first == last == the
+--- created, problems (the count its proposal introduces, nil when no
+--- language server judged it), … } (0-based rows; a pure insertion has first == last == the
 --- row it hangs from).
 function M.hunks(bufnr)
   local out = {}
@@ -313,7 +335,7 @@ function M.hunks(bufnr)
       table.insert(out, {
         id = h.id, runId = h.runId, uri = h.uri, status = h.status, first = pos[1], last = last, index = i,
         reason = h.reason, lastError = h.lastError, oldText = h.oldText, newText = h.newText,
-        supersededBy = h.supersededBy, created = h.created,
+        supersededBy = h.supersededBy, created = h.created, problems = h.problems,
       })
     end
   end

@@ -13,7 +13,8 @@ local M = {}
 -- streamed (text flushed just before the current event), result, error,
 -- checks (the end event's { {name, passed} }), usage (usage.lua's tally,
 -- then the run's totals), files (URIs the run proposed or applied changes
--- to), model (the one this editor sent) }.
+-- to), model (the one this editor sent), problems (the end event's count
+-- of problems the run introduced and left) }.
 -- Status is "running", "finished", "failed" or "cancelled".
 local runs = {}
 local order = {} -- run keys, oldest first
@@ -139,6 +140,40 @@ function M.checks_summary(checks)
   return "checks failed: " .. table.concat(failed, ", ")
 end
 
+--- "introduces N problem(s)" from finished's problems (the problems the
+--- run introduced that its language server still reports), nil when there
+--- are none or no language server judged the run.
+function M.problems_summary(n)
+  if type(n) ~= "number" or n <= 0 then
+    return nil
+  end
+  return string.format("introduces %d problem%s", n, n == 1 and "" or "s")
+end
+
+-- The problems one change introduced (agentls/runEvent "problems"): a
+-- line for the file, one per problem; a change that fixed what the run
+-- had broken says so. Nothing for a change that introduced nothing.
+local function problem_lines(ev)
+  local name = ev.uri and vim.fn.fnamemodify(vim.uri_to_fname(ev.uri), ":~:.") or "?"
+  local n = tonumber(ev.introduced) or 0
+  if n == 0 then
+    if ev.outstanding == 0 then
+      return { "  ✓ " .. name .. ": no problems left" }
+    end
+    return {}
+  end
+  local lines = { string.format("  ⚠ %s introduces %d problem%s", name, n, n == 1 and "" or "s") }
+  for i, it in ipairs(ev.items or {}) do
+    if i > 10 then
+      table.insert(lines, string.format("      … and %d more", n - 10))
+      break
+    end
+    local line = it.range and it.range.start and (it.range.start.line + 1) or 0
+    table.insert(lines, string.format("    %s:%d: %s", name, line, one_line(it.message or "", 200)))
+  end
+  return lines
+end
+
 -- A check's result, then its output (the server keeps the tail): whole
 -- for a failure, the last lines for a pass.
 local function check_lines(ev)
@@ -224,9 +259,12 @@ local function format_event(r, ev)
     return { "  ✎ proposal for " .. name }
   elseif kind == "check" then
     return check_lines(ev)
+  elseif kind == "problems" then
+    return problem_lines(ev)
   elseif kind == "finished" then
     local summary = M.checks_summary(ev.checks)
-    local lines = { tag .. " finished" .. (summary and (" · " .. summary) or "") }
+    local probs = M.problems_summary(ev.problems)
+    local lines = { tag .. " finished" .. (summary and (" · " .. summary) or "") .. (probs and (" · " .. probs) or "") }
     if vim.trim(ev.text or "") == vim.trim(r.streamed or "") then
       return lines -- the answer was streamed just before: do not repeat it
     end
@@ -308,6 +346,7 @@ function M.on_event(client_id, ev)
     r.error = ev.error
     r.checks = ev.checks
     usage.finish(r, ev)
+    r.problems = ev.problems
     if ev.kind == "finished" and r.mode == "plan" then
       r.plan_ready = true
     end
@@ -331,6 +370,9 @@ function M.on_event(client_id, ev)
   elseif ev.kind == "finished" and type(ev.text) == "string" and vim.trim(ev.text):find("\n") then
     log.notify(vim.log.levels.INFO, "run %s finished: %s … (:AgentAnswer shows the whole answer)", tostring(r.id),
       vim.trim(ev.text):match("^[^\n]*"))
+  end
+  if ev.kind == "finished" and M.problems_summary(ev.problems) then
+    log.notify(vim.log.levels.WARN, "run %s %s (:AgentLog lists them)", tostring(r.id), M.problems_summary(ev.problems))
   end
   if ev.kind == "finished" then
     -- The server's end message says it too; this one points at the output.

@@ -48,6 +48,15 @@ describe("buildSettings", () => {
     assert.deepEqual(buildSettings(getter({ maxTurns: 7.9 })), { maxTurns: 7 });
   });
 
+  it("passes the language servers: false, or entries by name, and their bounds", () => {
+    assert.deepEqual(buildSettings(getter({ languageServers: false })), { languageServers: false });
+    const entries = { gopls: false, zig: { command: ["zls"], extensions: [".zig"] } };
+    const s = buildSettings(getter({ languageServers: entries, languageServerWaitSeconds: 10, languageServerIdleSeconds: 60 }));
+    assert.deepEqual(s, { languageServers: entries, languageServerWaitSeconds: 10, languageServerIdleSeconds: 60 });
+    assert.notEqual(s.languageServers, entries);
+    assert.deepEqual(buildSettings(getter({ languageServers: true })), {});
+  });
+
   it("returns a copy of mcpServers", () => {
     const servers = { a: { command: "x" } };
     const s = buildSettings(getter({ mcpServers: servers }));

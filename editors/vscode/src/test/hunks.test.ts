@@ -290,3 +290,21 @@ describe("inlineLayout", () => {
     assert.deepEqual(l.rows.map((r) => [r.kind, r.text]), [["same", ""], ["new", "a"], ["new", "b"]]);
   });
 });
+
+describe("problemsNote", () => {
+  const hunk = (line: number): Hunk => ({ id: `h${line}`, range: { start: { line, character: 0 }, end: { line: line + 1, character: 0 } }, oldText: "a\n", newText: "b\n" });
+  it("puts what the language server found on the proposal's first hunk", () => {
+    const p: Proposal = {
+      uri: "file:///w/main.go", runId: "r", status: "pending", proposedText: "", hunks: [hunk(2), hunk(5)],
+      problems: [
+        { range: { start: { line: 5, character: 13 }, end: { line: 5, character: 27 } }, severity: 1, message: "undefined: undefinedThing\nmore" },
+        { range: { start: { line: 9, character: 0 }, end: { line: 9, character: 1 } }, severity: 2, message: "unused" },
+      ],
+    };
+    assert.equal(hunks.problemsNote(p), "⚠ introduces 2 problems (line 6: undefined: undefinedThing)");
+    const views = hunkViews([p], "file:///w/main.go", ["x", "y", "a", "z", "w", "a", "q"]);
+    assert.deepEqual(views.map((v) => v.problems), ["⚠ introduces 2 problems (line 6: undefined: undefinedThing)", undefined]);
+    assert.equal(hunks.problemsNote({ ...p, problems: [] }), undefined);
+    assert.equal(hunks.problemsNote({ ...p, problems: undefined }), undefined);
+  });
+});

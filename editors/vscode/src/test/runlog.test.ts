@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import type { RunEvent } from "../lsp_ext";
-import { checksFailed, checksSummary, endMessage, planProgress, RunTracker } from "../runlog";
+import { checksFailed, checksSummary, endMessage, planProgress, problemsSummary, RunTracker } from "../runlog";
 
 describe("RunTracker", () => {
   it("turns run events into log lines and run states", () => {
@@ -169,5 +169,32 @@ describe("checks", () => {
     assert.equal(checksFailed(t.run("r")!), false);
     assert.equal(endMessage(t.run("r")!), "agentls: run finished: Done; checks passed (test, lint).");
     assert.equal(checksSummary(undefined), "");
+  });
+
+  it("logs the problems a change introduced and says how many the run left", () => {
+    const t = new RunTracker();
+    const log: string[] = [];
+    const feed = (ev: Partial<RunEvent>) => log.push(...t.onEvent(ev as RunEvent));
+    const item = (line: number, message: string) => ({ range: { start: { line, character: 1 }, end: { line, character: 5 } }, severity: 1, message });
+    feed({ runId: "r", seq: 1, kind: "started", text: "use x" });
+    feed({ runId: "r", seq: 2, kind: "proposal", uri: "file:///w/main.go" });
+    feed({ runId: "r", seq: 3, kind: "problems", uri: "file:///w/main.go", introduced: 2, outstanding: 2, items: [item(5, "undefined: x"), item(7, "undefined: y")] });
+    feed({ runId: "r", seq: 4, kind: "problems", uri: "file:///w/main.go", introduced: 0, outstanding: 2, items: [] });
+    feed({ runId: "r", seq: 5, kind: "problems", uri: "file:///w/util.go", introduced: 0, outstanding: 0, items: [] });
+    feed({ runId: "r", seq: 6, kind: "finished", text: "Done.", problems: 2 });
+    assert.deepEqual(log, [
+      "[r] started: use x",
+      "  ✎ proposal for main.go",
+      "  ⚠ main.go introduces 2 problems",
+      "    main.go:6: undefined: x",
+      "    main.go:8: undefined: y",
+      "  ✓ util.go: no problems left",
+      "[r] finished · introduces 2 problems",
+      "  Done.",
+    ]);
+    assert.equal(endMessage(t.run("r")!, 1), "agentls: changes proposed in main.go: review them; introduces 2 problems.");
+    assert.equal(problemsSummary(1), "introduces 1 problem");
+    assert.equal(problemsSummary(0), "");
+    assert.equal(problemsSummary(undefined), "");
   });
 });
