@@ -3,6 +3,7 @@ package agent
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -13,6 +14,7 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/agentls/agentls/agent/config"
+	"github.com/agentls/agentls/agent/llm"
 	"github.com/agentls/agentls/agent/llm/llmtest"
 	"github.com/agentls/agentls/internal/workspace"
 	"github.com/agentls/agentls/tools/lang"
@@ -241,4 +243,94 @@ func TestNoLanguageServerNoChange(t *testing.T) {
 func noLeaksAfterCleanup(t *testing.T) {
 	opt := goleak.IgnoreCurrent()
 	t.Cleanup(func() { goleak.VerifyNone(t, opt) })
+}
+
+// BenchmarkNavigationTokens compares the tokens a navigation task costs
+// with the language tools and with grep, on the 52-file module: "where is
+// (*cache.Cache).Get called?". Both cache.Cache and cache.Store have a Get
+// method and every file calls one of them, so text search finds all 50
+// calls and the model must read the files to tell the receivers apart;
+// references answers exactly. Tokens are counted with the repo's counter
+// (the scripted model reports no usage): every request's prompt plus
+// every answer, as a provider would bill them.
+//
+//	go test ./agent -run '^$' -bench NavigationTokens -benchtime 1x
+func BenchmarkNavigationTokens(b *testing.B) {
+	root := b.TempDir()
+	langtest.GoModule(b, root)
+	var semantic, grep Outcome
+	var semanticResults, grepResults int
+	for range b.N {
+		semantic, semanticResults = navigate(b, root, []string{"gopls"}, func(req *llmtest.ChatRequest) llmtest.Reply {
+			switch {
+			case !req.HasToolResult("load"):
+				return llmtest.ToolCalls(llmtest.Call{ID: "load", Name: "tool_search", Args: `{"query":"symbol"}`}).NoUsage()
+			case !req.HasToolResult("sym"):
+				return llmtest.ToolCalls(llmtest.Call{ID: "sym", Name: "symbols", Args: `{"query":"Get"}`}).NoUsage()
+			case !req.HasToolResult("refs"):
+				return llmtest.ToolCalls(llmtest.Call{ID: "refs", Name: "references", Args: `{"path":"cache/cache.go","line":10,"symbol":"Get"}`}).NoUsage()
+			}
+			res, _ := req.ToolResult("refs")
+			if !strings.Contains(res, "reference(s) in") {
+				return llmtest.Text("no references: " + res).NoUsage()
+			}
+			return llmtest.Text("(*cache.Cache).Get is called in the even-numbered files of p0…p4 and by Store.Get.").NoUsage()
+		})
+		grep, grepResults = navigate(b, root, nil, func(req *llmtest.ChatRequest) llmtest.Reply {
+			switch {
+			case !req.HasToolResult("def"):
+				return llmtest.ToolCalls(llmtest.Call{ID: "def", Name: "grep", Args: `{"pattern":"func \\(.*\\) Get\\("}`}).NoUsage()
+			case !req.HasToolResult("calls"):
+				return llmtest.ToolCalls(llmtest.Call{ID: "calls", Name: "grep", Args: `{"pattern":"\\.Get\\("}`}).NoUsage()
+			case !req.HasToolResult("read0"):
+				// Which Get each call is depends on its receiver's type:
+				// read every file with a call.
+				var calls []llmtest.Call
+				for p := range 5 {
+					for f := range 10 {
+						calls = append(calls, llmtest.Call{ID: fmt.Sprintf("read%d", p*10+f), Name: "read_file", Args: fmt.Sprintf(`{"path":"p%d/f%d.go"}`, p, f)})
+					}
+				}
+				return llmtest.ToolCalls(calls...).NoUsage()
+			}
+			return llmtest.Text("(*cache.Cache).Get is called in the even-numbered files of p0…p4 and by Store.Get.").NoUsage()
+		})
+	}
+	if semantic.Status != StatusFinished || grep.Status != StatusFinished {
+		b.Fatalf("semantic %v %q, grep %v %q", semantic.Status, semantic.Answer, grep.Status, grep.Answer)
+	}
+	b.ReportMetric(float64(semantic.Usage.TotalTokens), "semantic-tokens")
+	b.ReportMetric(float64(grep.Usage.TotalTokens), "grep-tokens")
+	b.ReportMetric(float64(grep.Usage.TotalTokens)/float64(semantic.Usage.TotalTokens), "ratio")
+	b.ReportMetric(float64(semanticResults), "semantic-result-tokens")
+	b.ReportMetric(float64(grepResults), "grep-result-tokens")
+}
+
+// navigate runs one scripted navigation task over root with the servers
+// named (none: no language server); it returns the outcome and the tokens
+// of the tool results the model read.
+func navigate(b *testing.B, root string, servers []string, script llmtest.Script) (Outcome, int) {
+	var m *lang.Manager
+	if len(servers) > 0 {
+		m = lang.NewManager(lang.Options{Servers: lang.Resolve(nil, false, langtest.LookPath(b, servers...)), Wait: 60 * time.Second})
+		defer m.Close()
+	}
+	srv := llmtest.New(b, script)
+	c, err := llm.New(llm.Config{BaseURL: srv.URL(), Model: "test-model", APIKey: "sk-bench-0123456789"})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer c.Close()
+	run, err := NewSession("").Prepare(Setup{Config: config.Defaults(), View: workspace.New(workspace.Options{Folders: []string{root}}),
+		TranscriptDir: NoTranscript, Model: c, Lang: m}, RunRequest{Prompt: "Where is (*cache.Cache).Get called?"})
+	if err != nil {
+		b.Fatal(err)
+	}
+	out := run.Execute(context.Background())
+	reqs := srv.Requests()
+	results, counter := 0, NewCounter()
+	for _, msg := range reqs[len(reqs)-1].ToolResults() {
+		results += counter.Count(msg.Content)
+	}
+	return out, results
 }

@@ -125,3 +125,93 @@ func goplsUnder(root string) []int {
 	}
 	return out
 }
+
+// BenchmarkLanguageServerRSS measures resident memory with language
+// intelligence on: the built agentls binary and the gopls it started
+// (with gopls's children), after b.N runs that each edit the 52-file
+// module twice (breaking and fixing p2/f5.go) with gopls checking every
+// edit.
+//
+//	go test ./lspserver -run '^$' -bench LanguageServerRSS -benchtime 5x
+func BenchmarkLanguageServerRSS(b *testing.B) {
+	gopls := langtest.Path(b, "gopls")
+	ws := b.TempDir()
+	langtest.GoModule(b, ws)
+	edit := func(id, old, new string) llmtest.Call {
+		return llmtest.Call{ID: id, Name: "edit_file", Args: callArgs(map[string]any{"path": "p2/f5.go", "old_string": old, "new_string": new})}
+	}
+	srv := llmtest.New(b, func(req *llmtest.ChatRequest) llmtest.Reply {
+		switch {
+		case !req.HasToolResult("r"):
+			return llmtest.ToolCalls(llmtest.Call{ID: "r", Name: "read_file", Args: `{"path":"p2/f5.go"}`})
+		case !req.HasToolResult("e1"):
+			return llmtest.ToolCalls(edit("e1", "return n + p1.Count5(n)", "return n + p1.Count5(undefinedThing)"))
+		case !req.HasToolResult("e2"):
+			return llmtest.ToolCalls(edit("e2", "return n + p1.Count5(undefinedThing)", "return n + p1.Count5(n)"))
+		}
+		return llmtest.Text("done")
+	})
+	b.Setenv("XDG_STATE_HOME", b.TempDir())
+	b.Setenv("XDG_CONFIG_HOME", b.TempDir())
+	b.Setenv("OPENAI_BASE_URL", "")
+	b.Setenv("AGENTLS_MODEL", "")
+	b.Setenv("OPENAI_API_KEY", "sk-rss-bench-0123456789abcdef")
+	c := lsptest.StartBinary(b, lsptest.BuildBinary(b))
+	ctx := lsptest.Context(b)
+	if _, err := c.Initialize(ctx, lsptest.InitOptions{Folders: []string{ws}, InitializationOptions: map[string]any{
+		"model":                     map[string]any{"baseURL": srv.URL(), "name": "test-model"},
+		"languageServers":           map[string]any{"gopls": map[string]any{"command": []any{gopls}}},
+		"languageServerWaitSeconds": 60,
+		"preview":                   map[string]any{"diagnostics": false},
+	}}); err != nil {
+		b.Fatal(err)
+	}
+	pid := c.Cmd.Process.Pid
+	b.ResetTimer()
+	for range b.N {
+		var res lspserver.RunResult
+		if err := c.Call(ctx, protocol.MethodWorkspaceExecuteCommand, command(lspserver.CommandRun, lspserver.RunArgs{Prompt: "break and fix"}), &res); err != nil {
+			b.Fatal(err)
+		}
+		if _, err := c.Await(ctx, lspserver.MethodRunEvent, func(m lsptest.Message) bool {
+			var e lspserver.RunEvent
+			return json.Unmarshal(m.Params, &e) == nil && e.RunID == res.RunID && (e.Kind == "finished" || e.Kind == "failed" || e.Kind == "cancelled")
+		}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.StopTimer()
+	servers := goplsChildren(pid)
+	if len(servers) == 0 {
+		b.Fatal("no language server process under agentls")
+	}
+	total := 0.0
+	for _, p := range servers {
+		total += vmRSS(b, p)
+		for _, g := range goplsChildren(p) {
+			total += vmRSS(b, g)
+		}
+	}
+	b.ReportMetric(vmRSS(b, pid), "agentls-MB")
+	b.ReportMetric(total, "gopls-MB")
+}
+
+// goplsChildren lists the children of pid (agentls's language servers,
+// gopls's telemetry child).
+func goplsChildren(pid int) []int {
+	var out []int
+	ents, _ := os.ReadDir("/proc")
+	for _, e := range ents {
+		st, err := os.ReadFile(filepath.Join("/proc", e.Name(), "stat"))
+		if err != nil {
+			continue
+		}
+		s := string(st)
+		f := strings.Fields(s[strings.LastIndexByte(s, ')')+1:])
+		if len(f) > 1 && f[1] == strconv.Itoa(pid) {
+			n, _ := strconv.Atoi(e.Name())
+			out = append(out, n)
+		}
+	}
+	return out
+}

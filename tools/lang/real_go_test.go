@@ -11,7 +11,7 @@ import (
 )
 
 // realSetup is a setup over root with the real servers named.
-func realSetup(t *testing.T, root string, servers ...string) *setup {
+func realSetup(t testing.TB, root string, servers ...string) *setup {
 	t.Helper()
 	cfgs := Resolve(nil, false, langtest.LookPath(t, servers...))
 	if len(cfgs) != len(servers) {
