@@ -135,3 +135,15 @@ func TestRunOnTerminalShowsAnswerOnce(t *testing.T) {
 		}
 	}
 }
+
+// /dev/null is a character device but not a terminal.
+func TestDevNullIsNotATerminal(t *testing.T) {
+	f, err := os.Open(os.DevNull)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if isTerminal(f) {
+		t.Fatal("/dev/null taken for a terminal")
+	}
+}
