@@ -109,10 +109,11 @@ func buildFileEdit(fs *fileState, sel []*hunk, enc text.Encoding) (FileEdit, []C
 	fe := FileEdit{Path: fs.path, Version: cloneVersion(fs.version), Before: before}
 	var conflicts []Conflict
 	var taken []*hunk
+	cc := clashes{}
 next:
 	for _, h := range sel {
 		for _, t := range taken {
-			if k := clash(t, h); k != clashNone {
+			if k := cc.clash(t, h); k != clashNone {
 				conflicts = append(conflicts, Conflict{fs.path, h.id, clashReason(k, t, true)})
 				continue next
 			}
@@ -170,13 +171,14 @@ func victims(fs *fileState, taken []*hunk) []victim {
 		in[a] = true
 	}
 	var out []victim
+	cc := clashes{}
 	for _, p := range fs.props {
 		for _, h := range p.hunks {
 			if in[h] {
 				continue
 			}
 			for _, a := range taken {
-				if k := clash(a, h); k != clashNone {
+				if k := cc.clash(a, h); k != clashNone {
 					out = append(out, victim{h, a, k})
 					break
 				}

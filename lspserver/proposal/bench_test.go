@@ -182,13 +182,28 @@ func BenchmarkKeystroke(b *testing.B) {
 func BenchmarkAccept(b *testing.B) {
 	s, _ := storeWith50Files(b)
 	id := s.Select(Filter{Path: "file07.go"})[2].ID
-	for b.Loop() {
-		plan, err := s.Accept(Filter{HunkID: id}, text.UTF16)
-		if err != nil || plan.Empty() {
-			b.Fatal(err, plan.Conflicts)
+	b.Run("one-hunk", func(b *testing.B) {
+		for b.Loop() {
+			plan, err := s.Accept(Filter{HunkID: id}, text.UTF16)
+			if err != nil || plan.Empty() {
+				b.Fatal(err, plan.Conflicts)
+			}
+			s.Failed(plan, "bench")
 		}
-		s.Failed(plan, "bench")
-	}
+	})
+	// Accept all of one file holding 50 runs' proposals (300 hunks, many
+	// of them touching the same lines): every pair is checked for a clash
+	// (clash.go) and the victims of the hunks taken are listed.
+	r, _ := storeWith50Runs(b)
+	b.Run("all-one-file-50-runs", func(b *testing.B) {
+		for b.Loop() {
+			plan, err := r.Accept(Filter{Path: "main.go"}, text.UTF16)
+			if err != nil || plan.Empty() {
+				b.Fatal(err, plan.Conflicts)
+			}
+			r.Failed(plan, "bench")
+		}
+	})
 }
 
 func BenchmarkPut(b *testing.B) {

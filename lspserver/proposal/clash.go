@@ -47,11 +47,30 @@ const farLines = 2
 
 // clash reports how a and b clash (clashNone when they do not). Positions
 // are read from start/end, so both must be relative to the same text.
-func clash(a, b *hunk) clashKind {
+func clash(a, b *hunk) clashKind { return clashes{}.clash(a, b) }
+
+// clashes caches each hunk's added lines while many pairs are checked (an
+// accept of a file with many runs' proposals checks every pair).
+type clashes map[*hunk][]string
+
+func (c clashes) added(h *hunk) []string {
+	if c == nil {
+		return addedLines(h)
+	}
+	l, ok := c[h]
+	if !ok {
+		l = addedLines(h)
+		c[h] = l
+	}
+	return l
+}
+
+// clash is the package function clash with c's cache.
+func (c clashes) clash(a, b *hunk) clashKind {
 	if a.prop == b.prop {
 		return clashNone
 	}
-	aa, ba := addedLines(a), addedLines(b)
+	aa, ba := c.added(a), c.added(b)
 	same := func(need int) bool {
 		return holdsLines(aa, ba, need) || holdsLines(ba, aa, need)
 	}

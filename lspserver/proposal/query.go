@@ -143,28 +143,34 @@ func (s *Store) hunksAt(path string, start, end int, enc *text.Encoding) []Hunk 
 	if fs == nil {
 		return nil
 	}
+	// The span's lines as bytes: [ls, le), from the start of its first line
+	// to the start of the line after its last (or the end of the text).
 	b := fs.buffer()
-	line := func(off int) int { return int(b.Position(off, text.UTF8).Line) }
-	first, last := line(start), line(end)
-	if end > start && last > first && b.Position(end, text.UTF8).Character == 0 {
-		last--
+	first, last := b.Position(start, text.UTF8).Line, b.Position(end, text.UTF8)
+	if end > start && last.Line > first && last.Character == 0 {
+		last.Line--
+	}
+	ls := b.Offset(text.Position{Line: first}, text.UTF8)
+	le := b.Offset(text.Position{Line: last.Line + 1}, text.UTF8)
+	if last.Line+1 >= uint32(b.LineCount()) {
+		le = fs.text.Len()
 	}
 	n := fs.text.Len()
 	var out []*hunk
 	for _, p := range fs.props {
 		for _, h := range p.hunks {
-			hf := line(h.start)
-			hl := hf
-			switch {
-			case h.end > h.start:
-				hl = line(h.end - 1)
-			case h.start == n && n > 0 && fs.text.At(n-1) == '\n':
-				hf-- // appends after the last line: it sits on that line too
-			}
-			if hf > last {
+			if h.start > le {
 				break // hunks are sorted by start
 			}
-			if first <= hl {
+			var on bool
+			if h.start == h.end {
+				// An insertion sits on the line it inserts before; one
+				// appended after the last line also sits on that line.
+				on = ls <= h.start && (h.start < le || h.start == n && le == n)
+			} else {
+				on = h.start < le && ls < h.end
+			}
+			if on {
 				out = append(out, h)
 			}
 		}
