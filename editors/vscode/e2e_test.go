@@ -55,6 +55,7 @@ type e2eResult struct {
 	} `json:"endToasts"`
 	StatusBar        []string `json:"statusBar"`
 	HoverAfterAccept bool     `json:"hoverAfterAccept"`
+	HoverText        string   `json:"hoverText"`
 	MultiAfter       []string `json:"multiAfter"`
 	DiffTabs         []string `json:"diffTabs"`
 	AfterDiffTabs    []string `json:"afterDiffTabs"`
@@ -262,6 +263,9 @@ func TestVSCodePreviewAcceptReject(t *testing.T) {
 		if !containsPrefix(r.Palette, want) {
 			t.Errorf("command palette lacks %q: %q", want, r.Palette)
 		}
+	}
+	if n := strings.Count(r.HoverText, "agentls proposal"); n != 1 {
+		t.Errorf("the hunk's hover shows %d blocks, want 1:\n%s", n, r.HoverText)
 	}
 	if !containsSub(r.PendingAfter, `⟶     return \"HELLO\"`) {
 		t.Errorf("inline preview = %q, want the new line after the replaced one", r.PendingAfter)

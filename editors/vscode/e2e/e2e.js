@@ -151,6 +151,7 @@ async function main() {
       }
     }
     out.hoverShot = await shot("hover");
+    out.hoverText = await page.$$eval(".monaco-hover", (hs) => hs.filter((h) => h.offsetParent !== null).map((h) => h.innerText).join("\n"));
     await page.locator(".monaco-hover a", { hasText: "Accept" }).first().click();
     await page.waitForSelector('.view-lines:has-text("HELLO")', { timeout: 30000 });
     await noAfter();
