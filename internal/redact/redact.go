@@ -76,6 +76,10 @@ var secretPatterns = []struct {
 	{regexp.MustCompile(`(?i)(bearer\s+)[A-Za-z0-9._~+/=\-]{6,}`), []string{"bearer"}},
 	{regexp.MustCompile(`(?i)((?:api[_-]?key|x-api-key|access[_-]?token|auth[_-]?token|secret[_-]?key|password)["']?\s*[:=]\s*["']?)[^"'&\s,;]+`), []string{"key", "token", "password"}},
 	{regexp.MustCompile(`()\bsk-(?:[A-Za-z0-9_-]{2,}-)?[A-Za-z0-9_-]{16,}`), []string{"sk-"}},
+	// OAuth form fields and JWTs (ID tokens, ID-JAGs, client assertions):
+	// what MCP's OAuth grants send.
+	{regexp.MustCompile(`(?i)((?:client_secret|client_assertion|subject_token|assertion|refresh_token|id_token)["']?\s*[:=]\s*["']?)[^"'&\s,;]+`), []string{"secret", "assertion", "token"}},
+	{regexp.MustCompile(`()\beyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]*`), []string{"eyj"}},
 	{regexp.MustCompile(`()\b(?:gh[pousr]_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{20,}|xox[baprs]-[A-Za-z0-9-]{10,}|AKIA[0-9A-Z]{16}|AIza[0-9A-Za-z_\-]{35})`), []string{"ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_", "xox", "akia", "aiza"}},
 }
 
@@ -83,7 +87,8 @@ var secretPatterns = []struct {
 // transcripts): in every URL it contains (user info and credential-like
 // query parameters, as in `Post "http://u:p@host/v1/chat/completions": …`)
 // and secrets recognisable by shape (Authorization values, bearer tokens,
-// api_key=…, sk-…, GitHub, Slack, AWS and Google keys).
+// api_key=…, OAuth's client_secret=, client_assertion=, subject_token=…,
+// JWTs, sk-…, GitHub, Slack, AWS and Google keys).
 func Text(s string) string {
 	if strings.ContainsAny(s, "@?&;") {
 		if strings.Contains(s, "://") {

@@ -37,3 +37,22 @@ func TestText(t *testing.T) {
 		}
 	}
 }
+
+// MCP OAuth's credentials by shape: the form fields the grants send and
+// JWTs (ID tokens, ID-JAGs, client assertions) anywhere in text.
+func TestTextOAuth(t *testing.T) {
+	jwt := "eyJhbGciOiJFUzI1NiJ9.eyJzdWIiOiJ1c2VyQGV4YW1wbGUuY29tIn0.c2lnbmF0dXJlLWJ5dGVz"
+	in := "grant_type=client_credentials&client_secret=s3cr3tv4lue&client_assertion=" + jwt +
+		`; {"subject_token": "idtok-value", "refresh_token":"rt-value"}; the ID token ` + jwt + " was refused"
+	got := Text(in)
+	for _, leak := range []string{"s3cr3tv4lue", "eyJ", "idtok-value", "rt-value", "c2lnbmF0dXJl"} {
+		if strings.Contains(got, leak) {
+			t.Errorf("Text leaks %q: %s", leak, got)
+		}
+	}
+	for _, kept := range []string{"grant_type=client_credentials", "was refused"} {
+		if !strings.Contains(got, kept) {
+			t.Errorf("Text lost %q: %s", kept, got)
+		}
+	}
+}
