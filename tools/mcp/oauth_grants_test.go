@@ -561,3 +561,44 @@ func TestOAuthConfigValidate(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkClientAssertion measures what private_key_jwt adds to a token
+// request: loading the key and signing the assertion (ES256).
+func BenchmarkClientAssertion(b *testing.B) {
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		b.Fatal(err)
+	}
+	der, _ := x509.MarshalPKCS8PrivateKey(key)
+	p := filepath.Join(b.TempDir(), "k.pem")
+	if err := os.WriteFile(p, pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: der}), 0o600); err != nil {
+		b.Fatal(err)
+	}
+	for b.Loop() {
+		k, alg, err := loadPrivateKey(p, "")
+		if err != nil {
+			b.Fatal(err)
+		}
+		if _, err := (clientCreds{id: "c", key: k, alg: alg, audience: "https://as.example"}).assertion(); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkClientCredentialsGrant measures one client credentials grant
+// (discovery included) against a local authorization server: the cost of
+// a step-up or an expired token for a headless client.
+func BenchmarkClientCredentialsGrant(b *testing.B) {
+	g := mcptest.StartGrants(b)
+	tr := &oauthTransport{base: http.DefaultTransport, server: "svc", serverURL: g.ResourceURL,
+		cfg: OAuthConfig{Grant: GrantClientCredentials, ClientID: "c", ClientSecretEnv: "S"}, opts: &OAuthOptions{Store: &memoryStore{}},
+		env: grantEnv(map[string]string{"S": "secret"})}
+	ch := challenge{status: http.StatusUnauthorized, scope: "mcp:read"}
+	for b.Loop() {
+		if _, err := tr.authorize(context.Background(), ch, "", false, nil); err != nil {
+			b.Fatal(err)
+		}
+		tr.tok = "" // as if it were refused: the next round asks again
+		_ = tr.store().Delete("svc")
+	}
+}
