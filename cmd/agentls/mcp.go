@@ -74,7 +74,7 @@ func parseMCPFlags(args []string, stdout, stderr io.Writer) (mcpFlags, int) {
 	var f mcpFlags
 	fs := flag.NewFlagSet("agentls mcp", flag.ContinueOnError)
 	fs.StringVar(&f.dir, "dir", ".", "workspace `directory` (config and MCP root)")
-	fs.DurationVar(&f.timeout, "timeout", 30*time.Second, "how long to wait for servers to connect")
+	fs.DurationVar(&f.timeout, "timeout", 30*time.Second, "how long to wait for servers to connect (call on a terminal: at least the 5 minutes a sign-in may take; Ctrl-C stops)")
 	fs.BoolVar(&f.verbose, "verbose", false, "log connection details (and servers' stderr) to stderr (also -v)")
 	fs.BoolVar(&f.verbose, "v", false, "same as --verbose")
 	fs.BoolVar(&f.trust, "trust-workspace", false, trustWorkspaceUsage)
