@@ -116,6 +116,7 @@ func (s *Server) Prompt(ctx context.Context, p acp.PromptRequest) (acp.PromptRes
 		ViewDir:       s.opts.ViewDir,
 		SyncTools:     syncTools(mgr),
 		BeforeRead:    func(path string) { ss.syncBuffer(tctx, path) },
+		Lang:          s.lang.For(cfg, s.log.With("component", "lang")),
 	}, agent.RunRequest{RunID: runID, Prompt: task, Proposals: ss.proposalStates(), Mode: runMode, Model: chosen, OnEvent: te.handle})
 	if err != nil {
 		return acp.PromptResponse{}, requestFailed("agentls cannot start the agent: %v", err)

@@ -3,6 +3,7 @@ package acpserver
 import (
 	"context"
 	"errors"
+	"github.com/agentls/agentls/agent"
 	"io"
 	"log/slog"
 	"os"
@@ -74,6 +75,9 @@ type Server struct {
 	trust trustState
 	// models caches, per model endpoint, the models it lists (under mu).
 	models map[string][]string
+	// lang are the language servers the connection's runs share
+	// (docs/language-servers.md); closed by stop.
+	lang agent.LanguageServerSet
 }
 
 // New returns a Server that is not yet connected.
@@ -154,6 +158,7 @@ func (s *Server) stop() {
 	for _, ss := range sessions {
 		ss.close()
 	}
+	s.lang.Close()
 }
 
 // enter registers a handler; it fails once the server is stopping.

@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"go.lsp.dev/jsonrpc2"
+
+	"github.com/agentls/agentls/internal/lspcodec"
 )
 
 // Options configures a Server. The zero value is usable.
@@ -121,7 +123,7 @@ func (s *Server) Attach(c Client, sess *Session) {
 // is: the caller exits the process). A Server serves once.
 func (s *Server) Serve(ctx context.Context, in io.Reader, out io.Writer) int {
 	w := newWire(in, out, s.log)
-	conn := jsonrpc2.NewConn(jsonrpc2.NewHeaderStream(w), jsonrpc2.WithCodec(codec{}))
+	conn := jsonrpc2.NewConn(jsonrpc2.NewHeaderStream(w), jsonrpc2.WithCodec(lspcodec.Codec{}))
 	s.client = newConnClient(conn, s.opts.ClientTimeout)
 	if s.opts.WrapClient != nil {
 		s.client = s.opts.WrapClient(s.client)

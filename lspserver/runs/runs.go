@@ -8,6 +8,7 @@ import (
 	"runtime/debug"
 	"slices"
 	"strings"
+	"sync"
 	"sync/atomic"
 
 	"go.lsp.dev/protocol"
@@ -65,10 +66,11 @@ type Runs struct {
 
 	editor editorToolsState // the editor's own tools (editortools.go)
 
-	lang  langState     // the workspace's language servers (lang.go)
-	sess  sessionsState // conversations and their persistence (sessions.go)
-	plans planBook      // finished plans awaiting approval (plan.go)
-	hist  histIndex     // runs whose landed changes can be reverted (history_index.go)
+	lang     agent.LanguageServerSet // the workspace's language servers (lang.go)
+	langOnce sync.Once               // the goroutine that closes them with the server
+	sess     sessionsState           // conversations and their persistence (sessions.go)
+	plans    planBook                // finished plans awaiting approval (plan.go)
+	hist     histIndex               // runs whose landed changes can be reverted (history_index.go)
 }
 
 // Review is what runs need of the review part, wired by the root: where

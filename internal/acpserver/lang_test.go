@@ -1,0 +1,70 @@
+package acpserver_test
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	acp "github.com/coder/acp-go-sdk"
+
+	"github.com/agentls/agentls/agent/llm/llmtest"
+	"github.com/agentls/agentls/tools/lang/langtest"
+)
+
+// Language servers over ACP: the same runs as over LSP, so an edit's
+// result ends with gopls's verdict in the same turn, and gopls ends when
+// the connection does.
+func TestLanguageServerOverACP(t *testing.T) {
+	gopls := langtest.Path(t, "gopls")
+	var result string
+	h := start(t, func(r *llmtest.ChatRequest) llmtest.Reply {
+		switch {
+		case !r.HasToolResult("r"):
+			return call("r", "read_file", `{"path":"main.go"}`)
+		case !r.HasToolResult("e"):
+			return call("e", "edit_file", `{"path":"main.go","old_string":"println(1)","new_string":"println(undefinedThing)"}`)
+		}
+		result, _ = r.ToolResult("e")
+		return llmtest.Text("done")
+	}, harnessOpts{})
+	cmd, _ := json.Marshal([]string{gopls})
+	userConfig(t, h.env, `{"languageServers": {"gopls": {"command": `+string(cmd)+`}}, "languageServerWaitSeconds": 30}`)
+	for name, content := range map[string]string{"go.mod": "module example.com/m\n\ngo 1.22\n", "main.go": "package main\n\nfunc main() {\n\tprintln(1)\n}\n"} {
+		if err := os.WriteFile(filepath.Join(h.dir, name), []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if r := h.mustPrompt(h.newSession(), "break it"); r != acp.StopReasonEndTurn {
+		t.Fatalf("stop reason %q", r)
+	}
+	if !strings.HasSuffix(result, "main.go:4: undefined: undefinedThing") {
+		t.Fatalf("edit result over ACP:\n%s", result)
+	}
+	if !goplsIn(h.dir) {
+		t.Fatal("no gopls serving the session's folder")
+	}
+	h.close()
+	deadline := time.Now().Add(10 * time.Second)
+	for goplsIn(h.dir) {
+		if time.Now().After(deadline) {
+			t.Fatal("gopls still running after the connection ended")
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// goplsIn reports a gopls process whose working directory is dir.
+func goplsIn(dir string) bool {
+	ents, _ := os.ReadDir("/proc")
+	for _, e := range ents {
+		cwd, err := os.Readlink(filepath.Join("/proc", e.Name(), "cwd"))
+		comm, _ := os.ReadFile(filepath.Join("/proc", e.Name(), "comm"))
+		if err == nil && cwd == dir && strings.TrimSpace(string(comm)) == "gopls" {
+			return true
+		}
+	}
+	return false
+}
