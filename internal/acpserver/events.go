@@ -21,6 +21,8 @@ import (
 //	EventStaged      tool_call_update with the diff, then review (review.go)
 //	EventToolResult  tool_call_update: completed or failed, the outcome
 //	EventTodo        plan
+//	EventProblems    lines added to the edit's tool_call_update: what the
+//	                 language server found in its change
 //	EventCheck       a tool_call of kind execute ("Check NAME"), completed
 //	                 or failed, with the check's output
 //
@@ -44,6 +46,9 @@ type callState struct {
 	diffs   []acp.ToolCallContent
 	notes   []string
 	refused bool // a change of it was rejected or could not be written
+	// problems are what the language server found in the call's changes
+	// (one line per file that got problems).
+	problems []string
 }
 
 func newTurnEvents(ss *session, ctx context.Context) *turnEvents {
@@ -65,7 +70,7 @@ func (te *turnEvents) handle(ev agent.Event) {
 		id := toolCallID(ev.RunID, ev.CallID)
 		te.calls[id] = &callState{tool: ev.Tool}
 		switch ev.Tool {
-		case "edit_file", "write_file", "multi_edit":
+		case "edit_file", "write_file", "multi_edit", "rename":
 			te.lastEdit = id
 		case "run_command":
 			te.lastCommand = id
@@ -100,11 +105,27 @@ func (te *turnEvents) handle(ev agent.Event) {
 		if len(st.notes) > 0 {
 			msg = strings.Join(st.notes, "\n")
 		}
+		if len(st.problems) > 0 {
+			msg = strings.TrimSpace(msg + "\n" + strings.Join(st.problems, "\n"))
+		}
 		if msg != "" {
 			content = append(content, acp.ToolContent(acp.TextBlock(msg)))
 		}
 		ss.update(te.ctx, acp.UpdateToolCall(id, acp.WithUpdateStatus(status), acp.WithUpdateContent(content)))
 		delete(te.calls, id)
+	case agent.EventProblems:
+		// The edit running now made the change the language server judged.
+		if st := te.calls[te.lastEdit]; st != nil && ev.Problems.Introduced > 0 {
+			var b strings.Builder
+			fmt.Fprintf(&b, "⚠ %s introduces %d problem(s)", ss.display(ev.Path), ev.Problems.Introduced)
+			for i, p := range ev.Problems.Items {
+				if i == 10 {
+					break
+				}
+				fmt.Fprintf(&b, "\n%s:%d: %s", ss.display(ev.Path), p.Range.Start.Line+1, p.Message)
+			}
+			st.problems = append(st.problems, b.String())
+		}
 	case agent.EventCheck:
 		te.check(ev.Check)
 	case agent.EventTodo:

@@ -43,6 +43,22 @@ func TestLanguageServerOverACP(t *testing.T) {
 	if !strings.HasSuffix(result, "main.go:4: undefined: undefinedThing") {
 		t.Fatalf("edit result over ACP:\n%s", result)
 	}
+	// The client sees it on the edit's tool call.
+	us, _ := h.client.snapshot()
+	shown := false
+	for _, c := range toolCalls(us) {
+		for _, u := range toolUpdates(us, c.ToolCallId) {
+			for _, ct := range u.Content {
+				if ct.Content != nil && ct.Content.Content.Text != nil &&
+					strings.Contains(ct.Content.Content.Text.Text, "⚠ main.go introduces 1 problem(s)\nmain.go:4: undefined: undefinedThing") {
+					shown = true
+				}
+			}
+		}
+	}
+	if !shown {
+		t.Fatalf("no tool call update shows the problem: %+v", toolCalls(us))
+	}
 	if !goplsIn(h.dir) {
 		t.Fatal("no gopls serving the session's folder")
 	}
