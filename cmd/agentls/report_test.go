@@ -229,9 +229,12 @@ func clipped(s string) string {
 	return s
 }
 
-func chromiumArgs(page string, extra ...string) []string {
+// chromiumArgs are headless Chromium's flags with a profile of its own
+// (profile is a fresh directory: Chromium locks its profile, so two
+// browsers sharing one fail).
+func chromiumArgs(profile, page string, extra ...string) []string {
 	args := []string{"--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-		"--disable-component-update", "--disable-sync", "--no-first-run", "--user-data-dir=" + os.TempDir() + "/agentls-report-chromium"}
+		"--disable-component-update", "--disable-sync", "--no-first-run", "--user-data-dir=" + profile}
 	return append(append(args, extra...), "file://"+page)
 }
 
@@ -241,7 +244,7 @@ func dumpDOM(t *testing.T, chromium, page string) string {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, chromium, chromiumArgs(page, "--dump-dom", "--virtual-time-budget=2000")...)
+	cmd := exec.CommandContext(ctx, chromium, chromiumArgs(t.TempDir(), page, "--dump-dom", "--virtual-time-budget=2000")...)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()
@@ -262,7 +265,7 @@ func screenshot(t *testing.T, chromium, page, name string) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.Command(chromium, chromiumArgs(page, "--screenshot="+filepath.Join(dir, name), "--window-size=1200,1600")...)
+	cmd := exec.Command(chromium, chromiumArgs(t.TempDir(), page, "--screenshot="+filepath.Join(dir, name), "--window-size=1200,1600")...)
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("screenshot: %v\n%s", err, out)
 	}
