@@ -286,7 +286,7 @@ func TestVSCodePreviewAcceptReject(t *testing.T) {
 	var end bool
 	for _, ts := range r.EndToasts {
 		if strings.Contains(ts.Message, "changes proposed in greet.go") &&
-			strings.Join(ts.Buttons, "|") == "Review|Accept All|Follow Up" {
+			strings.Join(ts.Buttons, "|") == "Review|Accept All|Follow Up|Report" {
 			end = true
 		}
 		if strings.HasPrefix(ts.Message, "Agent run ") {
@@ -294,7 +294,7 @@ func TestVSCodePreviewAcceptReject(t *testing.T) {
 		}
 	}
 	if !end {
-		t.Errorf("end-of-run notifications = %+v, want one naming greet.go with Review / Accept All / Follow Up", r.EndToasts)
+		t.Errorf("end-of-run notifications = %+v, want one naming greet.go with Review / Accept All / Follow Up / Report", r.EndToasts)
 	}
 	for _, s := range r.StatusBar {
 		if strings.Contains(s, "{") {
@@ -329,12 +329,12 @@ func TestVSCodePreviewAcceptReject(t *testing.T) {
 	// approval; the text is untouched until then; approving proposes.
 	var planned bool
 	for _, ts := range r.PlanToasts {
-		if strings.Contains(ts.Message, "plan ready: PLAN: whisper hello in greet.go") && strings.Join(ts.Buttons, "|") == "Approve Plan|Show Plan" {
+		if strings.Contains(ts.Message, "plan ready: PLAN: whisper hello in greet.go") && strings.Join(ts.Buttons, "|") == "Approve Plan|Show Plan|Report" {
 			planned = true
 		}
 	}
 	if !planned {
-		t.Errorf("notifications after the plan run = %+v, want the plan with Approve Plan / Show Plan", r.PlanToasts)
+		t.Errorf("notifications after the plan run = %+v, want the plan with Approve Plan / Show Plan / Report", r.PlanToasts)
 	}
 	if !strings.Contains(r.PlanText, `return "HELLO"`) {
 		t.Errorf("the plan run changed the text:\n%s", r.PlanText)

@@ -79,6 +79,173 @@ async function demo() {
   out.steps.push("accepted");
 }
 
+// Run history (issues 23 and 25): pick the model, run over two files,
+// accept all, revert the run from the notification, undo brings the
+// accepted text back in both files, a follow-up keeps the model, the
+// status bar shows tokens and cost, and the run's report opens from the
+// run history in a webview.
+async function history() {
+  await page.click('.explorer-folders-view .monaco-list-row:has-text("greet.go")');
+  await page.waitForSelector('.view-lines:has-text("hello")', { timeout: 30000 });
+  await waitForCommands();
+  out.steps.push("opened");
+
+  // The model picker lists the server's models; the pick shows in the status bar.
+  await palette("agentls: Choose Model for Next Runs");
+  await page.waitForFunction(() => document.querySelectorAll(".quick-input-list .monaco-list-row").length >= 3, null, { timeout: 30000 });
+  out.modelTitle = await page.$eval(".quick-input-widget .quick-input-title", (e) => e.innerText).catch(() => "");
+  out.modelItems = await page.$$eval(".quick-input-list .monaco-list-row", (rows) => rows.map((r) => r.getAttribute("aria-label")));
+  await page.keyboard.type("picked-model");
+  await page.waitForSelector('.quick-input-list .monaco-list-row[aria-label^="picked-model"]', { timeout: 10000 });
+  await page.keyboard.press("Enter");
+  await page.waitForFunction(() => [...document.querySelectorAll(".statusbar-item")].some((i) => i.innerText.includes("picked-model")), null, { timeout: 10000 });
+  out.steps.push("model");
+
+  // A run over two files; its end notification offers the review and the report.
+  await runAgent("shout in both files");
+  await toastWith("changes proposed in", 60000);
+  out.endToasts = await toasts();
+  await page.waitForFunction(() => [...document.querySelectorAll(".statusbar-item")].some((i) => i.innerText.includes("tok")), null, { timeout: 10000 });
+  out.statusBar = await statusTexts();
+  out.runShot = await shot("history-run");
+  out.steps.push("ran");
+
+  // Accept All from the notification: both files change; the next
+  // notification offers the revert.
+  await clickToastButton("changes proposed in", "Accept All");
+  await visibleEditorHas("HELLO");
+  await toastWith("accepted the changes of run", 30000);
+  out.acceptToasts = await toasts();
+  out.acceptedText = await visibleEditorText();
+  out.steps.push("accepted");
+
+  await clickToastButton("accepted the changes of run", "Revert Run");
+  await visibleEditorHas("hello");
+  await toastWith("reverted run", 30000);
+  out.revertToasts = await toasts();
+  out.revertedText = await visibleEditorText();
+  out.revertShot = await shot("history-reverted");
+  out.steps.push("reverted");
+
+  // Undo in the editor brings the accepted text back, in both files.
+  await visibleLine("package main").click();
+  await page.keyboard.press("Control+Z");
+  await page.waitForTimeout(1000);
+  out.undoPressedShot = await shot("history-undo-pressed");
+  const dialogButton = page.locator(".monaco-dialog-box .monaco-button", { hasText: /Undo in \d+ Files/ });
+  try {
+    await dialogButton.first().waitFor({ state: "visible", timeout: 5000 });
+    out.undoDialog = await page.$eval(".monaco-dialog-box", (d) => d.innerText);
+    await dialogButton.first().click();
+  } catch {
+    out.undoDialog = "";
+  }
+  await visibleEditorHas("HELLO");
+  out.undoneText = await visibleEditorText();
+  await page.click('.explorer-folders-view .monaco-list-row:has-text("other.go")');
+  await page.waitForFunction(
+    () =>
+      [...document.querySelectorAll(".editor-instance .view-lines")].some((v) => {
+        const text = v.innerText.replace(/\u00a0/g, " ");
+        return v.offsetParent !== null && text.includes("func bye") && !text.includes("func greet");
+      }),
+    null,
+    { timeout: 30000 },
+  );
+  // VS Code undoes the revert's one workspace edit in every file it
+  // changed; were it per file, other.go would need its own undo.
+  out.otherBeforeOwnUndo = await visibleEditorText();
+  if (!out.otherBeforeOwnUndo.includes("BYE")) {
+    await visibleLine("package main").click();
+    await page.keyboard.press("Control+Z");
+  }
+  await visibleEditorHas("BYE");
+  out.otherUndoneText = await visibleEditorText();
+  out.undoShot = await shot("history-undone");
+  out.steps.push("undone");
+
+  // A follow-up in the run's session: it keeps the picked model.
+  await palette("agentls: Follow Up on Agent Session");
+  await page.waitForSelector('.quick-input-widget input[placeholder^="e.g."]', { state: "visible", timeout: 10000 });
+  await page.keyboard.type("what happened to my files?");
+  await page.keyboard.press("Enter");
+  await toastWith("You reverted my changes", 60000);
+  await page.waitForFunction(() => [...document.querySelectorAll(".statusbar-item")].some((i) => i.innerText.includes("session")), null, { timeout: 30000 });
+  out.followupStatusBar = await statusTexts();
+  out.steps.push("followed-up");
+
+  // The run history lists both runs and the session; the first run's
+  // report opens in a webview.
+  await palette("agentls: Agent Runs");
+  await page.waitForFunction(() => [...document.querySelectorAll(".quick-input-list .monaco-list-row")].some((r) => (r.getAttribute("aria-label") || "").includes("shout in both files")), null, {
+    timeout: 30000,
+  });
+  out.runItems = await page.$$eval(".quick-input-list .monaco-list-row", (rows) => rows.map((r) => r.innerText.replace(/\s+/g, " ").trim()));
+  out.runsShot = await shot("history-runs");
+  await page.locator(".quick-input-list .monaco-list-row", { hasText: "shout in both files" }).first().click();
+  await page.waitForSelector('.quick-input-list .monaco-list-row[aria-label^="Open Report"]', { timeout: 10000 });
+  out.runActions = await page.$$eval(".quick-input-list .monaco-list-row", (rows) => rows.map((r) => r.getAttribute("aria-label")));
+  await page.locator('.quick-input-list .monaco-list-row[aria-label^="Open Report"]').click();
+  await page.waitForFunction(() => [...document.querySelectorAll(".tabs-container .tab")].some((t) => t.innerText.includes("Agent report")), null, { timeout: 30000 });
+  const report = page.frameLocator("iframe.webview.ready").frameLocator("#active-frame");
+  await report.locator("body", { hasText: "shout in both files" }).waitFor({ timeout: 30000 });
+  out.reportText = await report.locator("body").innerText();
+  out.reportTabs = await tabLabels();
+  out.reportShot = await shot("history-report");
+  out.steps.push("report");
+}
+
+// Waits until the extension is active (its commands are in the palette).
+// An open palette does not pick up commands registered after it opened,
+// so it is opened again until they are there.
+async function waitForCommands() {
+  for (let i = 0; ; i++) {
+    await page.keyboard.press("F1");
+    await page.waitForSelector(".quick-input-widget input", { state: "visible", timeout: 10000 });
+    await page.keyboard.type("agentls: ");
+    try {
+      await page.waitForFunction(() => document.querySelectorAll(".quick-input-list .monaco-list-row").length >= 10, null, { timeout: 5000 });
+      await page.keyboard.press("Escape");
+      return;
+    } catch (err) {
+      await page.keyboard.press("Escape");
+      if (i === 11) throw err;
+    }
+  }
+}
+
+// Waits until the editor on screen holds `needle` (case-sensitive, unlike
+// Playwright's :has-text).
+const visibleEditorHas = (needle) =>
+  page.waitForFunction(
+    (n) => [...document.querySelectorAll(".editor-instance .view-lines")].some((v) => v.offsetParent !== null && v.innerText.replace(/\u00a0/g, " ").includes(n)),
+    needle,
+    { timeout: 30000 },
+  );
+
+// The text of the editor on screen.
+const visibleEditorText = () =>
+  page.evaluate(() => {
+    const v = [...document.querySelectorAll(".editor-instance .view-lines")].find((x) => x.offsetParent !== null);
+    return v ? v.innerText.replace(/\u00a0/g, " ") : "";
+  });
+
+// A line of the editor on screen.
+const visibleLine = (text) => page.locator(".editor-instance .view-line:visible", { hasText: text }).first();
+
+const toastWith = (needle, timeout) =>
+  page.waitForFunction(
+    (n) => [...document.querySelectorAll(".notifications-toasts .notification-toast")].some((t) => t.innerText.includes(n)),
+    needle,
+    { timeout },
+  );
+
+async function clickToastButton(needle, button) {
+  await page.locator(".notifications-toasts .notification-toast", { hasText: needle }).first().locator(".monaco-button", { hasText: button }).first().click();
+}
+
+const statusTexts = () => page.$$eval(".statusbar-item", (items) => items.map((i) => i.innerText).filter((s) => s.trim() !== ""));
+
 async function main() {
   const browser = await chromium.launch({
     executablePath: process.env.CHROMIUM || "/usr/bin/chromium",
@@ -92,6 +259,10 @@ async function main() {
       await demo();
       return;
     }
+    if (process.env.E2E_SCENARIO === "history") {
+      await history();
+      return;
+    }
     await page.click('.explorer-folders-view .monaco-list-row:has-text("greet.go")');
     await page.waitForSelector('.view-lines:has-text("hello")', { timeout: 30000 });
     out.steps.push("opened");
@@ -101,11 +272,14 @@ async function main() {
     await page.waitForSelector(".quick-input-widget input", { state: "visible", timeout: 10000 });
     await page.keyboard.type("agentls: ");
     await page.waitForFunction(() => document.querySelectorAll(".quick-input-list .monaco-list-row").length >= 10, null, { timeout: 30000 });
-    out.palette = await page.$$eval(".quick-input-list .monaco-list-row", (rows) => rows.map((r) => r.getAttribute("aria-label")));
-    // The list shows only so many rows: narrow it for the ones past them.
-    await page.keyboard.type("Show");
-    await page.waitForFunction(() => document.querySelectorAll(".quick-input-list .monaco-list-row").length < 10, null, { timeout: 10000 });
-    out.palette.push(...(await page.$$eval(".quick-input-list .monaco-list-row", (rows) => rows.map((r) => r.getAttribute("aria-label")))));
+    // The list renders only the rows in view: walk down through it.
+    const rowLabels = () => page.$$eval(".quick-input-list .monaco-list-row", (rows) => rows.map((r) => r.getAttribute("aria-label")));
+    const seen = new Set(await rowLabels());
+    for (let i = 0; i < 40; i++) {
+      await page.keyboard.press("ArrowDown"); // the list scrolls to the focused row
+      for (const label of await rowLabels()) seen.add(label);
+    }
+    out.palette = [...seen];
     await page.keyboard.press("Escape");
     out.steps.push("palette");
 

@@ -16,6 +16,10 @@ export interface AgentlsSettings {
     contextWindow?: number;
     /** A cassette to answer from instead of a model (docs/protocol.md "Deterministic model"). */
     replay?: string;
+    /** USD per million tokens: turns token counts into cost. */
+    pricing?: { inputPerMTok: number; outputPerMTok: number; cachedInputPerMTok?: number };
+    /** Model names the model picker offers besides the endpoint's list. */
+    choices?: string[];
   };
   mode?: "preview" | "apply";
   maxTurns?: number;
@@ -65,6 +69,22 @@ export function buildSettings(get: Getter): AgentlsSettings {
   if (apiKeyEnv) model.apiKeyEnv = apiKeyEnv;
   if (contextWindow !== undefined) model.contextWindow = contextWindow;
   if (replay) model.replay = replay;
+  const pricing = get("model.pricing");
+  if (pricing && typeof pricing === "object" && !Array.isArray(pricing)) {
+    const p = pricing as Record<string, unknown>;
+    const price = (k: string) => (typeof p[k] === "number" && Number.isFinite(p[k]) && (p[k] as number) >= 0 ? (p[k] as number) : undefined);
+    const input = price("inputPerMTok");
+    const output = price("outputPerMTok");
+    const cached = price("cachedInputPerMTok");
+    if (input !== undefined && output !== undefined) {
+      model.pricing = { inputPerMTok: input, outputPerMTok: output, ...(cached !== undefined ? { cachedInputPerMTok: cached } : {}) };
+    }
+  }
+  const choices = get("model.choices");
+  if (Array.isArray(choices)) {
+    const names = choices.filter((c): c is string => typeof c === "string" && c.trim() !== "");
+    if (names.length > 0) model.choices = names;
+  }
   if (Object.keys(model).length > 0) out.model = model;
 
   const mode = str(get, "mode");

@@ -31,6 +31,10 @@ export interface CtxHooks {
   promptRun(): Promise<ext.RunArgs | undefined>;
   /** Asks which run to cancel; undefined when dismissed or none runs. */
   pickRun(): Promise<string | undefined>;
+  /** agentls.run's arguments as sent (the picked model added when due). */
+  prepareRun(args: ext.RunArgs): ext.RunArgs;
+  /** Takes a window/showDocument of the server (a run report); false: the default handling. */
+  showDocument(params: { uri: string; external?: boolean }): boolean;
   onStarted(): void;
   onStopped(reason: string): void;
 }
@@ -99,6 +103,18 @@ export class Ctx implements vscode.Disposable {
         // The server's hover shows a hunk's diff for plugin-less clients;
         // the decorations' own hovers (preview.ts) already do, with links.
         provideHover: () => undefined,
+        // agentls.openReport asks the editor to open the report it wrote
+        // (external): the extension shows it in a webview (history.ts),
+        // which works in remote windows and code-server too.
+        window: {
+          showDocument: async (params, next) => {
+            if (this.hooks.showDocument(params)) {
+              return { success: true };
+            }
+            // vscode-languageclient passes its own handler, which answers a result.
+            return (await next(params, new vscode.CancellationTokenSource().token)) as lc.ShowDocumentResult;
+          },
+        },
         workspace: {
           configuration: async (params, token, next) => {
             const res = await next(params, token);
@@ -226,6 +242,9 @@ export class Ctx implements vscode.Disposable {
         return undefined;
       }
       args = [{ runId } satisfies ext.CancelArgs];
+    }
+    if (command === ext.Commands.run && args[0] && typeof args[0] === "object") {
+      args = [this.hooks.prepareRun(args[0] as ext.RunArgs), ...args.slice(1)];
     }
     // Not `next`: vscode-languageclient answers a failed command with
     // "Request workspace/executeCommand failed." and hides the server's

@@ -26,7 +26,60 @@ export const Commands = {
   accept: "agentls.accept",
   reject: "agentls.reject",
   approvePlan: "agentls.approvePlan",
+  revert: "agentls.revert",
+  openReport: "agentls.openReport",
 } as const;
+
+/** agentls.revert arguments[0]. */
+export interface RevertArgs {
+  runId: string;
+}
+
+/** A file (part) a revert left alone, and why. */
+export interface RevertConflict {
+  uri: string;
+  reason: string;
+}
+
+/**
+ * agentls.revert result: how many files went back, what was left alone;
+ * `note` says why nothing was done (already reverted), `failureReason` why
+ * the editor did not take the edit.
+ */
+export interface RevertResult {
+  reverted: number;
+  conflicts: RevertConflict[];
+  note?: string;
+  failureReason?: string;
+}
+
+/** agentls.openReport arguments[0] (none: the workspace's newest run). */
+export interface ReportArgs {
+  runId?: string;
+  sessionId?: string;
+}
+
+/** agentls.openReport result: the HTML report the server wrote. */
+export interface ReportResult {
+  uri: string;
+}
+
+/** One model a run may pick. */
+export interface ModelInfo {
+  id: string;
+}
+
+/** agentls/models result. */
+export interface ModelsResult {
+  models: ModelInfo[];
+  /** The configured model. */
+  current: string;
+  /** Why the endpoint's list is missing (the configured model and model.choices are still there). */
+  error?: string;
+}
+
+/** agentls/models: the models agentls.run's `model` may name. */
+export const models = new lc.RequestType<Record<string, never>, ModelsResult, void>("agentls/models");
 
 /** agentls.approvePlan arguments[0]: the plan run (none: the latest plan). */
 export interface ApprovePlanArgs {
@@ -44,6 +97,8 @@ export interface RunArgs {
   mode?: Mode;
   /** Continues that session; absent starts a new one. */
   sessionId?: string;
+  /** The model of this run and of its session's later runs. */
+  model?: string;
 }
 
 /** agentls.run result: answered at once, the run continues in the background. */
@@ -171,6 +226,12 @@ export interface SessionInfo {
   runs: number;
   /** Hunks awaiting review. */
   pending: number;
+  /** Tokens of the session's runs, in + out (absent from older servers). */
+  tokens?: number;
+  /** Their cost in USD, when model.pricing is set. */
+  costUSD?: number;
+  /** The session's chosen model. */
+  model?: string;
 }
 
 /** agentls/sessions result, newest first. */
@@ -196,7 +257,8 @@ export type RunEventKind =
   | "cancelled"
   | "todo"
   | "check"
-  | "problems";
+  | "problems"
+  | "usage";
 
 /**
  * agentls/runEvent params. Fields beyond runId/seq/kind depend on the kind
@@ -212,8 +274,20 @@ export interface RunEvent {
   summary?: string;
   isError?: boolean;
   uri?: string;
+  /** kind "proposal" in apply mode: whether the editor took the change. */
+  applied?: boolean;
   error?: string;
+  /** End events: the run's totals ({ promptTokens, completionTokens, totalTokens, cachedTokens? }). */
   usage?: Record<string, number>;
+  /** kind "usage": the model call's number in the run, and its tokens. */
+  turn?: number;
+  promptTokens?: number;
+  completionTokens?: number;
+  cachedTokens?: number;
+  /** kind "usage": counted locally (the endpoint reported none or nonsense). */
+  estimated?: boolean;
+  /** kind "usage": the call's cost; end events: the run's (USD, with model.pricing only). */
+  costUSD?: number;
   /** kind "started": the run's mode. */
   mode?: string;
   /** kinds "finished" / "failed" / "cancelled": changes left for review. */

@@ -6,6 +6,7 @@
 // extension's own.
 import * as vscode from "vscode";
 import { Ctx } from "./ctx";
+import { History } from "./history";
 import * as hunks from "./hunks";
 import * as ext from "./lsp_ext";
 import { ProposedFiles } from "./files";
@@ -23,6 +24,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
   let preview: Preview;
   let inline: InlineReview;
   let files: ProposedFiles;
+  let history: History;
   const runs = new Runs({
     // Every file of the run: one opens at once, several in a quick pick.
     review: (uris) => files.pick(uris),
@@ -35,9 +37,14 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     approvePlan: async (runId) => {
       await c.execute(ext.Commands.approvePlan, { runId } satisfies ext.ApprovePlanArgs);
     },
+    revert: (runId) => history.revert(runId),
+    report: (runId) => history.report({ runId }),
   });
   const c = new Ctx({
-    onRunEvent: (ev) => runs.onEvent(ev),
+    onRunEvent: (ev) => {
+      runs.onEvent(ev);
+      history.onRunEvent(ev);
+    },
     onProposalsChanged: (p) => {
       preview.onProposalsChanged(p.uri);
       files.refresh();
@@ -48,11 +55,19 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     onCommandResult: (command, args, result) => {
       if (command === ext.Commands.run && result && typeof (result as ext.RunResult).runId === "string") {
         runs.started((result as ext.RunResult).runId, args[0] as ext.RunArgs | undefined, (result as ext.RunResult).sessionId);
+        history.runStarted((result as ext.RunResult).sessionId, args[0] as ext.RunArgs | undefined);
       } else if (command === ext.Commands.approvePlan && result && typeof (result as ext.RunResult).runId === "string") {
         const planRun = (args[0] as ext.ApprovePlanArgs | undefined)?.runId ?? "the latest plan";
         runs.started((result as ext.RunResult).runId, { prompt: `carry out the approved plan (${planRun})`, mode: "preview" }, (result as ext.RunResult).sessionId);
+      } else if (command === ext.Commands.revert) {
+        history.onRevertResult((args[0] as ext.RevertArgs | undefined)?.runId ?? "?", result as ext.RevertResult | undefined);
+      } else if (command === ext.Commands.openReport && result && typeof (result as ext.ReportResult).uri === "string") {
+        void history.showReport((result as ext.ReportResult).uri);
       } else if (command === ext.Commands.accept || command === ext.Commands.reject) {
         const r = result as ext.AcceptResult | undefined;
+        if (command === ext.Commands.accept) {
+          history.onAcceptResult(args[0] as ext.ReviewArgs | undefined, r);
+        }
         if (command === ext.Commands.accept && r && r.applied === false) {
           const why = r.failureReason ?? conflictText(r.conflicts);
           void vscode.window.showWarningMessage(`agentls: the change was not applied: ${why || "no reason given"}`);
@@ -67,13 +82,19 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     },
     promptRun: () => runs.promptRun(),
     pickRun: () => runs.pickRun(),
-    onStarted: () => preview.refreshVisible(),
+    prepareRun: (args) => history.prepareRun(args),
+    showDocument: (params) => history.handlesShowDocument(params),
+    onStarted: () => {
+      preview.refreshVisible();
+      history.started();
+    },
     onStopped: (reason) => {
       runs.serverStopped(reason);
       preview.clearAll();
     },
   });
   preview = new Preview(c);
+  history = new History(c, runs);
   inline = new InlineReview(preview);
   // Review of one file: a new file as a diff against the empty file (it
   // does not exist yet), any other in the inline review view, where each
@@ -91,7 +112,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     inline.update(docUri);
   };
   ctx = c;
-  context.subscriptions.push(c, runs, preview, inline, files);
+  context.subscriptions.push(c, runs, preview, inline, files, history);
 
   // The hunk under the cursor of an editor: the file's own, the inline
   // review's (rows map back to hunks), or the diff view's proposed side.
@@ -238,6 +259,11 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
       return doc ? preview.showDiff(doc) : undefined;
     },
     "agentls.showRuns": () => runs.show(),
+    "agentls.showRunHistory": () => history.showRunHistory(),
+    "agentls.revertRun": (runId?: unknown) => history.revert(typeof runId === "string" ? runId : undefined),
+    "agentls.openRunReport": (runId?: unknown) => history.report(typeof runId === "string" ? { runId } : {}),
+    "agentls.openReportInBrowser": () => history.openReportExternally(),
+    "agentls.chooseModel": () => history.chooseModel(),
     "agentls.restartServer": () => c.restart(),
   };
   for (const [name, fn] of Object.entries(commands)) {

@@ -2,6 +2,7 @@
 // "agentls runs" output channel shows (the same format as the Neovim
 // plugin's run log). No "vscode" import: unit-tested under plain node.
 import type { CheckState, RunEvent, Todo } from "./lsp_ext";
+import * as usage from "./usage";
 
 /** What the extension knows about one run. */
 export interface RunState {
@@ -23,6 +24,10 @@ export interface RunState {
   checks?: CheckState[];
   /** The end event's count of problems the run introduced and left (language server). */
   problems?: number;
+  /** Tokens (and cost) so far: the sum of its usage events, then its end event's totals. */
+  usage?: usage.Usage;
+  /** In apply mode: a change of the run landed in the editor (a revert can take it back). */
+  applied?: boolean;
 }
 
 /** "introduces 2 problems"; "" when there are none (or no language server judged the run). */
@@ -140,6 +145,7 @@ export class RunTracker {
   private pendingText = new Map<string, string>();
   private streamed = new Map<string, string>(); // text flushed just before the current event
   private announced = new Set<string>(); // runs whose start (and prompt) is logged
+  private usageAfterText = new Set<string>(); // a usage event came right after streamed text
 
   private get(id: string): RunState {
     let r = this.runs.get(id);
@@ -172,6 +178,12 @@ export class RunTracker {
       return [];
     }
     if (typeof ev.parentRunId === "string") {
+      if (ev.kind === "usage") {
+        // A sub-agent's model calls count in its parent's tokens.
+        const parent = this.get(ev.parentRunId);
+        parent.usage = usage.add(parent.usage, usage.fromEvent(ev));
+        return [];
+      }
       return this.subEvent(ev);
     }
     const r = this.get(ev.runId);
@@ -185,7 +197,20 @@ export class RunTracker {
       this.pendingText.set(r.id, (this.pendingText.get(r.id) ?? "") + (ev.text ?? ""));
       return [];
     }
-    this.streamed.delete(r.id);
+    if (ev.kind === "usage") {
+      // The figures of the model call whose text just streamed: that text
+      // still counts as streamed just before the next event, so the
+      // answer is not repeated when the run finishes.
+      const out = this.flush(r.id);
+      this.usageAfterText.add(r.id);
+      const call = usage.fromEvent(ev);
+      r.usage = usage.add(r.usage, call);
+      out.push(`  Σ turn ${ev.turn ?? "?"}: ${usage.line(call)}`);
+      return out;
+    }
+    if (!this.usageAfterText.delete(r.id)) {
+      this.streamed.delete(r.id);
+    }
     const out = this.flush(r.id);
     const tag = `[${r.id}]`;
     switch (ev.kind) {
@@ -223,6 +248,7 @@ export class RunTracker {
         break;
       case "proposal":
         out.push(`  ✎ proposal for ${ev.uri ? basename(ev.uri) : "?"}`);
+        if (ev.applied === true) r.applied = true;
         if (ev.uri) {
           r.files = r.files ?? [];
           if (!r.files.includes(ev.uri)) r.files.push(ev.uri);
@@ -267,6 +293,11 @@ export class RunTracker {
         break;
       default:
         out.push(`  (${String(ev.kind)}) ${oneLine(ev, 160)}`);
+    }
+    if (ev.kind === "finished" || ev.kind === "failed" || ev.kind === "cancelled") {
+      const totals = usage.fromEnd(ev, r.usage);
+      if (totals) r.usage = totals;
+      if (r.usage) out.push(`  ↳ ${usage.line(r.usage)}`);
     }
     return out;
   }
@@ -330,7 +361,19 @@ export class RunTracker {
   /** A run by id (a copy), or undefined. */
   run(id: string): RunState | undefined {
     const r = this.runs.get(id);
-    return r ? { ...r, ...(r.files ? { files: [...r.files] } : {}), ...(r.checks ? { checks: r.checks.map((c) => ({ ...c })) } : {}) } : undefined;
+    return r
+      ? {
+          ...r,
+          ...(r.files ? { files: [...r.files] } : {}),
+          ...(r.checks ? { checks: r.checks.map((c) => ({ ...c })) } : {}),
+          ...(r.usage ? { usage: { ...r.usage } } : {}),
+        }
+      : undefined;
+  }
+
+  /** Every run (copies), newest first. */
+  all(): RunState[] {
+    return [...this.order].reverse().map((id) => this.run(id)!);
   }
 
   /** The status bar text: "" when nothing runs. */

@@ -16,6 +16,10 @@ export interface EndActions {
   run(args: ext.RunArgs): Promise<void>;
   /** Approves the plan of plan-mode run `runId` (agentls.approvePlan). */
   approvePlan(runId: string): Promise<void>;
+  /** Takes back the changes run `runId` applied (agentls.revert). */
+  revert(runId: string): Promise<void>;
+  /** Shows the report of run `runId` (agentls.openReport). */
+  report(runId: string): Promise<void>;
 }
 
 /** Owns the run log channel and the status bar item. */
@@ -46,6 +50,31 @@ export class Runs implements vscode.Disposable {
       this.status.text = `$(sync~spin) ${text}`;
       this.status.show();
     }
+  }
+
+  /** The runs of this window (copies), newest first. */
+  list(): RunState[] {
+    return this.tracker.all();
+  }
+
+  /** A run of this window (a copy), or undefined. */
+  run(id: string): RunState | undefined {
+    return this.tracker.run(id);
+  }
+
+  /** The session of run `id`, when this window started it. */
+  sessionOf(id: string): string | undefined {
+    return this.started_.get(id)?.sessionId;
+  }
+
+  /** The model run `id` was started with, when this window sent one. */
+  modelOf(id: string): string | undefined {
+    return this.started_.get(id)?.args?.model;
+  }
+
+  /** Appends lines to the run log. */
+  log(lines: string[]): void {
+    this.append(lines);
   }
 
   /** Handles agentls/runEvent. */
@@ -98,17 +127,27 @@ export class Runs implements vscode.Disposable {
 
   /**
    * The end-of-run notification: names the files the run changed and
-   * offers Review / Accept All / Follow Up (or the log when it failed).
+   * offers Review / Accept All / Follow Up (or the log when it failed),
+   * Revert when its changes already landed (apply mode), and its Report.
    */
   private async notifyEnd(r: RunState, pending: number | undefined): Promise<void> {
     const msg = endMessage(r, pending);
     const hasChanges = (r.files?.length ?? 0) > 0 && pending !== 0;
     const plan = r.mode === "plan" && r.status === "finished";
     const failedChecks = checksFailed(r) || (r.problems ?? 0) > 0;
-    let buttons = plan ? ["Approve Plan", "Show Plan"] : hasChanges ? ["Review", "Accept All", "Follow Up"] : r.status === "failed" ? ["Show Log"] : ["Follow Up", "Show Log"];
+    let buttons = plan
+      ? ["Approve Plan", "Show Plan"]
+      : hasChanges
+        ? ["Review", "Accept All", "Follow Up"]
+        : r.applied
+          ? ["Revert", "Follow Up"]
+          : r.status === "failed"
+            ? ["Show Log"]
+            : ["Follow Up", "Show Log"];
     if (failedChecks && !buttons.includes("Show Log")) {
       buttons = [...buttons, "Show Log"]; // the checks' output and the problems are in the log
     }
+    buttons = [...buttons, "Report"];
     const show =
       r.status === "failed"
         ? vscode.window.showErrorMessage
@@ -136,6 +175,10 @@ export class Runs implements vscode.Disposable {
         return this.show();
       case "Approve Plan":
         return this.actions.approvePlan(r.id);
+      case "Revert":
+        return this.actions.revert(r.id);
+      case "Report":
+        return this.actions.report(r.id);
     }
   }
 

@@ -31,6 +31,25 @@ describe("buildSettings", () => {
     });
   });
 
+  it("passes the model's pricing and choices, dropping bad values", () => {
+    assert.deepEqual(
+      buildSettings(
+        getter({
+          "model.pricing": { inputPerMTok: 2, outputPerMTok: 8, cachedInputPerMTok: 0.5 },
+          "model.choices": ["gpt-4.1-mini", "", 3, "o4-mini"],
+        }),
+      ),
+      { model: { pricing: { inputPerMTok: 2, outputPerMTok: 8, cachedInputPerMTok: 0.5 }, choices: ["gpt-4.1-mini", "o4-mini"] } },
+    );
+    // A price missing, negative or not a number is no pricing at all.
+    assert.deepEqual(buildSettings(getter({ "model.pricing": { inputPerMTok: 2 } })), {});
+    assert.deepEqual(buildSettings(getter({ "model.pricing": { inputPerMTok: -1, outputPerMTok: 8 } })), {});
+    assert.deepEqual(buildSettings(getter({ "model.pricing": { inputPerMTok: 2, outputPerMTok: 8, cachedInputPerMTok: "x" } })), {
+      model: { pricing: { inputPerMTok: 2, outputPerMTok: 8 } },
+    });
+    assert.deepEqual(buildSettings(getter({ "model.choices": [] })), {});
+  });
+
   it("passes a replay cassette, the no-model demo's setting", () => {
     assert.deepEqual(buildSettings(getter({ "model.replay": "fix-greet.cassette.json" })), {
       model: { replay: "fix-greet.cassette.json" },

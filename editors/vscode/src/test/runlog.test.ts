@@ -126,6 +126,44 @@ describe("RunTracker", () => {
   });
 });
 
+describe("usage", () => {
+  it("logs each model call's tokens and the run's totals, and keeps them on the run", () => {
+    const t = new RunTracker();
+    const log: string[] = [];
+    const feed = (ev: Partial<RunEvent>) => log.push(...t.onEvent(ev as RunEvent));
+    feed({ runId: "r", seq: 1, kind: "started", text: "shout" });
+    feed({ runId: "r", seq: 2, kind: "usage", turn: 1, promptTokens: 1000, cachedTokens: 400, completionTokens: 50, costUSD: 0.0018 });
+    feed({ runId: "r", seq: 3, kind: "toolCall", tool: "read_file", args: { path: "a.go" } });
+    // A sub-agent's calls count in the parent's tokens, without a line.
+    feed({ runId: "s", seq: 1, kind: "usage", parentRunId: "r", turn: 1, promptTokens: 500, completionTokens: 10, costUSD: 0.001 });
+    assert.deepEqual(t.run("r")?.usage, { prompt: 1500, completion: 60, cached: 400, cost: 0.0028 });
+    feed({ runId: "r", seq: 4, kind: "text", text: "Done." });
+    feed({ runId: "r", seq: 5, kind: "usage", turn: 2, promptTokens: 2000, cachedTokens: 800, completionTokens: 100, costUSD: 0.0036 });
+    feed({
+      runId: "r", seq: 6, kind: "finished", text: "Done.", costUSD: 0.0064,
+      usage: { promptTokens: 3500, completionTokens: 160, totalTokens: 3660, cachedTokens: 1200 },
+    });
+    assert.deepEqual(log, [
+      "[r] started: shout",
+      "  Σ turn 1: 1,000 tokens in (400 cached) / 50 out · $0.0018",
+      '  → read_file {"path":"a.go"}',
+      "  │ Done.",
+      "  Σ turn 2: 2,000 tokens in (800 cached) / 100 out · $0.0036",
+      "[r] finished", // the streamed answer is not repeated after its usage line
+      "  ↳ 3,500 tokens in (1,200 cached) / 160 out · $0.0064",
+    ]);
+    assert.deepEqual(t.run("r")?.usage, { prompt: 3500, completion: 160, cached: 1200, cost: 0.0064 });
+    assert.deepEqual(t.all().map((r) => r.id), ["r"], "a sub-agent is not a run");
+  });
+
+  it("notes an apply-mode change that landed", () => {
+    const t = new RunTracker();
+    t.onEvent({ runId: "a", seq: 1, kind: "started", mode: "apply" });
+    t.onEvent({ runId: "a", seq: 2, kind: "proposal", uri: "file:///w/a.go", applied: true });
+    assert.equal(t.run("a")?.applied, true);
+  });
+});
+
 describe("checks", () => {
   it("logs each check with its output and says how the checks ended", () => {
     const t = new RunTracker();
