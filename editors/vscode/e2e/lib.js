@@ -37,11 +37,24 @@ module.exports = (page) => {
         needle,
         { timeout },
       ),
+    // Runs a palette command. The extension's commands appear only once
+    // it has activated, which on a loaded CI machine can take longer than
+    // one palette wait: the palette is reopened until the entry shows (at
+    // most a minute), then chosen.
     async palette(title) {
-      await page().keyboard.press("F1");
-      await page().waitForSelector(".quick-input-widget input", { state: "visible", timeout: 10000 });
-      await page().keyboard.type(title);
-      await page().waitForSelector(`.quick-input-list .monaco-list-row[aria-label^="${title}"]`, { timeout: 10000 });
+      const deadline = Date.now() + 60000;
+      for (;;) {
+        await page().keyboard.press("F1");
+        await page().waitForSelector(".quick-input-widget input", { state: "visible", timeout: 10000 });
+        await page().keyboard.type(title);
+        try {
+          await page().waitForSelector(`.quick-input-list .monaco-list-row[aria-label^="${title}"]`, { timeout: 5000 });
+          break;
+        } catch (err) {
+          if (Date.now() > deadline) throw err;
+          await page().keyboard.press("Escape");
+        }
+      }
       await page().keyboard.press("Enter");
     },
     async runAgent(prompt) {
