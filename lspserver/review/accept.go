@@ -106,7 +106,10 @@ func (v *Review) acceptCommand(ctx context.Context, a reviewArgs) (acceptResult,
 // for every document open once the editor answers, the server waits
 // (bounded, woken by the view's events) until the buffer holds the
 // expected text. For files not open the editor's word is taken: their edit
-// went to a buffer the server cannot see.
+// went to a buffer the server cannot see; so it is for clients that report
+// an applied edit only after the command's answer (eglot), which would
+// otherwise wait out the bound on every accept and never count as
+// accepted (the session told, revert snapshots kept).
 //
 // The user may type between the editor's didChange for the edit and its
 // answer (or our check), so the buffer may never equal the expected text
@@ -140,6 +143,12 @@ func (v *Review) sendPlan(ctx context.Context, plan proposal.AcceptPlan) string 
 			return *ar.FailureReason
 		}
 		return "the editor refused the edit"
+	}
+	if v.core.Session().Features.DeferredDidChange {
+		// eglot reports the edit only after this command's answer (and
+		// checks the versions the edit carries itself): take its word, as
+		// for files that are not open.
+		return ""
 	}
 	timer := time.NewTimer(v.verifyTimeout())
 	defer timer.Stop()
