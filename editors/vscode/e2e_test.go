@@ -29,6 +29,7 @@ import (
 	"github.com/agentls/agentls/internal/testpeers"
 	"github.com/agentls/agentls/internal/testwait"
 	"github.com/agentls/agentls/lspserver/lsptest"
+	"github.com/agentls/agentls/tools/lang/langtest"
 )
 
 func TestMain(m *testing.M) { os.Exit(lsptest.RunMain(m)) }
@@ -704,5 +705,102 @@ func TestVSCodeReview(t *testing.T) {
 	t.Logf("calc_test.go on disk after the accept: %q", r.DiskAfterAccept)
 	if data, err := os.ReadFile(filepath.Join(ws, "calc_test.go")); err != nil || string(data) != calcTest {
 		t.Errorf("calc_test.go on disk after saving = %q (%v), want exactly %q", data, err, calcTest)
+	}
+}
+
+// problemsResult is what e2e/problems.js records.
+type problemsResult struct {
+	OK       bool     `json:"ok"`
+	Error    string   `json:"error"`
+	Steps    []string `json:"steps"`
+	FailShot string   `json:"failShot"`
+	After    []string `json:"after"`
+	Toasts   []struct {
+		Message string   `json:"message"`
+		Buttons []string `json:"buttons"`
+	} `json:"toasts"`
+	Hover string `json:"hover"`
+}
+
+// TestVSCodeProblems: gopls (configured in the user settings) judges the
+// run's proposal; VS Code shows "⚠ introduces 1 problem (line 4: …)"
+// beside it and in its hover, and the end-of-run notification says it.
+func TestVSCodeProblems(t *testing.T) {
+	tl := findTools(t)
+	gopls := langtest.Path(t, "gopls")
+	goCmd := testpeers.LookPath(t, "go", "the Go toolchain")
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	tmp := t.TempDir()
+	model := llmtest.New(t, func(req *llmtest.ChatRequest) llmtest.Reply {
+		switch {
+		case !req.HasToolResult("r"):
+			return llmtest.ToolCalls(llmtest.Call{ID: "r", Name: "read_file", Args: `{"path":"main.go"}`})
+		case !req.HasToolResult("e"):
+			return llmtest.ToolCalls(llmtest.Call{ID: "e", Name: "edit_file", Args: `{"path":"main.go","old_string":"println(1)","new_string":"println(undefinedThing)"}`})
+		}
+		return llmtest.Text("Used undefinedThing.")
+	})
+	ws := filepath.Join(tmp, "ws")
+	if err := os.MkdirAll(ws, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	main := "package main\n\nfunc main() {\n\tprintln(1)\n}\n"
+	for name, content := range map[string]string{"go.mod": "module example.com/m\n\ngo 1.22\n", "main.go": main} {
+		if err := os.WriteFile(filepath.Join(ws, name), []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cs := startCodeServer(t, ctx, tl, tmp, ws, map[string]any{
+		"agentls.model.baseURL": model.URL(),
+		"agentls.model.name":    "test-model",
+		"agentls.mode":          "preview",
+		// code-server gives the extension host the PATH of a login shell
+		// (without the Go toolchain here): gopls needs the go command.
+		"agentls.languageServers": map[string]any{"gopls": map[string]any{"command": []string{gopls},
+			"env": map[string]string{"PATH": filepath.Dir(goCmd) + string(os.PathListSeparator) + os.Getenv("PATH")}}},
+		"agentls.languageServerWaitSeconds": 60,
+	})
+	out := filepath.Join(tmp, "result.json")
+	driver := exec.CommandContext(ctx, tl.node, filepath.Join("e2e", "problems.js"))
+	driver.Env = append(os.Environ(), "NODE_PATH="+tl.nodePath, "E2E_URL="+cs.url, "E2E_FOLDER="+ws,
+		"E2E_OUT="+out, "E2E_SHOTS="+cs.shots, "CHROMIUM="+tl.chromium)
+	driverOut, driverErr := driver.CombinedOutput()
+	logs := func() string {
+		serverText, _ := os.ReadFile(cs.serverLog)
+		return fmt.Sprintf("driver: %v\n%s\ncode-server:\n%s\nserver log:\n%s", driverErr, driverOut, cs.out.String(), serverText)
+	}
+	raw, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatalf("no result from problems.js: %v\n%s", err, logs())
+	}
+	var r problemsResult
+	if err := json.Unmarshal(raw, &r); err != nil {
+		t.Fatalf("bad result %s: %v", raw, err)
+	}
+	if !r.OK {
+		edit := ""
+		for _, req := range model.Requests() {
+			if res, ok := req.ToolResult("e"); ok {
+				edit = res
+			}
+		}
+		t.Fatalf("problems.js failed after steps %v (screenshot %s): %s\nedit result:\n%s\n%s\n%s", r.Steps, r.FailShot, r.Error, edit, raw, logs())
+	}
+	if !containsSub(r.After, "⚠ introduces 1 problem (line 4: undefined: undefinedThing)") {
+		t.Errorf("decorations = %q, want the problems note beside the proposal", r.After)
+	}
+	warned := false
+	for _, ts := range r.Toasts {
+		warned = warned || (strings.Contains(ts.Message, "introduces 1 problem.") && slices.Contains(ts.Buttons, "Show Log"))
+	}
+	if !warned {
+		t.Errorf("end-of-run notifications = %+v, want one saying the run introduces 1 problem, with Show Log", r.Toasts)
+	}
+	if !strings.Contains(r.Hover, "Language server: introduces 1 problem (line 4: undefined: undefinedThing)") {
+		t.Errorf("hover:\n%s", r.Hover)
+	}
+	if disk, _ := os.ReadFile(filepath.Join(ws, "main.go")); string(disk) != main {
+		t.Errorf("main.go was written:\n%s", disk)
 	}
 }

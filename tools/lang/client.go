@@ -80,6 +80,8 @@ type client struct {
 	pullSeen bool // the server offered pull diagnostics at some point
 	tsPull   bool // tsls: diagnostics through tsserver requests (tsserver.go)
 	ownVers  bool // the server publishes versions of its own, not ours
+	errMsg   string // the server's latest window/showMessage of type Error
+	errSeq   uint64 // how many it sent
 }
 
 // doc is a document the server holds: our overlay.

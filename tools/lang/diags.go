@@ -134,6 +134,7 @@ func (c *client) onPublish(raw jsonrpc2.RawMessage) {
 		}
 	}
 	c.pubs[path] = pub
+	c.log.Debug("published", "path", path, "version", pub.version, "diagnostics", total)
 	close(c.changed)
 	c.changed = make(chan struct{})
 }

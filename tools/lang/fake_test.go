@@ -244,3 +244,22 @@ func TestPositionsAcrossEncodings(t *testing.T) {
 		}
 	}
 }
+
+// TestServerErrorMessage: a server that says it cannot work (gopls without
+// the go command answers, with no diagnostics, and only says so with
+// window/showMessage) has that said once in the run's results, so "no
+// new problems" is not taken for a verdict.
+func TestServerErrorMessage(t *testing.T) {
+	leakCheck(t)
+	root := workspaceOf(t, map[string]string{"a.fake": "one\n"})
+	s := newSetup(t, root, Options{Servers: []ServerConfig{fakeConfig(t, "complain", nil)}})
+	s.mustCall(t, "read_file", fmtArgs("path", "a.fake"))
+	res := s.mustCall(t, "edit_file", fmtArgs("path", "a.fake", "old_string", "one", "new_string", "two"))
+	if !strings.HasSuffix(res.Text, "no new problems\nlanguage server fake reported an error: fake: cannot find the toolchain; second line") {
+		t.Fatalf("first edit:\n%s", res.Text)
+	}
+	res = s.mustCall(t, "edit_file", fmtArgs("path", "a.fake", "old_string", "two", "new_string", "three"))
+	if lastLine(res.Text) != "no new problems" {
+		t.Fatalf("the message came again:\n%s", res.Text)
+	}
+}

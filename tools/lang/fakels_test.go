@@ -33,6 +33,8 @@ import (
 //	silent    answers initialize, never publishes
 //	flood     publishes 10,000 errors on every change
 //	garbage   answers initialize with bytes that are not JSON-RPC
+//	complain  as ok, but says after initialized (window/showMessage, Error)
+//	          that it cannot work
 const fakeEnv = "AGENTLS_FAKE_LS"
 
 // fakeToken marks fake server processes (in their environment) so tests
@@ -113,6 +115,11 @@ func (f *fakeServer) handle(ctx context.Context, req *jsonrpc2.Request) (any, er
 		}
 		b, _ := json.Marshal(map[string]any{"capabilities": caps, "serverInfo": map[string]any{"name": "fake", "version": "1"}})
 		return jsonrpc2.RawMessage(b), nil
+	case "initialized":
+		if f.mode == "complain" {
+			_ = f.conn.Notify(ctx, "window/showMessage", &protocol.ShowMessageParams{Type: protocol.MessageTypeError, Message: "fake: cannot find the toolchain\nsecond line"})
+		}
+		return nil, nil
 	case "shutdown":
 		return nil, nil
 	case "exit":

@@ -38,7 +38,13 @@ func (c *client) handle(_ context.Context, req *jsonrpc2.Request) (any, error) {
 		return &protocol.ApplyWorkspaceEditResult{Applied: false, FailureReason: ptr("agentls does not apply edits a language server asks for")}, nil
 	case protocol.MethodWindowShowDocument:
 		return &protocol.ShowDocumentResult{Success: false}, nil
-	case protocol.MethodWindowShowMessageRequest, protocol.MethodWindowWorkDoneProgressCreate:
+	case protocol.MethodWindowShowMessage:
+		c.onShowMessage(params)
+		return nil, nil
+	case protocol.MethodWindowShowMessageRequest:
+		c.onShowMessage(params) // its message too; no action is chosen
+		return nil, nil
+	case protocol.MethodWindowWorkDoneProgressCreate:
 		return nil, nil
 	}
 	if !req.IsCall() {
@@ -137,4 +143,28 @@ func (c *client) pull() bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.pullSeen || c.tsPull
+}
+
+// onShowMessage keeps the server's latest error message (window/showMessage
+// of type Error): a server that cannot work in this environment (gopls
+// without the go command, a project it cannot load) often still answers,
+// with no diagnostics, and only says so this way. Runs pass it on once
+// (Run.serverNote), so "no new problems" is never the whole story.
+func (c *client) onShowMessage(raw jsonrpc2.RawMessage) {
+	var p protocol.ShowMessageParams
+	if err := protocol.Unmarshal(raw, &p); err != nil || p.Type != protocol.MessageTypeError {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.errSeq++
+	c.errMsg = oneLine(p.Message)
+}
+
+// serverError returns the server's latest error message and its number
+// (0: none).
+func (c *client) serverError() (string, uint64) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.errMsg, c.errSeq
 }

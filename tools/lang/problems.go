@@ -32,6 +32,7 @@ func (r *Run) Diagnose(ctx context.Context, _ *tools.Env, changes []tools.FileCh
 	for _, ch := range changes {
 		cfg, root, ok := r.server(ch.Path)
 		if !ok {
+			r.m.log.Debug("not served", "path", ch.Path)
 			continue
 		}
 		k := cfg.Name + "\x00" + root
@@ -47,10 +48,15 @@ func (r *Run) Diagnose(ctx context.Context, _ *tools.Env, changes []tools.FileCh
 	ctx, cancel := context.WithTimeout(ctx, r.m.opts.Wait)
 	defer cancel()
 	var rep tools.DiagnoseReport
-	var lines []string
+	var lines, notes []string
 	var found []found
 	for _, k := range order {
-		fs, err := r.checkGroup(ctx, groups[k])
+		start := time.Now()
+		fs, note, err := r.checkGroup(ctx, groups[k])
+		r.m.log.Debug("checked", "server", cfgs[k].Name, "files", len(groups[k]), "found", len(fs), "err", err, "took", time.Since(start))
+		if note != "" {
+			notes = append(notes, note)
+		}
 		if line := r.describe(cfgs[k], err); line != "" {
 			lines = append(lines, line)
 			continue
@@ -68,7 +74,7 @@ func (r *Run) Diagnose(ctx context.Context, _ *tools.Env, changes []tools.FileCh
 			lines = append([]string{text}, lines...)
 		}
 	}
-	rep.Text = strings.Join(lines, "\n")
+	rep.Text = strings.Join(append(lines, notes...), "\n")
 	return rep
 }
 
@@ -166,13 +172,15 @@ func (r *Run) listIntroduced(fs []found) string {
 // and its diagnostics are settled, then the text after, settled again.
 // Other files the server re-checked in between are compared with what it
 // said of them before.
-func (r *Run) checkGroup(ctx context.Context, changes []tools.FileChange) ([]found, error) {
+func (r *Run) checkGroup(ctx context.Context, changes []tools.FileChange) ([]found, string, error) {
 	var out []found
+	var note string
 	skip := make([]string, len(changes))
 	for i, ch := range changes {
 		skip[i] = ch.Path
 	}
 	err := r.use(ctx, changes[0].Path, skip, func(c *client) error {
+		defer func() { note = r.serverNote(c) }()
 		pull := c.pull()
 		before := make([][]diag, len(changes))
 		for i, ch := range changes {
@@ -204,7 +212,7 @@ func (r *Run) checkGroup(ctx context.Context, changes []tools.FileChange) ([]fou
 		out = append(out, r.otherIntroduced(ctx, c, pull, skip, seq, others)...)
 		return nil
 	})
-	return out, err
+	return out, note, err
 }
 
 // settled makes the server hold content for path and returns its settled

@@ -25,6 +25,7 @@ type Run struct {
 	restarts map[clientKey]int
 	reported map[clientKey]bool
 	files    map[string]*fileState
+	told     map[*client]uint64 // the server error messages already passed on
 }
 
 // fileState is what a run knows of one file's problems: at its first
@@ -48,7 +49,8 @@ func (m *Manager) NewRun(ctx context.Context, env *tools.Env) *Run {
 	if len(served) == 0 {
 		return nil
 	}
-	return &Run{m: m, env: env, served: served, restarts: map[clientKey]int{}, reported: map[clientKey]bool{}, files: map[string]*fileState{}}
+	return &Run{m: m, env: env, served: served, restarts: map[clientKey]int{}, reported: map[clientKey]bool{},
+		files: map[string]*fileState{}, told: map[*client]uint64{}}
 }
 
 // Servers names the servers the run may use.
@@ -187,4 +189,21 @@ func fmtSeconds(d interface{ Seconds() float64 }) string {
 		return fmt.Sprintf("%ds", int(s))
 	}
 	return fmt.Sprintf("%.1fs", s)
+}
+
+// serverNote is the line that passes on c's latest error message, once
+// per run and message ("" when there is none new): the model and the user
+// learn why the server may have found nothing.
+func (r *Run) serverNote(c *client) string {
+	msg, seq := c.serverError()
+	if seq == 0 {
+		return ""
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.told[c] >= seq {
+		return ""
+	}
+	r.told[c] = seq
+	return fmt.Sprintf("language server %s reported an error: %s", c.cfg.Name, msg)
 }

@@ -132,13 +132,14 @@ func (r *Run) diagnostics(ctx context.Context, _ *tools.Env, p diagnosticsParams
 	}
 	ctx, cancel := r.withWait(ctx)
 	defer cancel()
-	var lines []string
+	var lines, notes []string
 	total := 0
 	for _, abs := range paths {
 		var ds []diag
 		var content string
 		var enc text.Encoding
 		err := r.use(ctx, abs, nil, func(c *client) error {
+			defer func() { notes = appendNote(notes, r.serverNote(c)) }()
 			var err error
 			content, _, _ = c.docText(abs)
 			enc = c.enc
@@ -161,17 +162,17 @@ func (r *Run) diagnostics(ctx context.Context, _ *tools.Env, p diagnosticsParams
 			}
 		}
 		if shown == 0 && len(paths) == 1 {
-			return tools.Result{Text: fmt.Sprintf("%s: no errors or warnings", r.env.Display(abs)), Summary: "no problems in " + r.env.Display(abs)}, nil
+			return withNotes(tools.Result{Text: fmt.Sprintf("%s: no errors or warnings", r.env.Display(abs)), Summary: "no problems in " + r.env.Display(abs)}, notes), nil
 		}
 	}
 	if total == 0 {
-		return tools.Result{Text: fmt.Sprintf("no errors or warnings in the %d file(s) you changed", len(paths)), Summary: "no problems"}, nil
+		return withNotes(tools.Result{Text: fmt.Sprintf("no errors or warnings in the %d file(s) you changed", len(paths)), Summary: "no problems"}, notes), nil
 	}
 	text := strings.Join(lines, "\n")
 	if total > len(lines) {
 		text += fmt.Sprintf("\n… and %d more", total-len(lines))
 	}
-	return tools.Result{Text: text, Summary: fmt.Sprintf("%d problem(s)", total)}, nil
+	return withNotes(tools.Result{Text: text, Summary: fmt.Sprintf("%d problem(s)", total)}, notes), nil
 }
 
 // current returns the settled diagnostics of the text the server holds
@@ -208,9 +209,11 @@ func (r *Run) definition(ctx context.Context, _ *tools.Env, p positionParams) (t
 	}
 	ctx, cancel := r.withWait(ctx)
 	defer cancel()
+	var note string
 	var locs []protocol.Location
 	var posErr error
 	err := r.use(ctx, abs, nil, func(c *client) error {
+		defer func() { note = r.serverNote(c) }()
 		pos, err := r.position(abs, p.Line, p.Symbol, c)
 		if err != nil {
 			posErr = err
@@ -230,7 +233,7 @@ func (r *Run) definition(ctx context.Context, _ *tools.Env, p positionParams) (t
 		return r.fail(abs, err), nil
 	}
 	if len(locs) == 0 {
-		return tools.Result{Text: fmt.Sprintf("no definition found for %s at %s:%d", p.Symbol, r.env.Display(abs), p.Line)}, nil
+		return withNotes(tools.Result{Text: fmt.Sprintf("no definition found for %s at %s:%d", p.Symbol, r.env.Display(abs), p.Line)}, []string{note}), nil
 	}
 	var b strings.Builder
 	for i, l := range locs {
@@ -240,7 +243,7 @@ func (r *Run) definition(ctx context.Context, _ *tools.Env, p positionParams) (t
 		}
 		b.WriteString(r.locationLine(l) + "\n")
 	}
-	return tools.Result{Text: strings.TrimRight(b.String(), "\n"), Summary: fmt.Sprintf("definition of %s: %d location(s)", p.Symbol, len(locs))}, nil
+	return withNotes(tools.Result{Text: strings.TrimRight(b.String(), "\n"), Summary: fmt.Sprintf("definition of %s: %d location(s)", p.Symbol, len(locs))}, []string{note}), nil
 }
 
 func textPos(abs string, pos protocol.Position) protocol.TextDocumentPositionParams {
@@ -303,9 +306,11 @@ func (r *Run) references(ctx context.Context, _ *tools.Env, p positionParams) (t
 	}
 	ctx, cancel := r.withWait(ctx)
 	defer cancel()
+	var note string
 	var locs []protocol.Location
 	var posErr error
 	err := r.use(ctx, abs, nil, func(c *client) error {
+		defer func() { note = r.serverNote(c) }()
 		pos, err := r.position(abs, p.Line, p.Symbol, c)
 		if err != nil {
 			posErr = err
@@ -324,7 +329,7 @@ func (r *Run) references(ctx context.Context, _ *tools.Env, p positionParams) (t
 		return r.fail(abs, err), nil
 	}
 	if len(locs) == 0 {
-		return tools.Result{Text: fmt.Sprintf("no references found for %s at %s:%d", p.Symbol, r.env.Display(abs), p.Line)}, nil
+		return withNotes(tools.Result{Text: fmt.Sprintf("no references found for %s at %s:%d", p.Symbol, r.env.Display(abs), p.Line)}, []string{note}), nil
 	}
 	type ref struct {
 		line int
@@ -371,7 +376,7 @@ func (r *Run) references(ctx context.Context, _ *tools.Env, p positionParams) (t
 	if left := len(locs) - shown; left > 0 && shown >= maxRefLines {
 		fmt.Fprintf(&b, "\n… %d more not shown", left)
 	}
-	return tools.Result{Text: b.String(), Summary: fmt.Sprintf("%d reference(s) to %s in %d file(s)", len(locs), p.Symbol, len(files))}, nil
+	return withNotes(tools.Result{Text: b.String(), Summary: fmt.Sprintf("%d reference(s) to %s in %d file(s)", len(locs), p.Symbol, len(files))}, []string{note}), nil
 }
 
 func (r *Run) symbols(ctx context.Context, _ *tools.Env, p symbolsParams) (tools.Result, error) {
@@ -392,8 +397,10 @@ func (r *Run) outline(ctx context.Context, pathArg string) tools.Result {
 	if !ok {
 		return res
 	}
+	var note string
 	var syms protocol.DocumentSymbolResult
 	err := r.use(ctx, abs, nil, func(c *client) error {
+		defer func() { note = r.serverNote(c) }()
 		var err error
 		syms, err = c.srv.DocumentSymbol(ctx, &protocol.DocumentSymbolParams{TextDocument: protocol.TextDocumentIdentifier{URI: uri.File(abs)}})
 		if err != nil {
@@ -428,13 +435,13 @@ func (r *Run) outline(ctx context.Context, pathArg string) tools.Result {
 		}
 	}
 	if n == 0 {
-		return tools.Result{Text: fmt.Sprintf("%s: no symbols", r.env.Display(abs))}
+		return withNotes(tools.Result{Text: fmt.Sprintf("%s: no symbols", r.env.Display(abs))}, []string{note})
 	}
 	text := r.env.Display(abs) + ":\n" + strings.Join(lines, "\n")
 	if n > len(lines) {
 		text += fmt.Sprintf("\n… and %d more", n-len(lines))
 	}
-	return tools.Result{Text: text, Summary: fmt.Sprintf("outline of %s: %d symbol(s)", r.env.Display(abs), n)}
+	return withNotes(tools.Result{Text: text, Summary: fmt.Sprintf("outline of %s: %d symbol(s)", r.env.Display(abs), n)}, []string{note})
 }
 
 // workspaceSymbols asks every served server (per workspace folder) for
@@ -559,8 +566,10 @@ func (r *Run) rename(ctx context.Context, _ *tools.Env, p renameParams) (tools.R
 	wctx, cancel := r.withWait(ctx)
 	defer cancel()
 	var changes []tools.FileChange
+	var note string
 	var posErr, editErr error
 	err := r.use(wctx, abs, nil, func(c *client) error {
+		defer func() { note = r.serverNote(c) }()
 		pos, err := r.position(abs, p.Line, p.Symbol, c)
 		if err != nil {
 			posErr = err
@@ -591,7 +600,7 @@ func (r *Run) rename(ctx context.Context, _ *tools.Env, p renameParams) (tools.R
 	case len(changes) == 0:
 		return tools.Errorf("the language server proposed no change for renaming %s", p.Symbol), nil
 	}
-	return r.env.StageComputed(ctx, fmt.Sprintf("Renamed %s to %s in", lastWord(p.Symbol), newName), changes), nil
+	return withNotes(r.env.StageComputed(ctx, fmt.Sprintf("Renamed %s to %s in", lastWord(p.Symbol), newName), changes), []string{note}), nil
 }
 
 // lastWord is the identifier the rename applies to, as locate picks it.
@@ -687,4 +696,21 @@ func (r *Run) workspaceEditChanges(c *client, we *protocol.WorkspaceEdit) ([]too
 		}
 	}
 	return out, nil
+}
+
+// withNotes ends res with the server's error messages (serverNote), if any.
+func withNotes(res tools.Result, notes []string) tools.Result {
+	for _, n := range notes {
+		if n != "" {
+			res.Text = strings.TrimRight(res.Text, "\n") + "\n" + n
+		}
+	}
+	return res
+}
+
+func appendNote(notes []string, n string) []string {
+	if n == "" {
+		return notes
+	}
+	return append(notes, n)
 }

@@ -1,0 +1,81 @@
+// Drives language-server problems in a real VS Code (code-server): a run
+// whose edit breaks main.go (gopls configured in the user settings) shows
+// "⚠ introduces 1 problem (…)" beside the proposal and in its hover, and
+// the end-of-run notification says it as a warning. Records what it saw in
+// E2E_OUT (JSON) for editors/vscode/e2e_test.go (TestVSCodeProblems).
+//
+// Environment: E2E_URL, E2E_FOLDER, E2E_OUT, E2E_SHOTS, CHROMIUM.
+const fs = require("fs");
+const { chromium } = require("playwright-core");
+
+const out = { steps: [] };
+let page;
+const h = require("./lib")(() => page);
+
+async function main() {
+  const browser = await chromium.launch({
+    executablePath: process.env.CHROMIUM || "/usr/bin/chromium",
+    args: ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run"],
+  });
+  try {
+    page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
+    await page.goto(`${process.env.E2E_URL}/?folder=${encodeURIComponent(process.env.E2E_FOLDER)}`);
+    await page.waitForSelector(".explorer-folders-view .monaco-list-row", { timeout: 60000 });
+    await page.click('.explorer-folders-view .monaco-list-row:has-text("main.go")');
+    await page.waitForSelector('.view-lines:has-text("func main")', { timeout: 30000 });
+    out.steps.push("opened");
+    // Wait until the extension is active (its commands are in the palette;
+    // an open palette does not pick up commands registered after it opened).
+    for (let i = 0; ; i++) {
+      await page.keyboard.press("F1");
+      await page.waitForSelector(".quick-input-widget input", { state: "visible", timeout: 10000 });
+      await page.keyboard.type("agentls: ");
+      try {
+        await page.waitForFunction(() => document.querySelectorAll(".quick-input-list .monaco-list-row").length >= 10, null, { timeout: 5000 });
+        await page.keyboard.press("Escape");
+        break;
+      } catch (err) {
+        await page.keyboard.press("Escape");
+        if (i === 11) throw err;
+      }
+    }
+
+    await h.runAgent("use undefinedThing");
+    await h.hasAfter("undefinedThing");
+    await h.toastWith("introduces 1 problem", 60000);
+    await h.hasAfter("introduces 1 problem");
+    out.after = await h.afterTexts();
+    out.toasts = await h.toasts();
+    out.shot = await h.shot("problems");
+    out.steps.push("problems");
+    out.hover = await h.hoverOn("println");
+    out.hoverShot = await h.shot("problems-hover");
+    out.steps.push("hover");
+  } catch (err) {
+    try {
+      out.failToasts = await h.toasts();
+      await h.palette("Notifications: Show Notifications");
+      await page.waitForTimeout(1000);
+      out.failCenter = await page.$$eval(".notifications-center .notification-list-item", (ts) => ts.map((t) => t.innerText));
+      out.failAfter = await h.afterTexts();
+      out.failShot = await h.shot("failure");
+    } catch {
+      // the page may be gone
+    }
+    throw err;
+  } finally {
+    await browser.close();
+  }
+}
+
+main()
+  .then(() => {
+    out.ok = true;
+  })
+  .catch((err) => {
+    out.ok = false;
+    out.error = String(err && err.stack ? err.stack : err);
+  })
+  .finally(() => {
+    fs.writeFileSync(process.env.E2E_OUT, JSON.stringify(out, null, 2));
+  });
