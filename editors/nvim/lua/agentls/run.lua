@@ -1,9 +1,11 @@
 -- Agent runs: :AgentRun starts one with workspace/executeCommand agentls.run,
--- the server's agentls/runEvent notifications feed a run log buffer and the
--- run states shown by status(), :AgentCancel stops a run.
+-- the server's agentls/runEvent notifications feed the run log
+-- (runlog.lua) and the run states shown by status(), :AgentCancel stops a
+-- run.
 local client_mod = require("agentls.client")
 local log = require("agentls.log")
 local position = require("agentls.position")
+local runlog = require("agentls.runlog")
 local usage = require("agentls.usage")
 
 local M = {}
@@ -18,7 +20,6 @@ local M = {}
 -- Status is "running", "finished", "failed" or "cancelled".
 local runs = {}
 local order = {} -- run keys, oldest first
-local log_buf = nil
 
 local function key(client_id, run_id)
   return tostring(client_id) .. ":" .. tostring(run_id)
@@ -35,254 +36,15 @@ local function get_run(client_id, run_id)
   return r
 end
 
---- The run log buffer (created on first use; a scratch buffer, never a file).
-function M.log_buffer()
-  if log_buf and vim.api.nvim_buf_is_valid(log_buf) then
-    return log_buf
-  end
-  log_buf = vim.api.nvim_create_buf(false, true)
-  vim.api.nvim_buf_set_name(log_buf, "agentls://runs")
-  vim.bo[log_buf].filetype = "agentls-log"
-  vim.bo[log_buf].modifiable = false
-  require("agentls.history").log_keymaps(log_buf)
-  return log_buf
-end
-
-local function append(lines)
-  local buf = M.log_buffer()
-  vim.bo[buf].modifiable = true
-  local count = vim.api.nvim_buf_line_count(buf)
-  local first = vim.api.nvim_buf_get_lines(buf, 0, 1, false)[1]
-  if count == 1 and first == "" then
-    vim.api.nvim_buf_set_lines(buf, 0, 1, false, lines)
-  else
-    vim.api.nvim_buf_set_lines(buf, count, count, false, lines)
-  end
-  vim.bo[buf].modifiable = false
-  for _, win in ipairs(vim.api.nvim_list_wins()) do
-    if vim.api.nvim_win_get_buf(win) == buf then
-      vim.api.nvim_win_set_cursor(win, { vim.api.nvim_buf_line_count(buf), 0 })
-    end
-  end
-end
-
---- Appends `lines` to the run log.
-M.append = append
-
--- The line after a run's end: its tokens and cost, and where to go next.
-local function end_line(r)
-  local parts = {}
-  local u = usage.line(r.usage)
-  if u ~= "" then
-    table.insert(parts, u)
-  end
-  table.insert(parts, ":AgentReport " .. tostring(r.id))
-  if r.files and #r.files > 0 then
-    table.insert(parts, ":AgentRevert " .. tostring(r.id))
-  end
-  return "  ↳ " .. table.concat(parts, " · ")
-end
-
--- Streamed text arrives in fragments; it is written out line by line.
-local function flush_text(r)
-  if #r.text == 0 then
-    return
-  end
-  local text = table.concat(r.text)
-  r.text = {}
-  r.streamed = text
-  local lines = {}
-  for line in (text .. "\n"):gmatch("(.-)\n") do
-    table.insert(lines, "  │ " .. line)
-  end
-  if lines[#lines] == "  │ " then
-    table.remove(lines)
-  end
-  append(lines)
-end
-
--- vim.json.encode escapes "/" as "\/", which JSON allows but nobody wants
--- to read: undo it (an escaped backslash before a slash stays as it is).
-local function json_text(v)
-  local s = vim.json.encode(v)
-  return (s:gsub("(\\+)/", function(bs)
-    if #bs % 2 == 1 then
-      return bs:sub(2) .. "/"
-    end
-  end))
-end
-
-local function one_line(v, max)
-  local s = type(v) == "string" and v or json_text(v)
-  s = s:gsub("%s+", " ")
-  if #s > max then
-    s = s:sub(1, max) .. "…"
-  end
-  return s
-end
-
-local todo_marks = { pending = "[ ]", in_progress = "[~]", completed = "[x]" }
-
---- How a run's checks ended, from finished/failed/cancelled's checks
---- ({ {name, passed} }): "checks passed (test, lint)", "checks failed:
---- test"; nil when no check ran.
-function M.checks_summary(checks)
-  if type(checks) ~= "table" or #checks == 0 then
-    return nil
-  end
-  local passed, failed = {}, {}
-  for _, c in ipairs(checks) do
-    table.insert(c.passed and passed or failed, tostring(c.name))
-  end
-  if #failed == 0 then
-    return "checks passed (" .. table.concat(passed, ", ") .. ")"
-  end
-  return "checks failed: " .. table.concat(failed, ", ")
-end
-
---- "introduces N problem(s)" from finished's problems (the problems the
---- run introduced that its language server still reports), nil when there
---- are none or no language server judged the run.
-function M.problems_summary(n)
-  if type(n) ~= "number" or n <= 0 then
-    return nil
-  end
-  return string.format("introduces %d problem%s", n, n == 1 and "" or "s")
-end
-
--- The problems one change introduced (agentls/runEvent "problems"): a
--- line for the file, one per problem; a change that fixed what the run
--- had broken says so. Nothing for a change that introduced nothing.
-local function problem_lines(ev)
-  local name = ev.uri and vim.fn.fnamemodify(vim.uri_to_fname(ev.uri), ":~:.") or "?"
-  local n = tonumber(ev.introduced) or 0
-  if n == 0 then
-    if ev.outstanding == 0 then
-      return { "  ✓ " .. name .. ": no problems left" }
-    end
-    return {}
-  end
-  local lines = { string.format("  ⚠ %s introduces %d problem%s", name, n, n == 1 and "" or "s") }
-  for i, it in ipairs(ev.items or {}) do
-    if i > 10 then
-      table.insert(lines, string.format("      … and %d more", n - 10))
-      break
-    end
-    local line = it.range and it.range.start and (it.range.start.line + 1) or 0
-    table.insert(lines, string.format("    %s:%d: %s", name, line, one_line(it.message or "", 200)))
-  end
-  return lines
-end
-
--- A check's result, then its output (the server keeps the tail): whole
--- for a failure, the last lines for a pass.
-local function check_lines(ev)
-  local secs = type(ev.seconds) == "number" and string.format(" (%.1fs)", ev.seconds) or ""
-  local head
-  if ev.passed then
-    head = "  ✓ check " .. tostring(ev.name) .. " passed" .. secs
-  elseif ev.exitCode == -1 then
-    head = "  ✗ check " .. tostring(ev.name) .. " failed" .. secs
-  else
-    head = string.format("  ✗ check %s failed: exit code %s%s", tostring(ev.name), tostring(ev.exitCode), secs)
-  end
-  local lines = { head }
-  local out = {}
-  for line in ((ev.output or "") .. "\n"):gmatch("(.-)\n") do
-    table.insert(out, line)
-  end
-  while #out > 0 and out[#out] == "" do
-    table.remove(out)
-  end
-  local first = ev.passed and math.max(1, #out - 2) or 1
-  for i = first, #out do
-    table.insert(lines, "    │ " .. out[i])
-  end
-  return lines
-end
-
---- The plan's progress line: "2/5 · current item", as the server's
---- $/progress shows it.
-function M.plan_progress(todos)
-  if type(todos) ~= "table" or #todos == 0 then
-    return ""
-  end
-  local done, current = 0, nil
-  for _, t in ipairs(todos) do
-    if t.status == "completed" then
-      done = done + 1
-    elseif t.status == "in_progress" and not current then
-      current = t.content
-    end
-  end
-  if current then
-    return string.format("%d/%d · %s", done + 1, #todos, current)
-  end
-  return string.format("%d/%d done", done, #todos)
-end
-
-local function format_event(r, ev)
-  local kind = ev.kind
-  local tag = "[" .. tostring(r.id) .. "]"
-  if ev.parentRunId then
-    -- A sub-agent of the task tool: its steps, indented under the parent.
-    local sub = "    ⤷ [" .. tostring(ev.runId) .. "]"
-    if kind == "started" then
-      return { sub .. " sub-agent: " .. one_line(ev.summary or ev.text or "", 160) }
-    elseif kind == "toolCall" then
-      return { string.format("%s → %s %s", sub, ev.tool or "?", ev.args and one_line(ev.args, 140) or "") }
-    elseif kind == "finished" or kind == "failed" or kind == "cancelled" then
-      return { sub .. " " .. kind }
-    end
-    return {}
-  end
-  if kind == "todo" then
-    local lines = { "  ☰ plan " .. M.plan_progress(ev.todos) }
-    for _, t in ipairs(ev.todos or {}) do
-      table.insert(lines, string.format("    %s %s", todo_marks[t.status] or "[?]", one_line(t.content or "", 160)))
-    end
-    return lines
-  elseif kind == "started" then
-    return { tag .. " started" .. (ev.text and (": " .. one_line(ev.text, 200)) or "") }
-  elseif kind == "toolCall" and ev.parentCallId then
-    -- A script's own call: indented under it.
-    return { string.format("      · %s %s", ev.tool or "?", ev.args and one_line(ev.args, 140) or "") }
-  elseif kind == "toolResult" and ev.parentCallId then
-    return ev.isError and { string.format("      ✗ %s %s", ev.tool or "", one_line(ev.summary or "", 140)) } or {}
-  elseif kind == "toolCall" then
-    return { string.format("  → %s %s", ev.tool or "?", ev.args and one_line(ev.args, 160) or "") }
-  elseif kind == "toolResult" then
-    return { string.format("  %s %s %s", ev.isError and "✗" or "✓", ev.tool or "",
-      one_line(ev.summary or ev.error or "", 160)) }
-  elseif kind == "proposal" then
-    local name = ev.uri and vim.fn.fnamemodify(vim.uri_to_fname(ev.uri), ":~:.") or "?"
-    return { "  ✎ proposal for " .. name }
-  elseif kind == "check" then
-    return check_lines(ev)
-  elseif kind == "problems" then
-    return problem_lines(ev)
-  elseif kind == "finished" then
-    local summary = M.checks_summary(ev.checks)
-    local probs = M.problems_summary(ev.problems)
-    local lines = { tag .. " finished" .. (summary and (" · " .. summary) or "") .. (probs and (" · " .. probs) or "") }
-    if vim.trim(ev.text or "") == vim.trim(r.streamed or "") then
-      return lines -- the answer was streamed just before: do not repeat it
-    end
-    for line in ((ev.text or "") .. "\n"):gmatch("(.-)\n") do
-      if line ~= "" then
-        table.insert(lines, "  " .. line)
-      end
-    end
-    return lines
-  elseif kind == "failed" then
-    local summary = M.checks_summary(ev.checks)
-    return { tag .. " failed: " .. one_line(ev.error or ev.summary or "unknown error", 400) .. (summary and (" · " .. summary) or "") }
-  elseif kind == "cancelled" then
-    local summary = M.checks_summary(ev.checks)
-    return { tag .. " cancelled" .. (summary and (" · " .. summary) or "") }
-  end
-  return { string.format("  (%s) %s", tostring(kind), one_line(ev, 160)) }
-end
+-- The run log (runlog.lua): its buffer, and the lines each event becomes.
+M.log_buffer = runlog.buffer
+M.append = runlog.append
+M.open_log = runlog.open
+M.plan_progress = runlog.plan_progress
+M.checks_summary = runlog.checks_summary
+M.problems_summary = runlog.problems_summary
+local append = runlog.append
+local one_line = runlog.one_line
 
 --- Handles an agentls/runEvent notification from client `client_id`.
 function M.on_event(client_id, ev)
@@ -296,7 +58,7 @@ function M.on_event(client_id, ev)
     if ev.kind == "usage" then
       usage.add(get_run(client_id, ev.parentRunId), ev)
     elseif ev.kind ~= "text" then
-      local lines = format_event(get_run(client_id, ev.parentRunId), ev)
+      local lines = runlog.event_lines(get_run(client_id, ev.parentRunId), ev)
       if #lines > 0 then
         append(lines)
       end
@@ -318,7 +80,7 @@ function M.on_event(client_id, ev)
     -- The figures of the model call whose text just streamed: the text
     -- still counts as streamed just before the next event (the answer is
     -- not repeated when the run finishes).
-    flush_text(r)
+    runlog.flush(r)
     r.usage_after_text = true
     usage.add(r, ev)
     append({ usage.event_line(ev) })
@@ -328,7 +90,7 @@ function M.on_event(client_id, ev)
     r.streamed = nil
   end
   r.usage_after_text = nil
-  flush_text(r)
+  runlog.flush(r)
   if ev.kind == "toolCall" and not ev.parentCallId then
     r.tools = r.tools + 1
   elseif ev.kind == "todo" then
@@ -351,9 +113,9 @@ function M.on_event(client_id, ev)
       r.plan_ready = true
     end
   end
-  local lines = format_event(r, ev)
+  local lines = runlog.event_lines(r, ev)
   if ev.kind == "finished" or ev.kind == "failed" or ev.kind == "cancelled" then
-    table.insert(lines, end_line(r))
+    table.insert(lines, runlog.end_line(r))
     require("agentls.history").session_total(r)
   end
   if #lines > 0 then
@@ -612,29 +374,6 @@ end
 --- :AgentCancel [runId]
 function M.cancel_command(args)
   M.cancel(args.args)
-end
-
---- Opens the run log in a split below (or goes to the window showing it)
---- and moves the cursor into it, at its last line: the user asked to read
---- it. `opts.focus = false` leaves the cursor where it is.
-function M.open_log(opts)
-  local focus = not (type(opts) == "table" and opts.focus == false)
-  local buf = M.log_buffer()
-  local win
-  for _, w in ipairs(vim.api.nvim_list_wins()) do
-    if vim.api.nvim_win_get_buf(w) == buf then
-      win = w
-    end
-  end
-  local cur = vim.api.nvim_get_current_win()
-  if not win then
-    vim.cmd("botright split")
-    win = vim.api.nvim_get_current_win()
-    vim.api.nvim_win_set_buf(win, buf)
-    vim.api.nvim_win_set_height(win, math.max(5, math.floor(vim.o.lines / 4)))
-  end
-  vim.api.nvim_win_set_cursor(win, { vim.api.nvim_buf_line_count(buf), 0 })
-  vim.api.nvim_set_current_win(focus and win or cur)
 end
 
 -- The run whose answer :AgentAnswer shows: run_id's, else the latest run
