@@ -206,3 +206,46 @@ func TestRunRevert(t *testing.T) {
 		}
 	}
 }
+
+// TestRunRevertConflict: the user changed the run's line after accepting;
+// :AgentRevert leaves it alone, and the plugin says which file and why in
+// the run log, the quickfix list and a warning.
+func TestRunRevertConflict(t *testing.T) {
+	t.Parallel()
+	srv := llmtest.New(t, readThenEdit("greet.go", "Made it loud.", [2]string{`"hello"`, `"HELLO"`}))
+	r := runScript(t, "run_revert_conflict.lua", options{env: modelEnv(srv), files: map[string]string{"greet.go": greetGo}})
+	var res struct {
+		Reverted  int `json:"reverted"`
+		Conflicts []struct {
+			URI    string `json:"uri"`
+			Reason string `json:"reason"`
+		} `json:"conflicts"`
+	}
+	r.fact(t, "result", &res)
+	if res.Reverted != 0 || len(res.Conflicts) != 1 || !strings.HasSuffix(res.Conflicts[0].URI, "/greet.go") {
+		t.Fatalf("revert result = %+v, want greet.go left alone", res)
+	}
+	if got := r.str(t, "buffer"); !strings.Contains(got, `"HELLO, mine"`) {
+		t.Errorf("the revert touched the user's line:\n%s", got)
+	}
+	var log []string
+	r.fact(t, "log", &log)
+	joined := strings.Join(log, "\n")
+	if !strings.Contains(joined, "] reverted: 0 files") || !strings.Contains(joined, "  ✗ greet.go: left alone: "+res.Conflicts[0].Reason) {
+		t.Errorf("run log lacks the conflict:\n%s", joined)
+	}
+	var qf []struct{ Bufname, Text string }
+	r.fact(t, "qf", &qf)
+	if len(qf) != 1 || !strings.HasSuffix(qf[0].Bufname, "greet.go") || qf[0].Text != "not reverted: "+res.Conflicts[0].Reason {
+		t.Errorf("quickfix list = %+v", qf)
+	}
+	var warned bool
+	for _, n := range r.Notifications {
+		if n.Level == 3 && strings.Contains(n.Msg, "1 left alone: greet.go: ") {
+			warned = true
+		}
+	}
+	if !warned {
+		t.Errorf("no warning naming greet.go: %+v", r.Notifications)
+	}
+}
