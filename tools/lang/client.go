@@ -77,9 +77,9 @@ type client struct {
 	pubSeq   uint64
 	changed  chan struct{} // closed and replaced on every publication
 	regs     map[string]string
-	pullSeen bool // the server offered pull diagnostics at some point
-	tsPull   bool // tsls: diagnostics through tsserver requests (tsserver.go)
-	ownVers  bool // the server publishes versions of its own, not ours
+	pullSeen bool   // the server offered pull diagnostics at some point
+	tsPull   bool   // tsls: diagnostics through tsserver requests (tsserver.go)
+	ownVers  bool   // the server publishes versions of its own, not ours
 	errMsg   string // the server's latest window/showMessage of type Error
 	errSeq   uint64 // how many it sent
 }
