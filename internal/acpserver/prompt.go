@@ -12,7 +12,6 @@ import (
 	acp "github.com/coder/acp-go-sdk"
 
 	"github.com/agentls/agentls/agent"
-	"github.com/agentls/agentls/lspserver/proposal"
 )
 
 // A prompt is one agent run (what agentls.run starts over LSP), in the
@@ -186,14 +185,7 @@ func (ss *session) proposalStates() []agent.ProposalState {
 			continue
 		}
 		st := agent.ProposalState{RunID: p.RunID, Path: p.Path}
-		for _, h := range p.Hunks {
-			if h.Status == proposal.StatusConflicted {
-				st.Conflicted++
-				st.Reasons = append(st.Reasons, h.Reason)
-			} else {
-				st.Pending++
-			}
-		}
+		st.Pending, st.Conflicted, st.Reasons = p.Tally()
 		out = append(out, st)
 	}
 	return out

@@ -86,6 +86,21 @@ func (p Proposal) Status() Status {
 	return StatusPending
 }
 
+// Tally counts the proposal's hunks still to review and those
+// conflicted, with the conflicts' reasons: what a follow-up run is told
+// about it (agent.ProposalState, built the same way by both front-ends).
+func (p Proposal) Tally() (pending, conflicted int, reasons []string) {
+	for _, h := range p.Hunks {
+		if h.Status == StatusConflicted {
+			conflicted++
+			reasons = append(reasons, h.Reason)
+		} else {
+			pending++
+		}
+	}
+	return pending, conflicted, reasons
+}
+
 // Result is the current text with every pending hunk applied: the
 // "proposedText" to show for the document as the client has it now
 // (conflicted hunks are left out, since they cannot apply).

@@ -370,14 +370,7 @@ func (rs *Runs) proposalStates(sess *agent.Session) []agent.ProposalState {
 			continue
 		}
 		st := agent.ProposalState{RunID: p.RunID, Path: p.Path}
-		for _, h := range p.Hunks {
-			if h.Status == proposal.StatusConflicted {
-				st.Conflicted++
-				st.Reasons = append(st.Reasons, h.Reason)
-			} else {
-				st.Pending++
-			}
-		}
+		st.Pending, st.Conflicted, st.Reasons = p.Tally()
 		out = append(out, st)
 	}
 	return out
