@@ -9,7 +9,6 @@ import (
 	acp "github.com/coder/acp-go-sdk"
 
 	"github.com/agentls/agentls/agent/config"
-	"github.com/agentls/agentls/tools"
 	"github.com/agentls/agentls/tools/mcp"
 )
 
@@ -109,26 +108,6 @@ func (ss *session) ensureMCP(ctx context.Context, cfg config.Config) *mcp.Manage
 		ss.srv.log.Warn("MCP servers still connecting; going on without them", "session", ss.id)
 	}
 	return cur
-}
-
-// syncTools makes the MCP tools in reg those of m that are ready now.
-func syncTools(m *mcp.Manager) func(*tools.Registry) {
-	return func(reg *tools.Registry) {
-		if m == nil {
-			return
-		}
-		have := m.Registry().List()
-		present := make(map[string]bool, len(have))
-		for _, t := range have {
-			present[t.Name()] = true
-			reg.Add(t)
-		}
-		for _, t := range reg.List() {
-			if strings.HasPrefix(t.Name(), tools.DeferPrefix) && !present[t.Name()] {
-				reg.Remove(t.Name())
-			}
-		}
-	}
 }
 
 // serversKey is a stable digest of a server set, to notice changes.

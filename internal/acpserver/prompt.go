@@ -113,7 +113,7 @@ func (s *Server) Prompt(ctx context.Context, p acp.PromptRequest) (acp.PromptRes
 		Logger:        s.log.With("run", runID, "session", ss.id),
 		TranscriptDir: transcripts,
 		ViewDir:       s.opts.ViewDir,
-		SyncTools:     syncTools(mgr),
+		SyncTools:     mgr.SyncInto,
 		BeforeRead:    func(path string) { ss.syncBuffer(tctx, path) },
 		Lang:          s.lang.For(cfg, s.log.With("component", "lang")),
 	}, agent.RunRequest{RunID: runID, Prompt: task, Proposals: ss.proposalStates(), Mode: runMode, Model: chosen, OnEvent: te.handle})

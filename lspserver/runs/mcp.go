@@ -234,25 +234,9 @@ func serverNames(servers map[string]mcp.ServerConfig) []string {
 	return out
 }
 
-// syncMCPTools makes the MCP tools in reg those of the current manager:
-// tools of servers that connected since the last turn appear, tools of
-// servers that failed or were removed disappear.
-func (rs *Runs) syncMCPTools(reg *tools.Registry) {
-	var have []tools.Tool
-	if mgr := rs.mcp.manager(); mgr != nil {
-		have = mgr.Registry().List()
-	}
-	present := make(map[string]bool, len(have))
-	for _, t := range have {
-		present[t.Name()] = true
-		reg.Add(t)
-	}
-	for _, t := range reg.List() {
-		if strings.HasPrefix(t.Name(), tools.DeferPrefix) && !present[t.Name()] {
-			reg.Remove(t.Name())
-		}
-	}
-}
+// syncMCPTools makes the MCP tools in reg those of the current manager
+// (mcp.Manager.SyncInto).
+func (rs *Runs) syncMCPTools(reg *tools.Registry) { rs.mcp.manager().SyncInto(reg) }
 
 // FoldersChanged follows didChangeWorkspaceFolders (after the documents
 // part took the new folders): the MCP servers' roots follow the folders.

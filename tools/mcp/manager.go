@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -162,6 +163,28 @@ func NewManager(opts Options) *Manager {
 
 // Registry is the registry the manager adds tools to.
 func (m *Manager) Registry() *tools.Registry { return m.opts.Registry }
+
+// SyncInto makes the MCP tools in a run's registry those of m that are
+// ready now: tools of servers that connected since the last turn appear,
+// tools of servers that failed or were removed disappear. A nil m (no
+// servers configured) removes them all. Front-ends call it before every
+// model call (agent.Setup.SyncTools).
+func (m *Manager) SyncInto(reg *tools.Registry) {
+	var have []tools.Tool
+	if m != nil {
+		have = m.Registry().List()
+	}
+	present := make(map[string]bool, len(have))
+	for _, t := range have {
+		present[t.Name()] = true
+		reg.Add(t)
+	}
+	for _, t := range reg.List() {
+		if strings.HasPrefix(t.Name(), tools.DeferPrefix) && !present[t.Name()] {
+			reg.Remove(t.Name())
+		}
+	}
+}
 
 // Start connects every enabled server in the background and returns at
 // once. Cancelling ctx stops the servers like Close (call Close anyway to
