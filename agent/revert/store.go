@@ -5,9 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"path/filepath"
-	"sort"
 	"sync"
 	"time"
 
@@ -109,7 +107,7 @@ func (s *Store) Record(runID, sessionID string, f File) error {
 	if err := s.save(snap); err != nil {
 		return err
 	}
-	s.prune()
+	statedir.Prune(s.dir, ".json", MaxSnapshots)
 	return nil
 }
 
@@ -169,26 +167,4 @@ func (s *Store) save(snap Snapshot) error {
 		return fmt.Errorf("revert snapshot: %w", err)
 	}
 	return nil
-}
-
-// prune drops the oldest snapshots beyond MaxSnapshots.
-func (s *Store) prune() {
-	ents, err := os.ReadDir(s.dir)
-	if err != nil || len(ents) <= MaxSnapshots {
-		return
-	}
-	type aged struct {
-		name string
-		mod  time.Time
-	}
-	var all []aged
-	for _, e := range ents {
-		if info, err := e.Info(); err == nil && e.Type().IsRegular() && filepath.Ext(e.Name()) == ".json" {
-			all = append(all, aged{e.Name(), info.ModTime()})
-		}
-	}
-	sort.Slice(all, func(i, j int) bool { return all[i].mod.After(all[j].mod) })
-	for _, a := range all[min(len(all), MaxSnapshots):] {
-		_ = os.Remove(filepath.Join(s.dir, a.name))
-	}
 }

@@ -1,12 +1,9 @@
 package runs
 
 import (
-	"cmp"
 	"context"
 	"fmt"
-	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"time"
 
@@ -69,7 +66,7 @@ func (rs *Runs) writeAnswer(r *run, out agent.Outcome) string {
 		rs.log.Warn("the run's answer was not written", "run", r.id, "path", path, "err", err)
 		return ""
 	}
-	pruneAnswers(dir, maxAnswerFiles)
+	statedir.Prune(dir, ".md", maxAnswerFiles)
 	return path
 }
 
@@ -94,33 +91,6 @@ func answerDocument(r *run, answer string, plan bool) string {
 			"“Agent: Approve plan” (command %s with {\"runId\": %q}); its changes arrive as proposals to review.\n", CommandApprovePlan, r.id)
 	}
 	return b.String()
-}
-
-// pruneAnswers removes the oldest answer files beyond keep.
-func pruneAnswers(dir string, keep int) {
-	entries, err := os.ReadDir(dir)
-	if err != nil {
-		return
-	}
-	type file struct {
-		name string
-		mod  time.Time
-	}
-	var files []file
-	for _, e := range entries {
-		if e.Type().IsRegular() && strings.HasSuffix(e.Name(), ".md") {
-			if info, err := e.Info(); err == nil {
-				files = append(files, file{e.Name(), info.ModTime()})
-			}
-		}
-	}
-	if len(files) <= keep {
-		return
-	}
-	slices.SortFunc(files, func(a, b file) int { return cmp.Compare(b.mod.UnixNano(), a.mod.UnixNano()) })
-	for _, f := range files[keep:] {
-		_ = os.Remove(filepath.Join(dir, f.name))
-	}
 }
 
 // showAnswer shows a written plan in the editor (window/showDocument,
