@@ -11,6 +11,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/agentls/agentls/internal/safetext"
 	"github.com/agentls/agentls/internal/text"
 )
 
@@ -98,44 +99,38 @@ func Render(w io.Writer, title string, runs []*Run) error {
 func Visible(s string) string {
 	clean := true
 	for _, r := range s {
-		if needsMark(r) {
+		if needsMark(r) || r == utf8.RuneError {
 			clean = false
 			break
 		}
 	}
-	if clean && utf8.ValidString(s) {
+	if clean {
 		return s
 	}
 	var b strings.Builder
 	b.Grow(len(s) + 16)
-	for i, r := range s {
+	for i := 0; i < len(s); {
+		r, size := utf8.DecodeRuneInString(s[i:])
 		switch {
-		case r == utf8.RuneError && !utf8.ValidString(s[i:min(i+utf8.UTFMax, len(s))]):
+		case r == utf8.RuneError && size <= 1: // an invalid byte
 			b.WriteString("\uFFFD")
+		case !needsMark(r):
+			b.WriteString(s[i : i+size])
 		case r < 0x20:
 			b.WriteRune(0x2400 + r) // ␀ … ␟
 		case r == 0x7f:
 			b.WriteRune('␡')
-		case needsMark(r):
-			fmt.Fprintf(&b, "⟨U+%04X⟩", r)
 		default:
-			b.WriteRune(r)
+			fmt.Fprintf(&b, "⟨U+%04X⟩", r)
 		}
+		i += size
 	}
 	return b.String()
 }
 
-func needsMark(r rune) bool {
-	switch {
-	case r == '\n' || r == '\t':
-		return false
-	case r < 0x20 || r == 0x7f || (r >= 0x80 && r <= 0x9f):
-		return true
-	case r >= 0x202a && r <= 0x202e, r >= 0x2066 && r <= 0x2069, r == 0x200e, r == 0x200f, r == 0x061c:
-		return true
-	}
-	return false
-}
+// needsMark is safetext.Unsafe but for the line breaks and tabs that give
+// text its shape.
+func needsMark(r rune) bool { return r != '\n' && r != '\t' && safetext.Unsafe(r) }
 
 // diffLine is one line of a unified diff with its class for colouring.
 type diffLine struct {

@@ -224,3 +224,20 @@ func BenchmarkRender32MiB(b *testing.B) {
 		}
 	}
 }
+
+// Visible marks controls but keeps the shape of the text: line breaks and
+// tabs stay, also in a text that has something to mark; invalid bytes
+// become U+FFFD.
+func TestVisible(t *testing.T) {
+	for in, want := range map[string]string{
+		"a\n\tb":                "a\n\tb",
+		"a\x1b[2J\nb\tc\u202ed": "a␛[2J\nb\tc⟨U+202E⟩d",
+		"bad \xff byte\x07\n":   "bad \uFFFD byte␇\n",
+		"ok \uFFFD stays\x00":   "ok \uFFFD stays␀",
+		"del\x7f and \u0085 c1": "del␡ and ⟨U+0085⟩ c1",
+	} {
+		if got := Visible(in); got != want {
+			t.Errorf("Visible(%q) = %q, want %q", in, got, want)
+		}
+	}
+}

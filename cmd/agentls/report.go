@@ -49,7 +49,7 @@ func reportMain(args []string, stdout, stderr io.Writer) int {
 	}
 	path, err := report.Generate(report.Request{Dir: *transcripts, Folder: dir, RunID: runID, SessionID: *session, Output: *out})
 	if err != nil {
-		fmt.Fprintf(stderr, "agentls report: %s\n", report.Visible(err.Error()))
+		fmt.Fprintf(stderr, "agentls report: %v\n", err) // stderr escapes control characters (terminalSafe)
 		return 1
 	}
 	fmt.Fprintln(stdout, path)
