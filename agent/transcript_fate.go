@@ -8,7 +8,7 @@ import (
 	"path/filepath"
 	"time"
 
-	"github.com/agentls/agentls/internal/text"
+	"github.com/agentls/agentls/internal/safetext"
 )
 
 // A proposal's fate (accepted, rejected with a reason, conflicted,
@@ -52,7 +52,7 @@ func RecordFate(dir string, f Fate) error {
 		return err
 	}
 	if len(f.Reason) > maxFateReason {
-		f.Reason = text.ClipBytes(f.Reason, maxFateReason)
+		f.Reason = safetext.Bound(f.Reason, maxFateReason)
 	}
 	return appendTranscriptRecord(path, "fate", map[string]any{
 		"runId": f.RunID, "path": f.Path, "fate": f.Fate, "hunks": f.Hunks, "reason": f.Reason,

@@ -1,9 +1,6 @@
 package text
 
-import (
-	"fmt"
-	"strings"
-)
+import "strings"
 
 // Clip returns s as one line for a human-facing summary (progress messages,
 // tool listings, code action titles): runs of white space, line breaks
@@ -30,19 +27,4 @@ func FirstLine(s string) string {
 		s = strings.TrimSpace(s[:i])
 	}
 	return s
-}
-
-// ClipBytes returns s cut to at most max bytes on a rune boundary, line
-// breaks kept, followed by "… N more bytes" when anything was cut: for
-// long texts shown whole elsewhere (reasons, reports), where Clip's one
-// line would lose their shape.
-func ClipBytes(s string, max int) string {
-	if len(s) <= max {
-		return s
-	}
-	cut := max
-	for cut > 0 && s[cut]&0xC0 == 0x80 { // continuation byte
-		cut--
-	}
-	return s[:cut] + fmt.Sprintf("… %d more bytes", len(s)-cut)
 }
