@@ -140,8 +140,15 @@ func (rs *Runs) Revert(ctx context.Context, raw json.RawMessage) (any, error) {
 		return &RevertResult{Conflicts: []RevertConflict{}, FailureReason: "the editor does not support workspace/applyEdit"}, nil
 	}
 	res := &RevertResult{Conflicts: []RevertConflict{}}
+	// left are the files (parts) left alone, as the editor is told
+	// (res.Conflicts) and as the session's next run is told (Summary).
+	var left []revert.Result
+	leave := func(path, reason string) {
+		res.Conflicts = append(res.Conflicts, RevertConflict{URI: string(rs.docs.URIOf(path)), Reason: reason})
+		left = append(left, revert.Result{Path: path, Conflict: reason})
+	}
 	for _, p := range snap.TooLarge {
-		res.Conflicts = append(res.Conflicts, RevertConflict{URI: string(rs.docs.URIOf(p)), Reason: "the change was too large to keep a snapshot of"})
+		leave(p, "the change was too large to keep a snapshot of")
 	}
 	feats := rs.core.Session().Features
 	canDelete := feats.DocumentChanges && slices.Contains(feats.ResourceOperations, protocol.ResourceOperationKindDelete)
@@ -151,24 +158,26 @@ func (rs *Runs) Revert(ctx context.Context, raw json.RawMessage) (any, error) {
 	for _, f := range snap.Files {
 		cur, version, exists, err := rs.currentText(f.Path)
 		if err != nil {
-			res.Conflicts = append(res.Conflicts, RevertConflict{URI: string(rs.docs.URIOf(f.Path)), Reason: err.Error()})
+			leave(f.Path, err.Error())
 			continue
 		}
 		r, err := revert.Undo(f, cur, exists)
 		if err != nil {
-			res.Conflicts = append(res.Conflicts, RevertConflict{URI: string(rs.docs.URIOf(f.Path)), Reason: strings.TrimPrefix(err.Error(), f.Path+": ")})
+			leave(f.Path, strings.TrimPrefix(err.Error(), f.Path+": "))
 			continue
-		}
-		if r.Conflict != "" {
-			res.Conflicts = append(res.Conflicts, RevertConflict{URI: string(rs.docs.URIOf(f.Path)), Reason: r.Conflict})
 		}
 		if !r.Changed {
+			if r.Conflict != "" {
+				leave(f.Path, r.Conflict)
+			}
 			continue
+		}
+		if r.Conflict != "" { // partly reverted: the editor hears of the rest; the run reads it in r's summary line
+			res.Conflicts = append(res.Conflicts, RevertConflict{URI: string(rs.docs.URIOf(f.Path)), Reason: r.Conflict})
 		}
 		if r.Delete {
 			if !canDelete {
-				res.Conflicts = append(res.Conflicts, RevertConflict{URI: string(rs.docs.URIOf(f.Path)),
-					Reason: "the run created this file; the editor cannot delete files (resource operations), so delete it yourself"})
+				leave(f.Path, "the run created this file; the editor cannot delete files (resource operations), so delete it yourself")
 				continue
 			}
 			deletes = append(deletes, f.Path)
@@ -211,24 +220,10 @@ func (rs *Runs) Revert(ctx context.Context, raw json.RawMessage) (any, error) {
 		}
 	}
 	if sess := rs.sessionOfRun(a.RunID); sess != nil {
-		sess.NoteRevert(a.RunID, revert.Summary(append(results, conflictResults(res.Conflicts)...)))
+		sess.NoteRevert(a.RunID, revert.Summary(append(results, left...)))
 		rs.saveSession(sess)
 	}
 	return res, nil
-}
-
-// conflictResults turns the conflicts into Summary lines for the session
-// note, so the model learns what was left alone too.
-func conflictResults(cs []RevertConflict) []revert.Result {
-	out := make([]revert.Result, 0, len(cs))
-	for _, c := range cs {
-		p := c.URI
-		if u, err := uri.Parse(c.URI); err == nil && u.IsFile() {
-			p = u.FsPath()
-		}
-		out = append(out, revert.Result{Path: p, Conflict: c.Reason})
-	}
-	return out
 }
 
 // currentText is path's text as the editor has it: the open buffer (with
