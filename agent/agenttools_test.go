@@ -188,7 +188,7 @@ func TestTaskSubAgentsRunInParallel(t *testing.T) {
 		t.Fatalf("outcome = %+v", out)
 	}
 	for task, names := range subTools {
-		if !slices.Equal(names, []string{"glob", "grep", "list_dir", "read_file"}) {
+		if !slices.Equal(names, []string{"glob", "grep", "list_dir", "read_file", "script"}) {
 			t.Errorf("sub-agent %s was offered %v", task, names)
 		}
 	}
@@ -546,5 +546,52 @@ func TestFixedCostWithLanguageServer(t *testing.T) {
 	t.Logf("%d tools: %d tokens; system prompt %d; total %d (budget %d)", len(req.Tools), toolsTok, sys, toolsTok+sys, fixedCostBudget)
 	if toolsTok+sys > fixedCostBudget {
 		t.Fatalf("fixed cost with a language server %d tokens, budget %d", toolsTok+sys, fixedCostBudget)
+	}
+}
+
+// TestFixedCostOfSubAgent: what every request of a sub-agent pays (its
+// system prompt and tools: the read-only built-ins, script, skill, and
+// tool_search in front of the held-back language tools) stays within the
+// same fixed-cost budget as its parent's.
+func TestFixedCostOfSubAgent(t *testing.T) {
+	const fixedCostBudget = 1800
+	cfgDir := t.TempDir()
+	t.Setenv("XDG_CONFIG_HOME", cfgDir)
+	mustWrite(t, filepath.Join(cfgDir, "agentls/skills/x/SKILL.md"), "---\nname: x\ndescription: y\n---\nz\n")
+	dir := t.TempDir()
+	mustWrite(t, filepath.Join(dir, "main.go"), "package main\n")
+	m := &fakeModel{step: func(_ context.Context, _ int, req llm.Request, d func(llm.Delta)) (llm.Response, error) {
+		if isSub(req) || len(lastToolResults(req)) > 0 {
+			return reply(d, "ok"), nil
+		}
+		return reply(d, "", call("t1", "task", `{"description":"look","prompt":"look around"}`)), nil
+	}}
+	lm := lang.NewManager(lang.Options{Servers: []lang.ServerConfig{{Name: "gopls", Command: []string{"gopls"}, Extensions: []string{".go"}}}})
+	defer lm.Close()
+	cfg := config.Defaults()
+	cfg.Tools.RunCommand = "ask"
+	run, err := NewSession("").Prepare(Setup{Config: cfg, View: workspace.New(workspace.Options{Folders: []string{dir}}), TranscriptDir: NoTranscript, Model: m, Lang: lm}, RunRequest{Prompt: "x"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out := run.Execute(context.Background()); out.Status != StatusFinished {
+		t.Fatalf("outcome %+v", out)
+	}
+	var sub llm.Request
+	for _, rq := range m.reqs() {
+		if isSub(rq) {
+			sub = rq
+		}
+	}
+	names := toolNamesOf(sub.Tools)
+	if !slices.Equal(names, []string{"glob", "grep", "list_dir", "read_file", "script", "skill", "tool_search"}) {
+		t.Fatalf("sub-agent tools = %v", names)
+	}
+	c := NewCounter()
+	toolsTok := c.Tools(sub.Tools)
+	sys := c.Count(buildSystemPromptCore(taskSystemCore+taskLanguageRule, mapView{folders: []string{"/home/user/src/project"}}, day))
+	t.Logf("sub-agent: %d tools: %d tokens; system prompt %d; total %d (budget %d)", len(sub.Tools), toolsTok, sys, toolsTok+sys, fixedCostBudget)
+	if toolsTok+sys > fixedCostBudget {
+		t.Fatalf("sub-agent fixed cost %d tokens, budget %d", toolsTok+sys, fixedCostBudget)
 	}
 }

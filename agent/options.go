@@ -11,6 +11,7 @@ import (
 	"github.com/agentls/agentls/agent/config"
 	"github.com/agentls/agentls/agent/llm"
 	"github.com/agentls/agentls/tools"
+	scripttool "github.com/agentls/agentls/tools/script"
 )
 
 // Model is the one thing the loop needs from a model client. *llm.Client
@@ -111,6 +112,11 @@ type Options struct {
 	// every model call instead (deferred MCP loading plugs in there).
 	Registry     *tools.Registry
 	ToolsForTurn func() []tools.Tool
+	// Offer, when set, is the Offer ToolsForTurn draws from; sub-agents of
+	// the task tool derive theirs from it (Offer.Derive), so tools held
+	// back from the parent (the language tools) are held back from them
+	// too and their tool_search loads tools for them alone.
+	Offer *tools.Offer
 	// Env is what tool calls reach; its RunID names the run.
 	Env    *tools.Env
 	Limits Limits
@@ -137,6 +143,9 @@ type Options struct {
 	// (readOnlyHint) sub-agents may use; other MCP tools are never offered
 	// to sub-agents.
 	ReadOnlyMCPServers []string
+	// ScriptLimits bound the programs of the script tool (script.*
+	// settings); zero fields take the script package's defaults.
+	ScriptLimits scripttool.Limits
 	// Language says a language server serves the workspace: the system
 	// prompt asks the model to prefer the language tools to grep for
 	// symbols and to fix the problems its edits introduce.

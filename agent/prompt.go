@@ -62,6 +62,9 @@ Rules:
 // to keep every request within the fixed-cost budget).
 const languageRule = "\n- For symbols prefer semantic tools (tool_search \"symbol\") to grep; fix problems your edits introduce before finishing."
 
+// taskLanguageRule is languageRule for a sub-agent, which cannot edit.
+const taskLanguageRule = "\n- For symbols prefer semantic tools (tool_search \"symbol\") to grep."
+
 // planModeRules are added to the system prompt of a planning run.
 const planModeRules = `
 
@@ -74,6 +77,9 @@ func (r *runner) systemPrompt(view workspaceReader, now time.Time) string {
 	core := systemPromptCore
 	if r.role == roleTask {
 		core = taskSystemCore
+		if r.opts.Language {
+			core += taskLanguageRule
+		}
 	} else {
 		if r.opts.Language {
 			core = strings.Replace(core, "\n- Keep changes minimal", languageRule+"\n- Keep changes minimal", 1)

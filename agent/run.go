@@ -198,12 +198,19 @@ func (r *runner) baseTools() []tools.Tool {
 }
 
 // tools is what the model is offered this turn: the caller's tools plus
-// the loop's own (todo_write, task, and skill when there are skills). A
-// planning run keeps only read-only tools. A sub-agent's list is already
-// filtered (subAgentToolList).
+// the loop's own (todo_write, task, script, and skill when there are
+// skills). A planning run keeps only read-only tools. A sub-agent's list
+// is already filtered (subAgentTools); it adds its own script tool, whose
+// functions are the sub-agent's tools of the turn.
 func (r *runner) tools() []tools.Tool {
 	base := r.baseTools()
-	if r.role == roleTask || r.opts.NoAgentTools {
+	if r.role == roleTask {
+		if r.own == nil {
+			r.own = []tools.Tool{r.scriptTool()}
+		}
+		return sortTools(append(slices.Clone(base), r.own...))
+	}
+	if r.opts.NoAgentTools {
 		return base
 	}
 	out := make([]tools.Tool, 0, len(base)+3)

@@ -23,6 +23,7 @@ func (r *runner) scriptTool() tools.Tool {
 		},
 		Exclude: scriptExcluded,
 		Observe: r.observeInner,
+		Limits:  r.opts.ScriptLimits,
 	})
 }
 

@@ -235,6 +235,7 @@ func (r *SessionRun) Execute(ctx context.Context) Outcome {
 			}
 			return r.offer.Tools()
 		},
+		Offer:      r.offer,
 		Env:        r.env,
 		Limits:     LimitsFromConfig(r.setup.Config),
 		Prompt:     r.req.Prompt,

@@ -5,9 +5,11 @@ import (
 	_ "embed"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/agentls/agentls/tools"
+	scripttool "github.com/agentls/agentls/tools/script"
 )
 
 //go:embed descriptions/task.md
@@ -21,14 +23,10 @@ const (
 	maxTaskAnswerBytes  = 16 << 10
 )
 
-// subAgentTools are the built-ins a sub-agent may use: reading and
-// searching only. No edits, no commands, no task (no recursion).
-var subAgentTools = map[string]bool{"read_file": true, "list_dir": true, "glob": true, "grep": true, "skill": true}
-
 const taskSystemCore = `You are a sub-agent of agentls, a coding agent. You explore the user's workspace for your parent agent with read-only tools (you cannot edit or run anything).
 
 Rules:
-- Search first (glob, grep, list_dir), then read only what you need (read_file with offset/limit for big files).
+- Search first (glob, grep, list_dir), then read only what you need (read_file with offset/limit for big files). For questions over many files, one script call beats many reads.
 - Answer the task you were given and stop: report what you found with exact file paths, line numbers and identifiers, concisely. Your final answer is all the parent sees; do not paste whole files.`
 
 type taskParams struct {
@@ -75,7 +73,9 @@ func (r *runner) runTask(ctx context.Context, p taskParams) (tools.Result, error
 	}
 	opts := Options{
 		Model:        r.model,
-		ToolsForTurn: func() []tools.Tool { return r.subAgentToolList() },
+		ToolsForTurn: r.subAgentTools(),
+		Language:     r.opts.Language,
+		ScriptLimits: r.opts.ScriptLimits,
 		Env:          env,
 		Limits:       limits,
 		Prompt:       p.Prompt,
@@ -136,20 +136,52 @@ func capAnswer(s string) string {
 	return cutUTF8(s, maxTaskAnswerBytes) + fmt.Sprintf("\n[answer cut: %d more bytes]", len(s)-maxTaskAnswerBytes)
 }
 
-// subAgentToolList is what a sub-agent is offered: the read-only
-// built-ins, the skill tool, and MCP tools of servers the user marked
-// read-only (Options.ReadOnlyMCPServers) that carry readOnlyHint.
-func (r *runner) subAgentToolList() []tools.Tool {
-	var out []tools.Tool
-	for _, t := range r.baseTools() {
-		if subAgentTools[t.Name()] || (t.ReadOnly() && r.readOnlyMCP(t.Name())) {
-			out = append(out, t)
+// subAgentTools returns what a sub-agent is offered at each turn: the
+// read-only tools of its parent's registry (subAgentMay), the language
+// tools held back behind a tool_search of its own, and the skill tool.
+// With the parent's Offer (Options.Offer) the sub-agent derives its own,
+// so what its tool_search loads is its own and its fixed cost stays
+// bounded the same way; without one it gets the parent's read-only tools
+// of the turn.
+func (r *runner) subAgentTools() func() []tools.Tool {
+	var offer *tools.Offer
+	if r.opts.Offer != nil {
+		offer = r.opts.Offer.Derive(r.subAgentMay)
+	}
+	return func() []tools.Tool {
+		base := r.baseTools() // the caller brings its registry up to date (MCP, editor tools)
+		var out []tools.Tool
+		if offer != nil {
+			out = offer.Tools()
+		} else {
+			for _, t := range base {
+				if r.subAgentMay(t) {
+					out = append(out, t)
+				}
+			}
 		}
+		if r.env.Skills.Len() > 0 {
+			out = append(out, tools.Skill())
+		}
+		return sortTools(out)
 	}
-	if r.env.Skills.Len() > 0 {
-		out = append(out, tools.Skill())
+}
+
+// subAgentMay says whether a sub-agent may be offered t: read-only tools
+// only (no edits, no commands, no rename: a sub-agent never stages), none
+// of the loop's own (no task: no recursion; its script and skill tools
+// are its own), and MCP tools only from the servers the user marked
+// read-only (Options.ReadOnlyMCPServers). Read-only editor tools
+// (editor__…, readOnlyHint) are offered as to the parent.
+func (r *runner) subAgentMay(t tools.Tool) bool {
+	name := t.Name()
+	switch {
+	case !t.ReadOnly() || name == scripttool.Name || slices.Contains(scriptExcluded, name):
+		return false
+	case strings.HasPrefix(name, tools.DeferPrefix):
+		return r.readOnlyMCP(name)
 	}
-	return sortTools(out)
+	return true
 }
 
 func (r *runner) readOnlyMCP(name string) bool {

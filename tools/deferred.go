@@ -53,6 +53,7 @@ type Offer struct {
 	budget int
 	count  func(string) int
 	search Tool
+	keep   func(Tool) bool // nil: every tool of reg (Derive)
 
 	mu     sync.Mutex
 	active []string       // activation order, so requests stay byte-stable
@@ -71,6 +72,41 @@ func NewOffer(reg *Registry, windowTokens int, share float64, count func(string)
 	return o
 }
 
+// Derive returns an Offer over the same registry, budget and token
+// count that sees only the tools keep accepts (held-back ones are passed
+// wrapped), with activations of its own: a sub-agent's offer, whose
+// tool_search loads tools into its own conversation only. keep is asked
+// at every turn, so tools that come and go (MCP, editor) are followed.
+func (o *Offer) Derive(keep func(Tool) bool) *Offer {
+	d := &Offer{reg: o.reg, budget: o.budget, count: o.count, cost: map[string]int{}, keep: keep}
+	d.search = New(ToolSearchName, toolSearchDescription, true, d.runSearch)
+	return d
+}
+
+// list is the registry's tools this offer may give, sorted by name.
+func (o *Offer) list() []Tool {
+	all := o.reg.List()
+	if o.keep == nil {
+		return all
+	}
+	out := all[:0]
+	for _, t := range all {
+		if o.keep(t) {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+// get is the registry's tool called name when this offer may give it.
+func (o *Offer) get(name string) (Tool, bool) {
+	t, ok := o.reg.Get(name)
+	if !ok || (o.keep != nil && !o.keep(t)) {
+		return nil, false
+	}
+	return t, true
+}
+
 // Tools returns the tools to send this turn: all of them when they fit the
 // budget, else the built-ins (sorted), tool_search, then the activated tools
 // in activation order.
@@ -83,7 +119,7 @@ func (o *Offer) Tools() []Tool {
 	o.mu.Lock()
 	active := append([]string(nil), o.active...)
 	o.mu.Unlock()
-	for _, t := range o.reg.List() {
+	for _, t := range o.list() {
 		if isHeldBack(t) {
 			held = held || !slices.Contains(active, t.Name())
 			continue
@@ -96,7 +132,7 @@ func (o *Offer) Tools() []Tool {
 			out = append(out, o.search)
 		}
 		for _, n := range active {
-			if t, ok := o.reg.Get(n); ok && isHeldBack(t) {
+			if t, ok := o.get(n); ok && isHeldBack(t) {
 				out = append(out, t)
 			}
 		}
@@ -112,7 +148,7 @@ func (o *Offer) Tools() []Tool {
 		out = append(out, o.search)
 	}
 	for _, n := range active {
-		if t, ok := o.reg.Get(n); ok {
+		if t, ok := o.get(n); ok {
 			out = append(out, t)
 		}
 	}
@@ -219,7 +255,7 @@ func (o *Offer) runSearch(ctx context.Context, _ *Env, p searchParams) (Result, 
 		return Errorf("query is empty: describe the capability you need in a few words"), nil
 	}
 	var deferred []Tool
-	for _, t := range o.reg.List() {
+	for _, t := range o.list() {
 		if deferrable(t) {
 			deferred = append(deferred, t)
 		}

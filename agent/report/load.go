@@ -53,6 +53,8 @@ type record struct {
 	ArgsError string          `json:"argsError"`
 	IsError   bool            `json:"isError"`
 	Summary   string          `json:"summary"`
+	// ParentCallID is set on the inner calls of a script call.
+	ParentCallID string `json:"parentCallId"`
 
 	// staged, fate
 	Path    string `json:"path"`

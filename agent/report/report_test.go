@@ -241,3 +241,56 @@ func TestVisible(t *testing.T) {
 		}
 	}
 }
+
+// TestScriptCallsNestUnderTheScript: the calls a script's program made
+// (records with parentCallId) are shown inside the script call, also in
+// a sub-agent, and not as steps of their own.
+func TestScriptCallsNestUnderTheScript(t *testing.T) {
+	dir := t.TempDir()
+	sub := func(m map[string]any) map[string]any {
+		m["subRunId"], m["parentRunId"] = "222222222222", "111111111111"
+		return m
+	}
+	p := writeTranscript(t, dir, "111111111111",
+		map[string]any{"kind": "session", "time": "2026-11-25T10:00:00Z", "runId": "111111111111", "sessionId": "ssssssssssss", "folders": []string{dir}, "prompt": "first"},
+		map[string]any{"kind": "tool_call", "time": "2026-11-25T10:00:01Z", "id": "t1", "name": "task", "args": map[string]any{"description": "look", "prompt": "find the callers"}},
+		sub(map[string]any{"kind": "start", "time": "2026-11-25T10:00:02Z", "runId": "222222222222", "task": "find the callers"}),
+		sub(map[string]any{"kind": "tool_call", "time": "2026-11-25T10:00:03Z", "id": "prog", "name": "script", "args": map[string]any{"code": "print(1)"}}),
+		sub(map[string]any{"kind": "tool_call", "time": "2026-11-25T10:00:03Z", "id": "prog.1", "name": "definition", "args": `{"path":"INNER-PATH.go"}`, "parentCallId": "prog"}),
+		sub(map[string]any{"kind": "tool_result", "time": "2026-11-25T10:00:03Z", "id": "prog.1", "name": "definition", "summary": "INNER-SUMMARY", "parentCallId": "prog"}),
+		sub(map[string]any{"kind": "tool_result", "time": "2026-11-25T10:00:04Z", "id": "prog", "name": "script", "summary": "script: 1 tool calls", "text": "SCRIPT-OUT"}),
+		sub(map[string]any{"kind": "finish", "time": "2026-11-25T10:00:05Z", "status": "finished", "answer": "SUB ANSWER", "turns": 1}),
+		map[string]any{"kind": "tool_result", "time": "2026-11-25T10:00:06Z", "id": "t1", "name": "task", "summary": "look: done", "text": "SUB ANSWER"},
+		map[string]any{"kind": "finish", "time": "2026-11-25T10:00:07Z", "status": "finished", "answer": "FIRST ANSWER", "turns": 2},
+	)
+	runs, err := Load(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var subRun *Run
+	for _, st := range runs[0].Steps {
+		if st.Tool != nil && st.Tool.Name == "task" {
+			subRun = st.Tool.Sub
+		}
+	}
+	if subRun == nil {
+		t.Fatal("sub-agent not under its task call")
+	}
+	var tools []*ToolStep
+	for _, st := range subRun.Steps {
+		if st.Tool != nil {
+			tools = append(tools, st.Tool)
+		}
+	}
+	if len(tools) != 1 || tools[0].Name != "script" || len(tools[0].Inner) != 1 {
+		t.Fatalf("sub-agent tool steps: %+v", tools)
+	}
+	if in := tools[0].Inner[0]; in.Name != "definition" || in.Summary != "INNER-SUMMARY" || !in.Done {
+		t.Fatalf("inner call %+v", in)
+	}
+	page := render(t, p)
+	script, out, inner := strings.Index(page, `<span class="kind">script</span>`), strings.Index(page, "SCRIPT-OUT"), strings.Index(page, "INNER-SUMMARY")
+	if script < 0 || !(script < out && out < inner) || strings.Count(page, "INNER-PATH") != 1 {
+		t.Fatalf("inner call not shown once inside the script: script %d output %d inner %d", script, out, inner)
+	}
+}

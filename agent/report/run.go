@@ -66,7 +66,9 @@ type ToolStep struct {
 	Done      bool // a result was recorded
 	Truncated bool // the result the model got was cut by the agent
 	Sub       *Run // the sub-agent, for task calls
-	prompt    string
+	// Inner are the tool calls a script call's program made, in order.
+	Inner  []*ToolStep
+	prompt string
 }
 
 // Staged is one staging of a file: the change as it stood after a tool
@@ -202,6 +204,10 @@ func buildOne(recs []record) *Run {
 			ts := &ToolStep{ID: rec.ID, Name: rec.Name, Args: prettyJSON(rec.Args), ArgsError: rec.ArgsError, prompt: taskPrompt(rec)}
 			if rec.ID != "" {
 				tools[rec.ID] = ts
+			}
+			if p := tools[rec.ParentCallID]; rec.ParentCallID != "" && p != nil {
+				p.Inner = append(p.Inner, ts) // a script's call: shown under the script
+				continue
 			}
 			r.Steps = append(r.Steps, &Step{Kind: "tool", Time: t, Tool: ts})
 		case "tool_result":

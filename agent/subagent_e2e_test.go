@@ -1,0 +1,180 @@
+package agent
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/agentls/agentls/agent/config"
+	"github.com/agentls/agentls/agent/llm/llmtest"
+	"github.com/agentls/agentls/internal/workspace"
+	"github.com/agentls/agentls/tools/lang"
+	"github.com/agentls/agentls/tools/lang/langtest"
+)
+
+// isSubReq tells a sub-agent's request from its parent's.
+func isSubReq(req *llmtest.ChatRequest) bool {
+	return strings.HasPrefix(req.System(), "You are a sub-agent")
+}
+
+// TestSubAgentRunsScriptAndLanguageTools is the sub-agent's toolset end
+// to end: a parent (scripted model, real SSE) calls task; the sub-agent
+// loads the language tools with its own tool_search, runs a script whose
+// functions include definition (real gopls), and calls references
+// directly. What the sub-agent saw comes back to the parent as its
+// answer; the inner calls are events and transcript records with the
+// sub-agent's run id and the script call as parent.
+func TestSubAgentRunsScriptAndLanguageTools(t *testing.T) {
+	noLeaksAfterCleanup(t)
+	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
+	root := langWorkspace(t, map[string]string{
+		"go.mod":  "module example.com/m\n\ngo 1.22\n",
+		"util.go": "package main\n\n// Add adds.\nfunc Add(a, b int) int { return a + b }\n",
+		"main.go": "package main\n\nimport \"fmt\"\n\nfunc main() {\n\tfmt.Println(Add(1, 2))\n\tfmt.Println(Add(3, 4))\n}\n",
+	})
+	m := lang.NewManager(lang.Options{Servers: lang.Resolve(nil, false, langtest.LookPath(t, "gopls")), Wait: 30 * time.Second})
+	defer m.Close()
+
+	const program = "files = glob('*.go')\nd = definition('main.go', 6, 'Add')\nprint(len(files), 'files')\nprint(d)\nlen(grep('Add\\\\('))"
+	var subFirst, subSecond *llmtest.ChatRequest
+	var scriptSaw, refsSaw, taskResult string
+	var parentAfter []string
+	srv := llmtest.New(t, func(req *llmtest.ChatRequest) llmtest.Reply {
+		if isSubReq(req) {
+			switch {
+			case !req.HasToolResult("load"):
+				subFirst = req
+				return llmtest.ToolCalls(llmtest.Call{ID: "load", Name: "tool_search", Args: `{"query":"symbol"}`})
+			case !req.HasToolResult("prog"):
+				subSecond = req
+				args, _ := json.Marshal(map[string]string{"code": program})
+				return llmtest.ToolCalls(
+					llmtest.Call{ID: "prog", Name: "script", Args: string(args)},
+					llmtest.Call{ID: "refs", Name: "references", Args: `{"path":"util.go","line":4,"symbol":"Add"}`})
+			}
+			scriptSaw, _ = req.ToolResult("prog")
+			refsSaw, _ = req.ToolResult("refs")
+			return llmtest.Text("SUB SAW:\n" + scriptSaw + "\n" + refsSaw)
+		}
+		if !req.HasToolResult("t1") {
+			return llmtest.ToolCalls(llmtest.Call{ID: "t1", Name: "task", Args: `{"description":"find Add","prompt":"Where is Add defined and used?"}`})
+		}
+		taskResult, _ = req.ToolResult("t1")
+		parentAfter = req.ToolNames()
+		return llmtest.Text("done")
+	})
+	log := &eventLog{}
+	tdir := t.TempDir()
+	run, err := NewSession("").Prepare(Setup{
+		Config:        config.Defaults(),
+		View:          workspace.New(workspace.Options{Folders: []string{root}}),
+		TranscriptDir: tdir,
+		Model:         newClient(t, srv),
+		Lang:          m,
+	}, RunRequest{Prompt: "explore", OnEvent: log.on})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := run.Execute(context.Background())
+	if out.Status != StatusFinished || out.Answer != "done" {
+		t.Fatalf("outcome %v %q %v", out.Status, out.Answer, out.Err)
+	}
+
+	// The sub-agent's toolset: read-only tools, script, its own
+	// tool_search; the language tools only once it loaded them, and never
+	// rename (it stages edits) nor anything else that changes files.
+	if subFirst == nil || subSecond == nil {
+		t.Fatal("the sub-agent made no requests")
+	}
+	if got := subFirst.ToolNames(); !slices.Equal(got, []string{"glob", "grep", "list_dir", "read_file", "script", "tool_search"}) {
+		t.Fatalf("sub-agent's first offer: %v", got)
+	}
+	if got := subSecond.ToolNames(); !slices.Equal(got, []string{"definition", "glob", "grep", "list_dir", "read_file", "references", "script", "symbols", "tool_search"}) {
+		t.Fatalf("sub-agent's offer after tool_search: %v", got)
+	}
+	// What the sub-agent's tool_search loaded is its own: the parent's
+	// language tools are still held back.
+	if slices.Contains(parentAfter, "definition") || !slices.Contains(parentAfter, "tool_search") || !slices.Contains(parentAfter, "edit_file") {
+		t.Fatalf("parent's offer after the task: %v", parentAfter)
+	}
+	if !strings.Contains(subFirst.System(), `For symbols prefer semantic tools (tool_search "symbol") to grep.`) {
+		t.Fatalf("sub-agent's system prompt lacks the language rule:\n%s", subFirst.System())
+	}
+	if loaded, _ := subSecond.ToolResult("load"); !strings.Contains(loaded, "- definition:") || strings.Contains(loaded, "rename") {
+		t.Fatalf("the sub-agent's tool_search loaded:\n%s", loaded)
+	}
+
+	// What the sub-agent saw: the program's output (gopls's definition
+	// inside the script) and the direct references call.
+	wantScript := "2 files\nutil.go:4: func Add(a, b int) int { return a + b }\n3"
+	if scriptSaw != wantScript {
+		t.Fatalf("script result:\n%q\nwant\n%q", scriptSaw, wantScript)
+	}
+	if !strings.HasPrefix(refsSaw, "3 reference(s) in 2 file(s):") || !strings.Contains(refsSaw, "main.go\n  6: fmt.Println(Add(1, 2))\n  7: fmt.Println(Add(3, 4))") {
+		t.Fatalf("references result:\n%s", refsSaw)
+	}
+	// What reached the parent: the sub-agent's answer, holding both.
+	if !strings.HasPrefix(taskResult, "SUB SAW:") || !strings.Contains(taskResult, wantScript) || !strings.Contains(taskResult, refsSaw) {
+		t.Fatalf("task result:\n%s", taskResult)
+	}
+
+	// Events: the inner calls of the sub-agent's script carry the
+	// sub-agent's run id, the parent's run id and the script call as
+	// their parent call.
+	var subID string
+	var inner []Event
+	for _, e := range log.all() {
+		if e.ParentRunID == run.ID() && e.Kind == EventStarted {
+			subID = e.RunID
+		}
+		if e.ParentCallID != "" {
+			inner = append(inner, e)
+		}
+	}
+	if subID == "" || subID == run.ID() {
+		t.Fatalf("no sub-agent started event")
+	}
+	var innerTools []string
+	for _, e := range inner {
+		if e.RunID != subID || e.ParentRunID != run.ID() || e.ParentCallID != "prog" || !strings.HasPrefix(e.CallID, "prog.") {
+			t.Fatalf("inner event %+v", e)
+		}
+		if e.Kind == EventToolCall {
+			innerTools = append(innerTools, e.Tool)
+		}
+	}
+	if !slices.Equal(innerTools, []string{"glob", "definition", "grep"}) {
+		t.Fatalf("inner calls: %v", innerTools)
+	}
+
+	// Transcript: the inner calls are records of the sub-agent (subRunId)
+	// under the script call (parentCallId).
+	b, err := os.ReadFile(run.TranscriptPath())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var recorded []string
+	for _, line := range strings.Split(strings.TrimSpace(string(b)), "\n") {
+		var rec map[string]any
+		if err := json.Unmarshal([]byte(line), &rec); err != nil {
+			t.Fatalf("bad line %q: %v", line, err)
+		}
+		if rec["kind"] == "tool_call" && rec["parentCallId"] != nil {
+			if rec["parentCallId"] != "prog" || rec["subRunId"] != subID || rec["parentRunId"] != run.ID() {
+				t.Fatalf("inner record %v", rec)
+			}
+			recorded = append(recorded, rec["name"].(string))
+		}
+	}
+	if !slices.Equal(recorded, []string{"glob", "definition", "grep"}) {
+		t.Fatalf("inner records: %v", recorded)
+	}
+	if filepath.Dir(run.TranscriptPath()) != tdir {
+		t.Fatalf("transcript at %s", run.TranscriptPath())
+	}
+}
