@@ -291,7 +291,7 @@ func (c *client) initialize() {
 	if len(c.cfg.InitializationOptions) > 0 && json.Valid(c.cfg.InitializationOptions) {
 		params.InitializationOptions = protocol.LSPAny(c.cfg.InitializationOptions)
 	}
-	res, err := c.srv.Initialize(ctx, params)
+	res, offsetEnc, err := c.callInitialize(ctx, params)
 	if err == nil && res == nil {
 		err = errors.New("empty initialize result")
 	}
@@ -320,6 +320,8 @@ func (c *client) initialize() {
 	c.enc = text.UTF16 // absent means utf-16
 	if e, ok := text.ParseEncoding(string(res.Capabilities.PositionEncoding)); ok {
 		c.enc = e
+	} else if e, ok := text.ParseEncoding(offsetEnc); ok {
+		c.enc = e
 	}
 	c.info = res.ServerInfo.Name
 	if v, ok := res.ServerInfo.Version.Get(); ok {
@@ -334,6 +336,48 @@ func (c *client) initialize() {
 		c.markDead(c.initErr)
 		c.teardown(false)
 	}
+}
+
+// callInitialize sends initialize with params plus clangd's extension
+// capability offsetEncoding (clangd before 16 reads only that, not
+// general.positionEncodings, and then counts utf-16), and returns the
+// result with the offsetEncoding the server chose ("" when it says none).
+func (c *client) callInitialize(ctx context.Context, params *protocol.InitializeParams) (*protocol.InitializeResult, string, error) {
+	b, err := protocol.Marshal(params)
+	if err != nil {
+		return nil, "", fmt.Errorf("encode initialize: %w", err)
+	}
+	var fields map[string]json.RawMessage
+	if err := json.Unmarshal(b, &fields); err != nil {
+		return nil, "", fmt.Errorf("encode initialize: %w", err)
+	}
+	var caps map[string]json.RawMessage
+	if err := json.Unmarshal(fields["capabilities"], &caps); err != nil {
+		return nil, "", fmt.Errorf("encode initialize: %w", err)
+	}
+	caps["offsetEncoding"] = json.RawMessage(`["utf-8","utf-32","utf-16"]`)
+	if fields["capabilities"], err = json.Marshal(caps); err != nil {
+		return nil, "", fmt.Errorf("encode initialize: %w", err)
+	}
+	if b, err = json.Marshal(fields); err != nil {
+		return nil, "", fmt.Errorf("encode initialize: %w", err)
+	}
+	var raw jsonrpc2.RawMessage
+	if err := protocol.Call(ctx, c.conn, protocol.MethodInitialize, jsonrpc2.RawMessage(b), &raw); err != nil {
+		return nil, "", err
+	}
+	if len(raw) == 0 || string(raw) == "null" {
+		return nil, "", nil
+	}
+	var res protocol.InitializeResult
+	if err := protocol.Unmarshal(raw, &res); err != nil {
+		return nil, "", fmt.Errorf("answered initialize with something that is not LSP: %w", err)
+	}
+	var ext struct {
+		OffsetEncoding string `json:"offsetEncoding"`
+	}
+	_ = json.Unmarshal(raw, &ext)
+	return &res, ext.OffsetEncoding, nil
 }
 
 // waitReady waits for initialize; the error says in one line why the
@@ -356,7 +400,8 @@ func (c *client) waitReady(ctx context.Context) error {
 func ptr[T any](v T) *T { return &v }
 
 // clientCapabilities is what agentls tells servers it can do: overlays,
-// versioned push and pull diagnostics, navigation, rename with document
+// versioned push and pull diagnostics (with related information, else
+// clangd appends its notes, paths and all, to the message), navigation, rename with document
 // versions, work-done progress (tsls publishes nothing when that fails),
 // configuration and dynamic registration.
 func clientCapabilities() protocol.ClientCapabilities {
@@ -374,7 +419,7 @@ func clientCapabilities() protocol.ClientCapabilities {
 		},
 		TextDocument: &protocol.TextDocumentClientCapabilities{
 			Synchronization:    &protocol.TextDocumentSyncClientCapabilities{},
-			PublishDiagnostics: &protocol.PublishDiagnosticsClientCapabilities{VersionSupport: ptr(true)},
+			PublishDiagnostics: &protocol.PublishDiagnosticsClientCapabilities{VersionSupport: ptr(true), DiagnosticsCapabilities: protocol.DiagnosticsCapabilities{RelatedInformation: ptr(true)}},
 			Diagnostic:         &protocol.DiagnosticClientCapabilities{DynamicRegistration: ptr(true)},
 			Definition:         &protocol.DefinitionClientCapabilities{LinkSupport: ptr(true)},
 			References:         &protocol.ReferenceClientCapabilities{},

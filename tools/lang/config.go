@@ -64,7 +64,10 @@ func builtins() []builtin {
 				`"tsserver":{"useSyntaxServer":"never"},"disableAutomaticTypingAcquisition":true}`),
 		}},
 		{ServerConfig: ServerConfig{Name: "rust-analyzer", Command: []string{"rust-analyzer"}, Extensions: []string{".rs"}}},
-		{ServerConfig: ServerConfig{Name: "clangd", Command: []string{"clangd"}, Extensions: []string{".c", ".h", ".cc", ".cpp", ".cxx", ".hpp", ".hh", ".hxx"}}},
+		// --use-dirty-headers (clangd 14 and later): files including a
+		// header are built with the header's overlay, the proposal, not
+		// the header on disk.
+		{ServerConfig: ServerConfig{Name: "clangd", Command: []string{"clangd", "--use-dirty-headers"}, Extensions: []string{".c", ".h", ".cc", ".cpp", ".cxx", ".hpp", ".hh", ".hxx"}}},
 	}
 }
 

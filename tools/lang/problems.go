@@ -4,10 +4,13 @@ import (
 	"context"
 	"fmt"
 	"maps"
+	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
 	"time"
+
+	"go.lsp.dev/protocol"
 
 	"github.com/agentls/agentls/internal/text"
 	"github.com/agentls/agentls/tools"
@@ -197,11 +200,14 @@ func (r *Run) checkGroup(ctx context.Context, changes []tools.FileChange) ([]fou
 		}
 		others := r.otherDiags(ctx, c, pull, skip)
 		seq := c.pubSeqNow()
-		for _, ch := range changes {
+		// Headers first: clangd builds a file with the headers' text as it
+		// holds them at that moment.
+		for _, ch := range headersFirst(changes) {
 			if _, _, err := c.syncDoc(ctx, ch.Path, ch.After); err != nil {
 				return err
 			}
 		}
+		headers := c.rebuildDependents(ctx, skip)
 		for i, ch := range changes {
 			after, err := r.settledAfter(ctx, c, ch.Path, seq)
 			if err != nil {
@@ -209,7 +215,7 @@ func (r *Run) checkGroup(ctx context.Context, changes []tools.FileChange) ([]fou
 			}
 			out = append(out, r.record(ch.Path, c.enc, before[i], ch.Before, after, ch.After))
 		}
-		out = append(out, r.otherIntroduced(ctx, c, pull, skip, seq, others)...)
+		out = append(out, r.otherIntroduced(ctx, c, pull, skip, seq, others, headers)...)
 		return nil
 	})
 	return out, note, err
@@ -316,7 +322,7 @@ const othersGrace = 150 * time.Millisecond
 // with before: pulled again (pull), or as published since seq (push).
 // Files with nothing known from before are left out: their problems
 // cannot be told apart from old ones.
-func (r *Run) otherIntroduced(ctx context.Context, c *client, pull bool, skip []string, seq uint64, before map[string]otherState) []found {
+func (r *Run) otherIntroduced(ctx context.Context, c *client, pull bool, skip []string, seq uint64, before map[string]otherState, headers []string) []found {
 	after := map[string][]diag{}
 	if pull {
 		var mu sync.Mutex
@@ -333,8 +339,12 @@ func (r *Run) otherIntroduced(ctx context.Context, c *client, pull bool, skip []
 		wg.Wait()
 	} else {
 		if c.cfg.Name != "gopls" { // gopls publishes the packages it re-checked together
-			wctx, cancel := context.WithTimeout(ctx, othersGrace)
-			for _, p := range r.dependents(c, skip) {
+			grace, deps := othersGrace, r.dependents(c, skip)
+			if c.cfg.Name == "clangd" {
+				grace, deps = clangdOthersGrace, includers(c, deps, headers)
+			}
+			wctx, cancel := context.WithTimeout(ctx, grace)
+			for _, p := range deps {
 				_, v, _ := c.docText(p)
 				_, _ = c.waitPublished(wctx, p, v, seq)
 			}
@@ -476,4 +486,78 @@ func mapLines(before, after string) func(int) (int, bool) {
 		}
 		return 0, false
 	}
+}
+
+// clangdOthersGrace bounds the wait for clangd's rebuild of the open files
+// that include a changed header.
+const clangdOthersGrace = 2 * time.Second
+
+// rebuildDependents makes clangd re-check the other open files against the
+// changed headers and returns their paths: clangd rebuilds open files only
+// when a file is saved, and with --use-dirty-headers builds them with the
+// headers' overlays, so a didSave of each changed header (nothing is
+// written) lets a changed signature show in its callers.
+func (c *client) rebuildDependents(ctx context.Context, changed []string) []string {
+	if c.cfg.Name != "clangd" {
+		return nil
+	}
+	var out []string
+	for _, p := range changed {
+		if !isHeader(p) {
+			continue
+		}
+		c.mu.Lock()
+		d := c.docs[p]
+		c.mu.Unlock()
+		if d != nil {
+			_ = c.srv.DidSave(ctx, &protocol.DidSaveTextDocumentParams{TextDocument: protocol.TextDocumentIdentifier{URI: d.uri}})
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// includers are the documents among deps whose text names one of headers
+// (an #include of it, directly): clangd republishes a file only when its
+// rebuild changed something, so waiting for every open file would wait
+// the whole grace for those the header does not reach. Files including it
+// through another header are taken when they publish within the grace.
+func includers(c *client, deps, headers []string) []string {
+	var out []string
+	for _, p := range deps {
+		t, _, _ := c.docText(p)
+		for _, h := range headers {
+			if strings.Contains(t, filepath.Base(h)) {
+				out = append(out, p)
+				break
+			}
+		}
+	}
+	return out
+}
+
+// headersFirst orders changes with C and C++ headers first, keeping the
+// order otherwise.
+func headersFirst(changes []tools.FileChange) []tools.FileChange {
+	out := slices.Clone(changes)
+	slices.SortStableFunc(out, func(a, b tools.FileChange) int {
+		ha, hb := isHeader(a.Path), isHeader(b.Path)
+		switch {
+		case ha == hb:
+			return 0
+		case ha:
+			return -1
+		}
+		return 1
+	})
+	return out
+}
+
+// isHeader reports C and C++ header files, which other files include.
+func isHeader(p string) bool {
+	switch filepath.Ext(p) {
+	case ".h", ".hh", ".hpp", ".hxx", ".inc", ".ipp", ".tcc":
+		return true
+	}
+	return false
 }

@@ -110,6 +110,23 @@ func (r *Run) use(ctx context.Context, path string, skip []string, fn func(c *cl
 	return fn(c)
 }
 
+// awaitBuilt waits, for servers that answer navigation from an index of
+// the files they have built (clangd: without a compile_commands.json its
+// index holds only open files, updated when a file's build ends), until
+// each document sent in this sync (synced: path to version, sent after
+// publication seq) has been built: its publication of that version. The
+// wait is bounded by ctx; running out leaves the answer to the server.
+func (c *client) awaitBuilt(ctx context.Context, synced map[string]int32, seq uint64) {
+	if c.cfg.Name != "clangd" {
+		return
+	}
+	for p, v := range synced {
+		if _, err := c.waitPublished(ctx, p, v, seq); err != nil {
+			return
+		}
+	}
+}
+
 // errNotServed: no language server serves the file.
 var errNotServed = errors.New("no language server serves this file")
 
@@ -155,6 +172,8 @@ func (r *Run) syncAll(ctx context.Context, c *client, cfg ServerConfig, root str
 		}
 	}
 	slices.Sort(paths)
+	seq := c.pubSeqNow()
+	synced := map[string]int32{}
 	for _, p := range paths {
 		if slices.Contains(skip, p) {
 			continue
@@ -164,10 +183,15 @@ func (r *Run) syncAll(ctx context.Context, c *client, cfg ServerConfig, root str
 			c.closeDoc(ctx, p)
 			continue
 		}
-		if _, _, err := c.syncDoc(ctx, p, content); err != nil {
+		v, sent, err := c.syncDoc(ctx, p, content)
+		if err != nil {
 			return err
 		}
+		if sent {
+			synced[p] = v
+		}
 	}
+	c.awaitBuilt(ctx, synced, seq)
 	return nil
 }
 

@@ -1,8 +1,9 @@
 // Package langtest finds the real language servers that tests drive
-// (gopls, pyright, typescript-language-server), where .ci/run installs
-// them: gopls in $AGENTLS_GOBIN (default ~/.cache/agentls-ci/bin), the npm
-// servers under $AGENTLS_LSP_DIR/node_modules/.bin (default
-// ~/.cache/agentls-ci/lsp). A missing one skips the test, or fails it in CI
+// (gopls, pyright, typescript-language-server, clangd), where .ci/run
+// installs them: gopls in $AGENTLS_GOBIN (default ~/.cache/agentls-ci/bin),
+// the npm servers under $AGENTLS_LSP_DIR/node_modules/.bin (default
+// ~/.cache/agentls-ci/lsp), clangd from Debian's package on PATH (or
+// $AGENTLS_CLANGD). A missing one skips the test, or fails it in CI
 // (internal/testpeers).
 package langtest
 
@@ -21,17 +22,24 @@ var programs = map[string]string{
 	"gopls":      "gopls",
 	"pyright":    "pyright-langserver",
 	"typescript": "typescript-language-server",
+	"clangd":     "clangd",
 }
 
 // Path returns the absolute path of a language server's program
-// ("gopls", "pyright-langserver", "typescript-language-server"), or ends
-// the test through testpeers.Missing.
+// ("gopls", "pyright-langserver", "typescript-language-server",
+// "clangd"), or ends the test through testpeers.Missing.
 func Path(tb testing.TB, program string) string {
 	tb.Helper()
 	home, _ := os.UserHomeDir()
 	cache := filepath.Join(home, ".cache", "agentls-ci")
 	var p string
 	switch program {
+	case "clangd":
+		// Debian's clangd package (.ci/run installs it with apt) puts it
+		// on PATH; AGENTLS_CLANGD names another one.
+		if p = os.Getenv("AGENTLS_CLANGD"); p == "" {
+			return testpeers.LookPath(tb, "clangd", ".ci/run installs it: apt-get install clangd; or set AGENTLS_CLANGD")
+		}
 	case "gopls":
 		dir := os.Getenv("AGENTLS_GOBIN")
 		if dir == "" {
@@ -52,7 +60,8 @@ func Path(tb testing.TB, program string) string {
 }
 
 // LookPath returns a lookPath for lang.Resolve that finds exactly the
-// servers named (built-in entry names: "gopls", "pyright", "typescript")
+// servers named (built-in entry names: "gopls", "pyright", "typescript",
+// "clangd")
 // where .ci/run installs them, and nothing else, so that whatever else is
 // on the machine's PATH (a broken rust-analyzer proxy, say) stays out.
 func LookPath(tb testing.TB, servers ...string) func(string) (string, error) {
