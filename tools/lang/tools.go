@@ -202,15 +202,18 @@ func (r *Run) position(abs string, line int, symbol string, c *client) (protocol
 	return locate(content, line, symbol, c.enc)
 }
 
-func (r *Run) definition(ctx context.Context, _ *tools.Env, p positionParams) (tools.Result, error) {
-	abs, res, ok := r.servedPath(p.Path)
+// locationsAt is what definition and references share: it resolves p's
+// path to a served file, bounds the call by the run's wait, finds p's line
+// and symbol in the text the server holds, and asks the server with ask
+// at that position. It returns the file, the locations and the server's
+// note, or the tool error to return instead (ok false).
+func (r *Run) locationsAt(ctx context.Context, p positionParams, ask func(ctx context.Context, c *client, at protocol.TextDocumentPositionParams) ([]protocol.Location, error)) (abs string, locs []protocol.Location, note string, res tools.Result, ok bool) {
+	abs, res, ok = r.servedPath(p.Path)
 	if !ok {
-		return res, nil
+		return "", nil, "", res, false
 	}
 	ctx, cancel := r.withWait(ctx)
 	defer cancel()
-	var note string
-	var locs []protocol.Location
 	var posErr error
 	err := r.use(ctx, abs, nil, func(c *client) error {
 		defer func() { note = r.serverNote(c) }()
@@ -219,18 +222,28 @@ func (r *Run) definition(ctx context.Context, _ *tools.Env, p positionParams) (t
 			posErr = err
 			return nil
 		}
-		res, err := c.srv.Definition(ctx, &protocol.DefinitionParams{TextDocumentPositionParams: textPos(abs, pos)})
+		locs, err = ask(ctx, c, textPos(abs, pos))
 		if err != nil {
 			return c.callError(ctx, err)
 		}
-		locs = definitionLocations(res)
 		return nil
 	})
 	if posErr != nil {
-		return tools.Errorf("%s: %v", r.env.Display(abs), posErr), nil
+		return "", nil, "", tools.Errorf("%s: %v", r.env.Display(abs), posErr), false
 	}
 	if err != nil {
-		return r.fail(abs, err), nil
+		return "", nil, "", r.fail(abs, err), false
+	}
+	return abs, locs, note, tools.Result{}, true
+}
+
+func (r *Run) definition(ctx context.Context, _ *tools.Env, p positionParams) (tools.Result, error) {
+	abs, locs, note, res, ok := r.locationsAt(ctx, p, func(ctx context.Context, c *client, at protocol.TextDocumentPositionParams) ([]protocol.Location, error) {
+		res, err := c.srv.Definition(ctx, &protocol.DefinitionParams{TextDocumentPositionParams: at})
+		return definitionLocations(res), err
+	})
+	if !ok {
+		return res, nil
 	}
 	if len(locs) == 0 {
 		return withNotes(tools.Result{Text: fmt.Sprintf("no definition found for %s at %s:%d", p.Symbol, r.env.Display(abs), p.Line)}, []string{note}), nil
@@ -300,33 +313,11 @@ func (r *Run) fileOf(u uri.URI) (string, string, bool) {
 }
 
 func (r *Run) references(ctx context.Context, _ *tools.Env, p positionParams) (tools.Result, error) {
-	abs, res, ok := r.servedPath(p.Path)
+	abs, locs, note, res, ok := r.locationsAt(ctx, p, func(ctx context.Context, c *client, at protocol.TextDocumentPositionParams) ([]protocol.Location, error) {
+		return c.srv.References(ctx, &protocol.ReferenceParams{TextDocumentPositionParams: at, Context: protocol.ReferenceContext{IncludeDeclaration: true}})
+	})
 	if !ok {
 		return res, nil
-	}
-	ctx, cancel := r.withWait(ctx)
-	defer cancel()
-	var note string
-	var locs []protocol.Location
-	var posErr error
-	err := r.use(ctx, abs, nil, func(c *client) error {
-		defer func() { note = r.serverNote(c) }()
-		pos, err := r.position(abs, p.Line, p.Symbol, c)
-		if err != nil {
-			posErr = err
-			return nil
-		}
-		locs, err = c.srv.References(ctx, &protocol.ReferenceParams{TextDocumentPositionParams: textPos(abs, pos), Context: protocol.ReferenceContext{IncludeDeclaration: true}})
-		if err != nil {
-			return c.callError(ctx, err)
-		}
-		return nil
-	})
-	if posErr != nil {
-		return tools.Errorf("%s: %v", r.env.Display(abs), posErr), nil
-	}
-	if err != nil {
-		return r.fail(abs, err), nil
 	}
 	if len(locs) == 0 {
 		return withNotes(tools.Result{Text: fmt.Sprintf("no references found for %s at %s:%d", p.Symbol, r.env.Display(abs), p.Line)}, []string{note}), nil
