@@ -8,6 +8,7 @@ import (
 	"github.com/agentls/agentls/agent/config"
 	"github.com/agentls/agentls/tools"
 	"github.com/agentls/agentls/tools/lang"
+	scripttool "github.com/agentls/agentls/tools/script"
 )
 
 // LimitsFromConfig maps the user's configuration onto run limits, so that
@@ -36,6 +37,18 @@ func LimitsFromConfig(c config.Config) Limits {
 		l.RepeatWarnAt = max(1, l.RepeatStopAt-2)
 	}
 	return l
+}
+
+// ScriptLimitsFromConfig maps the script.* settings onto the script
+// tool's bounds (validated and capped by the configuration).
+func ScriptLimitsFromConfig(c config.Config) scripttool.Limits {
+	return scripttool.Limits{
+		Steps:     uint64(max(c.Script.MaxSteps, 0)),
+		WallClock: time.Duration(c.Script.TimeoutSeconds) * time.Second,
+		Output:    c.Script.MaxOutputBytes,
+		Calls:     c.Script.MaxCalls,
+		Memory:    int64(c.Script.MemoryMiB) << 20,
+	}
 }
 
 // ChecksFromConfig converts the configured checks for the loop.

@@ -10,9 +10,12 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/agentls/agentls/agent/config"
 	"github.com/agentls/agentls/agent/llm"
 	"github.com/agentls/agentls/agent/llm/llmtest"
+	"github.com/agentls/agentls/internal/workspace"
 	"github.com/agentls/agentls/tools"
+	scripttool "github.com/agentls/agentls/tools/script"
 )
 
 // handlerTree writes the exploration corpus: 10 packages of 30 files (20
@@ -202,4 +205,71 @@ func toolResultOf(req llm.Request, id string) string {
 		}
 	}
 	return ""
+}
+
+// TestScriptLimitsFromConfig: each script.* setting reaches the program's
+// run through a Session (scripted model, real SSE, real interpreter
+// process), and the program that crosses it gets that limit's message,
+// naming the configured value so the model can act on it.
+func TestScriptLimitsFromConfig(t *testing.T) {
+	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
+	dir := t.TempDir()
+	mustWrite(t, filepath.Join(dir, "a.go"), "package a\n")
+	runProgram := func(t *testing.T, set func(*config.ScriptConfig), code string) string {
+		t.Helper()
+		var got string
+		srv := llmtest.New(t, func(req *llmtest.ChatRequest) llmtest.Reply {
+			if !req.HasToolResult("s") {
+				args, _ := json.Marshal(map[string]string{"code": code})
+				return llmtest.ToolCalls(llmtest.Call{ID: "s", Name: "script", Args: string(args)})
+			}
+			got, _ = req.ToolResult("s")
+			return llmtest.Text("ok")
+		})
+		cfg := config.Defaults()
+		set(&cfg.Script)
+		run, err := NewSession("").Prepare(Setup{Config: cfg, View: workspace.New(workspace.Options{Folders: []string{dir}}),
+			TranscriptDir: NoTranscript, Model: newClient(t, srv)}, RunRequest{Prompt: "x"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if out := run.Execute(context.Background()); out.Status != StatusFinished {
+			t.Fatalf("outcome %+v", out)
+		}
+		return got
+	}
+	cases := []struct {
+		name string
+		set  func(*config.ScriptConfig)
+		code string
+		want string
+	}{
+		{"maxSteps", func(s *config.ScriptConfig) { s.MaxSteps = 100_000 }, "n = 0\nwhile True:\n    n += 1\n",
+			"the program ran more than 100000 steps and was stopped"},
+		{"timeoutSeconds", func(s *config.ScriptConfig) { s.TimeoutSeconds, s.MaxSteps = 1, 2_000_000_000 }, "print('started')\nwhile True:\n    pass\n",
+			"Error: the program ran longer than 1s and was stopped"},
+		{"maxOutputBytes", func(s *config.ScriptConfig) { s.MaxOutputBytes = 256 }, "for i in range(100):\n    print('line', i)\n",
+			"the program printed more than 256 bytes and was stopped"},
+		{"maxCalls", func(s *config.ScriptConfig) { s.MaxCalls = 3 }, "for i in range(5):\n    glob('*.go')\n",
+			"the program made more than 3 tool calls"},
+		{"memoryMiB", func(s *config.ScriptConfig) { s.MemoryMiB = 64 }, "x = [None] * 20000000\nprint(len(x))\n",
+			"Error: the program used more than 64 MiB of memory and was stopped"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			got := runProgram(t, c.set, c.code)
+			if !strings.Contains(got, c.want) {
+				t.Fatalf("result:\n%s\nwant %q", got, c.want)
+			}
+			// The defaults would have let the program through, or stopped
+			// it with the default's figure: the setting made the difference.
+			if def := runProgram(t, func(*config.ScriptConfig) {}, c.code); strings.Contains(def, c.want) {
+				t.Fatalf("with the defaults too:\n%s", def)
+			}
+		})
+	}
+	if c := config.Defaults().Script; ScriptLimitsFromConfig(config.Defaults()) != (scripttool.Limits{Steps: scripttool.DefaultSteps, WallClock: scripttool.DefaultWallClock,
+		Output: scripttool.DefaultOutput, Calls: scripttool.DefaultCalls, Memory: scripttool.DefaultMemory}) {
+		t.Fatalf("config defaults %+v differ from the script tool's", c)
+	}
 }

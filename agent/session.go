@@ -251,6 +251,7 @@ func (r *SessionRun) Execute(ctx context.Context) Outcome {
 		Language:   r.lang,
 
 		ReadOnlyMCPServers: r.setup.Config.MCP.ReadOnlyServers,
+		ScriptLimits:       ScriptLimitsFromConfig(r.setup.Config),
 	})
 	out.Model = r.setup.Config.Model.Name
 	s.end(r, out)

@@ -92,6 +92,8 @@ type Config struct {
 	LanguageServerWaitSeconds int `json:"languageServerWaitSeconds"`
 	// Tools configures the built-in tools.
 	Tools ToolsConfig `json:"tools"`
+	// Script bounds the programs of the script tool (docs/script-tool.md).
+	Script ScriptConfig `json:"script"`
 	// MCP configures how MCP tools are offered to the model.
 	MCP MCPConfig `json:"mcp"`
 	// Preview configures how proposals are shown to LSP clients.
@@ -239,6 +241,37 @@ type ToolsConfig struct {
 	CommandTimeoutSeconds int `json:"commandTimeoutSeconds"`
 }
 
+// ScriptConfig bounds one program of the script tool. Every bound has a
+// ceiling (scriptRanges): a program runs in a child process whose memory
+// the machine must hold twice (two programs run at once), and whatever it
+// prints goes to the model.
+type ScriptConfig struct {
+	// TimeoutSeconds bounds a program's run, its tool calls included
+	// (default 60).
+	TimeoutSeconds int `json:"timeoutSeconds"`
+	// MaxSteps bounds the Starlark execution steps (default 20,000,000,
+	// about 0.3 s of pure computation).
+	MaxSteps int `json:"maxSteps"`
+	// MemoryMiB bounds the interpreter process's memory beyond its start
+	// (default 512).
+	MemoryMiB int `json:"memoryMiB"`
+	// MaxOutputBytes bounds what a program prints plus its result
+	// (default 16384).
+	MaxOutputBytes int `json:"maxOutputBytes"`
+	// MaxCalls bounds the tool calls of one program (default 1000).
+	MaxCalls int `json:"maxCalls"`
+}
+
+// Defaults of ScriptConfig (the script tool's own defaults; a test in
+// agent keeps them equal).
+const (
+	DefaultScriptTimeoutSeconds = 60
+	DefaultScriptMaxSteps       = 20_000_000
+	DefaultScriptMemoryMiB      = 512
+	DefaultScriptMaxOutputBytes = 16 << 10
+	DefaultScriptMaxCalls       = 1000
+)
+
 // MCPConfig configures how MCP tools reach the model.
 type MCPConfig struct {
 	// DeferredToolShare: when MCP tool definitions would take more than
@@ -293,6 +326,7 @@ func Defaults() Config {
 		Tools:                     ToolsConfig{RunCommand: RunCommandOff, CommandTimeoutSeconds: 120},
 		MCP:                       MCPConfig{DeferredToolShare: 0.1, StartupTimeoutSeconds: 15},
 		Client:                    ClientConfig{RequestTimeoutSeconds: 30},
+		Script:                    ScriptConfig{TimeoutSeconds: DefaultScriptTimeoutSeconds, MaxSteps: DefaultScriptMaxSteps, MemoryMiB: DefaultScriptMemoryMiB, MaxOutputBytes: DefaultScriptMaxOutputBytes, MaxCalls: DefaultScriptMaxCalls},
 	}
 }
 

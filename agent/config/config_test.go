@@ -815,3 +815,67 @@ func TestWorkspaceMCPOAuthSecrets(t *testing.T) {
 		t.Error("Redacted kept the secret")
 	}
 }
+
+// TestScriptLimits: the script.* bounds are read, nonsense (negative,
+// zero, past the ceiling, not a number) is an error naming the key and
+// the range and falls back to the default, and an untrusted workspace
+// file may lower them but not raise them.
+func TestScriptLimits(t *testing.T) {
+	f := newFixture(t)
+	f.user(`{"script": {"timeoutSeconds": 5, "maxSteps": 1000000, "memoryMiB": 128, "maxOutputBytes": 4096, "maxCalls": 10}}`)
+	c, _ := f.mustLoad("")
+	if c.Script != (ScriptConfig{TimeoutSeconds: 5, MaxSteps: 1_000_000, MemoryMiB: 128, MaxOutputBytes: 4096, MaxCalls: 10}) {
+		t.Fatalf("script = %+v", c.Script)
+	}
+
+	f = newFixture(t)
+	user := f.user(`{"script": {"timeoutSeconds": -1, "maxSteps": 0, "memoryMiB": 1000000, "maxOutputBytes": 100, "maxCalls": 100001}}`)
+	c, _, err := f.load("")
+	if err == nil {
+		t.Fatal("want validation errors")
+	}
+	for _, want := range []string{
+		`script.timeoutSeconds: -1 is not valid (set in ` + user + `); use a whole number from 1 to 3600 (seconds)`,
+		`script.maxSteps: 0 is not valid`, `use a whole number from 1000 to 2000000000`,
+		`script.memoryMiB: 1000000 is not valid`, `from 32 to 4096 (MiB)`,
+		`script.maxOutputBytes: 100 is not valid`, `from 256 to 1048576`,
+		`script.maxCalls: 100001 is not valid`, `from 1 to 100000`,
+	} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("error lacks %q:\n%v", want, err)
+		}
+	}
+	if c.Script != Defaults().Script {
+		t.Fatalf("invalid values kept: %+v", c.Script)
+	}
+	f = newFixture(t)
+	f.user(`{"script": {"maxSteps": "many"}}`)
+	c, w := f.mustLoad("")
+	if c.Script.MaxSteps != DefaultScriptMaxSteps || !strings.Contains(strings.Join(w, "\n"), "script.maxSteps") {
+		t.Fatalf("a string for maxSteps: %+v %q", c.Script, w)
+	}
+
+	// Untrusted workspace: lower applies, raise is withheld (over the
+	// user's value when set, else over the default).
+	f = newFixture(t)
+	f.user(`{"script": {"maxCalls": 50}}`)
+	dir := f.folder(`{"script": {"timeoutSeconds": 10, "maxSteps": 2000000000, "memoryMiB": 4096, "maxOutputBytes": 1024, "maxCalls": 60}}`)
+	c, _ = f.mustLoad("")
+	if c.Script != (ScriptConfig{TimeoutSeconds: 10, MaxSteps: DefaultScriptMaxSteps, MemoryMiB: DefaultScriptMemoryMiB, MaxOutputBytes: 1024, MaxCalls: 50}) {
+		t.Fatalf("untrusted workspace script = %+v", c.Script)
+	}
+	un := c.Untrusted()
+	if len(un) != 1 || strings.Join(un[0].Keys, ",") != "script.maxCalls,script.maxSteps,script.memoryMiB" {
+		t.Fatalf("withheld = %+v", un)
+	}
+	if a := strings.Join(un[0].Actions, "\n"); !strings.Contains(a, "raise script.memoryMiB to 4096") {
+		t.Fatalf("actions:\n%s", a)
+	}
+	file := WorkspaceFile(dir)
+	sum := un[0].SHA256
+	f.trusted = func(p, s string) bool { return p == file && s == sum }
+	c, _ = f.mustLoad("")
+	if c.Script != (ScriptConfig{TimeoutSeconds: 10, MaxSteps: 2_000_000_000, MemoryMiB: 4096, MaxOutputBytes: 1024, MaxCalls: 60}) {
+		t.Fatalf("trusted workspace script = %+v", c.Script)
+	}
+}

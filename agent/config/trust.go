@@ -152,10 +152,15 @@ var narrowingLimits = map[string]zeroMeaning{
 	"client.requestTimeoutSeconds": zeroInvalid,
 	"languageServerIdleSeconds":    zeroInvalid,
 	"languageServerWaitSeconds":    zeroInvalid,
+	"script.timeoutSeconds":        zeroInvalid,
+	"script.maxSteps":              zeroInvalid,
+	"script.memoryMiB":             zeroInvalid,
+	"script.maxOutputBytes":        zeroInvalid,
+	"script.maxCalls":              zeroInvalid,
 }
 
 // containers are the objects whose keys are judged one by one.
-var containers = map[string]bool{"model": true, "tools": true, "mcp": true, "preview": true, "client": true}
+var containers = map[string]bool{"model": true, "tools": true, "mcp": true, "preview": true, "client": true, "script": true}
 
 // gate removes from m (a cleaned workspace source) the keys that need
 // trust and returns them by dotted path. current looks up the value a key

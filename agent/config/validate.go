@@ -73,6 +73,12 @@ func validate(c Config, origin map[string]string) (Config, []error, []string) {
 			*p.v = *p.def
 		}
 	}
+	for _, r := range scriptRanges(&c, &d) {
+		if *r.v < r.min || *r.v > r.max {
+			bad(r.key, *r.v, fmt.Sprintf("use a whole number from %d to %d%s", r.min, r.max, r.note))
+			*r.v = *r.def
+		}
+	}
 	if t := c.Model.Temperature; t != nil && (*t < 0 || *t > 2) {
 		bad("model.temperature", *t, "use a number from 0 to 2, or leave it unset")
 		c.Model.Temperature = nil
@@ -114,6 +120,28 @@ func validate(c Config, origin map[string]string) (Config, []error, []string) {
 	}
 	warns = append(warns, checkLanguageServers(&c, origin)...)
 	return c, errs, warns
+}
+
+// scriptRange is one bound of the script tool with its allowed values.
+type scriptRange struct {
+	key      string
+	v, def   *int
+	min, max int
+	note     string
+}
+
+// scriptRanges are the script.* bounds. The ceilings keep a setting from
+// turning a bound off: an hour of interpreter, 30 s of pure computation,
+// 4 GiB per interpreter (two run at once), 1 MiB of output for the model
+// (whose tool results are cut at 50 KB anyway), 100,000 calls.
+func scriptRanges(c, d *Config) []scriptRange {
+	return []scriptRange{
+		{"script.timeoutSeconds", &c.Script.TimeoutSeconds, &d.Script.TimeoutSeconds, 1, 3600, " (seconds)"},
+		{"script.maxSteps", &c.Script.MaxSteps, &d.Script.MaxSteps, 1000, 2_000_000_000, ""},
+		{"script.memoryMiB", &c.Script.MemoryMiB, &d.Script.MemoryMiB, 32, 4096, " (MiB)"},
+		{"script.maxOutputBytes", &c.Script.MaxOutputBytes, &d.Script.MaxOutputBytes, 256, 1 << 20, ""},
+		{"script.maxCalls", &c.Script.MaxCalls, &d.Script.MaxCalls, 1, 100_000, ""},
+	}
 }
 
 // validChecks drops the checks that cannot run (no name, no command, a
