@@ -1,6 +1,7 @@
 package main
 
 import (
+	"io"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -103,4 +104,38 @@ func runRevert(t *testing.T, args ...string) (int, string, string) {
 	var out, errb strings.Builder
 	code := revertMain(args, &out, &errb)
 	return code, out.String(), errb.String()
+}
+
+// An --apply run that could write only some of its files (the user edited
+// one on disk during the run) names its run and how to take it back, and
+// what it did write can be reverted; the session keeps only the file it
+// could not write as pending, never the one already on disk.
+func TestRevertPartlyAppliedRun(t *testing.T) {
+	dir := t.TempDir()
+	a := filepath.Join(dir, "a.txt")
+	writeFile(t, a, "hello\nworld\n", 0o644)
+	srv := llmtest.New(t, editScript(t, func() { writeFile(t, a, "hello\nworld\nuser line\n", 0o644) }))
+	cliEnv(t, srv)
+	code, _, stderr := runCLI(t, "--apply", "--dir", dir, "change world")
+	if code != 1 || !strings.Contains(stderr, "applied changes to 1 of 2 file(s)") {
+		t.Fatalf("code %d\nstderr:\n%s", code, stderr)
+	}
+	m := regexp.MustCompile(`take it back with: agentls revert --dir \S+ ([0-9a-f]+)\)`).FindStringSubmatch(stderr)
+	if m == nil {
+		t.Fatalf("the run's id and how to revert it are not printed:\n%s", stderr)
+	}
+	var out strings.Builder
+	if code := sessionsMain([]string{"--dir", dir}, &out, io.Discard); code != 0 || !regexp.MustCompile(`\n\S+\s+\S+ \S+\s+1\s+1\s+change world`).MatchString(out.String()) {
+		t.Fatalf("sessions (want 1 run, 1 pending: a.txt only):\n%s", out.String())
+	}
+	code, rout, rerr := runRevert(t, "--dir", dir, m[1])
+	if code != 0 || !strings.Contains(rout, "new.txt: deleted") {
+		t.Fatalf("revert: %d\n%s\n%s", code, rout, rerr)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "sub", "new.txt")); !os.IsNotExist(err) {
+		t.Fatalf("the written file survived the revert: %v", err)
+	}
+	if got := readFile(t, a); got != "hello\nworld\nuser line\n" {
+		t.Fatalf("a.txt, never written, changed: %q", got)
+	}
 }

@@ -193,11 +193,14 @@ func runMainContext(parent context.Context, args []string, stdin io.Reader, stdo
 	// On a terminal the answer was just streamed to stderr; printing it to
 	// the same screen again on stdout would show it twice.
 	echo := !(isTerminal(stdout) && isTerminal(stderr))
-	code = finishRun(out, prepared.Env().Changes, view, f.apply, echo, stdout, stderr)
-	if f.apply && code == 0 && out.Status == agent.StatusFinished {
-		recordApplied(prepared.ID(), cs.session.ID(), prepared.Env().Changes, stderr)
+	code, written := finishRun(out, prepared.Env().Changes, view, f.apply, echo, stdout, stderr)
+	// What was written is the run's to take back, even when other files
+	// could not be written (exit status 1): only those stay pending.
+	if len(written) > 0 {
+		recordApplied(prepared.ID(), cs.session.ID(), prepared.Env().Changes, written, stderr)
+		fmt.Fprintf(stderr, "agentls: run %s (take it back with: agentls revert --dir %s %s)\n", prepared.ID(), shellQuote(dir), prepared.ID())
 	}
-	cs.save(prepared.Env().Changes, f.apply && code == 0 && out.Status == agent.StatusFinished, cfg, stderr)
+	cs.save(prepared.Env().Changes, written, cfg, stderr)
 	if f.plan && out.Status == agent.StatusFinished {
 		fmt.Fprintf(stderr, "agentls run: that was a plan; to carry it out (as proposals, or with --apply):\n  agentls run --dir %s --session %s %q\n",
 			shellQuote(dir), cs.session.ID(), "Carry out your plan.")
@@ -221,10 +224,10 @@ func shellQuote(s string) string {
 }
 
 // finishRun prints the answer and the diff, applies the changes when asked
-// (only after a finished run) and returns the exit status.
-// echoAnswer false leaves the answer out of stdout (it was streamed to the
-// same terminal already).
-func finishRun(out agent.Outcome, cs *tools.Changeset, view *workspace.View, apply, echoAnswer bool, stdout, stderr io.Writer) int {
+// (only after a finished run) and returns the exit status and the files it
+// wrote. echoAnswer false leaves the answer out of stdout (it was streamed
+// to the same terminal already).
+func finishRun(out agent.Outcome, cs *tools.Changeset, view *workspace.View, apply, echoAnswer bool, stdout, stderr io.Writer) (code int, written []string) {
 	answered := echoAnswer && out.Status == agent.StatusFinished && strings.TrimSpace(out.Answer) != ""
 	if answered {
 		fmt.Fprintln(stdout, strings.TrimRight(out.Answer, "\n"))
@@ -259,7 +262,7 @@ func finishRun(out agent.Outcome, cs *tools.Changeset, view *workspace.View, app
 		if apply && diff != "" {
 			fmt.Fprintln(stderr, "agentls run: nothing applied because the run did not finish")
 		}
-		return 1
+		return 1, nil
 	}
 	if len(failing) > 0 {
 		if apply && diff != "" {
@@ -267,7 +270,7 @@ func finishRun(out agent.Outcome, cs *tools.Changeset, view *workspace.View, app
 		} else if diff != "" {
 			fmt.Fprintln(stderr, "agentls run: nothing was written")
 		}
-		return 3
+		return 3, nil
 	}
 	if !apply {
 		if diff == "" {
@@ -275,21 +278,21 @@ func finishRun(out agent.Outcome, cs *tools.Changeset, view *workspace.View, app
 		} else {
 			fmt.Fprintf(stderr, "agentls run: nothing was written; run again with --apply to write the changes to %d file(s)\n", len(cs.Files()))
 		}
-		return 0
+		return 0, nil
 	}
 	if diff == "" {
 		fmt.Fprintln(stderr, "agentls run: no changes to apply")
-		return 0
+		return 0, nil
 	}
-	applied, errs := applyChanges(cs, view)
+	written, errs := applyChanges(cs, view)
 	for _, err := range errs {
 		fmt.Fprintf(stderr, "agentls run: %v\n", err)
 	}
-	fmt.Fprintf(stderr, "agentls run: applied changes to %d of %d file(s)\n", applied, len(cs.Files()))
+	fmt.Fprintf(stderr, "agentls run: applied changes to %d of %d file(s)\n", len(written), len(cs.Files()))
 	if len(errs) > 0 {
-		return 1
+		return 1, written
 	}
-	return 0
+	return 0, written
 }
 
 // usageLine is the run's last line: tokens in (cached) / out, the model,
@@ -306,13 +309,13 @@ func usageLine(out agent.Outcome) string {
 	return line
 }
 
-// recordApplied completes the run's transcript with the fate of its
-// changes (applied, the CLI's accept), for `agentls report`.
-// It also keeps a revert snapshot of each file (what the run replaced),
-// so `agentls revert RUN_ID` can take the run back.
-func recordApplied(runID, sessionID string, cs *tools.Changeset, stderr io.Writer) {
+// recordApplied completes the run's transcript with the fate of the
+// changes it wrote (applied, the CLI's accept), for `agentls report`.
+// It also keeps a revert snapshot of each of those files (what the run
+// replaced), so `agentls revert RUN_ID` can take the run back.
+func recordApplied(runID, sessionID string, cs *tools.Changeset, written []string, stderr io.Writer) {
 	store := revert.NewStore("")
-	for _, p := range cs.Files() {
+	for _, p := range written {
 		f, ok := cs.Get(p)
 		if !ok || !f.Pending() {
 			continue

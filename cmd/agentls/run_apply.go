@@ -9,8 +9,9 @@ import (
 // the agent based its change on, through the one confined write path
 // (tools.WriteConfined: inside the workspace, never .git, atomic); a file
 // changed on disk meanwhile (or created, for a new file) is left alone and
-// reported, never overwritten.
-func applyChanges(cs *tools.Changeset, view *workspace.View) (applied int, errs []error) {
+// reported, never overwritten. written lists the files it wrote (what a
+// revert takes back and what is no longer pending), in cs.Files() order.
+func applyChanges(cs *tools.Changeset, view *workspace.View) (written []string, errs []error) {
 	for _, p := range cs.Files() {
 		f, ok := cs.Get(p)
 		if !ok {
@@ -20,7 +21,7 @@ func applyChanges(cs *tools.Changeset, view *workspace.View) (applied int, errs 
 			errs = append(errs, err)
 			continue
 		}
-		applied++
+		written = append(written, p)
 	}
-	return applied, errs
+	return written, errs
 }

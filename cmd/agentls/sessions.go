@@ -76,21 +76,19 @@ func (cs *cliSession) states() []agent.ProposalState {
 }
 
 // save writes the session: earlier pending proposals stay, and this run's
-// changes join them unless they were applied.
-func (cs *cliSession) save(changes *tools.Changeset, applied bool, cfg config.Config, stderr io.Writer) {
+// changes join them, except the files --apply wrote.
+func (cs *cliSession) save(changes *tools.Changeset, written []string, cfg config.Config, stderr io.Writer) {
 	if cs.store == nil {
 		return
 	}
 	props := slices.Clone(cs.proposals)
-	if !applied {
-		for _, path := range changes.Files() {
-			f, ok := changes.Get(path)
-			if !ok || !f.Pending() {
-				continue
-			}
-			props = slices.DeleteFunc(props, func(p agent.SavedProposal) bool { return p.Path == path && p.Base == f.Base })
-			props = append(props, agent.SavedProposal{RunID: runIDOf(cs.session), Path: path, Base: f.Base, Proposed: f.Text, Created: f.Created})
+	for _, path := range changes.Files() {
+		f, ok := changes.Get(path)
+		if !ok || !f.Pending() || slices.Contains(written, path) {
+			continue
 		}
+		props = slices.DeleteFunc(props, func(p agent.SavedProposal) bool { return p.Path == path && p.Base == f.Base })
+		props = append(props, agent.SavedProposal{RunID: runIDOf(cs.session), Path: path, Base: f.Base, Proposed: f.Text, Created: f.Created})
 	}
 	if err := cs.store.Save(cs.session, props, agent.NewRedactor(cfg.APIKey())); err != nil {
 		fmt.Fprintf(stderr, "agentls: warning: session not saved: %v\n", err)
