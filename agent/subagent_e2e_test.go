@@ -40,7 +40,7 @@ func TestSubAgentRunsScriptAndLanguageTools(t *testing.T) {
 	m := lang.NewManager(lang.Options{Servers: lang.Resolve(nil, false, langtest.LookPath(t, "gopls")), Wait: 30 * time.Second})
 	defer m.Close()
 
-	const program = "files = glob('*.go')\nd = definition('main.go', 6, 'Add')\nprint(len(files), 'files')\nprint(d)\nlen(grep('Add\\\\('))"
+	const program = "files = glob('*.go')\nd = definition('main.go', 6, 'Add')[0]\nprint(len(files), 'files')\nprint('%s:%d: %s' % (d['path'], d['line'], d['text']))\nlen(grep('Add\\\\('))"
 	var subFirst, subSecond *llmtest.ChatRequest
 	var scriptSaw, refsSaw, taskResult string
 	var parentAfter []string
@@ -110,7 +110,8 @@ func TestSubAgentRunsScriptAndLanguageTools(t *testing.T) {
 	}
 
 	// What the sub-agent saw: the program's output (gopls's definition
-	// inside the script) and the direct references call.
+	// inside the script, a value the program formats) and the direct
+	// references call.
 	wantScript := "2 files\nutil.go:4: func Add(a, b int) int { return a + b }\n3"
 	if scriptSaw != wantScript {
 		t.Fatalf("script result:\n%q\nwant\n%q", scriptSaw, wantScript)

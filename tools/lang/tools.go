@@ -130,6 +130,14 @@ func (r *Run) diagnostics(ctx context.Context, _ *tools.Env, p diagnosticsParams
 			return tools.Errorf("you have changed no file a language server serves in this run; give a path"), nil
 		}
 	}
+	data := tools.WantsData(ctx)
+	values := []diagnosticValue{}
+	finish := func(res tools.Result) tools.Result {
+		if data {
+			return withData(res, "diagnostics", values)
+		}
+		return res
+	}
 	ctx, cancel := r.withWait(ctx)
 	defer cancel()
 	var lines, notes []string
@@ -149,6 +157,9 @@ func (r *Run) diagnostics(ctx context.Context, _ *tools.Env, p diagnosticsParams
 		if err != nil {
 			return r.fail(abs, err), nil
 		}
+		if data {
+			values = append(values, diagnosticValues(r.env.Display(abs), content, ds, enc)...)
+		}
 		shown := 0
 		for _, d := range sortDiags(ds) {
 			if !d.isProblem() {
@@ -162,17 +173,17 @@ func (r *Run) diagnostics(ctx context.Context, _ *tools.Env, p diagnosticsParams
 			}
 		}
 		if shown == 0 && len(paths) == 1 {
-			return withNotes(tools.Result{Text: fmt.Sprintf("%s: no errors or warnings", r.env.Display(abs)), Summary: "no problems in " + r.env.Display(abs)}, notes), nil
+			return finish(withNotes(tools.Result{Text: fmt.Sprintf("%s: no errors or warnings", r.env.Display(abs)), Summary: "no problems in " + r.env.Display(abs)}, notes)), nil
 		}
 	}
 	if total == 0 {
-		return withNotes(tools.Result{Text: fmt.Sprintf("no errors or warnings in the %d file(s) you changed", len(paths)), Summary: "no problems"}, notes), nil
+		return finish(withNotes(tools.Result{Text: fmt.Sprintf("no errors or warnings in the %d file(s) you changed", len(paths)), Summary: "no problems"}, notes)), nil
 	}
 	text := strings.Join(lines, "\n")
 	if total > len(lines) {
 		text += fmt.Sprintf("\n… and %d more", total-len(lines))
 	}
-	return withNotes(tools.Result{Text: text, Summary: fmt.Sprintf("%d problem(s)", total)}, notes), nil
+	return finish(withNotes(tools.Result{Text: text, Summary: fmt.Sprintf("%d problem(s)", total)}, notes)), nil
 }
 
 // current returns the settled diagnostics of the text the server holds
@@ -202,51 +213,71 @@ func (r *Run) position(abs string, line int, symbol string, c *client) (protocol
 	return locate(content, line, symbol, c.enc)
 }
 
+// located is what locationsAt found: the file asked about, the
+// locations (positions in enc) and the server's note.
+type located struct {
+	abs  string
+	locs []protocol.Location
+	enc  text.Encoding
+	note string
+}
+
 // locationsAt is what definition and references share: it resolves p's
 // path to a served file, bounds the call by the run's wait, finds p's line
 // and symbol in the text the server holds, and asks the server with ask
-// at that position. It returns the file, the locations and the server's
-// note, or the tool error to return instead (ok false).
-func (r *Run) locationsAt(ctx context.Context, p positionParams, ask func(ctx context.Context, c *client, at protocol.TextDocumentPositionParams) ([]protocol.Location, error)) (abs string, locs []protocol.Location, note string, res tools.Result, ok bool) {
-	abs, res, ok = r.servedPath(p.Path)
+// at that position. It returns what it found, or the tool error to return
+// instead (ok false).
+func (r *Run) locationsAt(ctx context.Context, p positionParams, ask func(ctx context.Context, c *client, at protocol.TextDocumentPositionParams) ([]protocol.Location, error)) (found located, res tools.Result, ok bool) {
+	abs, res, ok := r.servedPath(p.Path)
 	if !ok {
-		return "", nil, "", res, false
+		return located{}, res, false
 	}
+	found.abs = abs
 	ctx, cancel := r.withWait(ctx)
 	defer cancel()
 	var posErr error
 	err := r.use(ctx, abs, nil, func(c *client) error {
-		defer func() { note = r.serverNote(c) }()
+		defer func() { found.note = r.serverNote(c) }()
+		found.enc = c.enc
 		pos, err := r.position(abs, p.Line, p.Symbol, c)
 		if err != nil {
 			posErr = err
 			return nil
 		}
-		locs, err = ask(ctx, c, textPos(abs, pos))
+		found.locs, err = ask(ctx, c, textPos(abs, pos))
 		if err != nil {
 			return c.callError(ctx, err)
 		}
 		return nil
 	})
 	if posErr != nil {
-		return "", nil, "", tools.Errorf("%s: %v", r.env.Display(abs), posErr), false
+		return located{}, tools.Errorf("%s: %v", r.env.Display(abs), posErr), false
 	}
 	if err != nil {
-		return "", nil, "", r.fail(abs, err), false
+		return located{}, r.fail(abs, err), false
 	}
-	return abs, locs, note, tools.Result{}, true
+	return found, tools.Result{}, true
+}
+
+// withLocations gives a program found's locations as values.
+func (r *Run) withLocations(ctx context.Context, res tools.Result, what string, found located) tools.Result {
+	if !tools.WantsData(ctx) {
+		return res
+	}
+	return withData(res, what, r.locationValues(found.locs, found.enc))
 }
 
 func (r *Run) definition(ctx context.Context, _ *tools.Env, p positionParams) (tools.Result, error) {
-	abs, locs, note, res, ok := r.locationsAt(ctx, p, func(ctx context.Context, c *client, at protocol.TextDocumentPositionParams) ([]protocol.Location, error) {
+	found, res, ok := r.locationsAt(ctx, p, func(ctx context.Context, c *client, at protocol.TextDocumentPositionParams) ([]protocol.Location, error) {
 		res, err := c.srv.Definition(ctx, &protocol.DefinitionParams{TextDocumentPositionParams: at})
 		return definitionLocations(res), err
 	})
 	if !ok {
 		return res, nil
 	}
+	locs, note := found.locs, found.note
 	if len(locs) == 0 {
-		return withNotes(tools.Result{Text: fmt.Sprintf("no definition found for %s at %s:%d", p.Symbol, r.env.Display(abs), p.Line)}, []string{note}), nil
+		return r.withLocations(ctx, withNotes(tools.Result{Text: fmt.Sprintf("no definition found for %s at %s:%d", p.Symbol, r.env.Display(found.abs), p.Line)}, []string{note}), "definition", found), nil
 	}
 	var b strings.Builder
 	for i, l := range locs {
@@ -256,7 +287,7 @@ func (r *Run) definition(ctx context.Context, _ *tools.Env, p positionParams) (t
 		}
 		b.WriteString(r.locationLine(l) + "\n")
 	}
-	return withNotes(tools.Result{Text: strings.TrimRight(b.String(), "\n"), Summary: fmt.Sprintf("definition of %s: %d location(s)", p.Symbol, len(locs))}, []string{note}), nil
+	return r.withLocations(ctx, withNotes(tools.Result{Text: strings.TrimRight(b.String(), "\n"), Summary: fmt.Sprintf("definition of %s: %d location(s)", p.Symbol, len(locs))}, []string{note}), "definition", found), nil
 }
 
 func textPos(abs string, pos protocol.Position) protocol.TextDocumentPositionParams {
@@ -313,14 +344,15 @@ func (r *Run) fileOf(u uri.URI) (string, string, bool) {
 }
 
 func (r *Run) references(ctx context.Context, _ *tools.Env, p positionParams) (tools.Result, error) {
-	abs, locs, note, res, ok := r.locationsAt(ctx, p, func(ctx context.Context, c *client, at protocol.TextDocumentPositionParams) ([]protocol.Location, error) {
+	found, res, ok := r.locationsAt(ctx, p, func(ctx context.Context, c *client, at protocol.TextDocumentPositionParams) ([]protocol.Location, error) {
 		return c.srv.References(ctx, &protocol.ReferenceParams{TextDocumentPositionParams: at, Context: protocol.ReferenceContext{IncludeDeclaration: true}})
 	})
 	if !ok {
 		return res, nil
 	}
+	locs, note := found.locs, found.note
 	if len(locs) == 0 {
-		return withNotes(tools.Result{Text: fmt.Sprintf("no references found for %s at %s:%d", p.Symbol, r.env.Display(abs), p.Line)}, []string{note}), nil
+		return r.withLocations(ctx, withNotes(tools.Result{Text: fmt.Sprintf("no references found for %s at %s:%d", p.Symbol, r.env.Display(found.abs), p.Line)}, []string{note}), "references", found), nil
 	}
 	type ref struct {
 		line int
@@ -367,7 +399,7 @@ func (r *Run) references(ctx context.Context, _ *tools.Env, p positionParams) (t
 	if left := len(locs) - shown; left > 0 && shown >= maxRefLines {
 		fmt.Fprintf(&b, "\n… %d more not shown", left)
 	}
-	return withNotes(tools.Result{Text: b.String(), Summary: fmt.Sprintf("%d reference(s) to %s in %d file(s)", len(locs), p.Symbol, len(files))}, []string{note}), nil
+	return r.withLocations(ctx, withNotes(tools.Result{Text: b.String(), Summary: fmt.Sprintf("%d reference(s) to %s in %d file(s)", len(locs), p.Symbol, len(files))}, []string{note}), "references", found), nil
 }
 
 func (r *Run) symbols(ctx context.Context, _ *tools.Env, p symbolsParams) (tools.Result, error) {
@@ -388,10 +420,13 @@ func (r *Run) outline(ctx context.Context, pathArg string) tools.Result {
 	if !ok {
 		return res
 	}
-	var note string
+	var note, content string
+	var enc text.Encoding
 	var syms protocol.DocumentSymbolResult
 	err := r.use(ctx, abs, nil, func(c *client) error {
 		defer func() { note = r.serverNote(c) }()
+		content, _, _ = c.docText(abs)
+		enc = c.enc
 		var err error
 		syms, err = c.srv.DocumentSymbol(ctx, &protocol.DocumentSymbolParams{TextDocument: protocol.TextDocumentIdentifier{URI: uri.File(abs)}})
 		if err != nil {
@@ -403,36 +438,60 @@ func (r *Run) outline(ctx context.Context, pathArg string) tools.Result {
 		return r.fail(abs, err)
 	}
 	var lines []string
+	values := []symbolValue{}
+	data := tools.WantsData(ctx)
+	display := r.env.Display(abs)
 	n := 0
-	var walk func(ds []protocol.DocumentSymbol, depth int)
-	walk = func(ds []protocol.DocumentSymbol, depth int) {
+	value := func(name string, kind protocol.SymbolKind, at protocol.Position, depth int, container string) {
+		if data && len(values) <= tools.DataMaxMatches {
+			values = append(values, symbolValue{Path: display, Line: int(at.Line) + 1, Column: columnIn(content, true, at, enc),
+				Name: name, Kind: kindName(kind), Depth: depth, Container: container})
+		}
+	}
+	var walk func(ds []protocol.DocumentSymbol, depth int, container string)
+	walk = func(ds []protocol.DocumentSymbol, depth int, container string) {
 		for _, d := range ds {
 			n++
 			if len(lines) < maxSymbols {
 				lines = append(lines, fmt.Sprintf("%s%d: %s %s", strings.Repeat("  ", depth), d.SelectionRange.Start.Line+1, kindName(d.Kind), d.Name))
 			}
-			walk(d.Children, depth+1)
+			value(d.Name, d.Kind, d.SelectionRange.Start, depth, container)
+			walk(d.Children, depth+1, d.Name)
 		}
 	}
 	switch v := syms.(type) {
 	case protocol.DocumentSymbolSlice:
-		walk(v, 0)
+		walk(v, 0, "")
 	case protocol.SymbolInformationSlice:
 		for _, s := range v {
 			n++
 			if len(lines) < maxSymbols {
 				lines = append(lines, fmt.Sprintf("%d: %s %s", s.Location.Range.Start.Line+1, kindName(s.Kind), s.Name))
 			}
+			container := ""
+			if s.ContainerName != nil {
+				container = *s.ContainerName
+			}
+			value(s.Name, s.Kind, s.Location.Range.Start, 0, container)
 		}
 	}
-	if n == 0 {
-		return withNotes(tools.Result{Text: fmt.Sprintf("%s: no symbols", r.env.Display(abs))}, []string{note})
+	finish := func(res tools.Result) tools.Result {
+		switch {
+		case !data:
+			return res
+		case n > tools.DataMaxMatches:
+			return tooMany("symbols", n)
+		}
+		return withData(res, "symbols", values)
 	}
-	text := r.env.Display(abs) + ":\n" + strings.Join(lines, "\n")
+	if n == 0 {
+		return finish(withNotes(tools.Result{Text: fmt.Sprintf("%s: no symbols", display)}, []string{note}))
+	}
+	text := display + ":\n" + strings.Join(lines, "\n")
 	if n > len(lines) {
 		text += fmt.Sprintf("\n… and %d more", n-len(lines))
 	}
-	return withNotes(tools.Result{Text: text, Summary: fmt.Sprintf("outline of %s: %d symbol(s)", r.env.Display(abs), n)}, []string{note})
+	return finish(withNotes(tools.Result{Text: text, Summary: fmt.Sprintf("outline of %s: %d symbol(s)", display, n)}, []string{note}))
 }
 
 // workspaceSymbols asks every served server (per workspace folder) for
@@ -440,6 +499,11 @@ func (r *Run) outline(ctx context.Context, pathArg string) tools.Result {
 func (r *Run) workspaceSymbols(ctx context.Context, query string) tools.Result {
 	type hit struct {
 		name, kind, where string
+		// for a program: the place and the container's name; col 0 when
+		// the file's text is not known
+		path          string
+		line, col     int
+		containerName string
 	}
 	var hits []hit
 	var fails []string
@@ -469,36 +533,59 @@ func (r *Run) workspaceSymbols(ctx context.Context, query string) tools.Result {
 				}
 				continue
 			}
-			add := func(name string, kind protocol.SymbolKind, loc protocol.Location) {
+			add := func(s protocol.BaseSymbolInformation, loc protocol.Location) {
 				path, content, ok := r.fileOf(loc.URI)
 				if !ok && content == "" {
 					if _, err := r.env.Resolve(loc.URI.FsPath()); err != nil || !loc.URI.IsFile() {
 						return // outside the workspace: the standard library, dependencies
 					}
 				}
-				hits = append(hits, hit{name, kindName(kind), fmt.Sprintf("%s:%d", path, loc.Range.Start.Line+1)})
+				h := hit{name: s.Name, kind: kindName(s.Kind), where: fmt.Sprintf("%s:%d", path, loc.Range.Start.Line+1),
+					path: path, line: int(loc.Range.Start.Line) + 1}
+				if ok {
+					h.col = column(content, loc.Range.Start, c.enc)
+				}
+				if s.ContainerName != nil {
+					h.containerName = *s.ContainerName
+				}
+				hits = append(hits, h)
 			}
 			switch v := res.(type) {
 			case protocol.SymbolInformationSlice:
 				for _, s := range v {
-					add(s.Name, s.Kind, s.Location)
+					add(s.BaseSymbolInformation, s.Location)
 				}
 			case protocol.WorkspaceSymbolSlice:
 				for _, s := range v {
 					if l, ok := s.Location.(*protocol.Location); ok && l != nil {
-						add(s.Name, s.Kind, *l)
+						add(s.BaseSymbolInformation, *l)
 					} else if lu, ok := s.Location.(*protocol.LocationUriOnly); ok && lu != nil {
-						add(s.Name, s.Kind, protocol.Location{URI: lu.URI})
+						add(s.BaseSymbolInformation, protocol.Location{URI: lu.URI})
 					}
 				}
 			}
 		}
 	}
+	data := tools.WantsData(ctx)
+	finish := func(res tools.Result) tools.Result {
+		if !data {
+			return res
+		}
+		values := make([]symbolValue, 0, len(hits))
+		for _, h := range hits {
+			v := symbolValue{Path: h.path, Line: h.line, Name: h.name, Kind: h.kind, Container: h.containerName}
+			if h.col > 0 {
+				v.Column = &h.col
+			}
+			values = append(values, v)
+		}
+		return withData(res, "symbols", values)
+	}
 	if len(hits) == 0 {
 		if len(fails) > 0 {
 			return tools.Errorf("%s", strings.Join(fails, "\n"))
 		}
-		return tools.Result{Text: fmt.Sprintf("no symbols match %q in the workspace", query)}
+		return finish(tools.Result{Text: fmt.Sprintf("no symbols match %q in the workspace", query)})
 	}
 	// Exact names first, then by name and place.
 	slices.SortStableFunc(hits, func(a, b hit) int {
@@ -514,7 +601,7 @@ func (r *Run) workspaceSymbols(ctx context.Context, query string) tools.Result {
 		}
 		return strings.Compare(a.where, b.where)
 	})
-	hits = slices.Compact(hits)
+	hits = slices.CompactFunc(hits, func(a, b hit) bool { return a.name == b.name && a.kind == b.kind && a.where == b.where })
 	var b strings.Builder
 	for i, h := range hits {
 		if i == maxSymbols {
@@ -526,7 +613,7 @@ func (r *Run) workspaceSymbols(ctx context.Context, query string) tools.Result {
 	for _, f := range fails {
 		b.WriteString(f + "\n")
 	}
-	return tools.Result{Text: strings.TrimRight(b.String(), "\n"), Summary: fmt.Sprintf("%d symbol(s) match %s", len(hits), query)}
+	return finish(tools.Result{Text: strings.TrimRight(b.String(), "\n"), Summary: fmt.Sprintf("%d symbol(s) match %s", len(hits), query)})
 }
 
 // kindName is an LSP SymbolKind in words.
