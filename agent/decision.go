@@ -50,21 +50,17 @@ func (s *Session) Decide(d Decision) {
 	s.note(d)
 	dir := s.transcriptDir
 	s.mu.Unlock()
-	recordFate(dir, d) // file I/O, outside the lock
-}
-
-// recordFate appends the decision to its run's transcript in dir, for
-// the run report. Failures are ignored on purpose: a run without a
-// transcript is normal, and review must not slow down for it.
-func recordFate(dir string, d Decision) {
-	if dir == NoTranscript || d.RunID == "" {
+	// The decision goes into its run's transcript, for the run report.
+	// Failures are ignored on purpose: a run without a transcript is
+	// normal, and review must not slow down for it.
+	if d.RunID == "" {
 		return
 	}
 	f := Fate{RunID: d.RunID, Path: d.Path, Fate: FateRejected, Hunks: d.Hunks, Reason: d.Reason}
 	if d.Accepted {
 		f.Fate = FateAccepted
 	}
-	_ = RecordFate(dir, f)
+	_ = s.RecordFate(dir, f) // file I/O, outside the lock
 }
 
 // applyDecisions is the run's Options.Between: it applies the decisions

@@ -37,7 +37,17 @@ type Session struct {
 	// last Setup's), for fates recorded after a run ended; "" is the
 	// default, NoTranscript none.
 	transcriptDir string
+	// transcripts remembers the transcript file of each run executed in
+	// this process ("" for a run without one) and of runs whose file
+	// RecordFate had to look up, so a review decision appends to it
+	// without listing the transcript directory (transcriptOrder bounds it).
+	transcripts     map[string]string
+	transcriptOrder []string
 }
+
+// maxKnownTranscripts bounds the transcript paths a session remembers;
+// a run forgotten past it is looked up again (FindTranscript).
+const maxKnownTranscripts = 256
 
 // NewSession returns a new, empty session; id "" gets a fresh one.
 func NewSession(id string) *Session {
@@ -218,6 +228,7 @@ func (r *SessionRun) Execute(ctx context.Context) Outcome {
 	tr := r.openTranscript()
 	s.mu.Lock()
 	s.transcriptDir = r.setup.TranscriptDir
+	s.rememberTranscript(r.req.RunID, tr.Path())
 	s.mu.Unlock()
 	var folders []string
 	if r.setup.View != nil {

@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"time"
 
 	"github.com/agentls/agentls/internal/safetext"
@@ -46,10 +47,25 @@ const (
 // transcript: a run without one (NoTranscript, a failed open) has no
 // report to complete, and that is not an error worth more than a return
 // value the caller may log.
+//
+// Finding the file lists the directory (FindTranscript): callers that
+// know the run's transcript (Session.RecordFate, SessionRun.TranscriptPath)
+// use RecordFateAt instead.
 func RecordFate(dir string, f Fate) error {
 	path, err := FindTranscript(dir, f.RunID)
 	if err != nil {
 		return err
+	}
+	return RecordFateAt(path, f)
+}
+
+// RecordFateAt appends f to the transcript at path, the file f.RunID's
+// run wrote (SessionRun.TranscriptPath). Like RecordFate it never
+// creates one: a path that no longer exists is an error wrapping
+// fs.ErrNotExist.
+func RecordFateAt(path string, f Fate) error {
+	if !validID(f.RunID) {
+		return fmt.Errorf("transcript of run %q: not a run id", f.RunID)
 	}
 	if len(f.Reason) > maxFateReason {
 		f.Reason = safetext.Bound(f.Reason, maxFateReason)
@@ -57,6 +73,59 @@ func RecordFate(dir string, f Fate) error {
 	return appendTranscriptRecord(path, "fate", map[string]any{
 		"runId": f.RunID, "path": f.Path, "fate": f.Fate, "hunks": f.Hunks, "reason": f.Reason,
 	}, NewRedactor())
+}
+
+// RecordFate appends f to the transcript of f.RunID: the file the run
+// wrote when it was executed in this process, else (after a restart) the
+// one FindTranscript finds in dir, which is then remembered. dir is where
+// the session's runs write transcripts ("" the default; NoTranscript:
+// nothing to look up). The transcript directory of a busy user holds
+// thousands of files, and every review decision records a fate, so only
+// the first fate of a run not executed here lists it.
+func (s *Session) RecordFate(dir string, f Fate) error {
+	s.mu.Lock()
+	path, known := s.transcripts[f.RunID]
+	s.mu.Unlock()
+	if known {
+		if path == "" {
+			return fmt.Errorf("transcript of run %s: the run wrote none: %w", f.RunID, fs.ErrNotExist)
+		}
+		err := RecordFateAt(path, f)
+		if !errors.Is(err, fs.ErrNotExist) {
+			return err
+		}
+		// The file went away (removed or pruned): look for it as after a
+		// restart.
+	}
+	if dir == NoTranscript {
+		return nil
+	}
+	path, err := FindTranscript(dir, f.RunID)
+	if err != nil {
+		return err
+	}
+	s.mu.Lock()
+	s.rememberTranscript(f.RunID, path)
+	s.mu.Unlock()
+	return RecordFateAt(path, f)
+}
+
+// rememberTranscript records runID's transcript path ("" none), under
+// s.mu, forgetting the oldest past maxKnownTranscripts.
+func (s *Session) rememberTranscript(runID, path string) {
+	if s.transcripts == nil {
+		s.transcripts = map[string]string{}
+	}
+	if _, ok := s.transcripts[runID]; !ok {
+		s.transcriptOrder = append(s.transcriptOrder, runID)
+	}
+	s.transcripts[runID] = path
+	if n := len(s.transcriptOrder) - maxKnownTranscripts; n > 0 {
+		for _, id := range s.transcriptOrder[:n] {
+			delete(s.transcripts, id)
+		}
+		s.transcriptOrder = slices.Delete(s.transcriptOrder, 0, n)
+	}
 }
 
 // FindTranscript returns the transcript file of runID in dir ("" is

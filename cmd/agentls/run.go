@@ -197,7 +197,7 @@ func runMainContext(parent context.Context, args []string, stdin io.Reader, stdo
 	// What was written is the run's to take back, even when other files
 	// could not be written (exit status 1): only those stay pending.
 	if len(written) > 0 {
-		recordApplied(prepared.ID(), cs.session.ID(), prepared.Env().Changes, written, stderr)
+		recordApplied(prepared.ID(), cs.session.ID(), prepared.TranscriptPath(), prepared.Env().Changes, written, stderr)
 		fmt.Fprintf(stderr, "agentls: run %s (take it back with: agentls revert --dir %s %s)\n", prepared.ID(), shellQuote(dir), prepared.ID())
 	}
 	cs.save(prepared.Env().Changes, written, cfg, stderr)
@@ -309,18 +309,24 @@ func usageLine(out agent.Outcome) string {
 	return line
 }
 
-// recordApplied completes the run's transcript with the fate of the
-// changes it wrote (applied, the CLI's accept), for `agentls report`.
-// It also keeps a revert snapshot of each of those files (what the run
-// replaced), so `agentls revert RUN_ID` can take the run back.
-func recordApplied(runID, sessionID string, cs *tools.Changeset, written []string, stderr io.Writer) {
+// recordApplied completes the run's transcript (the file it wrote, when
+// it wrote one) with the fate of the changes it wrote (applied, the CLI's
+// accept), for `agentls report`. It also keeps a revert snapshot of each
+// of those files (what the run replaced), so `agentls revert RUN_ID` can
+// take the run back.
+func recordApplied(runID, sessionID, transcript string, cs *tools.Changeset, written []string, stderr io.Writer) {
 	store := revert.NewStore("")
 	for _, p := range written {
 		f, ok := cs.Get(p)
 		if !ok || !f.Pending() {
 			continue
 		}
-		_ = agent.RecordFate("", agent.Fate{RunID: runID, Path: p, Fate: agent.FateAccepted, Reason: "applied with agentls run --apply"})
+		fate := agent.Fate{RunID: runID, Path: p, Fate: agent.FateAccepted, Reason: "applied with agentls run --apply"}
+		if transcript != "" { // the file the run wrote: no directory listing per file
+			_ = agent.RecordFateAt(transcript, fate)
+		} else {
+			_ = agent.RecordFate("", fate)
+		}
 		if err := store.Record(runID, sessionID, revert.File{Path: p, Before: f.Base, After: f.Text, Created: f.Created}); err != nil {
 			fmt.Fprintf(stderr, "agentls: warning: this run cannot be reverted: %v\n", err)
 		}

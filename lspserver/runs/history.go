@@ -214,12 +214,19 @@ func (rs *Runs) Revert(ctx context.Context, raw json.RawMessage) (any, error) {
 	}
 	rs.hist.forget()
 	tdir := rs.cfg.options().TranscriptDir
+	sess := rs.sessionOfRun(a.RunID)
 	for _, r := range results {
-		if tdir != NoTranscripts {
-			_ = agent.RecordFate(tdir, agent.Fate{RunID: a.RunID, Path: r.Path, Fate: agent.FateReverted, Hunks: r.Reverted, Reason: r.Conflict})
+		if tdir == NoTranscripts {
+			break
+		}
+		f := agent.Fate{RunID: a.RunID, Path: r.Path, Fate: agent.FateReverted, Hunks: r.Reverted, Reason: r.Conflict}
+		if sess != nil { // the session knows the run's transcript file
+			_ = sess.RecordFate(tdir, f)
+		} else {
+			_ = agent.RecordFate(tdir, f)
 		}
 	}
-	if sess := rs.sessionOfRun(a.RunID); sess != nil {
+	if sess != nil {
 		sess.NoteRevert(a.RunID, revert.Summary(append(results, left...)))
 		rs.saveSession(sess)
 	}
