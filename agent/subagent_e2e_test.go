@@ -11,8 +11,10 @@ import (
 	"time"
 
 	"github.com/agentls/agentls/agent/config"
+	"github.com/agentls/agentls/agent/llm"
 	"github.com/agentls/agentls/agent/llm/llmtest"
 	"github.com/agentls/agentls/internal/workspace"
+	"github.com/agentls/agentls/tools"
 	"github.com/agentls/agentls/tools/lang"
 	"github.com/agentls/agentls/tools/lang/langtest"
 )
@@ -177,5 +179,64 @@ func TestSubAgentRunsScriptAndLanguageTools(t *testing.T) {
 	}
 	if filepath.Dir(run.TranscriptPath()) != tdir {
 		t.Fatalf("transcript at %s", run.TranscriptPath())
+	}
+}
+
+// TestSubAgentToolsFollowTheRules: through a Session whose registry holds
+// editor and MCP tools (added at every turn, as front-ends sync them), a
+// sub-agent is offered the read-only editor tools, the read-only tools of
+// MCP servers listed in mcp.readOnlyServers and nothing that changes
+// anything; its script's functions are the same tools, and a function
+// that is not among them is refused before the program runs.
+func TestSubAgentToolsFollowTheRules(t *testing.T) {
+	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
+	edRO := &testTool{name: "editor__open_editors", readOnly: true}
+	edRW := &testTool{name: "editor__format"}
+	docsRO := &testTool{name: "mcp__docs__look-up", readOnly: true}
+	docsRW := &testTool{name: "mcp__docs__delete"}
+	otherRO := &testTool{name: "mcp__other__look", readOnly: true}
+	var subTools []string
+	var ok, refused string
+	m := &fakeModel{step: func(_ context.Context, _ int, req llm.Request, d func(llm.Delta)) (llm.Response, error) {
+		if isSub(req) {
+			res := lastToolResults(req)
+			if len(res) == 0 {
+				subTools = toolNamesOf(req.Tools)
+				return reply(d, "",
+					call("s1", "script", `{"code":"print(editor__open_editors(), mcp__docs__look_up(q='x'))"}`),
+					call("s2", "script", `{"code":"mcp__other__look()"}`)), nil
+			}
+			ok, refused = res[0], res[1]
+			return reply(d, "done"), nil
+		}
+		if len(lastToolResults(req)) == 0 {
+			return reply(d, "", call("t1", "task", `{"description":"look","prompt":"look around"}`)), nil
+		}
+		return reply(d, "ok"), nil
+	}}
+	cfg := config.Defaults()
+	cfg.Tools.RunCommand = "ask"
+	cfg.MCP.ReadOnlyServers = []string{"docs"}
+	run, err := NewSession("").Prepare(Setup{Config: cfg, View: workspace.New(workspace.Options{Folders: []string{t.TempDir()}}),
+		TranscriptDir: NoTranscript, Model: m,
+		SyncTools: func(reg *tools.Registry) {
+			for _, tl := range []tools.Tool{edRO, edRW, docsRO, docsRW, otherRO} {
+				reg.Add(tl)
+			}
+		}}, RunRequest{Prompt: "x"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out := run.Execute(context.Background()); out.Status != StatusFinished {
+		t.Fatalf("outcome %+v", out)
+	}
+	if want := []string{"editor__open_editors", "glob", "grep", "list_dir", "mcp__docs__look-up", "read_file", "script"}; !slices.Equal(subTools, want) {
+		t.Fatalf("sub-agent tools %v, want %v", subTools, want)
+	}
+	if ok != `editor__open_editors ok {} mcp__docs__look-up ok {"q":"x"}`+"\n" || !strings.HasPrefix(refused, "Error: line 1: undefined: mcp__other__look") {
+		t.Fatalf("script results %q / %q", ok, refused)
+	}
+	if len(edRW.calls())+len(docsRW.calls())+len(otherRO.calls()) != 0 {
+		t.Fatal("a tool the sub-agent may not use was called")
 	}
 }
