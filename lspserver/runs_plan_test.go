@@ -2,6 +2,7 @@ package lspserver_test
 
 import (
 	"encoding/json"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -206,5 +207,84 @@ func TestSkillLoadedOnDemand(t *testing.T) {
 	fin := evs[len(evs)-1]
 	if fin.Kind != "finished" || fin.Text == nil || !strings.Contains(*fin.Text, "RELEASE-STEPS: tag, push, announce.") {
 		t.Fatalf("finished = %+v", fin)
+	}
+}
+
+// TestPlanApprovedAfterRestart: a plan awaiting approval survives an
+// editor restart (its answer document still says how to approve it): the
+// next server offers "Agent: Approve plan" for it and agentls.approvePlan
+// carries it out in its session, once. A plan of another workspace is not
+// offered there.
+func TestPlanApprovedAfterRestart(t *testing.T) {
+	t.Parallel()
+	state, root, other := t.TempDir(), t.TempDir(), t.TempDir()
+	const plan = "Plan:\n1. Change hello to goodbye."
+	script := func(req *llmtest.ChatRequest) llmtest.Reply {
+		if !strings.Contains(req.LastUser(), "The user approved your plan") {
+			return llmtest.Text(plan)
+		}
+		switch {
+		case !req.HasToolResult("r1"):
+			return llmtest.ToolCalls(llmtest.Call{ID: "r1", Name: "read_file", Args: callArgs(map[string]any{"path": "notes.txt"})})
+		case !req.HasToolResult("e1"):
+			return llmtest.ToolCalls(llmtest.Call{ID: "e1", Name: "edit_file", Args: callArgs(map[string]any{"path": "notes.txt", "old_string": "hello", "new_string": "goodbye"})})
+		}
+		return llmtest.Text("Done as planned.")
+	}
+	writeFile(t, filepath.Join(root, "notes.txt"), "hello\n")
+	writeFile(t, filepath.Join(other, "notes.txt"), "hello\n")
+	first := stateSession(t, script, state, root)
+	planned := runIn(t, first, lspserver.RunArgs{Prompt: "Say goodbye", Mode: "plan"})
+	if fin := first.events(t, planned.RunID); fin[len(fin)-1].Kind != "finished" {
+		t.Fatalf("plan run: %v", kinds(fin))
+	}
+	// Another workspace's server does not offer it.
+	elsewhere := stateSession(t, script, state, other)
+	for _, a := range codeActionsOf(t, elsewhere.c, &protocol.CodeActionParams{
+		TextDocument: protocol.TextDocumentIdentifier{URI: elsewhere.fileURI("notes.txt")}, Range: rng(0, 0, 0, 0)}) {
+		if strings.HasPrefix(a.Title, "Agent: Approve plan") {
+			t.Fatalf("another workspace offers %q", a.Title)
+		}
+	}
+
+	// The editor restarts: a new server on the same state.
+	second := stateSession(t, script, state, root)
+	var approve *protocol.CodeAction
+	as := codeActionsOf(t, second.c, &protocol.CodeActionParams{
+		TextDocument: protocol.TextDocumentIdentifier{URI: second.fileURI("notes.txt")}, Range: rng(0, 0, 0, 0)})
+	for i := range as {
+		if strings.HasPrefix(as[i].Title, "Agent: Approve plan") {
+			approve = &as[i]
+		}
+	}
+	if approve == nil || !strings.Contains(approve.Title, "Plan:") {
+		t.Fatalf("after a restart no approve action in %q", titles(as))
+	}
+	var next lspserver.RunResult
+	if err := second.c.Call(lsptest.Context(t), protocol.MethodWorkspaceExecuteCommand,
+		&protocol.ExecuteCommandParams{Command: approve.Command.Command, Arguments: approve.Command.Arguments}, &next); err != nil {
+		t.Fatalf("approving after a restart: %v", err)
+	}
+	if next.SessionID != planned.SessionID {
+		t.Fatalf("carried out in session %s, the plan's is %s", next.SessionID, planned.SessionID)
+	}
+	if evs := second.events(t, next.RunID); evs[len(evs)-1].Kind != "finished" {
+		t.Fatalf("carry-out run: %v", kinds(evs))
+	}
+	var props lspserver.ProposalsResult
+	if err := second.c.Call(lsptest.Context(t), lspserver.MethodProposals, &lspserver.ProposalsParams{}, &props); err != nil {
+		t.Fatal(err)
+	}
+	if len(props.Proposals) != 1 || props.Proposals[0].ProposedText != "goodbye\n" {
+		t.Fatalf("proposals after approving: %+v", props.Proposals)
+	}
+	// Approved once: neither this server nor a later one approves it again.
+	third := stateSession(t, script, state, root)
+	for _, s := range []*runSession{second, third} {
+		err := s.c.Call(lsptest.Context(t), protocol.MethodWorkspaceExecuteCommand,
+			command(lspserver.CommandApprovePlan, lspserver.ApprovePlanArgs{RunID: planned.RunID}), &next)
+		if err == nil || !strings.Contains(err.Error(), "has no plan awaiting approval") {
+			t.Fatalf("second approval: %v", err)
+		}
 	}
 }

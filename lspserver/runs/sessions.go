@@ -99,10 +99,14 @@ func (ss *sessionsState) setLatest(sess *agent.Session, prompt, apiKey string) {
 	ss.mu.Unlock()
 }
 
-// RestoreSessions restores the workspace's saved sessions and their
-// proposals, once; the wiring calls it on the first initialized
-// notification, when the workspace folders are known.
-func (rs *Runs) RestoreSessions() { rs.sessions() }
+// RestoreSessions restores the workspace's saved sessions, their
+// proposals and their plans awaiting approval, once; the wiring calls it
+// on the first initialized notification, when the workspace folders are
+// known.
+func (rs *Runs) RestoreSessions() {
+	rs.sessions()
+	rs.restorePlans()
+}
 
 // sessions returns the sessions, restoring the saved ones on first use
 // (after initialize, when the workspace folders are known).
