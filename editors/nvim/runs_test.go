@@ -480,6 +480,39 @@ func TestRunConflictExplained(t *testing.T) {
 	}
 }
 
+// TestPlanApprovedAfterServerRestart: a plan made before the server
+// restarted (an editor reload, :LspRestart, a crash) is approved with
+// :AgentApprove through the new server, in the plan's session.
+func TestPlanApprovedAfterServerRestart(t *testing.T) {
+	t.Parallel()
+	srv := llmtest.New(t, func(req *llmtest.ChatRequest) llmtest.Reply {
+		if !strings.Contains(req.LastUser(), "The user approved your plan") {
+			return llmtest.Text("PLAN: 1. return HELLO in greet.go")
+		}
+		switch {
+		case !req.HasToolResult("r1"):
+			return llmtest.ToolCalls(llmtest.Call{ID: "r1", Name: "read_file", Args: `{"path":"greet.go"}`})
+		case !req.HasToolResult("e1"):
+			return llmtest.ToolCalls(llmtest.Call{ID: "e1", Name: "edit_file", Args: `{"path":"greet.go","old_string":"\"hello\"","new_string":"\"HELLO\""}`})
+		}
+		return llmtest.Text("Done.")
+	})
+	r := runScript(t, "run_approve_restart.lua", options{env: modelEnv(srv), files: map[string]string{"greet.go": greetGo}})
+	if got := r.str(t, "plan_status"); got != "finished" {
+		t.Fatalf("plan run %q", got)
+	}
+	if got := r.str(t, "second_status"); got != "finished" {
+		t.Errorf("carry-out run %q", got)
+	}
+	if !r.boolean(t, "same_session") {
+		t.Error("the carry-out run is not in the plan's session")
+	}
+	reqs := srv.Requests()
+	if last := reqs[len(reqs)-1]; !last.Contains("PLAN: 1. return HELLO in greet.go") {
+		t.Error("the carry-out run was not given the plan")
+	}
+}
+
 // TestPlanThenApprove: :AgentPlan sends agentls.run with mode "plan" and
 // the plan shows in the log; :AgentApprove sends agentls.approvePlan and
 // the carry-out run (same session) leaves a preview in the buffer.

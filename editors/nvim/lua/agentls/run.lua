@@ -249,35 +249,58 @@ end
 
 --- :AgentApprove [runId]: approves a finished plan (default: the latest)
 --- with agentls.approvePlan, which continues its session in preview mode.
+--- A plan this Neovim did not see finish (made before a restart: the
+--- server keeps plans awaiting approval with their sessions) is approved
+--- through the current buffer's server, which knows it.
 function M.approve_command(args)
   local r
-  if args.args and args.args ~= "" then
+  local wanted = args.args ~= nil and args.args ~= "" and args.args or nil
+  if wanted then
     for _, k in ipairs(order) do
-      if tostring(runs[k].id) == args.args then
+      if tostring(runs[k].id) == wanted then
         r = runs[k]
       end
     end
   else
     r = latest_plan()
   end
-  if not r or not r.plan_ready then
-    log.notify(vim.log.levels.WARN, "no plan awaits approval (start one with :AgentPlan)")
-    return
-  end
-  local client = vim.lsp.get_client_by_id(r.client_id)
-  if not client then
-    log.notify(vim.log.levels.ERROR, "the agentls server of plan %s is gone", tostring(r.id))
-    return
-  end
-  client_mod.execute(client, "agentls.approvePlan", { runId = r.id }, function(err, result)
-    if err or type(result) ~= "table" or not result.runId then
-      log.notify(vim.log.levels.ERROR, "approve plan %s: %s", tostring(r.id), err and (err.message or vim.inspect(err)) or vim.inspect(result))
+  local client, arg
+  if r and r.plan_ready then
+    -- Its server may have restarted since: the new one knows the plan.
+    client = vim.lsp.get_client_by_id(r.client_id) or client_mod.get(vim.api.nvim_get_current_buf())
+    if not client then
+      log.notify(vim.log.levels.ERROR, "the agentls server of plan %s is gone", tostring(r.id))
       return
     end
-    r.plan_ready = false
+    arg = { runId = r.id }
+  elseif r and wanted then
+    log.notify(vim.log.levels.WARN, "run %s has no plan awaiting approval (it was approved already, or it is not a plan)", wanted)
+    return
+  else
+    client = client_mod.get(vim.api.nvim_get_current_buf())
+    if not client then
+      log.notify(vim.log.levels.WARN, "no plan awaits approval (start one with :AgentPlan)")
+      return
+    end
+    arg = wanted and { runId = wanted } or vim.empty_dict()
+  end
+  client_mod.execute(client, "agentls.approvePlan", arg, function(err, result)
+    if err or type(result) ~= "table" or not result.runId then
+      local msg = err and (err.message or vim.inspect(err)) or vim.inspect(result)
+      if not r and err then
+        log.notify(vim.log.levels.WARN, "no plan awaits approval (start one with :AgentPlan): %s", msg)
+      else
+        log.notify(vim.log.levels.ERROR, "approve plan %s: %s", tostring(r and r.id or wanted or "latest"), msg)
+      end
+      return
+    end
+    local plan_id = r and r.id or arg.runId or "saved before a restart"
+    if r then
+      r.plan_ready = false
+    end
     local next_run = get_run(client.id, result.runId)
     next_run.session_id = result.sessionId
-    append({ string.format("[%s] (preview) carrying out plan %s", result.runId, tostring(r.id)) })
+    append({ string.format("[%s] (preview) carrying out plan %s", result.runId, tostring(plan_id)) })
   end)
 end
 
