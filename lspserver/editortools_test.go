@@ -160,3 +160,65 @@ func TestScriptInnerCallsOnTheWire(t *testing.T) {
 		t.Fatalf("inner events %q", inner)
 	}
 }
+
+// TestSubAgentScriptOnTheWire: a sub-agent's script runs and its inner
+// calls reach the editor as the sub-agent's run events (its runId, the
+// parent's in parentRunId) with the script call in parentCallId; the
+// program's output reaches the parent through the sub-agent's answer.
+func TestSubAgentScriptOnTheWire(t *testing.T) {
+	rs := newRunSession(t, func(req *llmtest.ChatRequest) llmtest.Reply {
+		if strings.HasPrefix(req.System(), "You are a sub-agent") {
+			if !req.HasToolResult("s1") {
+				return llmtest.ToolCalls(llmtest.Call{ID: "s1", Name: "script", Args: `{"code":"len(glob('*.txt'))"}`})
+			}
+			r, _ := req.ToolResult("s1")
+			return llmtest.Text("files=" + r)
+		}
+		if !req.HasToolResult("t1") {
+			return llmtest.ToolCalls(llmtest.Call{ID: "t1", Name: "task", Args: `{"description":"count","prompt":"count the text files"}`})
+		}
+		r, _ := req.ToolResult("t1")
+		return llmtest.Text("sub said " + r)
+	}, runOpts{})
+	for _, n := range []string{"a.txt", "b.txt", "c.txt"} {
+		writeFile(t, filepath.Join(rs.root, n), "x\n")
+	}
+	id := rs.start(t, lspserver.RunArgs{Prompt: "count"})
+	evs := rs.events(t, id)
+	if last := evs[len(evs)-1]; last.Kind != "finished" || *last.Text != "sub said files=3" {
+		t.Fatalf("run ended %+v", last)
+	}
+	var subID string
+	for _, e := range runEventsWithParent(rs.c.Received(), id) {
+		if e.Kind == "started" {
+			subID = e.RunID
+		}
+	}
+	if subID == "" {
+		t.Fatal("no sub-agent events")
+	}
+	var inner []string
+	for _, e := range runEvents(rs.c.Received(), subID) {
+		if e.ParentRunID != id {
+			t.Fatalf("sub-agent event without the parent: %+v", e)
+		}
+		if e.ParentCallID != "" {
+			inner = append(inner, e.Kind+" "+e.Tool+" "+e.CallID+" "+e.ParentCallID)
+		}
+	}
+	if strings.Join(inner, "|") != "toolCall glob s1.1 s1|toolResult glob s1.1 s1" {
+		t.Fatalf("inner events of the sub-agent %q", inner)
+	}
+}
+
+// runEventsWithParent extracts the events of sub-agents of parentID.
+func runEventsWithParent(msgs []lsptest.Message, parentID string) []lspserver.RunEvent {
+	var out []lspserver.RunEvent
+	for _, m := range msgs {
+		var e lspserver.RunEvent
+		if m.Method == lspserver.MethodRunEvent && json.Unmarshal(m.Params, &e) == nil && e.ParentRunID == parentID {
+			out = append(out, e)
+		}
+	}
+	return out
+}

@@ -237,3 +237,35 @@ func TestOfferHeldBackTools(t *testing.T) {
 		}
 	}
 }
+
+// TestOfferDerive: a derived offer sees only the tools its filter keeps,
+// held-back ones included (a tool the filter refuses is neither offered
+// nor found by its tool_search), and its activations are its own.
+func TestOfferDerive(t *testing.T) {
+	noop := func(context.Context, *Env, noParams) (Result, error) { return Result{}, nil }
+	reg := NewRegistry(builtin("read_file"), New("edit_file", "Edit a file.", false, noop),
+		HeldBack(New("definition", "Find where a symbol is defined.", true, noop)),
+		HeldBack(New("rename", "Rename a symbol everywhere.", false, noop)),
+	)
+	parent := NewOffer(reg, 1_000_000, 0.1, nil)
+	sub := parent.Derive(func(t Tool) bool { return t.ReadOnly() })
+	if got := strings.Join(names(sub.Tools()), ","); got != "read_file,tool_search" {
+		t.Fatalf("derived offer: %s", got)
+	}
+	res := search(t, sub, "definition rename symbol")
+	if res.IsError || !strings.Contains(res.Text, "- definition:") || strings.Contains(res.Text, "rename") {
+		t.Fatalf("derived search: %s", res.Text)
+	}
+	if got := strings.Join(names(sub.Tools()), ","); got != "read_file,definition" {
+		t.Fatalf("derived offer after loading: %s", got)
+	}
+	if got := strings.Join(names(parent.Tools()), ","); got != "edit_file,read_file,tool_search" {
+		t.Fatalf("the parent's offer changed: %s", got)
+	}
+	// Nothing is held back from it any more, so tool_search is gone; asked
+	// anyway, it never loads what the filter refuses.
+	res, err := sub.search.Call(context.Background(), nil, json.RawMessage(`{"query":"rename"}`))
+	if err != nil || strings.Contains(res.Text, "Loaded") {
+		t.Fatalf("rename found by name: %s %v", res.Text, err)
+	}
+}
