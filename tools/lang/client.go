@@ -94,6 +94,8 @@ type doc struct {
 	pulled    []diag
 	pulledAt  int32
 	hasPulled bool
+	// stamps are the texts sent within stampGap (clangd headers).
+	stamps []sent
 }
 
 // publication is the last publishDiagnostics for one file.

@@ -3,6 +3,8 @@ package lang
 import (
 	"context"
 	"fmt"
+	"slices"
+	"time"
 
 	"go.lsp.dev/protocol"
 	"go.lsp.dev/uri"
@@ -13,6 +15,7 @@ import (
 // tried, and whole text cannot drift). It returns the document's version
 // and whether anything was sent. Called with c.use held.
 func (c *client) syncDoc(ctx context.Context, path, content string) (int32, bool, error) {
+	c.awaitNewStamp(ctx, path, content)
 	c.mu.Lock()
 	c.tick++
 	d := c.docs[path]
@@ -30,6 +33,7 @@ func (c *client) syncDoc(ctx context.Context, path, content string) (int32, bool
 			TextDocument:   protocol.VersionedTextDocumentIdentifier{TextDocumentIdentifier: protocol.TextDocumentIdentifier{URI: u}, Version: v},
 			ContentChanges: []protocol.TextDocumentContentChangeEvent{&protocol.TextDocumentContentChangeWholeDocument{Text: content}},
 		})
+		c.stamp(path, len(content))
 		if err != nil {
 			return v, true, c.sendError(err)
 		}
@@ -45,6 +49,7 @@ func (c *client) syncDoc(ctx context.Context, path, content string) (int32, bool
 	err := c.srv.DidOpen(ctx, &protocol.DidOpenTextDocumentParams{TextDocument: protocol.TextDocumentItem{
 		URI: d.uri, LanguageID: protocol.LanguageKind(languageID(path)), Version: 1, Text: content,
 	}})
+	c.stamp(path, len(content))
 	if err != nil {
 		return 1, true, c.sendError(err)
 	}
@@ -112,4 +117,66 @@ func (c *client) sendError(err error) error {
 		return c.deadErr
 	}
 	return fmt.Errorf("cannot reach the language server: %w", err)
+}
+
+// stampGap is how long after sending a header's text clangd may still
+// take the same text size and modification second for it: clangd stamps
+// an open file's text with the wall-clock second it got it (std::time),
+// and reuses a file's preamble while every header in it keeps its size
+// and stamp, so a header changed to a text of the same length within that
+// second (a rename add → sum) went unnoticed by the files including it.
+// The margin covers the time clangd takes to read the message.
+const stampGap = time.Second + 100*time.Millisecond
+
+// awaitNewStamp delays, for clangd and a header, a new text until
+// stampGap has passed since every text of the same size sent for path
+// within stampGap, so clangd stamps it with another second (bounded by
+// ctx; the wait is at most stampGap).
+func (c *client) awaitNewStamp(ctx context.Context, path, content string) {
+	if c.cfg.Name != "clangd" || !isHeader(path) {
+		return
+	}
+	n := len(content)
+	c.mu.Lock()
+	var wait time.Duration
+	if d := c.docs[path]; d != nil && d.text != content {
+		for _, s := range d.stamps {
+			if s.size == n {
+				wait = max(wait, stampGap-time.Since(s.at))
+			}
+		}
+	}
+	c.mu.Unlock()
+	if wait <= 0 {
+		return
+	}
+	t := time.NewTimer(wait)
+	defer t.Stop()
+	select {
+	case <-t.C:
+	case <-ctx.Done():
+	}
+}
+
+// stamp records that a text of size n was (just) sent for path, keeping
+// the sends of the last stampGap (clangd headers only).
+func (c *client) stamp(path string, n int) {
+	if c.cfg.Name != "clangd" || !isHeader(path) {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	d := c.docs[path]
+	if d == nil {
+		return
+	}
+	now := time.Now()
+	d.stamps = slices.DeleteFunc(d.stamps, func(s sent) bool { return now.Sub(s.at) > stampGap })
+	d.stamps = append(d.stamps, sent{at: now, size: n})
+}
+
+// sent is one text sent for a document: when, and its size in bytes.
+type sent struct {
+	at   time.Time
+	size int
 }

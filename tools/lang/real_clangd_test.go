@@ -84,11 +84,10 @@ func TestClangdC(t *testing.T) {
 		t.Fatalf("outstanding after the revert = %d", n)
 	}
 
-	// The rename's verdict is not asserted: clangd first builds main.c
-	// against util.h's previous preamble and may publish that
-	// (docs/language-servers.md).
+	// util.h keeps its length (add → sum), within a second of its last
+	// text: clangd must still rebuild main.c and util.c against it.
 	res = s.mustCall(t, "rename", fmtArgs("path", "main.c", "line", 4, "symbol", "add", "new_name", "sum"))
-	if !strings.HasPrefix(res.Text, "Renamed add to sum in 3 file(s):") {
+	if !strings.HasPrefix(res.Text, "Renamed add to sum in 3 file(s):") || !strings.HasSuffix(res.Text, "\n\nno new problems") {
 		t.Fatalf("rename result:\n%s", res.Text)
 	}
 	if st, _ := s.env.Changes.Get(root + "/main.c"); !strings.Contains(st.Text, "/* 注释 😀 */ return sum(1, 2) + (s != 0);") {
@@ -129,9 +128,8 @@ func TestClangdCpp(t *testing.T) {
 	res = s.mustCall(t, "edit_file", fmtArgs("path", "geo/main.cpp", "old_string", "sq.perimeter()", "new_string", "sq.area()"))
 	wantSuffix(t, "fix result", res.Text, "\n\nno new problems")
 
-	// As in TestClangdC, the rename's verdict is not asserted.
 	res = s.mustCall(t, "rename", fmtArgs("path", "geo/main.cpp", "line", 5, "symbol", "area", "new_name", "surface"))
-	if !strings.HasPrefix(res.Text, "Renamed area to surface in 3 file(s):") {
+	if !strings.HasPrefix(res.Text, "Renamed area to surface in 3 file(s):") || !strings.HasSuffix(res.Text, "\n\nno new problems") {
 		t.Fatalf("rename result:\n%s", res.Text)
 	}
 	for _, f := range []string{"geo/main.cpp", "geo/shape.cpp", "geo/shape.hpp"} {
