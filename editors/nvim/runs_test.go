@@ -513,6 +513,38 @@ func TestPlanApprovedAfterServerRestart(t *testing.T) {
 	}
 }
 
+// TestRunApplyNewFile: in apply mode a run creates a file and edits it
+// again; the buffer Neovim opens for it holds exactly the agent's text and
+// :write saves it byte for byte (Neovim's empty buffer is one line with an
+// implicit final newline, which an insertion at 0:0 left as a blank line
+// more; the server then never saw its text and sent no further edit).
+func TestRunApplyNewFile(t *testing.T) {
+	t.Parallel()
+	srv := llmtest.New(t, func(req *llmtest.ChatRequest) llmtest.Reply {
+		switch {
+		case !req.HasToolResult("w1"):
+			return llmtest.ToolCalls(llmtest.Call{ID: "w1", Name: "write_file", Args: `{"path":"notes.md","content":"# Notes 🎉\n\n- first\n"}`})
+		case !req.HasToolResult("e1"):
+			return llmtest.ToolCalls(llmtest.Call{ID: "e1", Name: "edit_file", Args: `{"path":"notes.md","old_string":"- first\n","new_string":"- first\n- second 你好\n"}`})
+		}
+		return llmtest.Text("Wrote the notes.")
+	})
+	r := runScript(t, "run_apply_newfile.lua", options{env: modelEnv(srv), files: map[string]string{"greet.go": greetGo}})
+	if got := r.str(t, "status"); got != "finished" {
+		t.Fatalf("run status %q", got)
+	}
+	if !r.boolean(t, "has_buffer") {
+		t.Fatal("no buffer for the new file")
+	}
+	const want = "# Notes 🎉\n\n- first\n- second 你好\n"
+	if got := r.str(t, "buffer_text"); got != want {
+		t.Errorf("the new file's buffer = %q, want %q", got, want)
+	}
+	if got := r.str(t, "disk"); got != want {
+		t.Errorf("saved = %q, want %q", got, want)
+	}
+}
+
 // TestPlanThenApprove: :AgentPlan sends agentls.run with mode "plan" and
 // the plan shows in the log; :AgentApprove sends agentls.approvePlan and
 // the carry-out run (same session) leaves a preview in the buffer.

@@ -159,6 +159,16 @@ func (a *applier) fileEdit(f tools.StagedFile) (docs.FileEdit, string) {
 		fe.Version = snap.Version
 	}
 	fe.Edits = text.Diff(f.Base, f.Text, a.s.core.Session().Encoding)
+	if f.Created {
+		// One edit over the whole empty document that ends on the line
+		// after it, as accept does (proposal.createEdit): Neovim shows a
+		// new file's empty buffer as one empty line with an implicit final
+		// newline, and an insertion at 0:0 left that line as a blank line
+		// more (saved with the file, and the server never saw the staged
+		// text, so the run's next edit of the file was held). Clients
+		// without that line clamp the end to the end of the document.
+		fe.Edits = []text.Edit{{Range: text.Range{End: text.Position{Line: 1}}, NewText: f.Text}}
+	}
 	return fe, ""
 }
 
