@@ -79,10 +79,16 @@ func revertMain(args []string, stdout, stderr io.Writer) int {
 	summary := revert.Summary(results)
 	fmt.Fprint(stdout, summary)
 	reverted := 0
+	transcript, terr := "", error(nil) // looked up once for all the files
 	for _, r := range results {
 		if r.Changed {
 			reverted++
-			_ = agent.RecordFate("", agent.Fate{RunID: runID, Path: r.Path, Fate: agent.FateReverted, Hunks: r.Reverted, Reason: r.Conflict})
+			if transcript == "" && terr == nil {
+				transcript, terr = agent.FindTranscript("", runID)
+			}
+			if terr == nil {
+				_ = agent.RecordFateAt(transcript, agent.Fate{RunID: runID, Path: r.Path, Fate: agent.FateReverted, Hunks: r.Reverted, Reason: r.Conflict})
+			}
 		}
 	}
 	if reverted > 0 {

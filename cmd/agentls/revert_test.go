@@ -60,6 +60,16 @@ func TestRevertAppliedRun(t *testing.T) {
 	if !strings.Contains(out, "greet.py: reverted") || !strings.Contains(out, "NOTES.md: deleted") {
 		t.Fatalf("revert said:\n%s", out)
 	}
+	// The run's transcript holds each file's fate: applied by the run,
+	// then reverted (for agentls report).
+	tpath := regexp.MustCompile(`transcript (\S+\.jsonl)`).FindStringSubmatch(stderr)[1]
+	tr := readFile(t, tpath)
+	for _, want := range []string{`"fate":"accepted","hunks":0,"kind":"fate","path":"` + filepath.Join(ws, "greet.py"), `"fate":"accepted","hunks":0,"kind":"fate","path":"` + filepath.Join(ws, "NOTES.md"),
+		`"fate":"reverted","hunks":1,"kind":"fate","path":"` + filepath.Join(ws, "greet.py"), `"fate":"reverted","hunks":1,"kind":"fate","path":"` + filepath.Join(ws, "NOTES.md")} {
+		if strings.Count(tr, want) != 1 {
+			t.Errorf("transcript has %d of %s", strings.Count(tr, want), want)
+		}
+	}
 	code, _, errOut = runRevert(t, "--dir", ws, m[1])
 	if code != 0 || !strings.Contains(errOut, "already reverted") {
 		t.Fatalf("second revert: %d %s", code, errOut)
