@@ -33,6 +33,10 @@ type Fate struct {
 	Fate   string // one of the Fate* constants
 	Hunks  int
 	Reason string // the user's reason (rejected) or why (conflicted)
+	// Diff is the change that landed, when the transcript's staged
+	// records cannot show it (apply mode: the editor took each change as
+	// it was made, so nothing was left staged); bounded by maxFateDiff.
+	Diff string
 }
 
 // maxFateRecord bounds one fate line: a reason pasted by mistake (a
@@ -40,6 +44,7 @@ type Fate struct {
 const (
 	maxFateRecord = 16 << 10
 	maxFateReason = 4 << 10
+	maxFateDiff   = 10 << 10
 )
 
 // RecordFate appends f as a {"kind":"fate"} record to the transcript of
@@ -70,9 +75,14 @@ func RecordFateAt(path string, f Fate) error {
 	if len(f.Reason) > maxFateReason {
 		f.Reason = safetext.Bound(f.Reason, maxFateReason)
 	}
-	return appendTranscriptRecord(path, "fate", map[string]any{
-		"runId": f.RunID, "path": f.Path, "fate": f.Fate, "hunks": f.Hunks, "reason": f.Reason,
-	}, NewRedactor())
+	if len(f.Diff) > maxFateDiff {
+		f.Diff = safetext.Bound(f.Diff, maxFateDiff)
+	}
+	fields := map[string]any{"runId": f.RunID, "path": f.Path, "fate": f.Fate, "hunks": f.Hunks, "reason": f.Reason}
+	if f.Diff != "" {
+		fields["diff"] = f.Diff
+	}
+	return appendTranscriptRecord(path, "fate", fields, NewRedactor())
 }
 
 // RecordFate appends f to the transcript of f.RunID: the file the run

@@ -439,3 +439,47 @@ func TestApplyModeCancel(t *testing.T) {
 		t.Errorf("a cancelled apply-mode run left proposals: %+v", props.Proposals)
 	}
 }
+
+// TestApplyModeReport: the report of an apply-mode run shows each change
+// it made as a diff with its fate (accepted: applied in apply mode), like
+// a reviewed run's, not "nothing left to propose" and "no decision
+// recorded" (the changeset holds nothing pending once the editor took the
+// change).
+func TestApplyModeReport(t *testing.T) {
+	t.Parallel()
+	script := stepsScript("Greeting changed.",
+		readCall("r1", "greet.go"),
+		editCall("e1", "greet.go", `"hello"`, `"hello, 世界 🎉"`),
+		step{call: llmtest.Call{ID: "w1", Name: "write_file", Args: callArgs(map[string]any{"path": "NOTES.md", "content": "greeting changed\n"})}})
+	rs, ed := applySession(t, script, "", runOpts{transcript: true})
+	original := "package main\n\nfunc greet() string { return \"hello\" }\n"
+	path := rs.write(t, "greet.go", original)
+	ed.open(t, uri.File(path), original)
+	id := rs.start(t, lspserver.RunArgs{Prompt: "Greet the world."})
+	if evs := rs.events(t, id); evs[len(evs)-1].Kind != "finished" {
+		t.Fatalf("run: %v", kinds(evs))
+	}
+	var rep lspserver.ReportResult
+	if err := rs.c.Call(lsptest.Context(t), protocol.MethodWorkspaceExecuteCommand, command(lspserver.CommandOpenReport, lspserver.ReportArgs{RunID: id}), &rep); err != nil {
+		t.Fatal(err)
+	}
+	page, err := os.ReadFile(uri.URI(rep.URI).FsPath())
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, summary, ok := strings.Cut(string(page), "<h3>Proposed changes</h3>")
+	summary, _, _ = strings.Cut(summary, "<h3>Timeline</h3>")
+	if !ok {
+		t.Fatalf("no proposed changes in the report")
+	}
+	for _, want := range []string{`data-path="greet.go"`, `hello, 世界 🎉`, `data-path="NOTES.md"`, `greeting changed`, `fate">accepted`, "applied in apply mode"} {
+		if !strings.Contains(summary, want) {
+			t.Errorf("the report's changes lack %q:\n%s", want, summary)
+		}
+	}
+	for _, bad := range []string{"nothing left to propose", "no decision recorded"} {
+		if strings.Contains(summary, bad) {
+			t.Errorf("the report's changes say %q:\n%s", bad, summary)
+		}
+	}
+}

@@ -233,6 +233,9 @@ func buildOne(recs []record) *Run {
 			r.Steps = append(r.Steps, &Step{Kind: "fate", Time: t, Fate: &f})
 			if c := matchChange(r.Changes, rec.Path); c != nil {
 				c.Fates = append(c.Fates, f)
+				if c.Diff == "" && rec.Diff != "" {
+					c.Diff = rec.Diff // what landed (apply mode), when nothing stayed staged
+				}
 			}
 		case "todo":
 			r.Steps = append(r.Steps, &Step{Kind: "todo", Time: t, Todos: rec.Todos})

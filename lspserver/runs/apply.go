@@ -5,12 +5,15 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
+	"slices"
 	"sync"
 	"time"
 
 	"go.lsp.dev/protocol"
 	"go.lsp.dev/uri"
 
+	"github.com/agentls/agentls/agent"
 	"github.com/agentls/agentls/internal/text"
 	"github.com/agentls/agentls/internal/workspace"
 	"github.com/agentls/agentls/lspserver/core"
@@ -53,14 +56,22 @@ type applier struct {
 	settle time.Duration
 
 	mu          sync.Mutex
-	applied     map[string]bool   // paths the editor took a change of
-	unconfirmed map[string]bool   // applied, but the result never reached the server
-	held        map[string]string // path → why its staged change was not applied
+	applied     map[string]bool          // paths the editor took a change of
+	landed      map[string]*landedChange // per path: what the editor took, over the run
+	unconfirmed map[string]bool          // applied, but the result never reached the server
+	held        map[string]string        // path → why its staged change was not applied
 }
 
 func newApplier(s *Runs, runID string, env *tools.Env, events *eventStream, prog *runProgress, settle time.Duration) *applier {
 	return &applier{s: s, runID: runID, env: env, events: events, prog: prog, settle: settle,
-		applied: map[string]bool{}, unconfirmed: map[string]bool{}, held: map[string]string{}}
+		applied: map[string]bool{}, landed: map[string]*landedChange{}, unconfirmed: map[string]bool{}, held: map[string]string{}}
+}
+
+// landedChange is what the editor took of one file in a run: the text
+// before its first change and after its last.
+type landedChange struct {
+	before, after string
+	created       bool
 }
 
 // staged is the changeset subscriber: it runs on the goroutine of the tool
@@ -113,6 +124,11 @@ func (a *applier) staged(ctx context.Context, path string) {
 	confirmed := a.awaitText(ctx, path, f.TextHash)
 	a.mu.Lock()
 	a.applied[path] = true
+	if l := a.landed[path]; l != nil {
+		l.after = f.Text
+	} else {
+		a.landed[path] = &landedChange{before: f.Base, after: f.Text, created: f.Created}
+	}
 	delete(a.held, path)
 	if !confirmed {
 		a.unconfirmed[path] = true
@@ -211,6 +227,33 @@ func (a *applier) hold(path, why string) {
 
 // summary returns how many files the editor took changes of and the
 // reasons of the changes left staged, by path.
+// recordFates records each file the editor took a change of as accepted
+// ("applied in apply mode") in the run's transcript, with the change as a
+// diff, as agentls run --apply does: the run report shows it like a
+// reviewed change (nothing stayed staged to show it otherwise).
+func (a *applier) recordFates() {
+	tdir := a.s.cfg.options().TranscriptDir
+	if tdir == NoTranscripts {
+		return
+	}
+	a.mu.Lock()
+	paths := slices.Sorted(maps.Keys(a.landed))
+	landed := maps.Clone(a.landed)
+	a.mu.Unlock()
+	sess := a.s.sessionOfRun(a.runID)
+	for _, p := range paths {
+		l := landed[p]
+		rel := a.env.Rel(p)
+		f := tools.StagedFile{Base: l.before, Text: l.after, Created: l.created}
+		fate := agent.Fate{RunID: a.runID, Path: p, Fate: agent.FateAccepted, Reason: "applied in apply mode", Diff: f.Unified(rel)}
+		if sess != nil { // the session knows the run's transcript file
+			_ = sess.RecordFate(tdir, fate)
+		} else {
+			_ = agent.RecordFate(tdir, fate)
+		}
+	}
+}
+
 func (a *applier) summary() (applied int, held map[string]string) {
 	a.mu.Lock()
 	defer a.mu.Unlock()

@@ -176,6 +176,7 @@ func (rs *Runs) execute(ctx context.Context, r *run, j job) {
 	if r.ap != nil {
 		applied, held := r.ap.summary()
 		pending, note = rs.handOver(r.id, env.Changes, r.events, out.Status, applied, held)
+		r.ap.recordFates()
 	} else if pending > 0 {
 		note = fmt.Sprintf("%s pending review", plural(pending, "changed file"))
 	} else {
