@@ -84,7 +84,7 @@ func TestChecksLoopThroughTheServer(t *testing.T) {
 		t.Fatalf("finished %+v", fin)
 	}
 	msg := rs.showMessage(t, "Agent run "+id)
-	if msg.Type != protocol.MessageTypeInfo || msg.Message != "Agent run "+id+" finished: Fixed Sub.; checks passed (test); 2 changed files pending review" {
+	if msg.Type != protocol.MessageTypeInfo || msg.Message != "Agent run "+id+" finished: Fixed Sub.; checks passed (test); 2 changed files pending review (calc.go, sub_test.go)" {
 		t.Fatalf("showMessage %+v", msg)
 	}
 	testtree.Same(t, before, rs.root)

@@ -68,7 +68,7 @@ func TestProblemsThroughTheServer(t *testing.T) {
 		t.Fatalf("finished %+v", fin)
 	}
 	msg := rs.showMessage(t, "Agent run "+id)
-	if msg.Type != protocol.MessageTypeWarning || !strings.HasSuffix(msg.Message, "1 changed file pending review; introduces 1 problem (language server)") {
+	if msg.Type != protocol.MessageTypeWarning || !strings.HasSuffix(msg.Message, "1 changed file pending review (main.go); introduces 1 problem (language server)") {
 		t.Fatalf("showMessage %+v", msg)
 	}
 

@@ -178,7 +178,10 @@ func (rs *Runs) execute(ctx context.Context, r *run, j job) {
 		pending, note = rs.handOver(r.id, env.Changes, r.events, out.Status, applied, held)
 		r.ap.recordFates()
 	} else if pending > 0 {
-		note = fmt.Sprintf("%s pending review", plural(pending, "changed file"))
+		// Name them: clients without a plugin (eglot, Helix) see only this
+		// message, and a file that is not open shows its proposal nowhere
+		// until the user visits it.
+		note = fmt.Sprintf("%s pending review (%s)", plural(pending, "changed file"), rs.fileList(env.Changes.Files()))
 	} else {
 		note = "no changes"
 	}
@@ -186,6 +189,23 @@ func (rs *Runs) execute(ctx context.Context, r *run, j job) {
 		note = n
 	}
 	rs.endRun(ctx, r, r.events, prog, out, pending, note)
+}
+
+// maxNamedFiles bounds the files an end-of-run message names.
+const maxNamedFiles = 3
+
+// fileList names paths as the editor shows them, at most maxNamedFiles,
+// then how many more.
+func (rs *Runs) fileList(paths []string) string {
+	var names []string
+	for i, p := range paths {
+		if i == maxNamedFiles {
+			names = append(names, fmt.Sprintf("and %d more", len(paths)-maxNamedFiles))
+			break
+		}
+		names = append(names, rs.docs.DisplayName(p))
+	}
+	return strings.Join(names, ", ")
 }
 
 // onEvent is the agent's OnEvent for run r: events go to the editor as
