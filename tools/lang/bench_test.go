@@ -180,10 +180,29 @@ func BenchmarkWarmCheckTypeScript(b *testing.B) {
 	warmSmall(b, "typescript", tsProject, "main.ts", "add(1, 2)", "add(1, undefinedThing)", "Cannot find name 'undefinedThing'.")
 }
 
-func warmSmall(b *testing.B, server string, files map[string]string, path, good, bad, want string) {
+// BenchmarkWarmCheckClangd: the same with clangd on the C project of
+// TestClangdC (one file, main.c, changed); BenchmarkWarmCheckClangdHeader
+// changes util.h's signature instead, so that clangd also rebuilds the two
+// files including it (a didSave of the header, then their answers).
+//
+//	go test ./tools/lang -run '^$' -bench 'WarmCheckClangd' -benchtime 100x
+func BenchmarkWarmCheckClangd(b *testing.B) {
+	warmSmall(b, "clangd", cProject, "main.c", "add(1, 2)", "add(1, undefinedThing)", "Use of undeclared identifier 'undefinedThing'")
+}
+
+func BenchmarkWarmCheckClangdHeader(b *testing.B) {
+	warmSmall(b, "clangd", cProject, "util.h", "int add(int a, int b);", "int add(int a, int b, int c);",
+		"main.c:4: Too few arguments to function call, expected 3, have 2\nutil.c:3: Conflicting types for 'add'", "main.c", "util.c")
+}
+
+// warmSmall alternates an edit of path from good to bad (the result ends
+// with want) and back; the run has read path and the files in also.
+func warmSmall(b *testing.B, server string, files map[string]string, path, good, bad, want string, also ...string) {
 	root := workspaceOf(b, files)
 	s := realSetup(b, root, server)
-	s.mustCall(b, "read_file", fmtArgs("path", path))
+	for _, p := range append([]string{path}, also...) {
+		s.mustCall(b, "read_file", fmtArgs("path", p))
+	}
 	edit := func(from, to, suffix string) {
 		res := s.mustCall(b, "edit_file", fmtArgs("path", path, "old_string", from, "new_string", to))
 		if !strings.HasSuffix(res.Text, suffix) {

@@ -82,6 +82,9 @@ type client struct {
 	ownVers  bool   // the server publishes versions of its own, not ours
 	errMsg   string // the server's latest window/showMessage of type Error
 	errSeq   uint64 // how many it sent
+	// headerSentAt is when a C or C++ header's text was last sent
+	// (clangd; see clangdOnce).
+	headerSentAt time.Time
 }
 
 // doc is a document the server holds: our overlay.
@@ -96,6 +99,9 @@ type doc struct {
 	hasPulled bool
 	// stamps are the texts sent within stampGap (clangd headers).
 	stamps []sent
+	// samePreamble: the last change kept the directive lines (clangd;
+	// see clangdOnce).
+	samePreamble bool
 }
 
 // publication is the last publishDiagnostics for one file.

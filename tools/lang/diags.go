@@ -142,13 +142,48 @@ func (c *client) onPublish(raw jsonrpc2.RawMessage) {
 // settleQuiet is how long a publication must stand before it counts as
 // the whole answer, for servers not known to publish in one go. gopls
 // (with diagnosticsDelay 0s) publishes once per version; tsls once per
-// change; pyright is pulled.
-func (c *client) settleQuiet() time.Duration {
+// change; pyright is pulled; clangd once per version of path unless its
+// preamble changed (clangdOnce).
+func (c *client) settleQuiet(path string) time.Duration {
 	switch c.cfg.Name {
 	case "gopls", "typescript", "pyright":
 		return 0
+	case "clangd":
+		if c.clangdOnce(path) {
+			return 0
+		}
 	}
 	return 150 * time.Millisecond
+}
+
+// clangdOnce reports whether clangd publishes path's next diagnostics in
+// one go: it publishes once per version when the file's preamble (its
+// #include and other directive lines, and the headers they name) stays
+// as it was; when it changes, clangd 16 and later publish first what they
+// built against the old preamble, then again. So: the last change to
+// path kept its directive lines, and no header was sent in the last
+// headerQuiet.
+func (c *client) clangdOnce(path string) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	d := c.docs[path]
+	return d != nil && d.samePreamble && time.Since(c.headerSentAt) > headerQuiet
+}
+
+// headerQuiet is how long after a header's text was sent clangd's
+// publications are not taken as single (clangdOnce).
+const headerQuiet = 3 * time.Second
+
+// directives are the preprocessor lines of a C or C++ text (#include,
+// #define, …), which make up what clangd keeps as the file's preamble.
+func directives(text string) []string {
+	var out []string
+	for _, l := range strings.Split(text, "\n") {
+		if t := strings.TrimSpace(l); strings.HasPrefix(t, "#") {
+			out = append(out, t)
+		}
+	}
+	return out
 }
 
 // errNoAnswer is returned when the wait ends before the server answered.
@@ -161,7 +196,7 @@ var errNoAnswer = errors.New("no answer")
 // publish in one go must then stay quiet for settleQuiet, so a
 // half-published wave is not taken for the answer.
 func (c *client) waitPublished(ctx context.Context, path string, v int32, seq uint64) (*publication, error) {
-	quiet := c.settleQuiet()
+	quiet := c.settleQuiet(path)
 	var found *publication
 	for {
 		c.mu.Lock()

@@ -26,6 +26,7 @@ func (c *client) syncDoc(ctx context.Context, path, content string) (int32, bool
 			return d.version, false, nil
 		}
 		d.version++
+		d.samePreamble = c.cfg.Name == "clangd" && slices.Equal(directives(d.text), directives(content))
 		d.text = content
 		v, u := d.version, d.uri
 		c.mu.Unlock()
@@ -39,7 +40,8 @@ func (c *client) syncDoc(ctx context.Context, path, content string) (int32, bool
 		}
 		return v, true, nil
 	}
-	d = &doc{uri: uri.File(path), version: 1, text: content, used: c.tick}
+	// clangd builds a file it opens preamble first: one publication.
+	d = &doc{uri: uri.File(path), version: 1, text: content, used: c.tick, samePreamble: true}
 	c.docs[path] = d
 	evict := c.evictLocked(path)
 	c.mu.Unlock()
@@ -54,6 +56,29 @@ func (c *client) syncDoc(ctx context.Context, path, content string) (int32, bool
 		return 1, true, c.sendError(err)
 	}
 	return 1, true, nil
+}
+
+// resend sends the text the server holds for path again as a new
+// version, so that what the server publishes for that version reflects
+// every change sent before it. Called with c.use held.
+func (c *client) resend(ctx context.Context, path string) error {
+	c.mu.Lock()
+	d := c.docs[path]
+	if d == nil {
+		c.mu.Unlock()
+		return nil
+	}
+	d.version++
+	v, u, content := d.version, d.uri, d.text
+	c.mu.Unlock()
+	err := c.srv.DidChange(ctx, &protocol.DidChangeTextDocumentParams{
+		TextDocument:   protocol.VersionedTextDocumentIdentifier{TextDocumentIdentifier: protocol.TextDocumentIdentifier{URI: u}, Version: v},
+		ContentChanges: []protocol.TextDocumentContentChangeEvent{&protocol.TextDocumentContentChangeWholeDocument{Text: content}},
+	})
+	if err != nil {
+		return c.sendError(err)
+	}
+	return nil
 }
 
 // evictLocked drops the least recently used documents beyond
@@ -171,6 +196,7 @@ func (c *client) stamp(path string, n int) {
 		return
 	}
 	now := time.Now()
+	c.headerSentAt = now
 	d.stamps = slices.DeleteFunc(d.stamps, func(s sent) bool { return now.Sub(s.at) > stampGap })
 	d.stamps = append(d.stamps, sent{at: now, size: n})
 }

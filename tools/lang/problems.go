@@ -202,9 +202,25 @@ func (r *Run) checkGroup(ctx context.Context, changes []tools.FileChange) ([]fou
 		seq := c.pubSeqNow()
 		// Headers first: clangd builds a file with the headers' text as it
 		// holds them at that moment.
-		for _, ch := range headersFirst(changes) {
+		order := headersFirst(changes)
+		for _, ch := range order {
 			if _, _, err := c.syncDoc(ctx, ch.Path, ch.After); err != nil {
 				return err
+			}
+		}
+		// A push server may answer for a file changed first from a state
+		// without the later changes (gopls: a rename's caller published
+		// "undefined: Sum" before the renamed definition arrived, for the
+		// version it then kept): the files sent before the last one are
+		// sent again, and the answers for those versions hold every
+		// change. clangd needs no second round (headers go first, and
+		// sources do not include each other), and a header sent twice
+		// would wait for a new stamp.
+		if !pull && c.cfg.Name != "clangd" {
+			for _, ch := range order[:len(order)-1] {
+				if err := c.resend(ctx, ch.Path); err != nil {
+					return err
+				}
 			}
 		}
 		headers := c.rebuildDependents(ctx, skip)
