@@ -367,3 +367,62 @@ func TestLandedSurvivesLaterTyping(t *testing.T) {
 		t.Fatalf("hunks left after the plan landed: %+v", got)
 	}
 }
+
+// TestPlanLandsBeforeTypingInOneDidChange: a client that sends the edit's
+// didChange late (eglot, from an idle timer) sends, in the same
+// notification, the changes of the edit and then what the user typed
+// after it. The plan lands at the change after which the document is its
+// result; the typing after it is rebased as the user's. A didChange whose
+// texts never equal the plan's result (here the typing comes first, so
+// the edit's ranges land elsewhere) lands nothing.
+func TestPlanLandsBeforeTypingInOneDidChange(t *testing.T) {
+	for _, typedFirst := range []bool{false, true} {
+		s := New()
+		s.Put("r1", "f", fourBase, ver(1), fourProposed, false)
+		s.Put("r2", "f", fourBase, ver(1), strings.Replace(fourBase, "l5\n", "L5\n", 1), false)
+		p, err := s.Accept(Filter{RunID: "r1"}, text.UTF16) // four edits
+		if err != nil || len(p.Files) != 1 || len(p.Files[0].TextEdits) < 2 {
+			t.Fatalf("Accept = %+v, %v", p, err)
+		}
+		fe := p.Files[0]
+		var changes []text.Change
+		for i := len(fe.TextEdits) - 1; i >= 0; i-- {
+			r := fe.TextEdits[i].Range
+			changes = append(changes, text.Change{Range: &r, Text: fe.TextEdits[i].NewText})
+		}
+		// The user types "!?" at the end of line 4, away from every hunk.
+		at := func(c uint32) *text.Range {
+			return &text.Range{Start: text.Position{Line: 4, Character: c}, End: text.Position{Line: 4, Character: c}}
+		}
+		typing := []text.Change{{Range: at(2), Text: "!"}, {Range: at(3), Text: "?"}}
+		all := append(append([]text.Change(nil), changes...), typing...)
+		if typedFirst {
+			all = append(append([]text.Change(nil), typing...), changes...)
+		}
+		final, err := text.ApplyChanges(fourBase, all, text.UTF16)
+		if err != nil {
+			t.Fatal(err)
+		}
+		changeLSP(t, s, "f", ver(5), all, text.UTF16, final)
+		checkInvariants(t, s)
+		if got := s.Landed(p, "f"); got == typedFirst {
+			t.Fatalf("typed first %v: Landed = %v", typedFirst, got)
+		}
+		if typedFirst {
+			s.Failed(p, "not applied")
+			if got := s.List("f"); len(got) != 2 || got[0].Hunks[0].LastError != "not applied" {
+				t.Fatalf("after a didChange that is not the plan's: %+v", got)
+			}
+			continue
+		}
+		s.Applied(p)
+		if final != strings.Replace(fe.Expected, "l4\n", "l4!?\n", 1) {
+			t.Fatalf("text %q", final)
+		}
+		// Run r2's hunk still makes its change on the user's text.
+		got := s.List("f")
+		if want := strings.Replace(final, "l5\n", "L5\n", 1); len(got) != 1 || got[0].RunID != "r2" || got[0].Result() != want {
+			t.Fatalf("proposals now %+v, want r2's making %q", got, want)
+		}
+	}
+}

@@ -91,13 +91,8 @@ func (s *Store) DocumentChangedLSP(path string, rev uint64, version *int32, chan
 	}
 	changed := false
 	if len(changes) > 1 && s.busy(path) {
-		// A client may send an applied accept plan as several changes: the
-		// plan lands when the didChange as a whole produces its result.
-		// Only while a plan is in flight, since this copies the text.
-		final, err := text.ApplyChanges(fs.str(), changes, enc)
-		if err == nil && s.landPlans(fs, strText(final)) {
-			s.setText(fs, final)
-			changed, changes = true, nil
+		if k := s.landPrefix(fs, changes, enc); k > 0 {
+			changed, changes = true, changes[k:]
 		}
 	}
 	for _, c := range changes {
@@ -106,6 +101,43 @@ func (s *Store) DocumentChangedLSP(path string, rev uint64, version *int32, chan
 	fs.version = cloneVersion(version)
 	s.unlockAndNotify(pathIf(changed, path))
 	return nil
+}
+
+// maxLandPrefix bounds how many content changes of one didChange
+// landPrefix looks through (each costs a copy of the document).
+const maxLandPrefix = 512
+
+// landPrefix lands the in-flight plan whose result the document reaches
+// after the first k changes of one didChange, and returns k (0: none
+// did). A client may send an applied accept plan as several changes, and
+// may send, in the same didChange, what the user typed after the edit
+// (eglot sends everything pending from one idle timer, which may run only
+// after the user went on typing): the plan lands at the change after which
+// the document is exactly its result, and the caller applies the changes
+// after it one by one, as the user's. A text that never equals the
+// plan's result lands nothing: the edit is not taken as applied, whatever
+// the client answered. Only while a plan is in flight, since this copies
+// the text per change.
+func (s *Store) landPrefix(fs *fileState, changes []text.Change, enc text.Encoding) int {
+	final, err := text.ApplyChanges(fs.str(), changes, enc)
+	if err != nil {
+		return 0
+	}
+	if s.landPlans(fs, strText(final)) {
+		s.setText(fs, final)
+		return len(changes)
+	}
+	cur := fs.str()
+	for k := 1; k < len(changes) && k <= maxLandPrefix; k++ {
+		if cur, err = text.ApplyChanges(cur, changes[k-1:k], enc); err != nil {
+			return 0
+		}
+		if s.landPlans(fs, strText(cur)) {
+			s.setText(fs, cur)
+			return k
+		}
+	}
+	return 0
 }
 
 // applyChange applies one LSP content change to fs: a ranged change is

@@ -113,7 +113,11 @@
 // workspace/applyEdit. DocumentChanged recognises a text equal to an
 // in-flight plan's expected text and treats it as that plan landing; Applied
 // arriving first works as well, and either order leaves the other hunks
-// rebased exactly. Landing a plan keeps pure-insertion hunks that share a
+// rebased exactly. A client may send the edit late, in the same didChange
+// as what the user typed after it (eglot): the plan lands at the content
+// change after which the document is its result, and the rest is rebased
+// as the user's (DocumentChangedLSP); a text that never equals the result
+// lands nothing. Landing a plan keeps pure-insertion hunks that share a
 // point with an accepted one in their proposal's order; this needs the
 // client's didChange for the applied edit to arrive as one notification
 // (every client we know sends one), else two such hunks may swap.
