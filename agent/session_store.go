@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io/fs"
 	"log/slog"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -231,6 +232,10 @@ func (st *SessionStore) Save(s *Session, props []SavedProposal, redact *Redactor
 	f := sessionFile{Version: sessionFileVersion, ID: s.id, sessionState: s.st, Proposals: props}
 	f.History = redactHistory(f.History, redact)
 	f.Notes = slices.Clone(f.Notes)
+	// Known is marshalled outside the lock while a review decision
+	// (Session.Decide, from an accept settled after its command's answer,
+	// or any accept racing a run's last save) may write it.
+	f.Known = maps.Clone(f.Known)
 	for i := range f.Notes {
 		f.Notes[i] = redact.String(f.Notes[i])
 	}

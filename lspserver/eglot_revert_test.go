@@ -16,7 +16,8 @@ import (
 // plugin; testdata/emacs/revert.el): a run changes two files, the user
 // accepts each change with the code action "Agent: Accept change" (which
 // must count as accepted although eglot reports the edit only after the
-// command's answer), then reverts the run with "Agent: Revert run …"
+// command's answer: the answer says verifying, and the accept is recorded
+// when eglot's didChange shows the edit), then reverts the run with "Agent: Revert run …"
 // on a line it changed. Both buffers are back as they were, through one
 // workspace/applyEdit, and undo in each brings the accepted text back.
 // Before that, "Agent: Open report of run …" asks eglot to open the
@@ -76,8 +77,11 @@ func TestEglotRevert(t *testing.T) {
 	for _, want := range []string{
 		"managed: t t",
 		"run: finished",
-		"accept a.txt: applied t",
-		"accept b.txt: applied t",
+		// eglot reports the edit after the answer: each accept is
+		// answered as being verified, and recorded once it shows (the
+		// revert below needs it recorded).
+		"accept a.txt: applied t, verifying t",
+		"accept b.txt: applied t, verifying t",
 		"accepted b: Farewell:\n  say BYE\n  loudly\n",
 		"Agent: Revert run ",
 		"reverted a: t",

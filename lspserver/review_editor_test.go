@@ -33,6 +33,7 @@ type fakeEditor struct {
 	docs   map[uri.URI]*editorDoc // open documents
 	hidden map[uri.URI]string     // buffers edited without didOpen (Neovim's unattached buffers)
 	edits  []protocol.WorkspaceEdit
+	held   []heldChange // applyLate: didChanges not sent yet
 	mode   applyMode
 	reason string // failureReason in refuse mode
 	// openOnEdit: an edit to a document that is not open opens it first
@@ -54,7 +55,23 @@ const (
 	applyNormally applyMode = iota // apply, refusing stale versioned edits like VS Code
 	applyRefuse                    // answer applied:false with reason
 	applyIgnore                    // answer applied:true and change nothing (Neovim 0.7 on a newer buffer)
+	// applyLate applies the edit to the editor's copy but holds its
+	// didChange until the test sends it (releaseHeld), after the accept
+	// command's answer: eglot sends it from an idle timer, and Helix and
+	// kak-lsp also report an edit only after the request that caused it.
+	applyLate
 )
+
+// heldChange is the didChange of an edit applied in applyLate mode, not
+// sent yet: the content changes (the edit's, then what the user typed
+// after it, as one notification) and the document as it was before.
+type heldChange struct {
+	u             uri.URI
+	version       int32
+	changes       []protocol.TextDocumentContentChangeEvent
+	before        string
+	beforeVersion int32
+}
 
 // reviewOpts shape a review session.
 type reviewOpts struct {
@@ -166,6 +183,7 @@ func (e *fakeEditor) applyEdit(m lsptest.Message) (any, *lsptest.Error) {
 	case applyIgnore:
 		return &protocol.ApplyWorkspaceEditResult{Applied: true}, nil
 	}
+	// applyLate applies as usual; applyTextEdits holds the didChange.
 	if err := e.apply(p.Edit); err != nil {
 		msg := err.Error()
 		return &protocol.ApplyWorkspaceEditResult{Applied: false, FailureReason: &msg}, nil
@@ -266,12 +284,69 @@ func (e *fakeEditor) applyTextEdits(u uri.URI, version *int32, edits []protocol.
 		e.mu.Unlock()
 		return errors.New("fake editor: document version mismatch")
 	}
+	before, beforeVersion := d.text, d.version
 	after, changes := applyProtocolEdits(d.text, edits, e.enc)
 	d.text = after
 	d.version++
 	v := d.version
+	if e.mode == applyLate {
+		e.held = append(e.held, heldChange{u: u, version: v, changes: changes, before: before, beforeVersion: beforeVersion})
+		e.mu.Unlock()
+		return nil
+	}
 	e.mu.Unlock()
 	return e.c.DidChange(ctx, u, v, changes...)
+}
+
+// typeHeld is the user typing after an edit whose didChange is held: it
+// replaces the byte span [start, end) of the editor's copy of u with s and
+// adds the change to the held didChange, which then reports the edit and
+// the typing in one notification (as eglot's idle timer does).
+func (e *fakeEditor) typeHeld(t *testing.T, u uri.URI, start, end int, s string) {
+	t.Helper()
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	i := len(e.held) - 1
+	for ; i >= 0 && e.held[i].u != u; i-- {
+	}
+	if i < 0 {
+		t.Fatalf("no held didChange for %s", u)
+	}
+	d := e.docs[u]
+	r := toRange(text.NewIndex(d.text).Range(start, end, e.enc))
+	d.text = d.text[:start] + s + d.text[end:]
+	d.version++
+	e.held[i].version = d.version
+	e.held[i].changes = append(e.held[i].changes, &protocol.TextDocumentContentChangePartial{Range: r, Text: s})
+}
+
+// releaseHeld sends the held didChanges, in order, and reports how many.
+func (e *fakeEditor) releaseHeld(t *testing.T) int {
+	t.Helper()
+	e.mu.Lock()
+	held := e.held
+	e.held = nil
+	e.mu.Unlock()
+	for _, h := range held {
+		if err := e.c.DidChange(lsptest.Context(t), h.u, h.version, h.changes...); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return len(held)
+}
+
+// dropHeld forgets the held didChanges and takes the editor's copies
+// back to what they were before the edits: an editor that answered
+// applied:true for an edit that never made it into its buffer.
+func (e *fakeEditor) dropHeld(t *testing.T) {
+	t.Helper()
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	for i := len(e.held) - 1; i >= 0; i-- {
+		h := e.held[i]
+		e.docs[h.u].text, e.docs[h.u].version = h.before, h.beforeVersion
+	}
+	e.held = nil
 }
 
 // applyProtocolEdits applies LSP TextEdits (all relative to before, ranges
@@ -338,8 +413,10 @@ func (e *fakeEditor) editCount() int {
 
 // acceptResult mirrors agentls.accept's result.
 type acceptResult struct {
-	Applied       bool   `json:"applied"`
-	FailureReason string `json:"failureReason"`
+	Applied       bool     `json:"applied"`
+	FailureReason string   `json:"failureReason"`
+	AppliedHunks  []string `json:"appliedHunks"`
+	Verifying     bool     `json:"verifying"`
 	Conflicts     []struct {
 		URI    string `json:"uri"`
 		HunkID string `json:"hunkId"`

@@ -15,3 +15,7 @@ func StagePreview(s *Server, runID string, f tools.StagedFile) { s.review.Stage(
 // SetVerifyTimeout bounds how long accept waits for an applied edit to
 // show in the buffer (tests of editors that never show it).
 func SetVerifyTimeout(s *Server, d time.Duration) { s.review.SetVerifyTimeout(d) }
+
+// SetVerifyGrace bounds how long the accept command itself waits for an
+// applied edit to show before answering verifying:true.
+func SetVerifyGrace(s *Server, d time.Duration) { s.review.SetVerifyGrace(d) }

@@ -80,6 +80,9 @@ func New(opts Options) *Server {
 	s.review = review.New(s.core, s.docs)
 	s.docs.Follow(s.review)
 	s.runs = runs.New(s.core, s.docs, s.review)
+	// An accept the editor shows only after the command's answer is
+	// settled then; its decisions go where the command's own go.
+	s.review.OnDecided(s.runs.Decide)
 	for m, r := range s.methodTable() {
 		s.core.Handle(m, r)
 	}

@@ -69,12 +69,6 @@ type ClientFeatures struct {
 	ShowDocument           bool // window.showDocument.support
 	ElicitationForms       bool // experimental.agentls.elicitationForms: answers agentls/elicit (runs/elicit.go)
 	AnswerViews            bool // experimental.agentls.answerViews: shows runs' whole answers itself (runs/answers.go)
-	// DeferredDidChange: the client sends the didChange of a
-	// workspace/applyEdit it applied only once the request that caused the
-	// edit has its answer (eglot: from an idle timer, which never runs
-	// while eglot-execute waits). Waiting for that didChange before
-	// answering would wait out every bound (review/accept.go).
-	DeferredDidChange bool
 }
 
 // Session returns what initialize negotiated (a zero Session before it).
@@ -114,7 +108,6 @@ func (s *Server) Negotiate(p *protocol.InitializeParams) *Session {
 		Features:     clientFeatures(p.Capabilities),
 		ClientName:   p.ClientInfo.Name,
 	}
-	sess.Features.DeferredDidChange = p.ClientInfo.Name == "Eglot"
 	if p.ProcessID != nil && *p.ProcessID > 0 {
 		sess.ProcessID = int(*p.ProcessID)
 	}

@@ -12,7 +12,6 @@ import (
 	"go.lsp.dev/uri"
 
 	"github.com/agentls/agentls/agent"
-	"github.com/agentls/agentls/internal/workspace"
 	"github.com/agentls/agentls/lspserver/core"
 	"github.com/agentls/agentls/lspserver/docs"
 	"github.com/agentls/agentls/lspserver/proposal"
@@ -20,16 +19,13 @@ import (
 
 // Accept and reject (agentls.accept / agentls.reject, docs/protocol.md). The
 // server never writes a file itself: an accept is a workspace/applyEdit
-// whose outcome is checked before the store lets the hunks go.
+// whose outcome is checked before the store lets the hunks go
+// (verify.go: synchronously when the editor shows the edit at once,
+// after the command's answer when it shows it late).
 
-const (
-	// acceptAttempts bounds how often an accept is recomputed because the
-	// document changed between computing the edit and sending it.
-	acceptAttempts = 3
-	// defaultVerifyTimeout bounds the wait for an open document to show an
-	// edit the editor reported as applied.
-	defaultVerifyTimeout = 2 * time.Second
-)
+// acceptAttempts bounds how often an accept is recomputed because the
+// document changed between computing the edit and sending it.
+const acceptAttempts = 3
 
 // Failure reasons returned in acceptResult.FailureReason.
 const (
@@ -40,7 +36,9 @@ const (
 
 // acceptCommand implements agentls.accept. It runs as a released request,
 // so it may call the client. The decisions it returns (one per run and
-// file whose hunks were applied) are for the runs' sessions.
+// file whose hunks were applied) are for the runs' sessions; an accept
+// whose edit the editor shows only after this answer returns none and
+// passes them to the OnDecided callback once it shows (verify.go).
 func (v *Review) acceptCommand(ctx context.Context, a reviewArgs) (acceptResult, []agent.Decision, error) {
 	r := v.state()
 	filter, err := v.reviewFilter(a)
@@ -77,62 +75,46 @@ func (v *Review) acceptCommand(ctx context.Context, a reviewArgs) (acceptResult,
 		}
 	}
 	res := acceptResult{Conflicts: v.conflicts(plan.Conflicts)}
-	runs := v.planRuns(plan) // before the editor's didChange lands the plan and drops its hunks
+	runs := v.planRuns(plan)  // before the editor's didChange lands the plan and drops its hunks
+	w := v.watchLanding(plan) // before sending: the didChange may come before the answer
 	if reason := v.sendPlan(ctx, plan); reason != "" {
+		w.stop()
 		r.store.Failed(plan, reason)
 		res.FailureReason = reason
 		return res, nil, nil
 	}
-	r.store.Applied(plan)
-	var decisions []agent.Decision
-	for _, fe := range plan.Files {
-		for _, run := range slices.Sorted(maps.Keys(runs[fe.Path])) {
-			d := v.decisionFor(run, fe.Path, true, fe.Expected, "", runs[fe.Path][run])
-			d.LandedBefore, d.LandedAfter, d.Created = fe.Before, fe.Expected, fe.Created
-			decisions = append(decisions, d)
-		}
+	deadline := time.Now().Add(v.verifyTimeout())
+	switch v.checkLanding(ctx, w, deadline) {
+	case landingCancelled:
+		w.stop()
+		reason := fmt.Sprintf("accept cancelled before the edit could be checked: %v", ctx.Err())
+		r.store.Failed(plan, reason)
+		res.FailureReason = reason
+		return res, nil, nil
+	case landingMissing:
+		w.stop()
+		r.store.Failed(plan, reasonNotApplied)
+		res.FailureReason = reasonNotApplied
+		return res, nil, nil
+	case landingLate:
+		res.Verifying = true
+		v.core.Go("confirm accept", func(sctx context.Context) { v.confirmLater(sctx, w, plan, runs, deadline) })
+		res.Applied, res.AppliedHunks = true, planHunks(plan)
+		return res, nil, nil
 	}
-	res.Applied = true
-	for _, fe := range plan.Files {
-		res.AppliedHunks = append(res.AppliedHunks, fe.HunkIDs...)
-	}
-	return res, decisions, nil
+	w.stop()
+	res.Applied, res.AppliedHunks = true, planHunks(plan)
+	return res, v.settle(plan, runs), nil
 }
 
-// sendPlan sends plan with workspace/applyEdit and checks that it landed:
-// it returns "" when it did, else the reason for the user. Editors differ:
-// Neovim 0.7 silently skips an edit for a buffer newer than its version yet
-// answers applied:true, and some VS Code versions apply a stale version; so
-// for every document open once the editor answers, the server waits
-// (bounded, woken by the view's events) until the buffer holds the
-// expected text. For files not open the editor's word is taken: their edit
-// went to a buffer the server cannot see; so it is for clients that report
-// an applied edit only after the command's answer (eglot), which would
-// otherwise wait out the bound on every accept and never count as
-// accepted (the session told, revert snapshots kept).
-//
-// The user may type between the editor's didChange for the edit and its
-// answer (or our check), so the buffer may never equal the expected text
-// when we look: a file also counts as landed when the store saw its
-// document become the expected text (Store.Landed), whatever came after.
+// sendPlan sends plan with workspace/applyEdit and returns "" when the
+// editor answered that it applied it, else the reason for the user.
+// Whether the edit really landed is checked after (checkLanding).
 func (v *Review) sendPlan(ctx context.Context, plan proposal.AcceptPlan) string {
 	files := make([]docs.FileEdit, len(plan.Files))
-	want := map[string]string{}
 	for i, fe := range plan.Files {
 		files[i] = docs.FileEdit{Path: fe.Path, Version: fe.Version, Created: fe.Created, Edits: fe.TextEdits}
-		want[fe.Path] = fe.Expected
 	}
-	wake := make(chan struct{}, 1)
-	stop := v.view.Subscribe(func(ev workspace.Event) {
-		if _, ok := want[ev.Path]; ok && ev.Buffer {
-			select {
-			case wake <- struct{}{}:
-			default:
-			}
-		}
-	})
-	defer stop()
-
 	label := "Agent: accept change"
 	ar, err := v.core.Client().ApplyEdit(ctx, &protocol.ApplyWorkspaceEditParams{Label: &label, Edit: v.docs.WorkspaceEdit(files)})
 	switch {
@@ -144,33 +126,24 @@ func (v *Review) sendPlan(ctx context.Context, plan proposal.AcceptPlan) string 
 		}
 		return "the editor refused the edit"
 	}
-	if v.core.Session().Features.DeferredDidChange {
-		// eglot reports the edit only after this command's answer (and
-		// checks the versions the edit carries itself): take its word, as
-		// for files that are not open.
-		return ""
-	}
-	timer := time.NewTimer(v.verifyTimeout())
-	defer timer.Stop()
-	for {
-		landed := true
-		for path, expected := range want {
-			if snap, open := v.view.Overlay(path); open && snap.Text != expected && !v.st.store.Landed(plan, path) {
-				landed = false
-				break
-			}
-		}
-		if landed {
-			return ""
-		}
-		select {
-		case <-wake:
-		case <-timer.C:
-			return reasonNotApplied
-		case <-ctx.Done():
-			return fmt.Sprintf("accept cancelled before the edit could be checked: %v", ctx.Err())
+	return ""
+}
+
+// settle records an accept whose edit landed: the store lets its hunks
+// go (Applied), and the decisions (one per run and file) are returned for
+// the runs' sessions, which tell the next run, record the fate in the
+// run's transcript and keep the revert snapshot.
+func (v *Review) settle(plan proposal.AcceptPlan, runs map[string]map[string]int) []agent.Decision {
+	v.st.store.Applied(plan)
+	var decisions []agent.Decision
+	for _, fe := range plan.Files {
+		for _, run := range slices.Sorted(maps.Keys(runs[fe.Path])) {
+			d := v.decisionFor(run, fe.Path, true, fe.Expected, "", runs[fe.Path][run])
+			d.LandedBefore, d.LandedAfter, d.Created = fe.Before, fe.Expected, fe.Created
+			decisions = append(decisions, d)
 		}
 	}
+	return decisions
 }
 
 // staleFiles returns the plan's files whose document no longer is the text
@@ -288,12 +261,4 @@ func (v *Review) reviewFilter(a reviewArgs) (proposal.Filter, error) {
 		}
 	}
 	return f, nil
-}
-
-// verifyTimeout is how long sendPlan waits for an applied edit to show.
-func (v *Review) verifyTimeout() time.Duration {
-	if d := v.st.verifyWait; d > 0 {
-		return d
-	}
-	return defaultVerifyTimeout
 }

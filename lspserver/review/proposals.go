@@ -4,11 +4,13 @@ import (
 	"context"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"go.lsp.dev/protocol"
 	"go.lsp.dev/uri"
 
+	"github.com/agentls/agentls/agent"
 	"github.com/agentls/agentls/internal/workspace"
 	"github.com/agentls/agentls/lspserver/core"
 	"github.com/agentls/agentls/lspserver/proposal"
@@ -107,9 +109,15 @@ type reviewState struct {
 	pending map[string]struct{} // paths to announce
 	wake    chan struct{}       // announcer wake-up, capacity 1
 
-	// verifyWait overrides defaultVerifyTimeout (tests of editors that
-	// never show the change); zero means the default.
-	verifyWait time.Duration
+	// verifyWait and verifyGrace override defaultVerifyTimeout and
+	// defaultVerifyGrace (tests); zero means the default.
+	verifyWait, verifyGrace atomic.Int64
+	// showsLate: an applied edit of this session showed only after the
+	// command's answer, so accepts no longer wait for it (verify.go).
+	showsLate atomic.Bool
+	// decided receives the decisions of accepts settled after the
+	// command's answer (OnDecided).
+	decided atomic.Pointer[func([]agent.Decision)]
 }
 
 // state returns the review state, starting it on first use: the store, its

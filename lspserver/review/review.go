@@ -86,7 +86,12 @@ func (v *Review) Reject(ctx context.Context, raw json.RawMessage) (any, []agent.
 // SetVerifyTimeout bounds how long accept waits for an applied edit to
 // show in the buffer (tests of editors that never show it); zero is the
 // default.
-func (v *Review) SetVerifyTimeout(d time.Duration) { v.state().verifyWait = d }
+func (v *Review) SetVerifyTimeout(d time.Duration) { v.state().verifyWait.Store(int64(d)) }
+
+// SetVerifyGrace bounds how long the accept command itself waits for an
+// applied edit to show before it answers verifying:true and checks on
+// after the answer (tests); zero is the default.
+func (v *Review) SetVerifyGrace(d time.Duration) { v.state().verifyGrace.Store(int64(d)) }
 
 // DiagnosticMaps returns the sizes of the preview publisher's maps keyed
 // by document, for tests proving didClose empties them.
@@ -117,6 +122,11 @@ type acceptResult struct {
 	// addition to the contract): with Conflicts, every selected hunk is
 	// accounted for, so a client can say exactly what happened.
 	AppliedHunks []string `json:"appliedHunks,omitempty"`
+	// Verifying (an addition to the contract): the editor answered that
+	// it applied the edit but its documents do not show it yet; the
+	// server records the accept when they do, or puts the hunks back in
+	// review and says so with window/showMessage (verify.go).
+	Verifying bool `json:"verifying,omitempty"`
 }
 
 // hunkConflict names a hunk that was not applied and why.

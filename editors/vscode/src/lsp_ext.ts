@@ -141,6 +141,14 @@ export interface AcceptResult {
   conflicts?: Conflict[];
   /** The hunks this accept applied (absent from older servers). */
   appliedHunks?: string[];
+  /**
+   * The editor applied the edit but had not reported it (didChange) when
+   * the server answered: the accept is recorded once it does, or the
+   * hunks go back to review with a window/showMessage warning
+   * (docs/protocol.md, "When the edit shows"). VS Code reports before
+   * answering workspace/applyEdit, so this is rare here.
+   */
+  verifying?: boolean;
 }
 
 /** agentls.reject result. */

@@ -188,6 +188,12 @@ local function review(command, scope, on_done, reason)
       M.show_conflicts(bufnr, result.conflicts, result.applied == true)
     elseif command == "agentls.accept" and result and result.applied == false then
       log.notify(vim.log.levels.WARN, "the change was not applied: %s", result.failureReason or "no reason given")
+    elseif command == "agentls.accept" and result and result.verifying then
+      -- Neovim reported the edit after the answer (a debounce_text_changes
+      -- longer than the server's 0.5 s wait): the server records the accept
+      -- when the didChange shows it, or tells with window/showMessage that
+      -- it did not, and sends agentls/proposalsChanged either way.
+      log.debug("accept applied; the server records it once the edit's didChange arrives")
     end
     -- The server also sends agentls/proposalsChanged; refreshing here keeps
     -- the preview right even if that notification is lost.
