@@ -24,7 +24,9 @@
 // changes through runs.Review (which *review.Review implements); review
 // follows the documents through docs.Follower; review answers
 // agentls.accept/agentls.reject with agent.Decisions, which the command
-// table (methods.go) passes to runs.Runs.Decide. docs/architecture.md
+// table (methods.go) passes to runs.Runs.Decide (and, for an accept the
+// editor shows only after the command's answer, review.Review.OnDecided,
+// connected in New). docs/architecture.md
 // draws the whole module's graph.
 //
 // # Message handling

@@ -296,7 +296,10 @@ func TestReviewEditorRefuses(t *testing.T) {
 
 // An editor that answers applied:true without changing the buffer (Neovim
 // 0.7 skips an edit for a newer buffer yet reports success): the server
-// checks the buffer and reports the failure.
+// checks the buffer and reports the failure. The bound here fits in the
+// command's own wait, so the answer itself says so; with the default
+// bound the answer says verifying and the failure comes as a message
+// (TestAcceptNeverShown).
 func TestReviewEditorReportsAppliedButIsNot(t *testing.T) {
 	e := newReviewSession(t, reviewOpts{})
 	u := e.open(t, "demo.go", demoBase)

@@ -4,13 +4,16 @@
 // staging (stage.go), rebasing onto the user's edits and disk changes
 // (rebase.go, a docs.Follower), agentls/proposals and the change
 // announcements (proposals.go), agentls.accept/agentls.reject
-// (accept.go), code lenses (codelens.go), accept/reject code actions
-// (actions.go), hover (hover.go) and preview diagnostics for clients
-// without a plugin (diagnostics.go).
+// (accept.go) and the check that an accepted edit landed, also when the
+// editor shows it only after the command's answer (verify.go), code
+// lenses (codelens.go), accept/reject code actions (actions.go), hover
+// (hover.go) and preview diagnostics for clients without a plugin
+// (diagnostics.go).
 //
 // Boundary: review is fed by the runs part through Stage (runs.Review is
 // the interface runs see) and by the documents part through docs.Follower.
 // It answers with results and agent.Decisions that the wiring (lspserver's
-// command table) passes to the runs' sessions; it never imports
-// lspserver/runs, and the compiler keeps it that way.
+// command table, and OnDecided for accepts settled after their answer)
+// passes to the runs' sessions; it never imports lspserver/runs, and the
+// compiler keeps it that way.
 package review
