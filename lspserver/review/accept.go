@@ -97,8 +97,11 @@ func (v *Review) acceptCommand(ctx context.Context, a reviewArgs) (acceptResult,
 		res.FailureReason = reasonNotApplied
 		return res, nil, nil
 	case landingLate:
+		// The editor may send the didChange only now that it has our
+		// answer, and from a timer: give it the whole bound from here.
 		res.Verifying = true
-		v.core.Go("confirm accept", func(sctx context.Context) { v.confirmLater(sctx, w, plan, runs, deadline) })
+		later := time.Now().Add(v.verifyTimeout())
+		v.core.Go("confirm accept", func(sctx context.Context) { v.confirmLater(sctx, w, plan, runs, later) })
 		res.Applied, res.AppliedHunks = true, planHunks(plan)
 		return res, nil, nil
 	}

@@ -39,7 +39,8 @@ import (
 //     the answer, exactly as before: VS Code and Neovim see no change.
 //   - An edit that does not show within the grace is answered with
 //     applied:true and verifying:true, and checked on after the answer
-//     (confirmLater) until verifyTimeout (2 s) after the editor's answer.
+//     (confirmLater) until verifyTimeout (2 s) after that answer (eglot
+//     sends it from a 0.5 s idle timer that starts then).
 //     When it shows, the accept is settled then: the store lets the hunks
 //     go, and the decisions go to OnDecided (the runs' sessions: the next
 //     run is told, the fate goes into the run's transcript, the revert
