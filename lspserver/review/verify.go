@@ -35,13 +35,13 @@ import (
 // client's name:
 //
 //   - The command waits for the landing at most verifyGrace (500 ms) after
-//     the editor's answer. An edit that shows within it is settled before
-//     the answer, exactly as before: VS Code and Neovim see no change.
+//     the editor's answer. An edit that shows within it is settled in the
+//     answer, as it always was: VS Code and Neovim see no change.
 //   - An edit that does not show within the grace is answered with
 //     applied:true and verifying:true, and checked on after the answer
 //     (confirmLater) until verifyTimeout (2 s) after that answer (eglot
-//     sends it from a 0.5 s idle timer that starts then).
-//     When it shows, the accept is settled then: the store lets the hunks
+//     sends it from a 0.5 s idle timer that starts then). When it shows,
+//     the accept is settled then: the store lets the hunks
 //     go, and the decisions go to OnDecided (the runs' sessions: the next
 //     run is told, the fate goes into the run's transcript, the revert
 //     snapshot is kept). The store already announced the change when the
@@ -50,15 +50,15 @@ import (
 //   - When it never shows, the accept fails exactly as one that failed
 //     inside the command (the hunks stay pending, or conflicted if the
 //     user's typing reached them, with the reason as lastError) and the
-//     user is told with window/showMessage (Warning), since the command's
-//     answer is long gone.
+//     user is told with window/showMessage (Warning): the command's answer
+//     said applied, and clients only warn on applied:false.
 //   - A session whose edits showed late once skips the grace from then on
 //     (the editor evidently sends its didChange after the answer): an
 //     eglot user waits half a second on the first accept only.
 //   - Only a document that becomes exactly the expected text counts. A
-//     didChange that brings another text (the user's edit before the
-//     edit's own change reached us, an editor that applied something
-//     else) is rebased as the user's edit and never recorded as accepted;
+//     didChange that brings another text (an editor that applied
+//     something else, or dropped the edit and sent the user's typing) is
+//     rebased as the user's edit and never recorded as accepted;
 //     hunks it reached turn conflicted as for any user edit. The user's
 //     typing after the edit, sent in the same didChange, is fine: the store
 //     lands the plan at the content change that produced its result
@@ -68,8 +68,9 @@ import (
 //     shown yet, is a conflict ("still being applied"); reject leaves them.
 
 const (
-	// defaultVerifyTimeout bounds the wait, from the editor's answer, for
-	// every open document of an applied edit to show it.
+	// defaultVerifyTimeout bounds the wait for every open document of an
+	// applied edit to show it: from the editor's answer within the
+	// command, and from the command's answer once it said verifying.
 	defaultVerifyTimeout = 2 * time.Second
 	// defaultVerifyGrace bounds the part of that wait the command's answer
 	// waits for: Neovim 0.7's debounced didChange (150 ms) fits in it.
