@@ -58,8 +58,11 @@ func lateRun(t *testing.T) (*runSession, *fakeEditor, string) {
 	if hs := e.hunks(t, u); len(hs) != 2 || hs[0].NewText != "\treturn 100\n" {
 		t.Fatalf("hunks = %+v", hs)
 	}
-	// The command waits this long for the edit to show, then answers.
+	// The command waits this long for the edit to show, then answers; the
+	// check after the answer waits long enough for a loaded machine (the
+	// tests of edits that never show shorten it).
 	lspserver.SetVerifyGrace(rs.srv, 20*time.Millisecond)
+	lspserver.SetVerifyTimeout(rs.srv, time.Minute)
 	e.setMode(applyLate, "")
 	return rs, e, id
 }
