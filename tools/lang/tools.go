@@ -325,6 +325,26 @@ func (r *Run) locationLine(l protocol.Location) string {
 	return fmt.Sprintf("%s:%d: %s", path, n, clipLine(line))
 }
 
+// seenFile is what fileOf said of one URI.
+type seenFile struct {
+	path, content string
+	ok            bool
+}
+
+// filesOf is fileOf remembering its answers, for the many locations of one
+// result (a file with 500 references is read once, not 500 times).
+func (r *Run) filesOf() func(uri.URI) (string, string, bool) {
+	seen := map[uri.URI]seenFile{}
+	return func(u uri.URI) (string, string, bool) {
+		f, ok := seen[u]
+		if !ok {
+			f.path, f.content, f.ok = r.fileOf(u)
+			seen[u] = f
+		}
+		return f.path, f.content, f.ok
+	}
+}
+
 // fileOf returns a location's path as shown to the model and, when the
 // model may see it, the run's text of the file.
 func (r *Run) fileOf(u uri.URI) (string, string, bool) {
@@ -360,8 +380,9 @@ func (r *Run) references(ctx context.Context, _ *tools.Env, p positionParams) (t
 	}
 	byFile := map[string][]ref{}
 	var files []string
+	fileOf := r.filesOf()
 	for _, l := range locs {
-		path, content, ok := r.fileOf(l.URI)
+		path, content, ok := fileOf(l.URI)
 		if _, seen := byFile[path]; !seen {
 			files = append(files, path)
 		}

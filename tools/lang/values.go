@@ -67,8 +67,9 @@ func diagnosticValues(path, content string, ds []diag, enc text.Encoding) []diag
 // sorted by path, line and column, each place once.
 func (r *Run) locationValues(locs []protocol.Location, enc text.Encoding) []locationValue {
 	out := make([]locationValue, 0, len(locs))
+	fileOf := r.filesOf()
 	for _, l := range locs {
-		path, content, ok := r.fileOf(l.URI)
+		path, content, ok := fileOf(l.URI)
 		v := locationValue{Path: path, Line: int(l.Range.Start.Line) + 1}
 		if ok {
 			col := column(content, l.Range.Start, enc)
