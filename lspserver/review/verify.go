@@ -51,7 +51,11 @@ import (
 //     inside the command (the hunks stay pending, or conflicted if the
 //     user's typing reached them, with the reason as lastError) and the
 //     user is told with window/showMessage (Warning): the command's answer
-//     said applied, and clients only warn on applied:false.
+//     said applied, and clients only warn on applied:false. An edit that
+//     shows after the bound (eglot whose user typed on for 2 s without a
+//     pause) is then the user's own edit: the hunks it makes are resolved
+//     and leave review, but nothing records them as accepted (no fate, no
+//     revert snapshot).
 //   - A session whose edits showed late once skips the grace from then on
 //     (the editor evidently sends its didChange after the answer): an
 //     eglot user waits half a second on the first accept only.
