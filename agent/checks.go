@@ -33,6 +33,7 @@ func (r *runner) runChecks(ctx context.Context) (again bool, err error) {
 		if !c.Applies(r.env, changed) {
 			continue
 		}
+		r.events.emit(Event{Kind: EventCheckStarted, Check: &tools.CheckResult{Name: c.Name}, Summary: c.Command})
 		res, err := r.env.RunCheck(ctx, c)
 		if err != nil {
 			return false, err

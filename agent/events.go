@@ -42,6 +42,10 @@ const (
 	// them: Path and Problems. It follows the call's EventStaged and
 	// precedes its EventToolResult.
 	EventProblems
+	// EventCheckStarted reports that a check starts (Check with its Name,
+	// Summary the command): checks can take minutes, and without it the
+	// run looks hung between the model's answer and the check's result.
+	EventCheckStarted
 )
 
 // String returns the agentls/runEvent kind name.
@@ -71,6 +75,8 @@ func (k EventKind) String() string {
 		return "check"
 	case EventProblems:
 		return "problems"
+	case EventCheckStarted:
+		return "checkStarted"
 	}
 	return "unknown"
 }

@@ -2,6 +2,7 @@ package lspserver_test
 
 import (
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -137,4 +138,41 @@ func deref(s *string) string {
 		return "<nil>"
 	}
 	return *s
+}
+
+// A running check shows in the run's progress ("running check NAME") while
+// it runs, instead of the last tool step: the check passes only if the
+// editor was told while it ran.
+func TestCheckStartInProgress(t *testing.T) {
+	t.Parallel()
+	marker := filepath.Join(t.TempDir(), "seen")
+	script := func(req *llmtest.ChatRequest) llmtest.Reply {
+		if !req.HasToolResult("w1") {
+			return llmtest.ToolCalls(llmtest.Call{ID: "w1", Name: "write_file", Args: `{"path":"state.txt","content":"x\n"}`})
+		}
+		return llmtest.Text("Wrote it.")
+	}
+	rs := newRunSession(t, script, runOpts{
+		settings: map[string]any{"checks": []any{map[string]any{"name": "slow",
+			"command": "for i in $(seq 200); do [ -f '" + marker + "' ] && exit 0; sleep 0.05; done; echo never shown; exit 1"}}},
+		runOpts: lspserver.RunOptions{ViewDir: t.TempDir()},
+	})
+	id := rs.start(t, lspserver.RunArgs{Prompt: "write state"})
+	if _, err := rs.c.Await(lsptest.Context(t), protocol.MethodProgress, func(m lsptest.Message) bool {
+		return strings.Contains(string(m.Params), "running check slow")
+	}); err != nil {
+		t.Fatalf("no progress for the running check: %v", err)
+	}
+	if err := os.WriteFile(marker, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	evs := rs.events(t, id)
+	if fin := evs[len(evs)-1]; fin.Kind != "finished" || !slices.Equal(fin.Checks, []lspserver.CheckState{{Name: "slow", Passed: true}}) {
+		t.Fatalf("finished %+v", fin)
+	}
+	for _, e := range evs {
+		if e.Kind == "checkStarted" {
+			t.Fatalf("a runEvent of kind %q reached the editor (progress only)", e.Kind)
+		}
+	}
 }

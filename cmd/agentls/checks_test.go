@@ -101,3 +101,40 @@ func TestRunFailingCheckExits3AndAppliesNothing(t *testing.T) {
 		t.Fatalf("views left: %v", left)
 	}
 }
+
+// triggerWriter is stderr that creates file once it has seen want: the
+// test's way to act the moment agentls prints a line.
+type triggerWriter struct {
+	strings.Builder
+	want, file string
+	done       bool
+}
+
+func (w *triggerWriter) Write(p []byte) (int, error) {
+	n, err := w.Builder.Write(p)
+	if !w.done && strings.Contains(w.String(), w.want) {
+		w.done = true
+		_ = os.WriteFile(w.file, nil, 0o644)
+	}
+	return n, err
+}
+
+// A check says it is running when it starts, not only when it ends: a
+// test suite that takes minutes must not look like a hung agentls. The
+// check below passes only if its start line was printed while it ran.
+func TestRunPrintsCheckStart(t *testing.T) {
+	srv := llmtest.New(t, llmtest.Sequence(
+		llmtest.ToolCalls(llmtest.Call{ID: "w1", Name: "write_file", Args: `{"path":"state.txt","content":"x\n"}`}),
+		llmtest.Text("Wrote it."),
+	))
+	cliEnv(t, srv)
+	marker := filepath.Join(t.TempDir(), "seen")
+	userConfig(t, `{"checks": [{"name": "slow", "command": "for i in $(seq 200); do [ -f '`+marker+`' ] && exit 0; sleep 0.05; done; echo never announced; exit 1"}]}`)
+	dir := t.TempDir()
+	w := &triggerWriter{want: "→ check slow: for i in", file: marker}
+	var out strings.Builder
+	code := runMain([]string{"--dir", dir, "write state"}, strings.NewReader(""), &out, w)
+	if code != 0 || !strings.Contains(w.String(), "✓ check slow passed") {
+		t.Fatalf("exit %d; the check's start was not printed while it ran:\n%s", code, w.String())
+	}
+}

@@ -368,6 +368,9 @@ func (p *progress) event(ev agent.Event) {
 			}
 			fmt.Fprintf(p.w, "    %s %s\n", mark, t.Content)
 		}
+	case agent.EventCheckStarted:
+		p.endLine()
+		fmt.Fprintf(p.w, "→ check %s: %s\n", ev.Check.Name, text.Clip(ev.Summary, 140))
 	case agent.EventCheck:
 		p.endLine()
 		c := ev.Check

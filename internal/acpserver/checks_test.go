@@ -53,3 +53,50 @@ func TestChecksOverACP(t *testing.T) {
 		t.Fatalf("proposal views left: %v", entries)
 	}
 }
+
+// A check's tool call starts when the check starts, in progress, and is
+// completed on the same call: a suite that runs for minutes shows as
+// running, not as nothing. The check passes only if the client saw it
+// start while it ran.
+func TestCheckShownWhileRunning(t *testing.T) {
+	h := start(t, llmtest.Sequence(
+		call("w1", "write_file", `{"path":"state.txt","content":"x\n"}`),
+		llmtest.Text("wrote state"),
+	), harnessOpts{})
+	marker := filepath.Join(t.TempDir(), "seen")
+	userConfig(t, h.env, `{"checks": [{"name": "slow", "command": "for i in $(seq 200); do [ -f '`+marker+`' ] && exit 0; sleep 0.05; done; echo never shown; exit 1"}]}`)
+	id := h.newSession()
+	done := make(chan acp.StopReason, 1)
+	go func() {
+		r, _ := h.prompt(id, "write state")
+		done <- r
+	}()
+	h.client.await(t, "the check's tool call", func(c *fakeClient) bool {
+		for _, u := range c.updates {
+			if tc := u.Update.ToolCall; tc != nil && tc.Title == "Check slow" {
+				return true
+			}
+		}
+		return false
+	})
+	if err := os.WriteFile(marker, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if r := <-done; r != acp.StopReasonEndTurn {
+		t.Fatalf("stop reason %q", r)
+	}
+	us, _ := h.client.snapshot()
+	var checks []*acp.SessionUpdateToolCall
+	for _, c := range toolCalls(us) {
+		if strings.HasPrefix(c.Title, "Check ") {
+			checks = append(checks, c)
+		}
+	}
+	if len(checks) != 1 || checks[0].Status != acp.ToolCallStatusInProgress {
+		t.Fatalf("check tool calls %+v", checks)
+	}
+	ups := toolUpdates(us, checks[0].ToolCallId)
+	if len(ups) != 1 || ups[0].Status == nil || *ups[0].Status != acp.ToolCallStatusCompleted {
+		t.Fatalf("updates of the check: %+v", ups)
+	}
+}

@@ -23,8 +23,9 @@ import (
 //	EventTodo        plan
 //	EventProblems    lines added to the edit's tool_call_update: what the
 //	                 language server found in its change
-//	EventCheck       a tool_call of kind execute ("Check NAME"), completed
-//	                 or failed, with the check's output
+//	EventCheckStarted a tool_call of kind execute ("Check NAME"), in progress
+//	EventCheck       its tool_call_update: completed or failed, with the
+//	                 check's output
 //
 // Tool call ids are "RUN:CALL" (the model's call ids repeat across runs).
 
@@ -38,6 +39,9 @@ type turnEvents struct {
 	// (mutating tools run one at a time).
 	lastEdit, lastCommand acp.ToolCallId
 	answered              bool // the run streamed some text
+	// checkCall is the tool call of the check running now
+	// (EventCheckStarted to its EventCheck), "" when none.
+	checkCall acp.ToolCallId
 }
 
 // callState is what a tool call showed so far.
@@ -126,6 +130,8 @@ func (te *turnEvents) handle(ev agent.Event) {
 			}
 			st.problems = append(st.problems, b.String())
 		}
+	case agent.EventCheckStarted:
+		te.checkStarted(ev.Check.Name)
 	case agent.EventCheck:
 		te.check(ev.Check)
 	case agent.EventTodo:
@@ -140,15 +146,27 @@ func (te *turnEvents) handle(ev agent.Event) {
 	}
 }
 
-// check shows one check's result as a tool call of its own: clients list
-// it with the run's commands, its output as the content.
+// checkStarted shows a check that starts as a tool call of its own, in
+// progress (clients list it with the run's commands), and returns its id.
+func (te *turnEvents) checkStarted(name string) acp.ToolCallId {
+	id := te.ss.nextToolID("check")
+	te.checkCall = id
+	te.ss.update(te.ctx, acp.StartToolCall(id, "Check "+name, acp.WithStartKind(acp.ToolKindExecute), acp.WithStartStatus(acp.ToolCallStatusInProgress)))
+	return id
+}
+
+// check shows one check's result on its tool call, its output as the
+// content.
 func (te *turnEvents) check(c *tools.CheckResult) {
 	if c == nil {
 		return
 	}
 	ss := te.ss
-	id := ss.nextToolID("check")
-	ss.update(te.ctx, acp.StartToolCall(id, "Check "+c.Name, acp.WithStartKind(acp.ToolKindExecute), acp.WithStartStatus(acp.ToolCallStatusInProgress)))
+	id := te.checkCall
+	if id == "" {
+		id = te.checkStarted(c.Name)
+	}
+	te.checkCall = ""
 	status, verdict := acp.ToolCallStatusCompleted, "passed"
 	if !c.Passed {
 		status, verdict = acp.ToolCallStatusFailed, fmt.Sprintf("failed (exit code %d)", c.ExitCode)

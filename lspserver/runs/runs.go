@@ -227,6 +227,12 @@ func (rs *Runs) onEvent(ctx context.Context, r *run, ev agent.Event) {
 	if ev.Kind == agent.EventProblems && ev.ParentRunID == "" {
 		rs.review.Problems(r.id, ev.Problems)
 	}
+	if ev.Kind == agent.EventCheckStarted {
+		// Progress only (the check event with its result follows): the
+		// editor's status shows the check running, not the last tool step.
+		r.prog.report(ctx, "running check "+ev.Check.Name)
+		return
+	}
 	r.events.agentEvent(ev, r.mode)
 	switch {
 	case ev.ParentRunID != "":
