@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 	"unicode/utf8"
+
+	"github.com/agentls/agentls/internal/text"
 )
 
 // TestEditReportsIntroducedProblems: an edit that adds an undefined name
@@ -201,9 +203,10 @@ func itoa(i int) string { return string(rune('0' + i)) }
 // TestPositionsAcrossEncodings: with the server's encoding negotiated as
 // utf-8, utf-16 or utf-32, emoji, CJK and tabs before the symbol, and CRLF
 // or LF line ends, definition lands on the symbol and problems carry the
-// right columns. An absent positionEncoding means utf-16.
+// right columns. An absent positionEncoding means utf-16; "offset:…" is
+// negotiated through clangd's offsetEncoding extension.
 func TestPositionsAcrossEncodings(t *testing.T) {
-	for _, enc := range []string{"", "utf-8", "utf-16", "utf-32"} {
+	for _, enc := range []string{"", "utf-8", "utf-16", "utf-32", "offset:utf-8", "offset:utf-32"} {
 		for _, eol := range []string{"\n", "\r\n"} {
 			t.Run(cmp.Or(enc, "absent")+map[string]string{"\n": "-lf", "\r\n": "-crlf"}[eol], func(t *testing.T) {
 				leakCheck(t)
@@ -220,6 +223,9 @@ func TestPositionsAcrossEncodings(t *testing.T) {
 				res := s.mustCall(t, "definition", fmtArgs("path", "main.fake", "line", 5, "symbol", "helper"))
 				if res.Text != "main.fake:1: func helper(x int) int {" {
 					t.Fatalf("definition = %q", res.Text)
+				}
+				if want, _ := text.ParseEncoding(cmp.Or(strings.TrimPrefix(enc, "offset:"), "utf-16")); encodingOf(t, s.m, "fake") != want {
+					t.Fatalf("negotiated %v, want %v", encodingOf(t, s.m, "fake"), want)
 				}
 				s.mustCall(t, "read_file", fmtArgs("path", "main.fake"))
 				res = s.mustCall(t, "edit_file", fmtArgs("path", "main.fake", "old_string", "_ = helper(1)", "new_string", "_ = helper(1); y := undefinedThing"))

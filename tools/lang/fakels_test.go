@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -22,7 +23,8 @@ import (
 // AGENTLS_FAKE_LS set to a mode (see TestMain). It is small on purpose and
 // misbehaves on request:
 //
-//	ok        answers initialize (positionEncoding from FAKE_ENC), publishes an
+//	ok        answers initialize (positionEncoding from FAKE_ENC; "offset:utf-8"
+//	          picks from clangd's offsetEncoding extension instead), publishes an
 //	          error "undefined: undefinedThing" for every occurrence of that
 //	          word, with the document's version; definition finds "func NAME"
 //	          for the identifier at the position (in the negotiated encoding)
@@ -102,18 +104,36 @@ func (f *fakeServer) handle(ctx context.Context, req *jsonrpc2.Request) (any, er
 				}
 			}
 		}
+		// clangd before 16: only its offsetEncoding extension.
+		offset, clangdStyle := strings.CutPrefix(want, "offset:")
+		if clangdStyle {
+			enc = protocol.PositionEncodingKindUTF16
+			var ext struct {
+				Capabilities struct {
+					OffsetEncoding []string `json:"offsetEncoding"`
+				} `json:"capabilities"`
+			}
+			_ = json.Unmarshal(params, &ext)
+			if slices.Contains(ext.Capabilities.OffsetEncoding, offset) {
+				enc = protocol.PositionEncodingKind(offset)
+			}
+		}
 		f.enc, _ = text.ParseEncoding(string(enc))
 		caps := map[string]any{
 			"textDocumentSync": 1, "definitionProvider": true, "referencesProvider": true, "renameProvider": true,
 			"documentSymbolProvider": true, "workspaceSymbolProvider": true,
 		}
-		if want != "" {
+		if want != "" && !clangdStyle {
 			caps["positionEncoding"] = string(enc)
 		}
 		if f.mode == "pull" {
 			caps["diagnosticProvider"] = map[string]any{"interFileDependencies": false, "workspaceDiagnostics": false}
 		}
-		b, _ := json.Marshal(map[string]any{"capabilities": caps, "serverInfo": map[string]any{"name": "fake", "version": "1"}})
+		result := map[string]any{"capabilities": caps, "serverInfo": map[string]any{"name": "fake", "version": "1"}}
+		if clangdStyle {
+			result["offsetEncoding"] = string(enc)
+		}
+		b, _ := json.Marshal(result)
 		return jsonrpc2.RawMessage(b), nil
 	case "initialized":
 		if f.mode == "complain" {

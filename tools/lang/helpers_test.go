@@ -13,6 +13,7 @@ import (
 
 	"go.uber.org/goleak"
 
+	"github.com/agentls/agentls/internal/text"
 	"github.com/agentls/agentls/internal/workspace"
 	"github.com/agentls/agentls/tools"
 )
@@ -176,4 +177,19 @@ func fmtArgs(kv ...any) map[string]any {
 		m[fmt.Sprint(kv[i])] = kv[i+1]
 	}
 	return m
+}
+
+// encodingOf is the position encoding the running server name negotiated.
+func encodingOf(t *testing.T, m *Manager, name string) text.Encoding {
+	t.Helper()
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	for k, e := range m.clients {
+		if k.name == name && e.c != nil {
+			<-e.c.ready
+			return e.c.enc
+		}
+	}
+	t.Fatalf("no running %s", name)
+	return 0
 }

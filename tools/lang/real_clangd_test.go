@@ -20,21 +20,6 @@ var cProject = map[string]string{
 	"main.c":            "#include \"util.h\"\n\nint main(void) {\n\tconst char *s = \"😀 漢字\"; /* 注释 😀 */ return add(1, 2) + (s != 0);\n}\n",
 }
 
-// encodingOf is the position encoding the running server name negotiated.
-func encodingOf(t *testing.T, m *Manager, name string) text.Encoding {
-	t.Helper()
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	for k, e := range m.clients {
-		if k.name == name && e.c != nil {
-			<-e.c.ready
-			return e.c.enc
-		}
-	}
-	t.Fatalf("no running %s", name)
-	return 0
-}
-
 // TestClangdC drives Debian's clangd 14 over a C project with a
 // compile_flags.txt: navigation across a header and two sources, the
 // problems an edit introduces in clangd's words (columns right past a tab,
