@@ -288,3 +288,34 @@ func TestPlanApprovedAfterRestart(t *testing.T) {
 		}
 	}
 }
+
+// TestPlanOfDeletedSession: deleting a session (agentls.deleteSession)
+// drops its plan awaiting approval: no "Approve plan" action that can only
+// fail, and approving it says there is no plan, now and after a restart.
+func TestPlanOfDeletedSession(t *testing.T) {
+	t.Parallel()
+	state, root := t.TempDir(), t.TempDir()
+	writeFile(t, filepath.Join(root, "notes.txt"), "hello\n")
+	script := func(req *llmtest.ChatRequest) llmtest.Reply { return llmtest.Text("Plan:\n1. Say goodbye.") }
+	s := stateSession(t, script, state, root)
+	planned := runIn(t, s, lspserver.RunArgs{Prompt: "Say goodbye", Mode: "plan"})
+	s.events(t, planned.RunID)
+	var del map[string]bool
+	if err := s.c.Call(lsptest.Context(t), protocol.MethodWorkspaceExecuteCommand, command(lspserver.CommandDeleteSession, map[string]string{"sessionId": planned.SessionID}), &del); err != nil || !del["deleted"] {
+		t.Fatalf("deleteSession: %v %v", del, err)
+	}
+	for _, srv := range []*runSession{s, stateSession(t, script, state, root)} {
+		for _, a := range codeActionsOf(t, srv.c, &protocol.CodeActionParams{
+			TextDocument: protocol.TextDocumentIdentifier{URI: srv.fileURI("notes.txt")}, Range: rng(0, 0, 0, 0)}) {
+			if strings.HasPrefix(a.Title, "Agent: Approve plan") {
+				t.Fatalf("the deleted session's plan is offered: %q", a.Title)
+			}
+		}
+		var next lspserver.RunResult
+		err := srv.c.Call(lsptest.Context(t), protocol.MethodWorkspaceExecuteCommand,
+			command(lspserver.CommandApprovePlan, lspserver.ApprovePlanArgs{RunID: planned.RunID}), &next)
+		if err == nil || !strings.Contains(err.Error(), "has no plan awaiting approval") {
+			t.Fatalf("approving the deleted session's plan: %v", err)
+		}
+	}
+}

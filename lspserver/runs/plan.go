@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -194,6 +195,22 @@ func (b *planBook) take(runID string) (waitingPlan, bool) {
 		}
 	}
 	return waitingPlan{}, false
+}
+
+// dropSessions removes the plans of the given sessions (deleted: their
+// plans could only fail to be carried out), with their files.
+func (b *planBook) dropSessions(ids ...string) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.plans = slices.DeleteFunc(b.plans, func(p waitingPlan) bool {
+		if !slices.Contains(ids, p.sessionID) {
+			return false
+		}
+		if p.file != "" {
+			_ = os.Remove(p.file)
+		}
+		return true
+	})
 }
 
 // latest returns the newest plan awaiting approval.

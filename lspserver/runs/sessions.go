@@ -450,6 +450,7 @@ func (rs *Runs) deleteSessionCommand(a SessionArgs) (any, error) {
 		ss.latest, ss.latestTitle = "", ""
 	}
 	ss.mu.Unlock()
+	rs.plans.dropSessions(a.SessionID)
 	if ss.store != nil {
 		if err := ss.store.Delete(a.SessionID); err != nil {
 			return nil, core.RequestFailed("%s: %v", CommandDeleteSession, err)
@@ -475,6 +476,7 @@ func (rs *Runs) clearSessionsCommand() (any, error) {
 		ss.latest, ss.latestTitle = "", ""
 	}
 	ss.mu.Unlock()
+	rs.plans.dropSessions(ids...)
 	if ss.store != nil {
 		for _, id := range ids {
 			if err := ss.store.Delete(id); err != nil {
