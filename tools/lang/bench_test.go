@@ -191,7 +191,7 @@ func BenchmarkWarmCheckClangd(b *testing.B) {
 }
 
 func BenchmarkWarmCheckClangdHeader(b *testing.B) {
-	warmSmall(b, "clangd", cProject, "util.h", "int add(int a, int b);", "int add(int a, int b, int c);",
+	warmSmall(b, "clangd", cProject, "include/util.h", "int add(int a, int b);", "int add(int a, int b, int c);",
 		"main.c:4: Too few arguments to function call, expected 3, have 2\nutil.c:3: Conflicting types for 'add'", "main.c", "util.c")
 }
 

@@ -2,6 +2,7 @@ package lang
 
 import (
 	"fmt"
+	"maps"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -10,12 +11,13 @@ import (
 )
 
 // cProject is a plain C project as many are: no build system clangd can
-// read, a compile_flags.txt with the flags every file builds with. The
-// line calling add has a tab, an emoji and CJK before the call, in a
-// string and in a comment.
+// read, a compile_flags.txt with the flags every file builds with, which
+// clangd needs to find the header in include/ ("'util.h' file not found"
+// without it). The line calling add has a tab, an emoji and CJK before
+// the call, in a string and in a comment.
 var cProject = map[string]string{
-	"compile_flags.txt": "-std=c11\n-Wall\n",
-	"util.h":            "#ifndef UTIL_H\n#define UTIL_H\n\nint add(int a, int b);\n\n#endif\n",
+	"compile_flags.txt": "-std=c11\n-Wall\n-Iinclude\n",
+	"include/util.h":    "#ifndef UTIL_H\n#define UTIL_H\n\nint add(int a, int b);\n\n#endif\n",
 	"util.c":            "#include \"util.h\"\n\nint add(int a, int b) { return a + b; }\n",
 	"main.c":            "#include \"util.h\"\n\nint main(void) {\n\tconst char *s = \"😀 漢字\"; /* 注释 😀 */ return add(1, 2) + (s != 0);\n}\n",
 }
@@ -32,7 +34,7 @@ func TestClangdC(t *testing.T) {
 
 	// clangd indexes only the files it has open when there is no
 	// compile_commands.json: the model has read the three files.
-	for _, f := range []string{"util.h", "util.c", "main.c"} {
+	for _, f := range []string{"include/util.h", "util.c", "main.c"} {
 		s.mustCall(t, "read_file", fmtArgs("path", f))
 	}
 	wantEqual(t, "definition", s.mustCall(t, "definition", fmtArgs("path", "main.c", "line", 4, "symbol", "add")).Text,
@@ -41,7 +43,7 @@ func TestClangdC(t *testing.T) {
 		t.Fatalf("clangd negotiated %v, want utf-8", enc)
 	}
 	wantEqual(t, "references", s.mustCall(t, "references", fmtArgs("path", "util.c", "line", 3, "symbol", "add")).Text,
-		"3 reference(s) in 3 file(s):\nmain.c\n  4: const char *s = \"😀 漢字\"; /* 注释 😀 */ return add(1, 2) + (s != 0);\nutil.c\n  3: int add(int a, int b) { return a + b; }\nutil.h\n  4: int add(int a, int b);")
+		"3 reference(s) in 3 file(s):\ninclude/util.h\n  4: int add(int a, int b);\nmain.c\n  4: const char *s = \"😀 漢字\"; /* 注释 😀 */ return add(1, 2) + (s != 0);\nutil.c\n  3: int add(int a, int b) { return a + b; }")
 	if got := s.mustCall(t, "symbols", fmtArgs("query", "add")).Text; !strings.Contains(got, "util.c:3 function add") {
 		t.Fatalf("symbols query:\n%s", got)
 	}
@@ -60,10 +62,10 @@ func TestClangdC(t *testing.T) {
 
 	// A change in util.h that breaks both files including it: clangd
 	// (--use-dirty-headers) rebuilds them against the proposal's header.
-	res = s.mustCall(t, "edit_file", fmtArgs("path", "util.h", "old_string", "int add(int a, int b);", "new_string", "int add(int a, int b, int c);"))
+	res = s.mustCall(t, "edit_file", fmtArgs("path", "include/util.h", "old_string", "int add(int a, int b);", "new_string", "int add(int a, int b, int c);"))
 	wantSuffix(t, "cross-file result", res.Text, "this change introduced 2 problems; fix them before finishing:\n"+
 		"main.c:4: Too few arguments to function call, expected 3, have 2\nutil.c:3: Conflicting types for 'add'")
-	res = s.mustCall(t, "edit_file", fmtArgs("path", "util.h", "old_string", "int add(int a, int b, int c);", "new_string", "int add(int a, int b);"))
+	res = s.mustCall(t, "edit_file", fmtArgs("path", "include/util.h", "old_string", "int add(int a, int b, int c);", "new_string", "int add(int a, int b);"))
 	wantSuffix(t, "revert result", res.Text, "\n\nno new problems")
 	if n := s.run.Outstanding(); n != 0 {
 		t.Fatalf("outstanding after the revert = %d", n)
@@ -78,7 +80,7 @@ func TestClangdC(t *testing.T) {
 	if st, _ := s.env.Changes.Get(root + "/main.c"); !strings.Contains(st.Text, "/* 注释 😀 */ return sum(1, 2) + (s != 0);") {
 		t.Fatalf("main.c staged: %q", st.Text)
 	}
-	for _, f := range []string{"util.h", "util.c"} {
+	for _, f := range []string{"include/util.h", "util.c"} {
 		if st, _ := s.env.Changes.Get(root + "/" + f); !strings.Contains(st.Text, "int sum(int a, int b)") || strings.Contains(st.Text, "add") {
 			t.Fatalf("%s staged: %q", f, st.Text)
 		}
@@ -121,5 +123,20 @@ func TestClangdCpp(t *testing.T) {
 		if st, _ := s.env.Changes.Get(root + "/" + f); !strings.Contains(st.Text, "surface()") || strings.Contains(st.Text, "area") {
 			t.Fatalf("%s staged: %q", f, st.Text)
 		}
+	}
+}
+
+// TestClangdWithoutFlags: the same project without its compile_flags.txt,
+// as docs/language-servers.md tells users: clangd compiles each file
+// alone and cannot find the header, an error there before any edit.
+func TestClangdWithoutFlags(t *testing.T) {
+	leakCheck(t)
+	files := maps.Clone(cProject)
+	delete(files, "compile_flags.txt")
+	root := workspaceOf(t, files)
+	s := realSetup(t, root, "clangd")
+	got := s.mustCall(t, "diagnostics", fmtArgs("path", "main.c")).Text
+	if !strings.HasPrefix(got, "main.c:1:10: error: 'util.h' file not found") {
+		t.Fatalf("diagnostics without compile_flags.txt:\n%s", got)
 	}
 }
