@@ -223,3 +223,38 @@ func hasAction(acts []json.RawMessage, title string) bool {
 	}
 	return false
 }
+
+// A run's two hunks in one file accepted one at a time, the user typing
+// between the two accepts: the revert undoes both hunks and keeps what the
+// user typed in between (the snapshot keeps the two landings apart, or the
+// user's line would look like the run's and be taken back).
+func TestRevertKeepsTypingBetweenAccepts(t *testing.T) {
+	rs := newRunSession(t, lateScript, runOpts{transcript: true, runOpts: lspserver.RunOptions{StateDir: t.TempDir()}})
+	e := editorFor(rs.session, text.UTF16)
+	u := e.open(t, "a.go", lateBase)
+	id := rs.start(t, lspserver.RunArgs{Prompt: "Make them bigger.", URI: string(u)})
+	rs.event(t, id, "finished")
+	hs := e.hunks(t, u)
+	if len(hs) != 2 {
+		t.Fatalf("hunks = %+v", hs)
+	}
+	if res := e.accept(t, reviewArgs{HunkID: hs[0].ID}); !res.Applied {
+		t.Fatalf("first accept = %+v", res)
+	}
+	cur := e.text(t, u)
+	at := strings.Index(cur, "Two is two.")
+	e.typeAt(t, u, at, at+len("Two is two."), "Two is mine.")
+	if res := e.accept(t, reviewArgs{HunkID: e.hunks(t, u)[0].ID}); !res.Applied {
+		t.Fatalf("second accept = %+v", res)
+	}
+	want := strings.NewReplacer("return 1", "return 100", "return 2", "return 200", "Two is two.", "Two is mine.").Replace(lateBase)
+	if e.text(t, u) != want {
+		t.Fatalf("after both accepts %q, want %q", e.text(t, u), want)
+	}
+	if rv := revertRun(t, rs, id); rv.Reverted != 1 || len(rv.Conflicts) != 0 || rv.FailureReason != "" {
+		t.Fatalf("revert = %+v", rv)
+	}
+	if want := strings.Replace(lateBase, "Two is two.", "Two is mine.", 1); e.text(t, u) != want {
+		t.Fatalf("after revert %q, want %q: the user's line between the accepts was taken back", e.text(t, u), want)
+	}
+}

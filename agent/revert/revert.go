@@ -23,7 +23,20 @@ type File struct {
 	Path    string `json:"path"` // absolute
 	Before  string `json:"before"`
 	After   string `json:"after"`
-	Created bool   `json:"created,omitempty"` // the run created the file (Before is "")
+	Created bool   `json:"created,omitempty"` // the run created the file (the first landing's Before is "")
+	// Earlier holds the run's earlier landings in this file, oldest first,
+	// when the file changed between them (the user typed between two
+	// accepts): Before/After is then only the latest landing. Folding them
+	// into one Before→After would make the user's text between the
+	// accepts look like the run's, and a revert would take it away.
+	Earlier []Step `json:"earlier,omitempty"`
+}
+
+// Step is one landing of a run's change in a file: the text it replaced
+// and the text it left.
+type Step struct {
+	Before string `json:"before"`
+	After  string `json:"after"`
 }
 
 // Result is what undoing one file's change would do to its current text.
@@ -47,8 +60,53 @@ type Result struct {
 var ErrGone = errors.New("the file no longer exists")
 
 // Undo computes the revert of f against the file's current text (exists
-// false: the file is not there).
+// false: the file is not there). A file that landed in several steps with
+// the user's edits between them is undone step by step, newest first,
+// each step as a merge that keeps what the user typed since it landed.
 func Undo(f File, current string, exists bool) (Result, error) {
+	if len(f.Earlier) == 0 {
+		return undoStep(f, current, exists)
+	}
+	steps := append(append([]Step(nil), f.Earlier...), Step{Before: f.Before, After: f.After})
+	if current != f.After && exists && !f.Created {
+		// Already reverted (by a revert, or by hand): what the revert of
+		// the file as the run left it gives.
+		if done, err := Undo(f, f.After, true); err == nil && done.Changed && done.Text == current {
+			return Result{Path: f.Path, Text: current, Conflict: "already as before the run"}, nil
+		}
+	}
+	r := Result{Path: f.Path, Text: current}
+	text := current
+	for i := len(steps) - 1; i >= 0; i-- {
+		one, err := undoStep(File{Path: f.Path, Before: steps[i].Before, After: steps[i].After, Created: f.Created && i == 0}, text, exists)
+		if err != nil {
+			return Result{Path: f.Path}, err
+		}
+		r.Reverted += one.Reverted
+		r.Kept += one.Kept
+		if one.Delete {
+			r.Delete = true
+			break
+		}
+		if one.Changed {
+			text = one.Text
+		}
+	}
+	r.Text = text
+	r.Changed = r.Delete || text != current
+	switch {
+	case r.Delete:
+		r.Text = ""
+	case r.Kept > 0:
+		r.Conflict = fmt.Sprintf("%d of %d changes left alone: you changed those lines after the run", r.Kept, r.Kept+r.Reverted)
+	case !r.Changed:
+		r.Conflict = "already as before the run"
+	}
+	return r, nil
+}
+
+// undoStep computes the revert of one landing of f against current.
+func undoStep(f File, current string, exists bool) (Result, error) {
 	r := Result{Path: f.Path}
 	switch {
 	case f.Created && !exists:

@@ -106,3 +106,52 @@ func TestStoreRecordLoadRevertAndBounds(t *testing.T) {
 		t.Fatalf("oversized change kept: %d files, too large %v", len(snap.Files), snap.TooLarge)
 	}
 }
+
+// Two accepts of one run in one file with the user's edit between them:
+// the revert undoes both of the run's changes and keeps the user's line,
+// which a single first-Before/last-After pair would have taken away.
+func TestUndoKeepsTheUsersEditsBetweenLandings(t *testing.T) {
+	s := NewStore(t.TempDir())
+	first := "a\nB\nc\nd\ne\nf\ng\nh\n" // the run changed b
+	typed := "a\nB\nc\nD mine\ne\nf\ng\nh\n"
+	second := "a\nB\nc\nD mine\ne\nf\nG\nh\n" // the run changed g, accepted after the user typed d
+	if err := s.Record("run1", "", File{Path: "/w/x", Before: before, After: first}); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Record("run1", "", File{Path: "/w/x", Before: typed, After: second}); err != nil {
+		t.Fatal(err)
+	}
+	snap, err := s.Load("run1")
+	if err != nil || len(snap.Files) != 1 || len(snap.Files[0].Earlier) != 1 {
+		t.Fatalf("snapshot %+v %v: want the first landing kept as an earlier step", snap, err)
+	}
+	f := snap.Files[0]
+	r, err := Undo(f, second, true)
+	if want := "a\nb\nc\nD mine\ne\nf\ng\nh\n"; err != nil || r.Text != want || !r.Changed || r.Reverted != 2 || r.Kept != 0 || r.Conflict != "" {
+		t.Fatalf("revert: %+v %v, want %q (both changes undone, the user's line kept)", r, err, want)
+	}
+	// The user changed the first landing's line too: that change stays,
+	// the other is undone.
+	r, _ = Undo(f, "a\nB2\nc\nD mine\ne\nf\nG\nh\n", true)
+	if want := "a\nB2\nc\nD mine\ne\nf\ng\nh\n"; r.Text != want || r.Reverted != 1 || r.Kept != 1 || !strings.Contains(r.Conflict, "1 of 2") {
+		t.Fatalf("partly: %+v, want %q", r, want)
+	}
+	if r, _ := Undo(f, "a\nb\nc\nD mine\ne\nf\ng\nh\n", true); r.Changed || r.Conflict != "already as before the run" {
+		t.Fatalf("already reverted: %+v", r)
+	}
+}
+
+// A file the run created, then changed again after the user edited it:
+// the later change is undone, the file (holding the user's text) stays.
+func TestUndoCreatedFileWithLaterLanding(t *testing.T) {
+	f := File{Path: "/w/n", Created: true, Earlier: []Step{{Before: "", After: "one\n"}}, Before: "one\nmine\n", After: "one\nmine\ntwo\n"}
+	r, err := Undo(f, "one\nmine\ntwo\n", true)
+	if err != nil || r.Delete || r.Text != "one\nmine\n" || r.Reverted != 1 || r.Kept != 1 {
+		t.Fatalf("%+v %v", r, err)
+	}
+	// Without the user's line the creation is undone too: deleted.
+	g := File{Path: "/w/n", Created: true, Earlier: []Step{{Before: "", After: "one\n"}}, Before: "one\n ", After: "one\n two\n"}
+	if r, _ := Undo(g, "one\n two\n", true); r.Delete {
+		t.Fatalf("a file the user changed was deleted: %+v", r)
+	}
+}

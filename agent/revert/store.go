@@ -73,8 +73,10 @@ func (s *Store) path(runID string) (string, error) {
 }
 
 // Record adds a landed change of runID to its snapshot. The same file
-// landing again (hunks accepted one at a time) keeps the first Before and
-// the latest After, so a revert takes the file back to before the run.
+// landing again on the text the run left (hunks accepted one at a time)
+// keeps the first Before and the latest After, so a revert takes the file
+// back to before the run; landing on text the user changed since starts a
+// new step (File.Earlier), so the user's edits between are not the run's.
 func (s *Store) Record(runID, sessionID string, f File) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -88,8 +90,12 @@ func (s *Store) Record(runID, sessionID string, f File) error {
 	}
 	found := false
 	for i := range snap.Files {
-		if snap.Files[i].Path == f.Path {
-			snap.Files[i].After = f.After
+		if x := &snap.Files[i]; x.Path == f.Path {
+			if x.After != f.Before {
+				x.Earlier = append(x.Earlier, Step{Before: x.Before, After: x.After})
+				x.Before = f.Before
+			}
+			x.After = f.After
 			found = true
 		}
 	}
@@ -99,6 +105,9 @@ func (s *Store) Record(runID, sessionID string, f File) error {
 	size := 0
 	for _, x := range snap.Files {
 		size += len(x.Before) + len(x.After)
+		for _, st := range x.Earlier {
+			size += len(st.Before) + len(st.After)
+		}
 	}
 	if size > MaxSnapshotBytes {
 		snap.Files = snap.Files[:len(snap.Files)-boolInt(!found)]
