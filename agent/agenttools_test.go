@@ -595,3 +595,41 @@ func TestFixedCostOfSubAgent(t *testing.T) {
 		t.Fatalf("sub-agent fixed cost %d tokens, budget %d", toolsTok+sys, fixedCostBudget)
 	}
 }
+
+// TestHeldBackToolCalledByName: a model that calls a held-back tool (a
+// language tool) by its name without loading it first is told the tool
+// exists and is loaded now, and finds it in its tools from the next turn,
+// instead of "there is no tool named" (which sent it looking for another
+// way, or to tool_search for a tool it already knew).
+func TestHeldBackToolCalledByName(t *testing.T) {
+	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
+	dir := t.TempDir()
+	mustWrite(t, filepath.Join(dir, "main.go"), "package main\n")
+	m := script(calls(call("d1", "definition", `{"path":"main.go","line":1,"symbol":"main"}`)))
+	lm := lang.NewManager(lang.Options{Servers: []lang.ServerConfig{{Name: "gopls", Command: []string{"gopls"}, Extensions: []string{".go"}}}})
+	defer lm.Close()
+	run, err := NewSession("").Prepare(Setup{Config: config.Defaults(), View: workspace.New(workspace.Options{Folders: []string{dir}}), TranscriptDir: NoTranscript, Model: m, Lang: lm}, RunRequest{Prompt: "x"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	run.Execute(context.Background())
+	reqs := m.reqs()
+	if len(reqs) < 2 {
+		t.Fatalf("%d requests", len(reqs))
+	}
+	if slices.Contains(toolNamesOf(reqs[0].Tools), "definition") {
+		t.Fatal("definition was offered before it was loaded")
+	}
+	var result string
+	for _, msg := range reqs[1].Messages {
+		if msg.ToolCallID == "d1" {
+			result = msg.Content
+		}
+	}
+	if !strings.Contains(result, "definition was not loaded") || strings.Contains(result, "there is no tool named") {
+		t.Fatalf("the call's result: %q", result)
+	}
+	if !slices.Contains(toolNamesOf(reqs[1].Tools), "definition") {
+		t.Fatalf("definition is not offered after the call: %v", toolNamesOf(reqs[1].Tools))
+	}
+}

@@ -228,6 +228,12 @@ func (r *runner) plan(calls []llm.ToolCall, available []tools.Tool) []plannedCal
 		pc := plannedCall{call: tc, readOnly: true}
 		t, ok := byName[tc.Name]
 		switch {
+		case !ok && r.opts.Offer != nil && r.opts.Offer.Loadable(tc.Name):
+			// A held-back tool called by name: load it, as tool_search
+			// would, and say so; the model calls it again next turn with
+			// its schema in view.
+			r.opts.Offer.Activate(tc.Name)
+			pc.early = &callResult{isError: true, text: fmt.Sprintf("Error: %s was not loaded yet, so this call did not run. It is loaded now: call it again (its parameters are in your tools from now on).", tc.Name)}
 		case !ok:
 			pc.early = &callResult{isError: true, text: fmt.Sprintf("Error: there is no tool named %q. Available tools: %s.", tc.Name, toolNames(available))}
 		case errors.Is(tc.ArgsErr, llm.ErrArgsTooLarge):

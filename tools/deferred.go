@@ -107,6 +107,14 @@ func (o *Offer) get(name string) (Tool, bool) {
 	return t, true
 }
 
+// Loadable reports whether name is a tool tool_search could load for this
+// offer (held back, or a deferred MCP tool): a model that calls it by name
+// without loading it can be told so instead of "no such tool".
+func (o *Offer) Loadable(name string) bool {
+	t, ok := o.get(name)
+	return ok && deferrable(t)
+}
+
 // Tools returns the tools to send this turn: all of them when they fit the
 // budget, else the built-ins (sorted), tool_search, then the activated tools
 // in activation order.
