@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"go.lsp.dev/protocol"
+	"go.lsp.dev/uri"
 
 	"github.com/agentls/agentls/agent/llm/llmtest"
 	"github.com/agentls/agentls/internal/testpeers"
@@ -174,5 +175,44 @@ func TestCheckStartInProgress(t *testing.T) {
 		if e.Kind == "checkStarted" {
 			t.Fatalf("a runEvent of kind %q reached the editor (progress only)", e.Kind)
 		}
+	}
+}
+
+// In apply mode the editor holds the run's changes in unsaved buffers:
+// checks judge those buffers (the proposal view writes them over the
+// disk), not the old text on disk, and the user's files stay as they are.
+func TestChecksSeeApplyModeBuffers(t *testing.T) {
+	t.Parallel()
+	script := stepsScript("Changed b.",
+		readCall("r1", "calc.go"),
+		editCall("e1", "calc.go", "return 2", "return 20"))
+	viewDir := t.TempDir()
+	rs, ed := applySession(t, script, "", runOpts{
+		settings: map[string]any{"maxCheckRounds": 1, "checks": []any{map[string]any{"name": "has20",
+			"command": "grep -q 'return 20' calc.go || { echo 'calc.go lacks return 20'; exit 1; }"}}},
+		runOpts: lspserver.RunOptions{ViewDir: viewDir},
+	})
+	const original = "package calc\n\nfunc b() int { return 2 }\n"
+	path := rs.write(t, "calc.go", original)
+	ed.open(t, uri.File(path), original)
+	id := rs.start(t, lspserver.RunArgs{Prompt: "make b return 20"})
+	evs := rs.events(t, id)
+	fin := evs[len(evs)-1]
+	if fin.Kind != "finished" || !slices.Equal(fin.Checks, []lspserver.CheckState{{Name: "has20", Passed: true}}) {
+		for _, e := range evs {
+			if e.Kind == "check" {
+				t.Logf("check %s: %s", e.Name, deref(e.Output))
+			}
+		}
+		t.Fatalf("finished %+v: the check did not see the applied, unsaved change", fin)
+	}
+	if got, _ := ed.text(uri.File(path)); got != strings.Replace(original, "return 2", "return 20", 1) {
+		t.Fatalf("editor text %q", got)
+	}
+	if d, _ := os.ReadFile(path); string(d) != original {
+		t.Fatalf("the file on disk changed: %q", d)
+	}
+	if left, _ := os.ReadDir(viewDir); len(left) != 0 {
+		t.Fatalf("proposal view left behind: %v", left)
 	}
 }

@@ -77,8 +77,10 @@ func (c Check) Applies(env *Env, changed []string) bool {
 }
 
 // RunCheck runs one check where the run's commands run (the proposal view
-// while changes are staged) with run_command's environment allowlist. A
-// failure to run is a failed result; only ctx ending is an error.
+// while changes are staged, and also while the editor has buffers open in
+// the folder: in apply mode the run's changes are there, unsaved) with
+// run_command's environment allowlist. A failure to run is a failed
+// result; only ctx ending is an error.
 func (env *Env) RunCheck(ctx context.Context, c Check) (CheckResult, error) {
 	res := CheckResult{Name: c.Name, ExitCode: -1}
 	timeout := c.Timeout
@@ -92,6 +94,18 @@ func (env *Env) RunCheck(ctx context.Context, c Check) (CheckResult, error) {
 		}
 		res.NotRun, res.Output = true, fmt.Sprintf("not run: %v\n", err)
 		return res, nil
+	}
+	if !inView && env.buffersOpen(dir) {
+		// Nothing staged (apply mode: the changes went to the editor) but
+		// the editor has buffers open: the run's changes may sit there
+		// unsaved, and a check of the disk would judge the old text. The
+		// proposal view writes the buffers over the files; without one,
+		// the check runs on the disk as before.
+		if d, err := env.Proposal.Sync(ctx); err == nil {
+			dir, inView = d, true
+		} else if ctx.Err() != nil {
+			return res, ctx.Err()
+		}
 	}
 	res.InView = inView
 	out, err := command.Run(ctx, command.Spec{
@@ -115,4 +129,17 @@ func (env *Env) RunCheck(ctx context.Context, c Check) (CheckResult, error) {
 		res.Passed = out.ExitCode == 0
 	}
 	return res, nil
+}
+
+// buffersOpen reports whether the editor has a buffer open inside folder.
+func (env *Env) buffersOpen(folder string) bool {
+	if env.Proposal == nil {
+		return false
+	}
+	for _, p := range env.View.OpenPaths() {
+		if rel, err := filepath.Rel(folder, p); err == nil && rel != ".." && !strings.HasPrefix(rel, "../") {
+			return true
+		}
+	}
+	return false
 }
