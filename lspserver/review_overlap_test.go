@@ -294,3 +294,47 @@ func waitLog(t *testing.T, s *session, fragment string) {
 		time.Sleep(10 * time.Millisecond)
 	}
 }
+
+// TestWriteIntoOpenEmptyBuffer: the user opens a path that does not exist
+// yet (an empty buffer, or one line ending as Neovim sends it) and asks
+// the agent to fill it: write_file writes it without a read first (there
+// is nothing in it to lose), instead of "already exists and you have not
+// read it", and accepting lands exactly the content.
+func TestWriteIntoOpenEmptyBuffer(t *testing.T) {
+	for _, buffer := range []string{"", "\n"} {
+		t.Run(fmt.Sprintf("%q", buffer), func(t *testing.T) {
+			const content = "def test_total():\n    assert True\n"
+			var result string
+			script := func(req *llmtest.ChatRequest) llmtest.Reply {
+				if !req.HasToolResult("w1") {
+					return llmtest.ToolCalls(llmtest.Call{ID: "w1", Name: "write_file", Args: callArgs(map[string]any{"path": "test_cart.py", "content": content})})
+				}
+				result, _ = req.ToolResult("w1")
+				return llmtest.Text("Wrote the tests.")
+			}
+			rs := newRunSession(t, script, runOpts{})
+			e := editorFor(rs.session, text.UTF16)
+			u := e.uri("test_cart.py")
+			e.mu.Lock()
+			e.docs[u] = &editorDoc{version: 1, text: buffer}
+			e.mu.Unlock()
+			if err := e.c.DidOpen(lsptest.Context(t), u, "python", 1, buffer); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := e.c.Document(lsptest.Context(t), u); err != nil {
+				t.Fatal(err)
+			}
+			id := rs.start(t, lspserver.RunArgs{Prompt: "Write tests in this file.", URI: string(u)})
+			rs.events(t, id)
+			if !strings.HasPrefix(result, "Created") && !strings.HasPrefix(result, "Replaced") {
+				t.Fatalf("write_file into the empty buffer: %s", result)
+			}
+			if res := e.accept(t, reviewArgs{}); !res.Applied {
+				t.Fatalf("accept = %+v", res)
+			}
+			if got := e.text(t, u); got != content {
+				t.Fatalf("buffer %q, want exactly %q", got, content)
+			}
+		})
+	}
+}

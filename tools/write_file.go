@@ -4,6 +4,7 @@ import (
 	"context"
 	_ "embed"
 	"fmt"
+	"strings"
 
 	"github.com/agentls/agentls/tools/editmatch"
 )
@@ -32,7 +33,11 @@ func writeFile(ctx context.Context, env *Env, p writeFileParams) (Result, error)
 		return res, nil
 	}
 	present := t.exists || t.staged
-	if present && !t.read {
+	// A blank file (an empty editor buffer for a path the user opened to
+	// have it written, which Neovim sends as one line ending) has nothing
+	// a write without a read could lose.
+	blank := t.exists && !t.staged && strings.Trim(t.text, "\r\n") == ""
+	if present && !t.read && !blank {
 		return Errorf("%s already exists and you have not read it in this run; read it first (read_file), or change parts of it with edit_file", t.path), nil
 	}
 	content := p.Content
