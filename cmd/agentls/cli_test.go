@@ -3,10 +3,13 @@ package main
 import (
 	"bytes"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/agentls/agentls/agent"
 	"github.com/agentls/agentls/internal/text"
@@ -94,17 +97,63 @@ func TestProgressShowsToolErrorsWhole(t *testing.T) {
 }
 
 // lspSession is an initialize … exit exchange, Content-Length framed.
-func lspSession() string {
-	var b strings.Builder
-	for _, m := range []string{
-		`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"processId":null,"rootUri":null,"capabilities":{}}}`,
-		`{"jsonrpc":"2.0","method":"initialized","params":{}}`,
-		`{"jsonrpc":"2.0","id":2,"method":"shutdown"}`,
-		`{"jsonrpc":"2.0","method":"exit"}`,
-	} {
-		fmt.Fprintf(&b, "Content-Length: %d\r\n\r\n%s", len(m), m)
+// lspClient is the input of a short LSP session (initialize, initialized,
+// shutdown, exit) sent as an editor sends it: each message after a request
+// only once the request's reply is on out. Sent all at once, the input ends
+// (or exit arrives) before jsonrpc2 has written the replies, and it drops
+// what it has not written once its input has ended: the test flaked so.
+type lspClient struct {
+	out  *syncBuffer
+	msgs []clientMsg
+	next []byte
+}
+
+// clientMsg is a message and the reply that must be on out before it is sent.
+type clientMsg struct{ body, after string }
+
+func newLSPClient(out *syncBuffer) *lspClient {
+	return &lspClient{out: out, msgs: []clientMsg{
+		{`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"processId":null,"rootUri":null,"capabilities":{}}}`, ""},
+		{`{"jsonrpc":"2.0","method":"initialized","params":{}}`, `"id":1,`},
+		{`{"jsonrpc":"2.0","id":2,"method":"shutdown"}`, ""},
+		{`{"jsonrpc":"2.0","method":"exit"}`, `"id":2,`},
+	}}
+}
+
+func (c *lspClient) Read(p []byte) (int, error) {
+	for len(c.next) == 0 {
+		if len(c.msgs) == 0 {
+			return 0, io.EOF
+		}
+		m := c.msgs[0]
+		c.msgs = c.msgs[1:]
+		// At most a minute: the reply is then missing, and the test says so.
+		for deadline := time.Now().Add(time.Minute); m.after != "" && !strings.Contains(c.out.String(), m.after) && time.Now().Before(deadline); {
+			time.Sleep(time.Millisecond)
+		}
+		c.next = fmt.Appendf(nil, "Content-Length: %d\r\n\r\n%s", len(m.body), m.body)
 	}
-	return b.String()
+	n := copy(p, c.next)
+	c.next = c.next[n:]
+	return n, nil
+}
+
+// syncBuffer is a bytes.Buffer written by the server while the test reads it.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
 }
 
 // The server's stderr carries warnings and errors only by default: editors
@@ -115,8 +164,8 @@ func TestServeLogLevelDefaults(t *testing.T) {
 	t.Setenv("XDG_STATE_HOME", t.TempDir())
 	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
 	serve := func(args ...string) (int, string, string) {
-		var out, errb bytes.Buffer
-		code := run(append([]string{"serve"}, args...), strings.NewReader(lspSession()), &out, &errb)
+		var out, errb syncBuffer
+		code := run(append([]string{"serve"}, args...), newLSPClient(&out), &out, &errb)
 		return code, out.String(), errb.String()
 	}
 	code, stdout, stderr := serve()
