@@ -12,16 +12,16 @@ import (
 	"github.com/agentls/agentls/agent"
 	"github.com/agentls/agentls/agent/revert"
 	"github.com/agentls/agentls/internal/workspace"
-	"github.com/agentls/agentls/tools"
 )
 
 const revertUsage = `usage: agentls revert [--dir DIR] RUN_ID
 
-Takes back every change a run made with --apply: each file returns to what
-it was before the run, except lines changed since, which are left alone
-and reported. A file the run created is deleted only if unchanged. The
-run's session is told on its next run. Runs reviewed in an editor are
-reverted from the editor (agentls.revert).
+Takes back every change of a run that landed (made with --apply, accepted
+in an editor, or allowed over ACP): each file on disk returns to what it
+was before the run, except lines changed since, which are left alone and
+reported. A file the run created is deleted only if unchanged. The run's
+session is told on its next run. In an editor with the files open, prefer
+the editor's revert (agentls.revert), which edits its buffers.
 
 flags:
 `
@@ -49,7 +49,7 @@ func revertMain(args []string, stdout, stderr io.Writer) int {
 	snap, err := store.Load(runID)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
-		fmt.Fprintf(stderr, "agentls revert: run %s has no applied changes to revert (unknown run, or it was not run with --apply)\n", runID)
+		fmt.Fprintf(stderr, "agentls revert: run %s has no applied changes to revert (unknown run, or none of its changes landed: not run with --apply, nor accepted in an editor or allowed over ACP)\n", runID)
 		return 1
 	case err != nil:
 		fmt.Fprintf(stderr, "agentls revert: %v\n", err)
@@ -65,7 +65,7 @@ func revertMain(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "agentls revert: %s: the change was too large to keep a snapshot of; left alone\n", p)
 	}
 	for _, f := range snap.Files {
-		r, err := revertFile(view, f)
+		r, err := revert.UndoOnDisk(view, f)
 		if err != nil {
 			fmt.Fprintf(stderr, "agentls revert: %v\n", err)
 			failed = true
@@ -102,25 +102,6 @@ func revertMain(args []string, stdout, stderr io.Writer) int {
 		return 1
 	}
 	return 0
-}
-
-// revertFile undoes one file's change on disk through the one confined
-// write path (tools.WriteConfined / RemoveConfined: inside the workspace,
-// never .git, only over the text just read, atomic).
-func revertFile(view *workspace.View, f revert.File) (revert.Result, error) {
-	cur, err := tools.ReadDisk(view, f.Path)
-	exists := err == nil
-	if err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return revert.Result{}, fmt.Errorf("%s: %w", f.Path, err)
-	}
-	r, err := revert.Undo(f, string(cur), exists)
-	if err != nil || !r.Changed {
-		return r, err
-	}
-	if r.Delete {
-		return r, tools.RemoveConfined(view, f.Path, string(cur))
-	}
-	return r, tools.WriteConfined(view, f.Path, string(cur), false, r.Text)
 }
 
 // noteRevert tells the run's session (if saved) what was reverted.

@@ -7,12 +7,14 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"path/filepath"
 	"strings"
 	"sync"
 
 	acp "github.com/coder/acp-go-sdk"
 
 	"github.com/agentls/agentls/agent"
+	"github.com/agentls/agentls/agent/revert"
 	"github.com/agentls/agentls/internal/text"
 	"github.com/agentls/agentls/lspserver/proposal"
 	"github.com/agentls/agentls/tools"
@@ -355,19 +357,49 @@ func (ss *session) writeAccepted(ctx context.Context, runID, path, reason string
 			return reviewResult{note: "Not written: " + err.Error() + ". The change stays pending in the session."}
 		}
 		s.review.store.Applied(plan)
-		d := agent.Decision{RunID: runID, Path: path, Accepted: true, Applied: fe.Expected, Hunks: len(fe.HunkIDs), Reason: reason}
+		d := agent.Decision{RunID: runID, Path: path, Accepted: true, Applied: fe.Expected, Hunks: len(fe.HunkIDs), Reason: reason,
+			LandedBefore: fe.Before, LandedAfter: fe.Expected, Created: fe.Created}
 		if p, ok := s.proposalOf(runID, path); ok {
 			res := p.Result()
 			d.Remaining, d.Applied = &res, p.Text
 		}
 		ss.core.Decide(d)
 		ss.save()
+		// The snapshot last: what the session is told must not wait for
+		// this file I/O (as lspserver/runs does on accept).
+		ss.recordLanded(runID, fe)
 		note := "Written " + via + "."
 		if len(plan.Conflicts) > 0 {
 			note += " Not written (conflicted with your edits): " + conflictText(plan.Conflicts)
 		}
 		return reviewResult{written: len(fe.HunkIDs), note: note}
 	}
+}
+
+// recordLanded keeps what an allowed change replaced once it was
+// written, in the revert snapshot store the LSP server and `agentls
+// revert` read (agent/revert, <state dir>/reverts), so the run can be
+// taken back later from either; ACP itself has no revert method. Without
+// a state directory nothing is kept (the run cannot be reverted).
+func (ss *session) recordLanded(runID string, fe proposal.FileEdit) {
+	st := ss.srv.reverts()
+	if st == nil || fe.Before == fe.Expected {
+		return
+	}
+	f := revert.File{Path: fe.Path, Before: fe.Before, After: fe.Expected, Created: fe.Created}
+	if err := st.Record(runID, ss.core.ID(), f); err != nil {
+		ss.srv.log.Warn("this change cannot be reverted later", "run", runID, "path", fe.Path, "err", err)
+	}
+}
+
+// reverts is the revert snapshot store under the state directory; nil
+// when there is none (Options.StateDir NoState).
+func (s *Server) reverts() *revert.Store {
+	dir := s.stateDir()
+	if dir == "" {
+		return nil
+	}
+	return revert.NewStore(filepath.Join(dir, "reverts"))
 }
 
 // write puts fe.Expected into the file and says how.
