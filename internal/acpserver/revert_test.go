@@ -202,7 +202,7 @@ func TestLSPRevertsRunAllowedOverACP(t *testing.T) {
 	}
 	h.mustPrompt(id, "what changed?")
 	reqs := h.chats()
-	if last := reqs[len(reqs)-1]; !last.Contains("The user reverted the changes of run "+runID) {
+	if last := reqs[len(reqs)-1]; !last.Contains("The user reverted the changes of run " + runID) {
 		t.Fatal("the session's next prompt over ACP was not told about the revert")
 	}
 }

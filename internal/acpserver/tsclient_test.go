@@ -39,7 +39,7 @@ func acpSDKDir(t *testing.T) string {
 // after permission, a prompt is cancelled mid-stream, modes and config
 // options switch, the session is listed, and after a restart it is
 // loaded (replayed) and continued. Then the same session continues over
-// LSP.
+// LSP, and `agentls revert` takes back the change allowed over ACP.
 func TestTypeScriptClient(t *testing.T) {
 	sdk := acpSDKDir(t)
 	bin := lsptest.BuildBinary(t)
@@ -89,6 +89,7 @@ func TestTypeScriptClient(t *testing.T) {
 	}
 	var sum struct {
 		SessionID   string `json:"sessionId"`
+		RunID       string `json:"runId"`
 		FirstPrompt struct {
 			Kinds       []string `json:"kinds"`
 			Permissions int      `json:"permissions"`
@@ -129,5 +130,19 @@ func TestTypeScriptClient(t *testing.T) {
 	last := reqs[len(reqs)-1]
 	if !last.Contains("what did you change?") || !last.Contains("I greeted the world.") {
 		t.Fatal("the LSP run did not continue the ACP session's conversation")
+	}
+
+	// The change the TypeScript client allowed (and wrote) is taken back
+	// by the binary's `agentls revert`.
+	rev := exec.CommandContext(ctx, bin, "revert", "--dir", work, sum.RunID)
+	rev.Env = append(os.Environ(), "HOME="+home, "XDG_CONFIG_HOME="+filepath.Join(home, "config"), "XDG_STATE_HOME="+state)
+	var revErr strings.Builder
+	rev.Stderr = &revErr
+	revOut, err := rev.Output()
+	if err != nil || !strings.Contains(string(revOut), "a.txt: reverted") {
+		t.Fatalf("agentls revert %s: %v\n%s\n%s", sum.RunID, err, revOut, revErr.String())
+	}
+	if b, _ := os.ReadFile(filepath.Join(work, "a.txt")); string(b) != "hello\n" {
+		t.Fatalf("a.txt after agentls revert: %q", b)
 	}
 }

@@ -196,6 +196,7 @@ const summary = {};
       expect(readFileSync(file, "utf8") === "hello\n", "a.txt changed before the permission was answered");
       expect(state.writes.length === 0, "fs/write_text_file before the permission was answered");
       expect(p._meta && p._meta.agentls && p._meta.agentls.hunks.length === 1, "no hunks in _meta: " + JSON.stringify(p._meta));
+      summary.runId = p._meta.agentls.runId;
       return { outcome: { outcome: "selected", optionId: p.options.find((o) => o.kind === "allow_once").optionId } };
     };
     const r1 = await ctx.request(acp.methods.agent.session.prompt, {
