@@ -13,6 +13,7 @@ import (
 
 	acp "github.com/coder/acp-go-sdk"
 
+	"github.com/agentls/agentls/agent"
 	"github.com/agentls/agentls/agent/llm/llmtest"
 	"github.com/agentls/agentls/internal/testwait"
 )
@@ -63,8 +64,9 @@ func (e *acpEditor) WaitForTerminalExit(context.Context, acp.WaitForTerminalExit
 
 // A run whose changes were allowed over `agentls acp` is taken back by
 // `agentls revert RUN_ID`: the edited file returns to its old text except
-// a line the user changed since, the created file is deleted, a second
-// revert does nothing, and the session's next run is told.
+// a line the user changed since, the created file is deleted, the run's
+// transcript records the files accepted then reverted, a second revert
+// does nothing, and the session's next run is told.
 func TestRevertRunAllowedOverACP(t *testing.T) {
 	srv := llmtest.New(t, func(req *llmtest.ChatRequest) llmtest.Reply {
 		if req.Contains("what changed?") {
@@ -147,6 +149,19 @@ func TestRevertRunAllowedOverACP(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(ws, "NEW.md")); !os.IsNotExist(err) {
 		t.Fatalf("NEW.md survived the revert: %v", err)
+	}
+	// The run's transcript holds each file's fate, as over LSP: accepted
+	// (allowed over ACP), then reverted.
+	tpath, err := agent.FindTranscript("", runID)
+	if err != nil {
+		t.Fatalf("the ACP run's transcript: %v", err)
+	}
+	tr := readFile(t, tpath)
+	for _, want := range []string{`"fate":"accepted","hunks":1,"kind":"fate","path":"` + a, `"fate":"accepted","hunks":1,"kind":"fate","path":"` + filepath.Join(ws, "NEW.md"),
+		`"fate":"reverted","hunks":1,"kind":"fate","path":"` + a, `"fate":"reverted","hunks":1,"kind":"fate","path":"` + filepath.Join(ws, "NEW.md")} {
+		if strings.Count(tr, want) != 1 {
+			t.Errorf("transcript has %d of %s", strings.Count(tr, want), want)
+		}
 	}
 	if code, _, errOut = runRevert(t, "--dir", ws, runID); code != 0 || !strings.Contains(errOut, "already reverted") {
 		t.Fatalf("second revert: %d %s", code, errOut)
