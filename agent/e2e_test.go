@@ -82,7 +82,7 @@ func TestEndToEndWithScriptedServer(t *testing.T) {
 }
 
 func TestEndToEndCancelClosesStream(t *testing.T) {
-	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
+	defer testwait.NoLeaks(t, goleak.IgnoreCurrent())
 	hang := llmtest.NewHang()
 	srv := llmtest.New(t, llmtest.Always(llmtest.Text("partial answer that never ends").HangAfter(2, hang)))
 	client := newClient(t, srv)

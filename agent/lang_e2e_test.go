@@ -16,6 +16,7 @@ import (
 	"github.com/agentls/agentls/agent/config"
 	"github.com/agentls/agentls/agent/llm"
 	"github.com/agentls/agentls/agent/llm/llmtest"
+	"github.com/agentls/agentls/internal/testwait"
 	"github.com/agentls/agentls/internal/workspace"
 	"github.com/agentls/agentls/tools/lang"
 	"github.com/agentls/agentls/tools/lang/langtest"
@@ -242,7 +243,7 @@ func TestNoLanguageServerNoChange(t *testing.T) {
 // registered later has run (the scripted server and client close there).
 func noLeaksAfterCleanup(t *testing.T) {
 	opt := goleak.IgnoreCurrent()
-	t.Cleanup(func() { goleak.VerifyNone(t, opt) })
+	t.Cleanup(func() { testwait.NoLeaks(t, opt) })
 }
 
 // BenchmarkNavigationTokens compares the tokens a navigation task costs

@@ -3,9 +3,9 @@ package agent
 import (
 	"testing"
 
-	"go.uber.org/goleak"
+	"github.com/agentls/agentls/internal/testwait"
 )
 
 // TestMain fails the package if any test leaves a goroutine behind (tool
 // batches, model streams, HTTP connections).
-func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+func TestMain(m *testing.M) { testwait.VerifyTestMain(m) }

@@ -278,7 +278,7 @@ func TestLargeToolOutputIsTruncated(t *testing.T) {
 }
 
 func TestCancelMidStreamNoLeaks(t *testing.T) {
-	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
+	defer testwait.NoLeaks(t, goleak.IgnoreCurrent())
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	streamClosed := make(chan struct{})
@@ -305,7 +305,7 @@ func TestCancelMidStreamNoLeaks(t *testing.T) {
 }
 
 func TestCancelDuringToolsReachesTools(t *testing.T) {
-	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
+	defer testwait.NoLeaks(t, goleak.IgnoreCurrent())
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	started := make(chan struct{}, 3)

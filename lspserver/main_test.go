@@ -11,8 +11,8 @@ import (
 	"testing"
 
 	"go.lsp.dev/uri"
-	"go.uber.org/goleak"
 
+	"github.com/agentls/agentls/internal/testwait"
 	"github.com/agentls/agentls/lspserver"
 	"github.com/agentls/agentls/lspserver/lsptest"
 )
@@ -20,7 +20,7 @@ import (
 func TestMain(m *testing.M) {
 	code := lsptest.RunMain(m)
 	if code == 0 {
-		if err := goleak.Find(); err != nil {
+		if err := testwait.Leaks(); err != nil {
 			fmt.Fprintln(os.Stderr, "goroutine leak:", err)
 			code = 1
 		}

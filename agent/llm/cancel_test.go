@@ -36,7 +36,7 @@ func checkCanceled(t *testing.T, err error) {
 }
 
 func TestCancelMidStream(t *testing.T) {
-	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
+	defer testwait.NoLeaks(t, goleak.IgnoreCurrent())
 	h := llmtest.NewHang()
 	srv := llmtest.New(t, llmtest.Sequence(llmtest.Text("partial answer").HangAfter(3, h)))
 	c := newClient(t, srv)
@@ -57,7 +57,7 @@ func TestCancelMidStream(t *testing.T) {
 }
 
 func TestCancelBeforeFirstByte(t *testing.T) {
-	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
+	defer testwait.NoLeaks(t, goleak.IgnoreCurrent())
 	h := llmtest.NewHang()
 	srv := llmtest.New(t, llmtest.Sequence(llmtest.Text("x").HangAfter(0, h)))
 	c := newClient(t, srv)
@@ -73,7 +73,7 @@ func TestCancelBeforeFirstByte(t *testing.T) {
 }
 
 func TestCancelDuringBackoff(t *testing.T) {
-	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
+	defer testwait.NoLeaks(t, goleak.IgnoreCurrent())
 	srv := llmtest.New(t, llmtest.Always(llmtest.Error(503, "busy").RetryAfter("30")))
 	c := newClient(t, srv)
 	defer c.Close()

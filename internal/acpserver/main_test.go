@@ -3,15 +3,14 @@ package acpserver_test
 import (
 	"testing"
 
-	"go.uber.org/goleak"
-
+	"github.com/agentls/agentls/internal/testwait"
 	"github.com/agentls/agentls/lspserver/lsptest"
 )
 
 // TestMain fails the package if any test leaves a goroutine behind
 // (prompts, model streams, the SDK's readers, MCP servers), and removes
 // the agentls binary the real-client test builds.
-func TestMain(m *testing.M) { goleak.VerifyTestMain(runMain{m}) }
+func TestMain(m *testing.M) { testwait.VerifyTestMain(runMain{m}) }
 
 type runMain struct{ m *testing.M }
 

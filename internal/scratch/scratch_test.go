@@ -13,8 +13,7 @@ import (
 	"syscall"
 	"testing"
 
-	"go.uber.org/goleak"
-
+	"github.com/agentls/agentls/internal/testwait"
 	"github.com/agentls/agentls/internal/workspace"
 )
 
@@ -23,7 +22,7 @@ func TestMain(m *testing.M) {
 		crashWithCopy() // the child of TestCleanStaleAfterCrash
 		return
 	}
-	goleak.VerifyTestMain(m)
+	testwait.VerifyTestMain(m)
 }
 
 // snapshot is every entry under root: path → mode, content or link target.

@@ -12,10 +12,9 @@ import (
 	"github.com/agentls/agentls/internal/testwait"
 
 	"github.com/agentls/agentls/internal/workspace"
-	"go.uber.org/goleak"
 )
 
-func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+func TestMain(m *testing.M) { testwait.VerifyTestMain(m) }
 
 // eventWait bounds how long a test waits for an event the watcher must
 // deliver; it guards against hangs and is not a timing assertion.

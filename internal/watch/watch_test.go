@@ -15,7 +15,6 @@ import (
 	"github.com/agentls/agentls/internal/testwait"
 
 	"github.com/agentls/agentls/internal/workspace"
-	"go.uber.org/goleak"
 )
 
 func TestCreateModifyDelete(t *testing.T) {
@@ -251,7 +250,7 @@ func TestCloseLeavesNothing(t *testing.T) {
 	if got := w.Stats().WatchedDirs; got != 0 {
 		t.Fatalf("watches left: %d", got)
 	}
-	goleak.VerifyNone(t)
+	testwait.NoLeaks(t)
 
 	// Cancelling the context stops it too.
 	w2, _ := New(v, nil)
@@ -261,7 +260,7 @@ func TestCloseLeavesNothing(t *testing.T) {
 	}
 	cancel2()
 	w2.Close()
-	goleak.VerifyNone(t)
+	testwait.NoLeaks(t)
 
 	// Close without Start.
 	w3, _ := New(v, nil)

@@ -12,8 +12,8 @@ import (
 
 	"go.lsp.dev/protocol"
 	"go.lsp.dev/uri"
-	"go.uber.org/goleak"
 
+	"github.com/agentls/agentls/internal/testwait"
 	"github.com/agentls/agentls/internal/text"
 	"github.com/agentls/agentls/internal/workspace"
 	"github.com/agentls/agentls/lspserver/core"
@@ -90,7 +90,7 @@ func newReviewServer(t testing.TB) (*Review, *editClient, string) {
 }
 
 // TestMain fails the package's tests when one leaks a goroutine.
-func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+func TestMain(m *testing.M) { testwait.VerifyTestMain(m) }
 
 // The document changes between computing the accept plan and sending it
 // (the store missed it here, as it would if didChange raced the accept):

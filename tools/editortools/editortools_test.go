@@ -8,12 +8,11 @@ import (
 	"testing"
 	"time"
 
-	"go.uber.org/goleak"
-
+	"github.com/agentls/agentls/internal/testwait"
 	"github.com/agentls/agentls/tools"
 )
 
-func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+func TestMain(m *testing.M) { testwait.VerifyTestMain(m) }
 
 func defs(t *testing.T, raw string) []Def {
 	t.Helper()

@@ -13,6 +13,7 @@ import (
 
 	"go.uber.org/goleak"
 
+	"github.com/agentls/agentls/internal/testwait"
 	"github.com/agentls/agentls/internal/text"
 	"github.com/agentls/agentls/internal/workspace"
 	"github.com/agentls/agentls/tools"
@@ -151,7 +152,7 @@ func leakCheck(t *testing.T) {
 	opt := goleak.IgnoreCurrent()
 	t.Cleanup(func() {
 		noLeftovers(t)
-		goleak.VerifyNone(t, opt)
+		testwait.NoLeaks(t, opt)
 	})
 }
 

@@ -19,9 +19,9 @@ import (
 	"time"
 
 	mcpserver "github.com/mark3labs/mcp-go/server"
-	"go.uber.org/goleak"
 
 	"github.com/agentls/agentls/internal/testpeers"
+	"github.com/agentls/agentls/internal/testwait"
 	"github.com/agentls/agentls/tools"
 	"github.com/agentls/agentls/tools/mcp/mcptest"
 )
@@ -34,7 +34,7 @@ func TestMain(m *testing.M) {
 	if mode := os.Getenv(helperEnv); mode != "" {
 		os.Exit(runHelper(mode))
 	}
-	goleak.VerifyTestMain(m)
+	testwait.VerifyTestMain(m)
 }
 
 func runHelper(mode string) int {

@@ -12,13 +12,12 @@ import (
 	"testing"
 	"time"
 
-	"go.uber.org/goleak"
-
+	"github.com/agentls/agentls/internal/testwait"
 	"github.com/agentls/agentls/internal/workspace"
 	"github.com/agentls/agentls/tools"
 )
 
-func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+func TestMain(m *testing.M) { testwait.VerifyTestMain(m) }
 
 // fixture is a workspace, the run's Env over it and a script tool whose
 // functions are the built-ins.
