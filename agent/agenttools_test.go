@@ -16,6 +16,7 @@ import (
 
 	"github.com/agentls/agentls/agent/config"
 	"github.com/agentls/agentls/agent/llm"
+	"github.com/agentls/agentls/internal/testwait"
 	"github.com/agentls/agentls/internal/workspace"
 	"github.com/agentls/agentls/tools"
 	"github.com/agentls/agentls/tools/lang"
@@ -168,7 +169,7 @@ func TestTaskSubAgentsRunInParallel(t *testing.T) {
 			arrived.Done()
 			select {
 			case <-both:
-			case <-time.After(10 * time.Second):
+			case <-time.After(testwait.Limit):
 				return llm.Response{}, fmt.Errorf("the other sub-agent never started: task calls ran one after the other")
 			case <-ctx.Done():
 				return llm.Response{}, ctx.Err()
@@ -287,7 +288,7 @@ func TestCancelParentStopsSubAgent(t *testing.T) {
 		select {
 		case <-inSub:
 			cancel()
-		case <-time.After(10 * time.Second):
+		case <-time.After(testwait.Limit):
 		}
 	}()
 	log := &eventLog{}

@@ -1,13 +1,11 @@
 package lspserver_test
 
 import (
-	"context"
 	"encoding/json"
 	"errors"
 	"os"
 	"strings"
 	"testing"
-	"time"
 
 	"go.lsp.dev/protocol"
 	"go.lsp.dev/uri"
@@ -202,8 +200,7 @@ func sessionOfFirstRun(t *testing.T, rs *runSession) string {
 func codeActions(t *testing.T, s *session, u uri.URI, line, char uint32) []json.RawMessage {
 	t.Helper()
 	var acts []json.RawMessage
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
+	ctx := lsptest.Context(t)
 	p := &protocol.CodeActionParams{TextDocument: protocol.TextDocumentIdentifier{URI: u},
 		Range: protocol.Range{Start: protocol.Position{Line: line, Character: char}, End: protocol.Position{Line: line, Character: char}}}
 	if err := s.c.Call(ctx, protocol.MethodTextDocumentCodeAction, p, &acts); err != nil {

@@ -12,6 +12,7 @@ import (
 	"go.lsp.dev/protocol"
 
 	"github.com/agentls/agentls/agent/llm/llmtest"
+	"github.com/agentls/agentls/internal/testwait"
 	"github.com/agentls/agentls/lspserver"
 	"github.com/agentls/agentls/lspserver/lsptest"
 	"github.com/agentls/agentls/tools/lang/langtest"
@@ -99,7 +100,7 @@ func TestProblemsThroughTheServer(t *testing.T) {
 		t.Fatal(err)
 	}
 	rs.c.Exit(lsptest.Context(t))
-	deadline := time.Now().Add(10 * time.Second)
+	deadline := time.Now().Add(testwait.Limit)
 	for len(goplsUnder(rs.root)) > 0 {
 		if time.Now().After(deadline) {
 			t.Fatalf("gopls still running after exit: %v", goplsUnder(rs.root))

@@ -9,8 +9,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
+	"github.com/agentls/agentls/internal/testwait"
 	"github.com/agentls/agentls/tools/mcp"
 	"github.com/agentls/agentls/tools/mcp/mcptest"
 )
@@ -107,12 +107,8 @@ func TestMCPLoginOpensOnlySafeAddresses(t *testing.T) {
 		t.Fatalf("login: exit %d\n%s", code, errw.buf.String())
 	}
 	errw.wg.Wait()
-	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
-		if b, err := os.ReadFile(record); err == nil && strings.HasSuffix(string(b), "\n") {
-			break // xdg-open is started, not waited for
-		}
-	}
-	args := strings.Split(strings.TrimSpace(readFile(t, record)), "\n")
+	// xdg-open is started, not waited for.
+	args := strings.Split(strings.TrimSpace(testwait.File(t, record)), "\n")
 	if len(args) != 1 || !strings.HasPrefix(args[0], a.AuthURL+"/authorize?") {
 		t.Fatalf("xdg-open got %q", args)
 	}

@@ -11,6 +11,7 @@ import (
 	acp "github.com/coder/acp-go-sdk"
 
 	"github.com/agentls/agentls/agent/llm/llmtest"
+	"github.com/agentls/agentls/internal/testwait"
 	"github.com/agentls/agentls/tools/lang/langtest"
 )
 
@@ -63,7 +64,7 @@ func TestLanguageServerOverACP(t *testing.T) {
 		t.Fatal("no gopls serving the session's folder")
 	}
 	h.close()
-	deadline := time.Now().Add(10 * time.Second)
+	deadline := time.Now().Add(testwait.Limit)
 	for goplsIn(h.dir) {
 		if time.Now().After(deadline) {
 			t.Fatal("gopls still running after the connection ended")

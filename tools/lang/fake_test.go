@@ -8,6 +8,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/agentls/agentls/internal/testwait"
 	"github.com/agentls/agentls/internal/text"
 )
 
@@ -188,7 +189,7 @@ func TestIdleShutdown(t *testing.T) {
 		if lastLine(res.Text) != "no new problems" {
 			t.Fatalf("edit %d:\n%s", i, res.Text)
 		}
-		deadline := time.Now().Add(5 * time.Second)
+		deadline := time.Now().Add(testwait.Limit)
 		for len(s.m.Running()) > 0 || len(leftovers(t.Name())) > 0 {
 			if time.Now().After(deadline) {
 				t.Fatalf("server still running after the idle timeout: %v", s.m.Running())

@@ -159,7 +159,7 @@ func leakCheck(t *testing.T) {
 // noLeftovers fails when a fake server of this test is still running.
 func noLeftovers(t testing.TB) {
 	t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
+	deadline := time.Now().Add(testwait.Limit)
 	for {
 		left := leftovers(t.Name())
 		if len(left) == 0 {
