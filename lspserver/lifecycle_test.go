@@ -299,3 +299,46 @@ func TestConcurrentRepliesDoNotInterleave(t *testing.T) {
 		}
 	}
 }
+
+// TestPipelinedLifecycleAnswered: a client that writes initialize,
+// initialized, shutdown and exit at once (a script, a test) gets both
+// answers, initialize's first. The ordered requests are answered before
+// the next message is read; released after their work instead, their
+// answers raced the later messages, and exit could end the session before
+// initialize's answer was written (9 of 300 CLI runs lost it). Each round
+// is a fresh server; the race needed many rounds to show.
+func TestPipelinedLifecycleAnswered(t *testing.T) {
+	t.Setenv("XDG_STATE_HOME", t.TempDir())
+	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
+	var in strings.Builder
+	for _, m := range []string{
+		`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"processId":null,"rootUri":null,"capabilities":{}}}`,
+		`{"jsonrpc":"2.0","method":"initialized","params":{}}`,
+		`{"jsonrpc":"2.0","id":2,"method":"shutdown"}`,
+		`{"jsonrpc":"2.0","method":"exit"}`,
+	} {
+		in.WriteString("Content-Length: " + itoa(len(m)) + "\r\n\r\n" + m)
+	}
+	for round := range 200 {
+		var out testwait.Buffer
+		code := lspserver.Serve(lsptest.Context(t), strings.NewReader(in.String()), &out, lspserver.Options{NoWatcher: true})
+		var ids []string
+		for _, frame := range strings.Split(out.String(), "Content-Length: ")[1:] {
+			_, body, _ := strings.Cut(frame, "\r\n\r\n")
+			var m struct {
+				ID     json.RawMessage `json:"id"`
+				Result json.RawMessage `json:"result"`
+			}
+			if err := json.Unmarshal([]byte(body), &m); err != nil {
+				t.Fatalf("round %d: frame %q: %v", round, frame, err)
+			}
+			if string(m.ID) == "1" && !strings.Contains(string(m.Result), `"serverInfo"`) {
+				t.Fatalf("round %d: initialize answered %s", round, body)
+			}
+			ids = append(ids, string(m.ID))
+		}
+		if code != lspserver.ExitOK || strings.Join(ids, ",") != "1,2" {
+			t.Fatalf("round %d: exit %d, answers to ids %v, want 1 then 2:\n%s", round, code, ids, out.String())
+		}
+	}
+}

@@ -16,10 +16,11 @@ import (
 // never by hand.
 type Route struct {
 	notification bool // a notification, not a request
-	// ordered requests run to completion on the read loop before the next
-	// message is read (initialize, shutdown: later messages must see their
-	// effect); all other requests are released with jsonrpc2.Async first so
-	// a slow one never holds up reading.
+	// ordered requests run to completion, and are answered, on the read
+	// loop before the next message is read (initialize, shutdown: later
+	// messages must see their effect, and their answer goes out before
+	// anything a later message causes); all other requests are released
+	// with jsonrpc2.Async first so a slow one never holds up reading.
 	ordered bool
 	// optionalParams accepts absent or null params (decoded as the zero
 	// value); otherwise they are InvalidParams.
@@ -32,7 +33,9 @@ type Route struct {
 // RouteOption adjusts a Route.
 type RouteOption func(*Route)
 
-// Ordered marks a request that must finish before the next message is read.
+// Ordered marks a request that must finish, and be answered, before the
+// next message is read. Its handler gets the connection's context, not the
+// request's (see Server.handler), and cannot be cancelled.
 func Ordered(r *Route) { r.ordered = true }
 
 // OptionalParams lets a method be sent without params.
@@ -109,12 +112,25 @@ func stableJSONError(err error) string {
 // handler is the connection's whole handler chain. $/cancelRequest is served
 // here, before the per-call cancellation wrapper, so a malformed one is
 // logged instead of killing the connection (docs/pitfalls.md "LSP: cancellation").
+//
+// Ordered requests bypass the cancellation wrapper and are never released
+// with jsonrpc2.Async: jsonrpc2 then writes their answer before it reads
+// the next message. (Released after their work, as they once were, the
+// answer raced the next messages: an initialize sent with shutdown and
+// exit right behind it, as a script does, could lose its answer to the
+// exit.) A request that is not released must not derive a context from
+// its pooled request context (the library bug in docs/pitfalls.md), so
+// they run on the connection's context, which jsonrpc2.DetachContext
+// returns, and derive nothing from the request's.
 func (s *Server) handler() jsonrpc2.Handler {
 	dispatch, cancel := jsonrpc2.CancelHandler(s.dispatch)
 	return func(ctx context.Context, req *jsonrpc2.Request) (any, error) {
 		if req.Method() == protocol.MethodCancelRequest && !req.IsCall() {
 			s.cancelRequest(req.Params(), cancel)
 			return nil, nil
+		}
+		if r, ok := s.routes[req.Method()]; ok && r.ordered && req.IsCall() {
+			return s.dispatch(jsonrpc2.DetachContext(ctx), req)
 		}
 		return dispatch(ctx, req)
 	}
@@ -137,22 +153,19 @@ func (s *Server) cancelRequest(raw jsonrpc2.RawMessage, cancel func(jsonrpc2.ID)
 }
 
 // dispatch routes one message through the lifecycle gate and the method
-// table. Every request is released with jsonrpc2.Async before it returns
-// (the §2 context bug makes a synchronous request that derived a context
-// unsafe); errors of notifications are logged, never returned (returning one
+// table. Every request but an ordered one is released with jsonrpc2.Async
+// before it does any work (the §2 context bug makes a synchronous request
+// that derived a context unsafe; ordered ones get a context that is not
+// the request's, see handler); errors of notifications are logged, never returned (returning one
 // kills the connection); panics become InternalError for requests.
 func (s *Server) dispatch(ctx context.Context, req *jsonrpc2.Request) (result any, err error) {
 	method, isCall := req.Method(), req.IsCall()
 	r, known := s.routes[method]
-	if isCall {
-		if known && r.ordered {
-			defer jsonrpc2.Async(ctx) // after the work, before returning
-		} else {
-			jsonrpc2.Async(ctx)
-			// Before Async the method string borrows the read buffer, which
-			// the read loop reuses once released; Async cloned it in place.
-			method = req.Method()
-		}
+	if isCall && !(known && r.ordered) { // ordered requests stay on the read loop (handler)
+		jsonrpc2.Async(ctx)
+		// Before Async the method string borrows the read buffer, which
+		// the read loop reuses once released; Async cloned it in place.
+		method = req.Method()
 	}
 	if !s.inflight.enter() {
 		if isCall {
