@@ -13,7 +13,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -123,16 +122,6 @@ func buildVSIX(t *testing.T, ctx context.Context, dir string) string {
 	vsix := filepath.Join(dir, "agentls.vsix")
 	run(t, ctx, ".", nil, "npx", "vsce", "package", "--no-dependencies", "--skip-license", "--out", vsix)
 	return vsix
-}
-
-func freePort(t *testing.T) int {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port
 }
 
 // loudModel edits "hello" (or "bye", when the prompt names it) to upper
@@ -487,10 +476,12 @@ func startCodeServer(t *testing.T, ctx context.Context, tl tools, tmp, ws string
 		"XDG_STATE_HOME=" + filepath.Join(tmp, "state")}
 	run(t, ctx, tmp, env, tl.node, tl.codeServer, "--config", config, "--extensions-dir", ext, "--install-extension", vsix)
 
-	port := freePort(t)
+	// Port 0: code-server binds a free port itself and says which. (A port
+	// picked here and closed again could be taken by another program
+	// before code-server binds it, and the test would talk to that one.)
 	csOut := &testwait.Buffer{}
 	cs := exec.Command(tl.node, tl.codeServer, "--config", config, "--auth", "none",
-		"--bind-addr", fmt.Sprintf("127.0.0.1:%d", port), "--user-data-dir", data, "--extensions-dir", ext,
+		"--bind-addr", "127.0.0.1:0", "--user-data-dir", data, "--extensions-dir", ext,
 		"--disable-telemetry", "--disable-update-check", ws)
 	cs.Env = append(os.Environ(), env...)
 	cs.Stdout, cs.Stderr = csOut, csOut
@@ -502,9 +493,28 @@ func startCodeServer(t *testing.T, ctx context.Context, tl tools, tmp, ws string
 		_ = syscall.Kill(-cs.Process.Pid, syscall.SIGKILL)
 		_ = cs.Wait()
 	})
-	url := fmt.Sprintf("http://127.0.0.1:%d", port)
+	url := listeningURL(t, ctx, csOut)
 	waitHTTP(t, ctx, url)
 	return codeServer{url: url, shots: shots, serverLog: serverLog, out: csOut}
+}
+
+// listening matches the line code-server logs once it listens.
+var listening = regexp.MustCompile(`HTTP server listening on (http://127\.0\.0\.1:[0-9]+)`)
+
+// listeningURL waits for code-server to log the address it listens on
+// and returns it.
+func listeningURL(t *testing.T, ctx context.Context, out *testwait.Buffer) string {
+	t.Helper()
+	for {
+		if m := listening.FindStringSubmatch(out.String()); m != nil {
+			return m[1]
+		}
+		select {
+		case <-ctx.Done():
+			t.Fatalf("code-server never said where it listens:\n%s", out.String())
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
 }
 
 // waitHTTP polls url until code-server answers.

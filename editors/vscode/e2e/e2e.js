@@ -16,19 +16,19 @@ const out = { steps: [] };
 let page;
 
 // Shared helpers (e2e/lib.js).
-const { afterTexts, toasts, tabLabels, editorText, hasAfter, palette, runAgent, shot } = require("./lib")(() => page);
+const { LIMIT, retry, waitForCommands, afterTexts, toasts, tabLabels, editorText, hasAfter, palette, runAgent, shot } = require("./lib")(() => page);
 const agentHoverVisible = () =>
   page.$$eval(".monaco-hover", (hs) => hs.some((h) => h.offsetParent !== null && h.innerText.includes("agentls proposal")));
 const noAfter = () =>
   page.waitForFunction(
     () => ![...document.querySelectorAll(".view-lines span")].some((s) => /[⟶⤒⤓]/.test(getComputedStyle(s, "::after").content)),
     null,
-    { timeout: 30000 },
+    { timeout: LIMIT },
   );
 
 async function planAgent(prompt) {
   await palette("agentls: Plan with Agent");
-  await page.waitForSelector('.quick-input-widget input[placeholder^="e.g."]', { state: "visible", timeout: 10000 });
+  await page.waitForSelector('.quick-input-widget input[placeholder^="e.g."]', { state: "visible", timeout: LIMIT });
   await page.keyboard.type(prompt);
   await page.keyboard.press("Enter");
 }
@@ -38,29 +38,14 @@ async function planAgent(prompt) {
 // Agent… with the recorded task, see the fix inline, click Accept above it.
 async function demo() {
   await page.click('.explorer-folders-view .monaco-list-row:has-text("greet.py")');
-  await page.waitForSelector('.view-lines:has-text("nme")', { timeout: 30000 });
+  await page.waitForSelector('.view-lines:has-text("nme")', { timeout: LIMIT });
   out.steps.push("opened");
-  // Wait until the extension is active (its commands are in the palette).
-  // An open palette does not pick up commands registered after it opened,
-  // so it is opened again until they are there.
-  for (let i = 0; ; i++) {
-    await page.keyboard.press("F1");
-    await page.waitForSelector(".quick-input-widget input", { state: "visible", timeout: 10000 });
-    await page.keyboard.type("agentls: ");
-    try {
-      await page.waitForFunction(() => document.querySelectorAll(".quick-input-list .monaco-list-row").length >= 10, null, { timeout: 5000 });
-      await page.keyboard.press("Escape");
-      break;
-    } catch (err) {
-      await page.keyboard.press("Escape");
-      if (i === 11) throw err;
-    }
-  }
+  await waitForCommands();
   await runAgent("Fix the bug in greet.py");
   await hasAfter("name");
   // The server's Accept | Reject code lenses, which the README points at.
   await page.waitForFunction(() => [...document.querySelectorAll(".codelens-decoration")].some((l) => l.innerText.includes("Accept")), null, {
-    timeout: 30000,
+    timeout: LIMIT,
   });
   out.pendingLenses = await page.$$eval(".codelens-decoration", (ls) => ls.map((l) => l.innerText));
   out.pendingAfter = await afterTexts();
@@ -73,7 +58,7 @@ async function demo() {
   // As the README says: click Accept above the change.
   await page.locator(".codelens-decoration a", { hasText: "Accept" }).first().click();
   await noAfter();
-  await page.waitForFunction(() => !document.querySelector(".view-lines").innerText.includes("nme"), null, { timeout: 30000 });
+  await page.waitForFunction(() => !document.querySelector(".view-lines").innerText.includes("nme"), null, { timeout: LIMIT });
   out.acceptedText = await editorText();
   out.acceptedShot = await shot("demo-accepted");
   out.steps.push("accepted");
@@ -86,26 +71,26 @@ async function demo() {
 // run history in a webview.
 async function history() {
   await page.click('.explorer-folders-view .monaco-list-row:has-text("greet.go")');
-  await page.waitForSelector('.view-lines:has-text("hello")', { timeout: 30000 });
+  await page.waitForSelector('.view-lines:has-text("hello")', { timeout: LIMIT });
   await waitForCommands();
   out.steps.push("opened");
 
   // The model picker lists the server's models; the pick shows in the status bar.
   await palette("agentls: Choose Model for Next Runs");
-  await page.waitForFunction(() => document.querySelectorAll(".quick-input-list .monaco-list-row").length >= 3, null, { timeout: 30000 });
+  await page.waitForFunction(() => document.querySelectorAll(".quick-input-list .monaco-list-row").length >= 3, null, { timeout: LIMIT });
   out.modelTitle = await page.$eval(".quick-input-widget .quick-input-title", (e) => e.innerText).catch(() => "");
   out.modelItems = await page.$$eval(".quick-input-list .monaco-list-row", (rows) => rows.map((r) => r.getAttribute("aria-label")));
   await page.keyboard.type("picked-model");
-  await page.waitForSelector('.quick-input-list .monaco-list-row[aria-label^="picked-model"]', { timeout: 10000 });
+  await page.waitForSelector('.quick-input-list .monaco-list-row[aria-label^="picked-model"]', { timeout: LIMIT });
   await page.keyboard.press("Enter");
-  await page.waitForFunction(() => [...document.querySelectorAll(".statusbar-item")].some((i) => i.innerText.includes("picked-model")), null, { timeout: 10000 });
+  await page.waitForFunction(() => [...document.querySelectorAll(".statusbar-item")].some((i) => i.innerText.includes("picked-model")), null, { timeout: LIMIT });
   out.steps.push("model");
 
   // A run over two files; its end notification offers the review and the report.
   await runAgent("shout in both files");
-  await toastWith("changes proposed in", 60000);
+  await toastWith("changes proposed in", LIMIT);
   out.endToasts = await toasts();
-  await page.waitForFunction(() => [...document.querySelectorAll(".statusbar-item")].some((i) => i.innerText.includes("tok")), null, { timeout: 10000 });
+  await page.waitForFunction(() => [...document.querySelectorAll(".statusbar-item")].some((i) => i.innerText.includes("tok")), null, { timeout: LIMIT });
   out.statusBar = await statusTexts();
   out.runShot = await shot("history-run");
   out.steps.push("ran");
@@ -114,14 +99,14 @@ async function history() {
   // notification offers the revert.
   await clickToastButton("changes proposed in", "Accept All");
   await visibleEditorHas("HELLO");
-  await toastWith("accepted the changes of run", 30000);
+  await toastWith("accepted the changes of run", LIMIT);
   out.acceptToasts = await toasts();
   out.acceptedText = await visibleEditorText();
   out.steps.push("accepted");
 
   await clickToastButton("accepted the changes of run", "Revert Run");
   await visibleEditorHas("hello");
-  await toastWith("reverted run", 30000);
+  await toastWith("reverted run", LIMIT);
   out.revertToasts = await toasts();
   out.revertedText = await visibleEditorText();
   out.revertShot = await shot("history-reverted");
@@ -132,13 +117,21 @@ async function history() {
   await page.keyboard.press("Control+Z");
   await page.waitForTimeout(1000);
   out.undoPressedShot = await shot("history-undo-pressed");
+  // VS Code either asks whether to undo in every file the revert changed
+  // (a dialog) or undoes at once: wait for whichever it does (on a loaded
+  // machine the dialog can take seconds to show).
+  await page.waitForFunction(
+    () =>
+      [...document.querySelectorAll(".monaco-dialog-box .monaco-button")].some((b) => /Undo in \d+ Files/.test(b.innerText)) ||
+      [...document.querySelectorAll(".editor-instance .view-lines")].some((v) => v.offsetParent !== null && v.innerText.replace(/\u00a0/g, " ").includes("HELLO")),
+    null,
+    { timeout: LIMIT },
+  );
   const dialogButton = page.locator(".monaco-dialog-box .monaco-button", { hasText: /Undo in \d+ Files/ });
-  try {
-    await dialogButton.first().waitFor({ state: "visible", timeout: 5000 });
+  out.undoDialog = "";
+  if ((await dialogButton.count()) > 0) {
     out.undoDialog = await page.$eval(".monaco-dialog-box", (d) => d.innerText);
     await dialogButton.first().click();
-  } catch {
-    out.undoDialog = "";
   }
   await visibleEditorHas("HELLO");
   out.undoneText = await visibleEditorText();
@@ -150,7 +143,7 @@ async function history() {
         return v.offsetParent !== null && text.includes("func bye") && !text.includes("func greet");
       }),
     null,
-    { timeout: 30000 },
+    { timeout: LIMIT },
   );
   // VS Code undoes the revert's one workspace edit in every file it
   // changed; were it per file, other.go would need its own undo.
@@ -166,11 +159,11 @@ async function history() {
 
   // A follow-up in the run's session: it keeps the picked model.
   await palette("agentls: Follow Up on Agent Session");
-  await page.waitForSelector('.quick-input-widget input[placeholder^="e.g."]', { state: "visible", timeout: 10000 });
+  await page.waitForSelector('.quick-input-widget input[placeholder^="e.g."]', { state: "visible", timeout: LIMIT });
   await page.keyboard.type("what happened to my files?");
   await page.keyboard.press("Enter");
-  await toastWith("You reverted my changes", 60000);
-  await page.waitForFunction(() => [...document.querySelectorAll(".statusbar-item")].some((i) => i.innerText.includes("session")), null, { timeout: 30000 });
+  await toastWith("You reverted my changes", LIMIT);
+  await page.waitForFunction(() => [...document.querySelectorAll(".statusbar-item")].some((i) => i.innerText.includes("session")), null, { timeout: LIMIT });
   out.followupStatusBar = await statusTexts();
   out.steps.push("followed-up");
 
@@ -178,40 +171,21 @@ async function history() {
   // report opens in a webview.
   await palette("agentls: Agent Runs");
   await page.waitForFunction(() => [...document.querySelectorAll(".quick-input-list .monaco-list-row")].some((r) => (r.getAttribute("aria-label") || "").includes("shout in both files")), null, {
-    timeout: 30000,
+    timeout: LIMIT,
   });
   out.runItems = await page.$$eval(".quick-input-list .monaco-list-row", (rows) => rows.map((r) => r.innerText.replace(/\s+/g, " ").trim()));
   out.runsShot = await shot("history-runs");
   await page.locator(".quick-input-list .monaco-list-row", { hasText: "shout in both files" }).first().click();
-  await page.waitForSelector('.quick-input-list .monaco-list-row[aria-label^="Open Report"]', { timeout: 10000 });
+  await page.waitForSelector('.quick-input-list .monaco-list-row[aria-label^="Open Report"]', { timeout: LIMIT });
   out.runActions = await page.$$eval(".quick-input-list .monaco-list-row", (rows) => rows.map((r) => r.getAttribute("aria-label")));
   await page.locator('.quick-input-list .monaco-list-row[aria-label^="Open Report"]').click();
-  await page.waitForFunction(() => [...document.querySelectorAll(".tabs-container .tab")].some((t) => t.innerText.includes("Agent report")), null, { timeout: 30000 });
+  await page.waitForFunction(() => [...document.querySelectorAll(".tabs-container .tab")].some((t) => t.innerText.includes("Agent report")), null, { timeout: LIMIT });
   const report = page.frameLocator("iframe.webview.ready").frameLocator("#active-frame");
-  await report.locator("body", { hasText: "shout in both files" }).waitFor({ timeout: 30000 });
+  await report.locator("body", { hasText: "shout in both files" }).waitFor({ timeout: LIMIT });
   out.reportText = await report.locator("body").innerText();
   out.reportTabs = await tabLabels();
   out.reportShot = await shot("history-report");
   out.steps.push("report");
-}
-
-// Waits until the extension is active (its commands are in the palette).
-// An open palette does not pick up commands registered after it opened,
-// so it is opened again until they are there.
-async function waitForCommands() {
-  for (let i = 0; ; i++) {
-    await page.keyboard.press("F1");
-    await page.waitForSelector(".quick-input-widget input", { state: "visible", timeout: 10000 });
-    await page.keyboard.type("agentls: ");
-    try {
-      await page.waitForFunction(() => document.querySelectorAll(".quick-input-list .monaco-list-row").length >= 10, null, { timeout: 5000 });
-      await page.keyboard.press("Escape");
-      return;
-    } catch (err) {
-      await page.keyboard.press("Escape");
-      if (i === 11) throw err;
-    }
-  }
 }
 
 // Waits until the editor on screen holds `needle` (case-sensitive, unlike
@@ -220,7 +194,7 @@ const visibleEditorHas = (needle) =>
   page.waitForFunction(
     (n) => [...document.querySelectorAll(".editor-instance .view-lines")].some((v) => v.offsetParent !== null && v.innerText.replace(/\u00a0/g, " ").includes(n)),
     needle,
-    { timeout: 30000 },
+    { timeout: LIMIT },
   );
 
 // The text of the editor on screen.
@@ -253,8 +227,9 @@ async function main() {
   });
   try {
     page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
+    page.setDefaultTimeout(LIMIT); // clicks and hovers wait as long as any other wait
     await page.goto(`${process.env.E2E_URL}/?folder=${encodeURIComponent(process.env.E2E_FOLDER)}`);
-    await page.waitForSelector(".explorer-folders-view .monaco-list-row", { timeout: 60000 });
+    await page.waitForSelector(".explorer-folders-view .monaco-list-row", { timeout: LIMIT });
     if (process.env.E2E_SCENARIO === "demo") {
       await demo();
       return;
@@ -264,22 +239,38 @@ async function main() {
       return;
     }
     await page.click('.explorer-folders-view .monaco-list-row:has-text("greet.go")');
-    await page.waitForSelector('.view-lines:has-text("hello")', { timeout: 30000 });
+    await page.waitForSelector('.view-lines:has-text("hello")', { timeout: LIMIT });
     out.steps.push("opened");
 
     // The palette lists the extension's commands once it is active.
+    await waitForCommands();
     await page.keyboard.press("F1");
-    await page.waitForSelector(".quick-input-widget input", { state: "visible", timeout: 10000 });
+    await page.waitForSelector(".quick-input-widget input", { state: "visible", timeout: LIMIT });
     await page.keyboard.type("agentls: ");
-    await page.waitForFunction(() => document.querySelectorAll(".quick-input-list .monaco-list-row").length >= 10, null, { timeout: 30000 });
-    // The list renders only the rows in view: walk down through it.
-    const rowLabels = () => page.$$eval(".quick-input-list .monaco-list-row", (rows) => rows.map((r) => r.getAttribute("aria-label")));
-    const seen = new Set(await rowLabels());
-    for (let i = 0; i < 40; i++) {
+    await page.waitForFunction(() => document.querySelectorAll(".quick-input-list .monaco-list-row").length >= 10, null, { timeout: LIMIT });
+    // The list renders only the rows in view: walk the focus down through
+    // it one row at a time, each time waiting for the focus to move (a
+    // loaded machine renders key presses late), until it wraps around to
+    // the first row.
+    const focusedLabel = (prev) =>
+      page
+        .waitForFunction(
+          (p) => {
+            const r = document.querySelector(".quick-input-list .monaco-list-row.focused");
+            const label = r && r.getAttribute("aria-label");
+            return label && label !== p ? label : null;
+          },
+          prev,
+          { timeout: LIMIT },
+        )
+        .then((handle) => handle.jsonValue());
+    const seen = [];
+    for (let label = await focusedLabel(null); !seen.includes(label) && seen.length < 100; ) {
+      seen.push(label);
       await page.keyboard.press("ArrowDown"); // the list scrolls to the focused row
-      for (const label of await rowLabels()) seen.add(label);
+      label = await focusedLabel(label);
     }
-    out.palette = [...seen];
+    out.palette = seen;
     await page.keyboard.press("Escape");
     out.steps.push("palette");
 
@@ -289,7 +280,7 @@ async function main() {
     out.pendingAfter = await afterTexts();
     out.pendingText = await editorText();
     await page.waitForFunction(() => [...document.querySelectorAll(".codelens-decoration")].some((l) => l.innerText.includes("Accept")), null, {
-      timeout: 30000,
+      timeout: LIMIT,
     });
     out.pendingLenses = await page.$$eval(".codelens-decoration", (ls) => ls.map((l) => l.innerText));
     out.pendingShot = await shot("pending");
@@ -299,7 +290,7 @@ async function main() {
     await page.waitForFunction(
       () => [...document.querySelectorAll(".notifications-toasts .notification-toast")].some((t) => t.innerText.includes("changes proposed in")),
       null,
-      { timeout: 30000 },
+      { timeout: LIMIT },
     );
     out.endToasts = await toasts();
     out.statusBar = await page.$$eval(".statusbar-item", (items) => items.map((i) => i.innerText).filter((s) => s.includes("gent")));
@@ -310,34 +301,29 @@ async function main() {
     // The mouse on the old text of the hunk (moved off and back until the
     // hover shows: the first move can land before the editor listens).
     const word = page.locator('.view-line span:has-text("hello")').first();
-    for (let i = 0; ; i++) {
+    await retry(async () => {
       await page.mouse.move(5, 5);
       await word.hover();
-      try {
-        await page.waitForFunction(
-          () => [...document.querySelectorAll(".monaco-hover")].some((h) => h.offsetParent !== null && h.innerText.includes("agentls proposal")),
-          null,
-          { timeout: 5000 },
-        );
-        break;
-      } catch (err) {
-        if (i === 5) throw err;
-      }
-    }
+      await page.waitForFunction(
+        () => [...document.querySelectorAll(".monaco-hover")].some((h) => h.offsetParent !== null && h.innerText.includes("agentls proposal")),
+        null,
+        { timeout: 5000 },
+      );
+    });
     out.hoverShot = await shot("hover");
     out.hoverText = await page.$$eval(".monaco-hover", (hs) => hs.filter((h) => h.offsetParent !== null).map((h) => h.innerText).join("\n"));
     await page.locator(".monaco-hover a", { hasText: "Accept" }).first().click();
-    await page.waitForSelector('.view-lines:has-text("HELLO")', { timeout: 30000 });
+    await page.waitForSelector('.view-lines:has-text("HELLO")', { timeout: LIMIT });
     await noAfter();
     await page.waitForFunction(
       () => ![...document.querySelectorAll(".monaco-hover")].some((h) => h.offsetParent !== null && h.innerText.includes("agentls proposal")),
       null,
-      { timeout: 30000 },
+      { timeout: LIMIT },
     );
     out.hoverAfterAccept = await agentHoverVisible();
     // The server's Accept | Reject code lenses go with the hunk.
     await page.waitForFunction(() => ![...document.querySelectorAll(".codelens-decoration")].some((l) => l.innerText.includes("Accept")), null, {
-      timeout: 30000,
+      timeout: LIMIT,
     });
     out.lensesAfterAccept = await page.$$eval(".codelens-decoration", (ls) => ls.map((l) => l.innerText));
     out.acceptedText = await editorText();
@@ -356,18 +342,18 @@ async function main() {
     // from its title bar; then it closes and greet.go stays.
     await palette("agentls: Show Proposed Changes as Diff");
     await page.waitForFunction(() => [...document.querySelectorAll(".tabs-container .tab")].some((t) => t.innerText.includes("agent proposal")), null, {
-      timeout: 30000,
+      timeout: LIMIT,
     });
     const acceptFile = '.editor-actions .action-label[aria-label^="Accept All Changes in File"]';
-    await page.waitForSelector(acceptFile, { state: "visible", timeout: 30000 });
-    await page.waitForSelector('.monaco-diff-editor .view-lines:has-text("politely")', { timeout: 30000 });
+    await page.waitForSelector(acceptFile, { state: "visible", timeout: LIMIT });
+    await page.waitForSelector('.monaco-diff-editor .view-lines:has-text("politely")', { timeout: LIMIT });
     out.diffTabs = await tabLabels();
     out.diffShot = await shot("diff");
     await page.click(acceptFile);
     await page.waitForFunction(() => ![...document.querySelectorAll(".tabs-container .tab")].some((t) => t.innerText.includes("agent proposal")), null, {
-      timeout: 30000,
+      timeout: LIMIT,
     });
-    await page.waitForSelector('.view-lines:has-text("politely")', { timeout: 30000 });
+    await page.waitForSelector('.view-lines:has-text("politely")', { timeout: LIMIT });
     out.afterDiffTabs = await tabLabels();
     out.afterDiffText = await editorText();
     out.afterDiffShot = await shot("after-diff");
@@ -389,7 +375,7 @@ async function main() {
     await page.waitForFunction(
       () => [...document.querySelectorAll(".notifications-toasts .notification-toast")].some((t) => t.innerText.includes("plan ready")),
       null,
-      { timeout: 30000 },
+      { timeout: LIMIT },
     );
     out.planToasts = await toasts();
     out.planText = await editorText();
@@ -406,9 +392,9 @@ async function main() {
     // the built-in JSON language server), the selection and the open
     // editors; e2e_test.go checks what the model was given.
     await page.click('.explorer-folders-view .monaco-list-row:has-text("broken.json")');
-    await page.waitForSelector(".view-lines .squiggly-error, .squiggly-error", { timeout: 60000 });
+    await page.waitForSelector(".view-lines .squiggly-error, .squiggly-error", { timeout: LIMIT });
     await page.click('.tabs-container .tab:has-text("greet.go")');
-    await page.waitForSelector('.view-lines:has-text("package main")', { timeout: 30000 });
+    await page.waitForSelector('.view-lines:has-text("package main")', { timeout: LIMIT });
     await page.locator('.view-line:has-text("package main")').first().click();
     await page.keyboard.press("Home");
     await page.keyboard.press("Shift+End");
@@ -416,7 +402,7 @@ async function main() {
     await page.waitForFunction(
       () => [...document.querySelectorAll(".notifications-toasts .notification-toast")].some((t) => t.innerText.includes("EDITOR-TOOLS-DONE")),
       null,
-      { timeout: 30000 },
+      { timeout: LIMIT },
     );
     out.editorToolsShot = await shot("editor-tools");
     out.steps.push("editor-tools");
@@ -425,9 +411,9 @@ async function main() {
     // model's base URL in the user settings (as a user would, in
     // settings.json), then run.
     await palette("Preferences: Open User Settings (JSON)");
-    await page.waitForSelector('.view-lines:has-text("agentls.model.baseURL")', { timeout: 30000 });
+    await page.waitForSelector('.view-lines:has-text("agentls.model.baseURL")', { timeout: LIMIT });
     await page.keyboard.press("Control+H");
-    await page.waitForSelector(".find-widget.visible", { timeout: 10000 });
+    await page.waitForSelector(".find-widget.visible", { timeout: LIMIT });
     await page.keyboard.type("http://127");
     await page.getByPlaceholder("Replace").first().click();
     await page.keyboard.type("ftp://127");
@@ -438,7 +424,7 @@ async function main() {
     await page.waitForFunction(
       () => [...document.querySelectorAll(".notifications-toasts .notification-toast")].some((t) => t.innerText.includes("model.baseURL")),
       null,
-      { timeout: 30000 },
+      { timeout: LIMIT },
     );
     // Close the settings editor (a modal over the workbench in recent VS
     // Code, which keeps F1 from the palette) with its title bar's close.
@@ -451,7 +437,7 @@ async function main() {
       (el.closest("a, .action-label, .monaco-button") || el).click();
     });
     await page.waitForFunction(() => ![...document.querySelectorAll(".view-lines")].some((v) => v.offsetParent !== null && v.innerText.includes("agentls.model.baseURL")), null, {
-      timeout: 10000,
+      timeout: LIMIT,
     });
     const toastWith = (needle, timeout) =>
       page.waitForFunction(
@@ -459,15 +445,10 @@ async function main() {
         needle,
         { timeout },
       );
-    for (let i = 0; ; i++) {
+    await retry(async () => {
       await runAgent("make it fail");
-      try {
-        await toastWith("cannot start an agent run", 5000);
-        break;
-      } catch (err) {
-        if (i === 3) throw err;
-      }
-    }
+      await toastWith("cannot start an agent run", 5000);
+    });
     out.errorToasts = await toasts();
     out.errorShot = await shot("error");
     out.steps.push("error");

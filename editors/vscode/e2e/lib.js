@@ -3,8 +3,48 @@
 // driving it (the command palette, the extension's prompt box,
 // screenshots). `page` is a function returning the current Playwright
 // page.
+//
+// Waits: LIMIT bounds each wait for something that must happen (the test
+// fails when it does not). It guards against hangs and is not a timing
+// assertion: it is far longer than anything takes on a loaded CI machine,
+// where code-server and Chromium share two cores with the rest of the
+// tests. Shorter timeouts appear only as retry periods inside retry(),
+// which itself gives up after LIMIT.
+const LIMIT = 120000;
+
 module.exports = (page) => {
   const h = {
+    LIMIT,
+    // Runs attempt until it resolves, running it again when it throws (a
+    // wait that ended its retry period without the thing it waited for),
+    // until LIMIT has passed; then the last error is thrown.
+    async retry(attempt) {
+      const deadline = Date.now() + LIMIT;
+      for (;;) {
+        try {
+          return await attempt();
+        } catch (err) {
+          if (Date.now() > deadline) throw err;
+        }
+      }
+    },
+    // Waits until the extension's commands are in the palette (the
+    // extension host registers them once it has scanned the extension,
+    // which a loaded machine delays). An open palette does not pick up
+    // commands registered after it opened, so it is opened again until
+    // they are there.
+    async waitForCommands() {
+      await h.retry(async () => {
+        await page().keyboard.press("F1");
+        await page().waitForSelector(".quick-input-widget input", { state: "visible", timeout: LIMIT });
+        await page().keyboard.type("agentls: ");
+        try {
+          await page().waitForFunction(() => document.querySelectorAll(".quick-input-list .monaco-list-row").length >= 10, null, { timeout: 5000 });
+        } finally {
+          await page().keyboard.press("Escape");
+        }
+      });
+    },
     // The ::after contents of the editor's inline decorations (where the
     // extension shows a hunk's new text).
     afterTexts: () =>
@@ -29,38 +69,36 @@ module.exports = (page) => {
         (n) =>
           [...document.querySelectorAll(".view-lines span")].some((s) => getComputedStyle(s, "::after").content.replace(/\u00a0/g, " ").includes(n)),
         needle,
-        { timeout: 30000 },
+        { timeout: LIMIT },
       ),
-    toastWith: (needle, timeout = 30000) =>
+    toastWith: (needle, timeout = LIMIT) =>
       page().waitForFunction(
         (n) => [...document.querySelectorAll(".notifications-toasts .notification-toast")].some((t) => t.innerText.includes(n)),
         needle,
         { timeout },
       ),
     // Runs a palette command. The extension's commands appear only once
-    // it has activated, which on a loaded CI machine can take longer than
-    // one palette wait: the palette is reopened until the entry shows (at
-    // most a minute), then chosen.
+    // the extension host has registered them, which on a loaded CI machine
+    // can take longer than one palette wait: the palette is reopened until
+    // the entry shows (at most LIMIT), then chosen.
     async palette(title) {
-      const deadline = Date.now() + 60000;
-      for (;;) {
+      await h.retry(async () => {
         await page().keyboard.press("F1");
-        await page().waitForSelector(".quick-input-widget input", { state: "visible", timeout: 10000 });
+        await page().waitForSelector(".quick-input-widget input", { state: "visible", timeout: LIMIT });
         await page().keyboard.type(title);
         try {
           await page().waitForSelector(`.quick-input-list .monaco-list-row[aria-label^="${title}"]`, { timeout: 5000 });
-          break;
         } catch (err) {
-          if (Date.now() > deadline) throw err;
           await page().keyboard.press("Escape");
+          throw err;
         }
-      }
+      });
       await page().keyboard.press("Enter");
     },
     async runAgent(prompt) {
       await h.palette("agentls: Run Agent");
       // The extension's prompt box (not the palette that is closing).
-      await page().waitForSelector('.quick-input-widget input[placeholder^="e.g."]', { state: "visible", timeout: 10000 });
+      await page().waitForSelector('.quick-input-widget input[placeholder^="e.g."]', { state: "visible", timeout: LIMIT });
       await page().keyboard.type(prompt);
       await page().keyboard.press("Enter");
     },
@@ -73,20 +111,15 @@ module.exports = (page) => {
     // agentls hover shows, and returns the hover's text.
     async hoverOn(word) {
       const target = page().locator(`.view-line span:has-text("${word}")`).first();
-      for (let i = 0; ; i++) {
+      await h.retry(async () => {
         await page().mouse.move(5, 5);
         await target.hover();
-        try {
-          await page().waitForFunction(
-            () => [...document.querySelectorAll(".monaco-hover")].some((h) => h.offsetParent !== null && h.innerText.includes("agentls proposal")),
-            null,
-            { timeout: 5000 },
-          );
-          break;
-        } catch (err) {
-          if (i === 5) throw err;
-        }
-      }
+        await page().waitForFunction(
+          () => [...document.querySelectorAll(".monaco-hover")].some((h) => h.offsetParent !== null && h.innerText.includes("agentls proposal")),
+          null,
+          { timeout: 5000 },
+        );
+      });
       return page().$$eval(".monaco-hover", (hs) => hs.filter((h) => h.offsetParent !== null).map((h) => h.innerText).join("\n"));
     },
   };

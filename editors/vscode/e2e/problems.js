@@ -19,30 +19,17 @@ async function main() {
   });
   try {
     page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
+    page.setDefaultTimeout(h.LIMIT); // clicks and hovers wait as long as any other wait
     await page.goto(`${process.env.E2E_URL}/?folder=${encodeURIComponent(process.env.E2E_FOLDER)}`);
-    await page.waitForSelector(".explorer-folders-view .monaco-list-row", { timeout: 60000 });
+    await page.waitForSelector(".explorer-folders-view .monaco-list-row", { timeout: h.LIMIT });
     await page.click('.explorer-folders-view .monaco-list-row:has-text("main.go")');
-    await page.waitForSelector('.view-lines:has-text("func main")', { timeout: 30000 });
+    await page.waitForSelector('.view-lines:has-text("func main")', { timeout: h.LIMIT });
     out.steps.push("opened");
-    // Wait until the extension is active (its commands are in the palette;
-    // an open palette does not pick up commands registered after it opened).
-    for (let i = 0; ; i++) {
-      await page.keyboard.press("F1");
-      await page.waitForSelector(".quick-input-widget input", { state: "visible", timeout: 10000 });
-      await page.keyboard.type("agentls: ");
-      try {
-        await page.waitForFunction(() => document.querySelectorAll(".quick-input-list .monaco-list-row").length >= 10, null, { timeout: 5000 });
-        await page.keyboard.press("Escape");
-        break;
-      } catch (err) {
-        await page.keyboard.press("Escape");
-        if (i === 11) throw err;
-      }
-    }
+    await h.waitForCommands();
 
     await h.runAgent("use undefinedThing");
     await h.hasAfter("undefinedThing");
-    await h.toastWith("introduces 1 problem", 60000);
+    await h.toastWith("introduces 1 problem");
     await h.hasAfter("introduces 1 problem");
     out.after = await h.afterTexts();
     out.toasts = await h.toasts();

@@ -24,10 +24,11 @@ async function main() {
   });
   try {
     page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
+    page.setDefaultTimeout(h.LIMIT); // clicks and hovers wait as long as any other wait
     await page.goto(`${process.env.E2E_URL}/?folder=${encodeURIComponent(process.env.E2E_FOLDER)}`);
-    await page.waitForSelector(".explorer-folders-view .monaco-list-row", { timeout: 60000 });
+    await page.waitForSelector(".explorer-folders-view .monaco-list-row", { timeout: h.LIMIT });
     await page.click('.explorer-folders-view .monaco-list-row:has-text("calc.go")');
-    await page.waitForSelector('.view-lines:has-text("func b")', { timeout: 30000 });
+    await page.waitForSelector('.view-lines:has-text("func b")', { timeout: h.LIMIT });
     out.steps.push("opened");
 
     // Two runs of the same prompt: both blocks pending, told apart by run.
@@ -38,7 +39,7 @@ async function main() {
     await page.waitForFunction(
       () => [...document.querySelectorAll(".view-lines span")].filter((s) => getComputedStyle(s, "::after").content.includes("\u2039run")).length >= 2,
       null,
-      { timeout: 30000 },
+      { timeout: h.LIMIT },
     );
     out.twoRunsAfter = await h.afterTexts();
     out.twoRunsShot = await h.shot("two-runs");
@@ -54,7 +55,7 @@ async function main() {
     await page.waitForFunction(
       () => [...document.querySelectorAll(".codelens-decoration")].filter((l) => /Accept \(run /.test(l.innerText)).length >= 2,
       null,
-      { timeout: 30000 },
+      { timeout: h.LIMIT },
     );
     out.inlineText = await page.$eval(".editor-instance.active .view-lines, .editor-group-container.active .view-lines", (e) =>
       e.innerText.replace(/\u00a0/g, " "),
@@ -62,12 +63,12 @@ async function main() {
     out.inlineLenses = await page.$$eval(".codelens-decoration", (ls) => ls.map((l) => l.innerText));
     out.inlineShot = await h.shot("inline-review");
     await page.keyboard.press("Control+W");
-    await page.waitForSelector('.view-lines:has-text("func b")', { timeout: 30000 });
+    await page.waitForSelector('.view-lines:has-text("func b")', { timeout: h.LIMIT });
     out.steps.push("inline review");
 
     // Accept all changes in the file: the block lands once.
     await h.palette("agentls: Accept All Changes in File");
-    await page.waitForSelector('.view-lines:has-text("func helper")', { timeout: 30000 });
+    await page.waitForSelector('.view-lines:has-text("func helper")', { timeout: h.LIMIT });
     await h.hasAfter("already made by accepted change");
     out.acceptedText = await h.editorText();
     out.acceptedAfter = await h.afterTexts();
@@ -81,7 +82,7 @@ async function main() {
     await page.waitForFunction(
       () => ![...document.querySelectorAll(".view-lines span")].some((s) => getComputedStyle(s, "::after").content.includes("already made")),
       null,
-      { timeout: 30000 },
+      { timeout: h.LIMIT },
     );
     out.steps.push("accepted once");
 
@@ -89,31 +90,28 @@ async function main() {
     await h.runAgent("make b loud");
     await h.hasAfter("return 20");
     // The cursor to the hunk (a click could land on a line the code
-    // lens moves), then the key.
-    await page.locator(".view-lines").first().click();
+    // lens moves), then the key. The click on the first line gives the
+    // editor focus and puts the cursor away from the hunk (func b, line
+    // 10), so the cursor's line only says 10 once the jump has happened.
+    // (A click on the editor's middle put it on line 11, after the text,
+    // and the test waited for "Ln 11": it passed on the click's line before
+    // the jump, and failed when the jump came first.)
+    await page.locator('.view-line:has-text("package calc")').first().click();
+    await page.waitForFunction(() => [...document.querySelectorAll(".statusbar-item")].some((i) => /Ln 1,/.test(i.innerText)), null, { timeout: h.LIMIT });
     // Under CI load the command can run before the editor has focus again
-    // after the palette closes (the cursor then stays put): ask again, at
-    // most four times. With one hunk, "next" from the hunk is the hunk.
-    for (let i = 0; ; i++) {
+    // after the palette closes (the cursor then stays put): ask again until
+    // the cursor is on the hunk (at most LIMIT). With one hunk, "next" from
+    // the hunk is the hunk.
+    await h.retry(async () => {
       await h.palette("agentls: Go to Next Proposed Change");
-      try {
-        await page.waitForFunction(() => [...document.querySelectorAll(".statusbar-item")].some((s) => /Ln 11,/.test(s.innerText)), null, { timeout: 15000 });
-        break;
-      } catch (err) {
-        if (i === 3) throw err;
-      }
-    }
+      await page.waitForFunction(() => [...document.querySelectorAll(".statusbar-item")].some((i) => /Ln 10, Col 1\b/.test(i.innerText)), null, { timeout: 15000 });
+    });
     // The key works once the extension knows the cursor is on a hunk (a
     // context key, set as the cursor moves): until then it does nothing.
-    for (let i = 0; ; i++) {
+    await h.retry(async () => {
       await page.keyboard.press("Control+Alt+Y");
-      try {
-        await page.waitForSelector('.view-lines:has-text("return 20 }")', { timeout: 3000 });
-        break;
-      } catch (err) {
-        if (i === 5) throw err;
-      }
-    }
+      await page.waitForSelector('.view-lines:has-text("return 20 }")', { timeout: 3000 });
+    });
     out.keyboardText = await h.editorText();
     out.steps.push("keyboard");
 
@@ -122,14 +120,14 @@ async function main() {
     await h.runAgent("write tests");
     await h.toastWith("changes proposed in calc_test.go");
     const header = page.locator(".pane-header", { hasText: /agent proposals/i }).first();
-    await header.waitFor({ state: "visible", timeout: 30000 });
+    await header.waitFor({ state: "visible", timeout: h.LIMIT });
     if ((await header.getAttribute("aria-expanded")) !== "true") {
       await header.click();
     }
     await page.waitForFunction(
       () => [...document.querySelectorAll(".monaco-list-row")].some((r) => r.innerText.includes("calc_test.go") && r.innerText.includes("new file")),
       null,
-      { timeout: 30000 },
+      { timeout: h.LIMIT },
     );
     out.proposalsView = await page.$$eval(".monaco-list-row", (rows) =>
       rows.map((r) => r.innerText.replace(/\s+/g, " ").trim()).filter((t) => t.includes("calc_test.go")),
@@ -141,9 +139,9 @@ async function main() {
       .first()
       .click();
     await page.waitForFunction(() => [...document.querySelectorAll(".tabs-container .tab")].some((t) => t.innerText.includes("(new file)")), null, {
-      timeout: 30000,
+      timeout: h.LIMIT,
     });
-    await page.waitForSelector('.monaco-diff-editor .view-lines:has-text("TestA")', { timeout: 30000 });
+    await page.waitForSelector('.monaco-diff-editor .view-lines:has-text("TestA")', { timeout: h.LIMIT });
     out.newFileTabs = await h.tabLabels();
     out.newFileDiff = await page.$$eval(".monaco-diff-editor .editor.modified .view-lines", (vs) => vs.map((v) => v.innerText.replace(/\u00a0/g, " ")).join("\n"));
     out.newFileShot = await h.shot("new-file-diff");
@@ -151,28 +149,29 @@ async function main() {
 
     await h.palette("agentls: Accept All Proposed Changes");
     await page.waitForFunction(() => ![...document.querySelectorAll(".tabs-container .tab")].some((t) => t.innerText.includes("(new file)")), null, {
-      timeout: 30000,
+      timeout: h.LIMIT,
     });
     // Open it (Go to File) and save it.
     await page.keyboard.press("Control+P");
-    await page.waitForSelector(".quick-input-widget input", { state: "visible", timeout: 10000 });
+    await page.waitForSelector(".quick-input-widget input", { state: "visible", timeout: h.LIMIT });
     await page.keyboard.type("calc_test.go");
-    await page.waitForSelector('.quick-input-list .monaco-list-row[aria-label*="calc_test.go"]', { timeout: 10000 });
+    await page.waitForSelector('.quick-input-list .monaco-list-row[aria-label*="calc_test.go"]', { timeout: h.LIMIT });
     await page.keyboard.press("Enter");
-    await page.waitForSelector('.view-lines:has-text("TestA")', { timeout: 30000 });
+    await page.waitForSelector('.view-lines:has-text("TestA")', { timeout: h.LIMIT });
     out.newFileText = await h.editorText();
     const newPath = require("path").join(process.env.E2E_FOLDER, "calc_test.go");
     out.diskAfterAccept = fs.readFileSync(newPath, "utf8");
     await page.locator(".view-lines").first().click();
     await page.keyboard.press("Control+S");
-    for (let i = 0; i < 100 && !fs.readFileSync(newPath, "utf8").includes("TestA"); i++) {
+    // The save reaches the disk on its own time.
+    for (const deadline = Date.now() + h.LIMIT; !fs.readFileSync(newPath, "utf8").includes("TestA") && Date.now() < deadline; ) {
       await page.waitForTimeout(100);
     }
     out.diskAfterSave = fs.readFileSync(newPath, "utf8");
     await page.waitForFunction(
       () => ![...document.querySelectorAll(".tabs-container .tab.dirty")].some((t) => t.innerText.includes("calc_test.go")),
       null,
-      { timeout: 30000 },
+      { timeout: h.LIMIT },
     );
     out.steps.push("new file accepted");
   } catch (err) {
