@@ -9,6 +9,7 @@ import (
 
 	"github.com/agentls/agentls/agent/llm/llmtest"
 	"github.com/agentls/agentls/internal/testpeers"
+	"github.com/agentls/agentls/internal/testwait"
 	"github.com/agentls/agentls/lspserver/lsptest"
 )
 
@@ -57,6 +58,7 @@ func TestEglotRevert(t *testing.T) {
 	}
 	result := filepath.Join(t.TempDir(), "result.txt")
 	home := t.TempDir()
+	testwait.EnvProcessesGone(t, "XDG_STATE_HOME="+filepath.Join(home, "state")) // agentls ends before home goes
 	cmd := exec.CommandContext(lsptest.Context(t), emacs, "--batch", "-Q", "-l", script)
 	cmd.Dir = dir
 	cmd.Env = append(os.Environ(),

@@ -11,6 +11,7 @@ import (
 
 	"github.com/agentls/agentls/agent/llm/llmtest"
 	"github.com/agentls/agentls/internal/testpeers"
+	"github.com/agentls/agentls/internal/testwait"
 	"github.com/agentls/agentls/lspserver/lsptest"
 )
 
@@ -46,6 +47,7 @@ func TestEglotPreview(t *testing.T) {
 	}
 	result := filepath.Join(t.TempDir(), "result.txt")
 	home := t.TempDir()
+	testwait.EnvProcessesGone(t, "XDG_STATE_HOME="+filepath.Join(home, "state")) // agentls ends before home goes
 	cmd := exec.CommandContext(lsptest.Context(t), emacs, "--batch", "-Q", "-l", script)
 	cmd.Dir = dir
 	cmd.Env = append(os.Environ(),
@@ -170,6 +172,7 @@ func runEmacs(t *testing.T, emacs, script, dir, file, bin, modelURL string) stri
 	t.Helper()
 	result := filepath.Join(t.TempDir(), "result.txt")
 	home := t.TempDir()
+	testwait.EnvProcessesGone(t, "XDG_STATE_HOME="+filepath.Join(home, "state")) // agentls ends before home goes
 	cmd := exec.CommandContext(lsptest.Context(t), emacs, "--batch", "-Q", "-l", script)
 	cmd.Dir = dir
 	cmd.Env = append(os.Environ(),

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/agentls/agentls/internal/testpeers"
+	"github.com/agentls/agentls/internal/testwait"
 	"github.com/agentls/agentls/lspserver/lsptest"
 )
 
@@ -36,7 +37,8 @@ func TestNeovimSync(t *testing.T) {
 				t.Fatal(err)
 			}
 			result := filepath.Join(dir, "result.txt")
-			home := t.TempDir() // isolate Neovim from the user's config and state
+			home := t.TempDir()                                                          // isolate Neovim from the user's config and state
+			testwait.EnvProcessesGone(t, "XDG_STATE_HOME="+filepath.Join(home, "state")) // agentls ends before home goes
 			cmd := exec.CommandContext(lsptest.Context(t), nvim, "--headless", "--clean", "-u", "NONE", "-c", "luafile "+script)
 			cmd.Env = append(os.Environ(),
 				"AGENTLS_BIN="+bin, "AGENTLS_FILE="+file, "AGENTLS_RESULT="+result, "AGENTLS_ENCODING="+enc,

@@ -9,6 +9,7 @@ import (
 
 	"github.com/agentls/agentls/agent/llm/llmtest"
 	"github.com/agentls/agentls/internal/testpeers"
+	"github.com/agentls/agentls/internal/testwait"
 	"github.com/agentls/agentls/lspserver/lsptest"
 )
 
@@ -58,6 +59,7 @@ func TestNeovimReview(t *testing.T) {
 			}
 			result := filepath.Join(t.TempDir(), "result.txt")
 			home := t.TempDir()
+			testwait.EnvProcessesGone(t, "XDG_STATE_HOME="+filepath.Join(home, "state")) // agentls ends before home goes
 			cmd := exec.CommandContext(lsptest.Context(t), nvim, "--headless", "--clean", "-u", "NONE", "-c", "luafile "+script)
 			cmd.Env = append(os.Environ(),
 				"AGENTLS_BIN="+bin, "AGENTLS_FILE="+file, "AGENTLS_RESULT="+result, "AGENTLS_EXPECT="+expect,

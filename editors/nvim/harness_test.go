@@ -21,6 +21,7 @@ import (
 	"time"
 
 	"github.com/agentls/agentls/internal/testpeers"
+	"github.com/agentls/agentls/internal/testwait"
 	"github.com/agentls/agentls/lspserver/lsptest"
 )
 
@@ -134,6 +135,9 @@ func runScript(t *testing.T, script string, o options) *result {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// agentls (and what it starts) must be gone before dir is removed: it
+	// can still be saving its state when Neovim has exited.
+	testwait.EnvProcessesGone(t, "XDG_STATE_HOME="+filepath.Join(dir, "state"))
 	ws := filepath.Join(dir, "ws")
 	if err := os.MkdirAll(filepath.Join(ws, ".agentls"), 0o755); err != nil {
 		t.Fatal(err)

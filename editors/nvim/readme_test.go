@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/agentls/agentls/agent/llm/llmtest"
+	"github.com/agentls/agentls/internal/testwait"
 	"github.com/agentls/agentls/lspserver/lsptest"
 )
 
@@ -104,6 +105,7 @@ func TestReadmeNeovimDemo(t *testing.T) {
 	md, root := readme(t)
 	shell, cmds := readmeDemo(t, md)
 	dir := t.TempDir()
+	testwait.EnvProcessesGone(t, "XDG_STATE_HOME="+filepath.Join(dir, "state")) // agentls ends before dir goes
 	out := filepath.Join(dir, "result.json")
 	driver := filepath.Join(pluginDir(t), "tests", "readme_demo.lua")
 	// The README's lines run as written; `nvim` is a shell function that
@@ -203,6 +205,7 @@ func TestReadmeInitLua(t *testing.T) {
 	initLua := strings.ReplaceAll(strings.ReplaceAll(snippet, clone, root), url, srv.URL())
 
 	dir := t.TempDir()
+	testwait.EnvProcessesGone(t, "XDG_STATE_HOME="+filepath.Join(dir, "state")) // agentls ends before dir goes
 	ws := filepath.Join(dir, "ws")
 	for p, content := range map[string]string{
 		filepath.Join(dir, "config", "nvim", "init.lua"): initLua,

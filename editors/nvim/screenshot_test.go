@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/agentls/agentls/internal/testpeers"
+	"github.com/agentls/agentls/internal/testwait"
 )
 
 var updateImages = flag.Bool("update", false, "rewrite docs/images/nvim-preview.svg from the screen of TestReadmeScreenshot")
@@ -29,6 +30,7 @@ func TestReadmeScreenshot(t *testing.T) {
 	md, root := readme(t)
 	shell, cmds := readmeDemo(t, md)
 	dir := t.TempDir()
+	testwait.EnvProcessesGone(t, "XDG_STATE_HOME="+filepath.Join(dir, "state")) // agentls ends before dir goes
 	ready := filepath.Join(dir, "ready")
 	hook := filepath.Join(pluginDir(t), "tests", "readme_screen.lua")
 	// The README's lines as written; `nvim` adds only a fresh setup (no

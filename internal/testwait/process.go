@@ -1,6 +1,7 @@
 package testwait
 
 import (
+	"bytes"
 	"os"
 	"strconv"
 	"strings"
@@ -55,4 +56,53 @@ func Alive(pid int) bool {
 	}
 	st, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
 	return err != nil || !strings.Contains(string(st), ") Z ")
+}
+
+// WithEnv lists the live processes (zombies excluded) other than this one
+// whose environment holds kv ("NAME=value") exactly.
+func WithEnv(kv string) []int {
+	want := []byte("\x00" + kv + "\x00")
+	ents, _ := os.ReadDir("/proc")
+	var out []int
+	for _, e := range ents {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil || pid == os.Getpid() {
+			continue
+		}
+		env, err := os.ReadFile("/proc/" + e.Name() + "/environ")
+		if err != nil || !bytes.Contains(append([]byte{0}, env...), want) || !Alive(pid) {
+			continue
+		}
+		out = append(out, pid)
+	}
+	return out
+}
+
+// EnvProcessesGone registers a cleanup, to run before the cleanups
+// registered earlier (a t.TempDir's removal), that waits until no process
+// whose environment holds kv ("NAME=value") still runs, failing the test
+// and killing them if some still run after Limit. An editor under test
+// starts agentls (and agentls its language servers) with the test's
+// environment; they must end with the editor, and a test that returned
+// while they still wrote their state would lose its TempDir cleanup
+// ("directory not empty") to them. Use a kv unique to the test, such as
+// its XDG_STATE_HOME.
+func EnvProcessesGone(tb testing.TB, kv string) {
+	tb.Cleanup(func() {
+		deadline := time.Now().Add(Limit)
+		for {
+			left := WithEnv(kv)
+			if len(left) == 0 {
+				return
+			}
+			if time.Now().After(deadline) {
+				for _, pid := range left {
+					_ = syscall.Kill(pid, syscall.SIGKILL)
+				}
+				tb.Errorf("testwait: processes %v (environment %s) still run %v after the test", left, kv, Limit)
+				return
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+	})
 }
