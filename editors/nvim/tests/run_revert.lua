@@ -38,16 +38,25 @@ H.run(function()
   H.fact("models_offered", offered)
   H.fact("models_prompt", prompt)
 
-  vim.cmd("AgentRun shout and take notes")
+  -- The statusline after every run event, as each is handled (polled
+  -- between events instead, two usage events handled in one go on a
+  -- loaded machine hid the first call's figures).
+  local run_mod = require("agentls.run")
+  local on_event = run_mod.on_event
   local statuses = {}
-  H.wait("the run to end", function()
+  run_mod.on_event = function(cid, ev)
+    on_event(cid, ev)
     local s = require("agentls").status()
     if s ~= "" and statuses[#statuses] ~= s then
       table.insert(statuses, s)
     end
+  end
+  vim.cmd("AgentRun shout and take notes")
+  H.wait("the run to end", function()
     local r = H.last_run()
     return r ~= nil and r.status ~= "running"
   end)
+  run_mod.on_event = on_event
   local first = H.last_run()
   H.fact("status", first.status)
   H.fact("statuses_running", statuses)
