@@ -2,6 +2,7 @@ package lang
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"maps"
 	"path/filepath"
@@ -224,6 +225,7 @@ func (r *Run) checkGroup(ctx context.Context, changes []tools.FileChange) ([]fou
 			}
 		}
 		headers := c.rebuildDependents(ctx, skip)
+		c.goplsDiagnosed(ctx, skip)
 		for i, ch := range changes {
 			after, err := r.settledAfter(ctx, c, ch.Path, seq)
 			if err != nil {
@@ -501,6 +503,40 @@ func mapLines(before, after string) func(int) (int, bool) {
 			return l + delta, true
 		}
 		return 0, false
+	}
+}
+
+// goplsDiagnosed has gopls diagnose the changed files' workspace and
+// publish what changed before it answers (its gopls.diagnose_files
+// command), so the publications held afterwards are those of the text
+// after every change. Without it the answer was taken from whatever gopls
+// had published for the new version: a change to two files (a rename) is
+// two didChange notifications, and gopls could diagnose and publish the
+// snapshot between them (main.go's new text against util.go's old one:
+// "undefined: Sum"); a dependent's re-check could also come after the
+// changed file's answer and be missed. On a loaded machine both happened
+// (TestGopls failed 2 of 10 runs). An error (an older gopls) leaves the
+// publications as they come.
+func (c *client) goplsDiagnosed(ctx context.Context, changed []string) {
+	if c.cfg.Name != "gopls" || len(changed) == 0 {
+		return
+	}
+	var args struct {
+		Files []string `json:"Files"`
+	}
+	c.mu.Lock()
+	for _, p := range changed {
+		if d := c.docs[p]; d != nil {
+			args.Files = append(args.Files, string(d.uri))
+		}
+	}
+	c.mu.Unlock()
+	raw, err := json.Marshal(args)
+	if err != nil || len(args.Files) == 0 {
+		return
+	}
+	if _, err := c.srv.ExecuteCommand(ctx, &protocol.ExecuteCommandParams{Command: "gopls.diagnose_files", Arguments: []protocol.LSPAny{raw}}); err != nil {
+		c.log.Debug("gopls.diagnose_files", "err", err)
 	}
 }
 
