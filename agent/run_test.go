@@ -11,6 +11,7 @@ import (
 
 	"github.com/agentls/agentls/agent/config"
 	"github.com/agentls/agentls/agent/llm"
+	"github.com/agentls/agentls/internal/testwait"
 	"github.com/agentls/agentls/tools"
 	openai "github.com/sashabaranov/go-openai"
 )
@@ -291,12 +292,17 @@ func TestWallClockStopsRunningTool(t *testing.T) {
 		return tools.Result{}, ctx.Err()
 	}}
 	opts := newOpts(script(calls(call("c1", "slow", `{}`))), &eventLog{}, slow)
-	opts.Limits.WallClock = 20e6
+	// The limit must run out while the tool runs: 20 ms could pass before
+	// the tool started on a loaded machine, and then the run ended without
+	// calling it and the receive below waited for ever (the agent package
+	// hung until go test's timeout). Two seconds is far more than starting
+	// the tool takes, and the receive is bounded.
+	opts.Limits.WallClock = 2 * time.Second
 	out := Run(context.Background(), opts)
 	if out.Status != StatusFailed || !errors.Is(out.Err, ErrWallClock) {
 		t.Fatalf("outcome = %+v", out)
 	}
-	if cause := <-sawDeadline; !errors.Is(cause, ErrWallClock) {
+	if cause := testwait.Recv(t, sawDeadline, "the tool to see its context end (the wall clock ran out before the tool started?)"); !errors.Is(cause, ErrWallClock) {
 		t.Fatalf("tool saw %v", cause)
 	}
 }
