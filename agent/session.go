@@ -89,6 +89,11 @@ type Setup struct {
 	// front-end pulls the editor's buffer for a path before a tool reads
 	// it (ACP's fs/read_text_file).
 	BeforeRead func(path string)
+	// PendingNew, when set, becomes the run's tools.Env.PendingNewFile:
+	// the front-end that owns proposals reports the new file an earlier
+	// run of this session proposed at a path that does not exist, still
+	// in review, so the run can read and change it (tools/pending_new.go).
+	PendingNew func(path string) (tools.PendingNew, bool)
 	// Lang, when set, are the language servers the front-end keeps for
 	// its workspace (NewLanguageManager): when one serves the workspace's
 	// files, every edit result ends with the problems it introduced and
@@ -188,6 +193,7 @@ func (s *Session) Prepare(setup Setup, req RunRequest) (*SessionRun, error) {
 	r.env = tools.NewEnv(req.RunID, setup.View, setup.Approver, policy)
 	r.env.Proposal.BaseDir = setup.ViewDir
 	r.env.BeforeRead = setup.BeforeRead
+	r.env.PendingNewFile = setup.PendingNew
 	r.reg = tools.NewRegistry(tools.Builtins(policy)...)
 	if lr := setup.Lang.NewRun(context.Background(), r.env); lr != nil {
 		r.env.Diagnoser = lr

@@ -61,6 +61,8 @@ type ProposalState struct {
 	Pending    int      // hunks awaiting review
 	Conflicted int      // hunks that no longer apply
 	Reasons    []string // why hunks are conflicted
+	// Created: the proposal creates the file (it does not exist yet).
+	Created bool
 }
 
 // SessionInfo summarises a session for listings (agentls/sessions).
@@ -243,7 +245,13 @@ func followupText(notes []string, props []ProposalState, known map[string]string
 		if p.Conflicted > 0 {
 			fmt.Fprintf(&b, ", %s conflicted with the user's edits (%s)", plural(p.Conflicted, "hunk"), strings.Join(p.Reasons, "; "))
 		}
-		b.WriteString(". Do not redo it unless asked; your reads show the file without it.\n")
+		if p.Created {
+			// The tools show a pending new file as proposed (front-ends
+			// that set Setup.PendingNew; tools/pending_new.go).
+			b.WriteString(". Do not redo it unless asked; it does not exist yet, reading it shows the text you proposed, and changing it replaces that proposal.\n")
+		} else {
+			b.WriteString(". Do not redo it unless asked; your reads show the file without it.\n")
+		}
 	}
 	if view != nil {
 		for _, path := range slices.Sorted(maps.Keys(known)) {

@@ -59,7 +59,8 @@ func (r *runner) runTask(ctx context.Context, p taskParams) (tools.Result, error
 		Policy:  r.env.Policy,
 		Skills:  r.env.Skills,
 
-		BeforeRead: r.env.BeforeRead,
+		BeforeRead:     r.env.BeforeRead,
+		PendingNewFile: r.env.PendingNewFile,
 	}
 	limits := r.limits
 	limits.MaxTurns = r.limits.TaskMaxTurns

@@ -46,7 +46,7 @@ func (env *Env) applyEdits(ctx context.Context, pathArg string, edits []editmatc
 	if !ok {
 		return res
 	}
-	present := t.exists || t.staged
+	present := t.exists || t.staged || t.pending != nil
 	text := t.text
 	var notes []string
 	first := 0
@@ -61,6 +61,8 @@ func (env *Env) applyEdits(ctx context.Context, pathArg string, edits []editmatc
 		return Errorf("%s no longer exists (it was deleted after you read it); use write_file to create it again", t.path)
 	case !present:
 		return Errorf("file not found: %s (to create it, use an empty old_string or write_file)", t.path)
+	case t.pending != nil && !t.read:
+		return pendingNewUnread(t.path, *t.pending)
 	case !t.read:
 		return Errorf("you have not read %s in this run; read it first (read_file) so the edit is based on its current content", t.path)
 	case edits[0].Old == "" && text == "":
@@ -86,6 +88,9 @@ func (env *Env) applyEdits(ctx context.Context, pathArg string, edits []editmatc
 	}
 	if text == "" && t.text != "" {
 		return Errorf("%s: this edit would leave the file empty, so it was refused; use write_file with empty content if that is really intended", t.path)
+	}
+	if t.pending != nil {
+		notes = append(notes, replacesNote(*t.pending))
 	}
 	env.stageText(t, text)
 	return env.diagnose(ctx, changeResult("Edited", t, text, notes), FileChange{Path: t.abs, Before: t.text, After: text})

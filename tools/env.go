@@ -36,6 +36,10 @@ type Env struct {
 	// Diagnoser, when set, judges every staged change with the workspace's
 	// language servers (tools/lang); nil leaves edit results as they are.
 	Diagnoser Diagnoser
+	// PendingNewFile, when set, reports the new file an earlier run of
+	// this run's session proposed at an absolute path that does not
+	// exist, still awaiting review (pending_new.go); nil: none.
+	PendingNewFile func(path string) (PendingNew, bool)
 
 	approvals approvalMemory // "allow always" answers, per tool
 }

@@ -23,6 +23,9 @@ type target struct {
 	text      string // the text the edit applies to (staged text first)
 	staged    bool   // text comes from this run's changeset
 	read      bool   // the run has read (or staged) the file
+	// pending is set when the file does not exist but an earlier run of
+	// the session proposed it (text is that proposal's content).
+	pending *PendingNew
 }
 
 // lockTarget loads abs for a mutating call and checks the run's optimistic
@@ -55,6 +58,13 @@ func (env *Env) lockTarget(abs string) (t target, res Result, ok bool) {
 		return t, Result{Text: "CONFLICT: " + note + "\nYour edit was NOT applied; redo it against the current text.", IsError: true}, false
 	}
 	rec, ok := env.Ledger.Lookup(abs)
+	if !t.exists {
+		if pn, found := env.pendingNew(abs); found {
+			// Read only if the run saw this very text (read_file).
+			t.pending, t.text, t.read = &pn, pn.Text, ok && rec.Hash == hashText(pn.Text)
+			return t, Result{}, true
+		}
+	}
 	if !ok {
 		t.text = snap.Text
 		return t, Result{}, true // never read: callers refuse unless creating

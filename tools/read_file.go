@@ -100,6 +100,10 @@ func (env *Env) readForModel(abs, path string) (text, note string, record func()
 		}
 	}
 	if !exists {
+		if pn, ok := env.pendingNew(abs); ok {
+			record = func() { env.Ledger.Record(abs, hashText(pn.Text), pn.Text) }
+			return pn.Text, joinNotes(note, pendingNewNote(path, pn)), record, Result{}, true
+		}
 		if note != "" {
 			return "", "", record, Errorf("%s\n%s", note, env.readError(path, err).Text), false
 		}

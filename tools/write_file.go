@@ -32,11 +32,14 @@ func writeFile(ctx context.Context, env *Env, p writeFileParams) (Result, error)
 	if !ok {
 		return res, nil
 	}
-	present := t.exists || t.staged
+	present := t.exists || t.staged || t.pending != nil
 	// A blank file (an empty editor buffer for a path the user opened to
 	// have it written, which Neovim sends as one line ending) has nothing
 	// a write without a read could lose.
 	blank := t.exists && !t.staged && strings.Trim(t.text, "\r\n") == ""
+	if t.pending != nil && !t.read {
+		return pendingNewUnread(t.path, *t.pending), nil
+	}
 	if present && !t.read && !blank {
 		return Errorf("%s already exists and you have not read it in this run; read it first (read_file), or change parts of it with edit_file", t.path), nil
 	}
@@ -45,6 +48,12 @@ func writeFile(ctx context.Context, env *Env, p writeFileParams) (Result, error)
 	if eol := editmatch.DominantEOL(t.text); present && eol == "\r\n" && editmatch.DominantEOL(content) == "\n" {
 		content = editmatch.AdaptEOL(content, eol)
 		notes = append(notes, "kept the file's CRLF line endings")
+	}
+	if t.pending != nil {
+		if content == t.text {
+			return Errorf("%s: this is exactly the content your earlier run %s proposed (still awaiting review); nothing to change", t.path, t.pending.RunID), nil
+		}
+		notes = append(notes, replacesNote(*t.pending))
 	}
 	if present && content == t.text {
 		return Errorf("%s already has exactly this content; nothing to change", t.path), nil

@@ -136,6 +136,12 @@
 // the same change keeps it so. A hunk is therefore applied at most once,
 // and the same change never twice.
 //
+// Two proposals to create one file always clash. When the caller knows
+// the later one is a new version of the earlier (a session's follow-up
+// read the pending new file and wrote its own), ReplaceCreated supersedes
+// the earlier one at once, so accepting everything creates the file once,
+// with the later text (replace.go).
+//
 // # Events
 //
 // OnChange subscribers are called after the store's lock is released, in the

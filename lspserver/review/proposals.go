@@ -76,9 +76,11 @@ type HunkInfo struct {
 	// LastError is the editor's reason when the last accept of the hunk
 	// failed.
 	LastError string `json:"lastError,omitempty"`
-	// SupersededBy is the accepted hunk of another run that changed this
-	// hunk's lines or already made its change: the hunk is conflicted for
-	// good and never applies (lspserver/proposal, clash.go).
+	// SupersededBy is the hunk of another run that replaced this one: an
+	// accepted hunk that changed this hunk's lines or already made its
+	// change (lspserver/proposal, clash.go), or a later run of the session
+	// that wrote its own version of this new file (replace.go). The hunk
+	// is conflicted for good and never applies.
 	SupersededBy string `json:"supersededBy,omitempty"`
 }
 

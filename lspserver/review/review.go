@@ -52,6 +52,18 @@ func New(c *core.Server, d *docs.Docs) *Review {
 // follow-up runs, agentls/sessions).
 func (v *Review) Pending() []proposal.Proposal { return v.state().store.List("") }
 
+// PendingAt is every proposal in review for path (an absolute path, as
+// staged).
+func (v *Review) PendingAt(path string) []proposal.Proposal { return v.state().store.List(path) }
+
+// ReplaceCreated supersedes oldRun's proposal to create path with newRun's
+// (proposal.Store.ReplaceCreated): a session's follow-up wrote its own
+// version of a new file an earlier run proposed. It returns the number of
+// hunks superseded.
+func (v *Review) ReplaceCreated(path, oldRun, newRun string) int {
+	return v.state().store.ReplaceCreated(path, oldRun, newRun)
+}
+
 // CodeActions are the accept/reject code actions for the hunks
 // overlapping r in the document key (core.DocKey) names.
 func (v *Review) CodeActions(key string, r text.Range) []protocol.CommandOrCodeAction {

@@ -12,6 +12,7 @@ import (
 	"github.com/agentls/agentls/agent/config"
 	"github.com/agentls/agentls/internal/text"
 	"github.com/agentls/agentls/lspserver/core"
+	"github.com/agentls/agentls/tools"
 )
 
 // The agentls.* commands of workspace/executeCommand (docs/protocol.md).
@@ -188,6 +189,7 @@ func (rs *Runs) runCommand(_ context.Context, raw json.RawMessage) (any, error) 
 		ViewDir:       rs.cfg.options().ViewDir,
 		SyncTools:     rs.syncTools,
 		Lang:          rs.langManager(cfg),
+		PendingNew:    func(path string) (tools.PendingNew, bool) { return rs.pendingNew(sess, r.id, path) },
 	}, agent.RunRequest{RunID: r.id, Prompt: a.Prompt, Editor: editor, Proposals: rs.proposalStates(sess), Mode: mode, Model: a.Model,
 		OnEvent: func(ev agent.Event) { rs.onEvent(ctx, r, ev) }})
 	if err != nil {

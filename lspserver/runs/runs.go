@@ -89,6 +89,12 @@ type Review interface {
 	Problems(runID string, fp tools.FileProblems)
 	// Pending is every proposal in review.
 	Pending() []proposal.Proposal
+	// PendingAt is every proposal in review for path.
+	PendingAt(path string) []proposal.Proposal
+	// ReplaceCreated supersedes oldRun's proposal to create path with
+	// newRun's (a session's follow-up wrote its own version of the new
+	// file); it returns the number of hunks superseded.
+	ReplaceCreated(path, oldRun, newRun string) int
 	// CodeActions are review's accept/reject actions for the hunks
 	// overlapping r in the document key (core.DocKey) names.
 	CodeActions(key string, r text.Range) []protocol.CommandOrCodeAction
@@ -218,6 +224,9 @@ func (rs *Runs) onEvent(ctx context.Context, r *run, ev agent.Event) {
 			return
 		}
 		rs.review.Stage(r.id, ev.Staged)
+		if ev.Staged.Created && ev.Staged.Pending() {
+			rs.replaceEarlierNew(r.session, ev.Path, r.id)
+		}
 		rs.saveSession(r.session)
 		if ev.Staged.Pending() {
 			r.events.send(RunEvent{Kind: kindProposal, URI: string(uri.File(ev.Path))})

@@ -159,6 +159,7 @@ func (rs *Runs) restoreSessions(st *agent.SessionStore) {
 			rs.review.ForgetRun(p.RunID)
 			n++
 		}
+		rs.replaceRestoredNew(r)
 	}
 	if len(restored) > 0 {
 		rs.log.Info("sessions restored", "sessions", len(restored), "proposals", n, "dir", st.Dir())
@@ -217,6 +218,18 @@ func (rs *Runs) adoptSaved(r agent.Restored) {
 		if rs.restorable(id, p) {
 			rs.review.Stage(p.RunID, tools.StagedFile{Path: p.Path, Base: p.Base, Text: p.Proposed, Created: p.Created})
 			rs.review.ForgetRun(p.RunID)
+		}
+	}
+	rs.replaceRestoredNew(r)
+}
+
+// replaceRestoredNew restores the replacements among a restored session's
+// new files (a superseded proposal is saved as its original change, which
+// a restore would make pending again).
+func (rs *Runs) replaceRestoredNew(r agent.Restored) {
+	for _, p := range r.Proposals {
+		if p.Created {
+			rs.replaceEarlierNew(r.Session, p.Path, p.RunID)
 		}
 	}
 }
@@ -361,6 +374,46 @@ func (rs *Runs) mergeSaved(id string, props []agent.SavedProposal) []agent.Saved
 	return kept
 }
 
+// pendingNew is the new file at path that an earlier run of sess (not
+// runID) proposed and that is still pending review, for runID's tools
+// (tools.Env.PendingNewFile); the latest such proposal when there are
+// several.
+func (rs *Runs) pendingNew(sess *agent.Session, runID, path string) (tools.PendingNew, bool) {
+	var out tools.PendingNew
+	found := false
+	for _, p := range rs.review.PendingAt(path) {
+		if p.Created && p.RunID != runID && sess.HasRun(p.RunID) && hasPending(p) {
+			out, found = tools.PendingNew{RunID: p.RunID, Text: p.Proposed}, true
+		}
+	}
+	return out, found
+}
+
+// replaceEarlierNew lets runID's proposal to create path replace the
+// proposals to create it that earlier runs of sess left in review: the
+// follow-up read the earlier text (its tools refuse to write over a
+// pending new file unread) and wrote its own version, which the user
+// reviews instead (docs/sessions-and-plans.md, "A follow-up and a pending
+// new file"). Proposals of other sessions are left alone: those clash as
+// usual.
+func (rs *Runs) replaceEarlierNew(sess *agent.Session, path, runID string) {
+	if sess == nil {
+		return
+	}
+	runs := sess.Info().Runs
+	at := slices.Index(runs, runID)
+	if at <= 0 {
+		return
+	}
+	for _, p := range rs.review.PendingAt(path) {
+		if p.Created && slices.Contains(runs[:at], p.RunID) {
+			if n := rs.review.ReplaceCreated(path, p.RunID, runID); n > 0 {
+				rs.log.Info("new file proposal replaced by a later run of its session", "session", sess.ID(), "path", path, "run", p.RunID, "by", runID)
+			}
+		}
+	}
+}
+
 func hasPending(p proposal.Proposal) bool {
 	return slices.ContainsFunc(p.Hunks, func(h proposal.Hunk) bool { return h.Status != proposal.StatusConflicted })
 }
@@ -373,7 +426,7 @@ func (rs *Runs) proposalStates(sess *agent.Session) []agent.ProposalState {
 		if !sess.HasRun(p.RunID) {
 			continue
 		}
-		st := agent.ProposalState{RunID: p.RunID, Path: p.Path}
+		st := agent.ProposalState{RunID: p.RunID, Path: p.Path, Created: p.Created}
 		st.Pending, st.Conflicted, st.Reasons = p.Tally()
 		out = append(out, st)
 	}
