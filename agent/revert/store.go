@@ -49,6 +49,11 @@ func DefaultDir() string {
 	return filepath.Join(d, "reverts")
 }
 
+// Dir is the directory the store keeps its snapshots in ("" when there
+// is no state directory). Every Record and MarkReverted renames a file
+// into it, so its modification time tells a reader that something changed.
+func (s *Store) Dir() string { return s.dir }
+
 // NewStore returns the store in dir ("" is DefaultDir).
 func NewStore(dir string) *Store {
 	if dir == "" {

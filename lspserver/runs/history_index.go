@@ -3,8 +3,10 @@ package runs
 import (
 	"context"
 	"encoding/json"
+	"os"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/aymanbagabas/go-udiff"
 	"go.lsp.dev/protocol"
@@ -17,13 +19,18 @@ import (
 // "Agent: Open report of run …" on the lines a run changed (the way eglot
 // and other plugin-less clients reach them). It is built in the background
 // from the snapshots of the workspace's sessions' runs, and rebuilt after a
-// change lands or a run is reverted; code actions never wait for it.
+// change lands or a run is reverted here, or when the snapshot directory
+// changed (a change landed through agentls acp or agentls run --apply, a
+// revert by agentls revert); code actions never wait for it.
 type histIndex struct {
 	mu       sync.Mutex
 	building bool
 	stale    bool // a rebuild is due
 	built    bool
 	byPath   map[string][]landedRun
+	// dirStamp is the snapshot directory's modification time when the
+	// last build began (a snapshot is written by rename, which changes it).
+	dirStamp time.Time
 }
 
 // landedRun is one run's landed change to a file.
@@ -47,13 +54,28 @@ func (h *histIndex) forget() {
 // starts a (re)build in the background when one is due.
 func (rs *Runs) landedIn(path string) []landedRun {
 	h := &rs.hist
+	stamp := rs.revertsStamp()
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	if (!h.built || h.stale) && !h.building {
-		h.building, h.stale = true, false
+	if (!h.built || h.stale || !stamp.Equal(h.dirStamp)) && !h.building {
+		h.building, h.stale, h.dirStamp = true, false, stamp
 		rs.core.Go("revert index", func(context.Context) { rs.buildHistIndex() })
 	}
 	return h.byPath[path]
+}
+
+// revertsStamp is the snapshot directory's modification time (zero when
+// there is none).
+func (rs *Runs) revertsStamp() time.Time {
+	st := rs.reverts()
+	if st == nil {
+		return time.Time{}
+	}
+	fi, err := os.Stat(st.Dir())
+	if err != nil {
+		return time.Time{}
+	}
+	return fi.ModTime()
 }
 
 func (rs *Runs) buildHistIndex() {
@@ -62,6 +84,7 @@ func (rs *Runs) buildHistIndex() {
 		var runIDs []string
 		ss := rs.sessions()
 		ss.mu.Lock()
+		rs.catchUpSessions() // runs of sessions continued elsewhere (agentls acp)
 		for _, sess := range ss.byID {
 			runIDs = append(runIDs, sess.Info().Runs...)
 		}

@@ -206,6 +206,24 @@ func (rs *Runs) session(id string) (*agent.Session, error) {
 	return nil, core.InvalidParams("%s: no session %q in this workspace (%s lists them)", CommandRun, id, MethodSessions)
 }
 
+// catchUpSessions reads the sessions saved by another server or
+// front-end since this one read them (agentls acp, agentls run): new
+// ones are adopted, known ones refreshed (under ss.mu).
+func (rs *Runs) catchUpSessions() {
+	ss := &rs.sess
+	if ss.store == nil {
+		return
+	}
+	for _, r := range ss.store.Load() {
+		if sess, ok := ss.byID[r.Session.ID()]; ok {
+			ss.store.Refresh(sess)
+			continue
+		}
+		rs.adoptSaved(r)
+	}
+	ss.bound()
+}
+
 // adoptSaved makes a session saved by another server or front-end
 // (agentls acp, agentls run) after this one started one of this
 // server's: its proposals join review here (under ss.mu).
@@ -437,18 +455,9 @@ func (rs *Runs) proposalStates(sess *agent.Session) []agent.ProposalState {
 func (rs *Runs) ListSessions(context.Context, *struct{}) (*SessionsResult, error) {
 	ss := rs.sessions()
 	ss.mu.Lock()
-	if ss.store != nil {
-		// Sessions started or continued elsewhere since this server read
-		// them (agentls acp in another editor, agentls run) are listed too.
-		for _, r := range ss.store.Load() {
-			if sess, ok := ss.byID[r.Session.ID()]; ok {
-				ss.store.Refresh(sess)
-				continue
-			}
-			rs.adoptSaved(r)
-		}
-		ss.bound()
-	}
+	// Sessions started or continued elsewhere since this server read
+	// them (agentls acp in another editor, agentls run) are listed too.
+	rs.catchUpSessions()
 	list := make([]*agent.Session, 0, len(ss.byID))
 	for _, sess := range ss.byID {
 		list = append(list, sess)
