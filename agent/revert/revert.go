@@ -3,8 +3,10 @@
 // merge that undoes a change while keeping what the user typed since.
 //
 // A snapshot is written when a change lands (review's accept, apply mode,
-// `agentls run --apply`) under the state directory, so a revert works
-// after a restart. Undoing is per hunk: the run's change to a file is
+// `agentls run --apply`, a change allowed over `agentls acp`) under the
+// state directory, so a revert works after a restart and from any
+// front-end: `agentls revert` and the LSP server's agentls.revert read
+// the same store. Undoing is per hunk: the run's change to a file is
 // reversed only where the file still holds what the run put there; lines
 // the user changed since are left alone and reported. A file the run
 // created is deleted only if it is unchanged.

@@ -24,7 +24,10 @@
 //     document's revision in _meta). Allowed hunks are written with
 //     fs/write_text_file when the client offers it, else through
 //     tools.WriteConfined; a rejection (with an optional reason in the
-//     response's _meta) is a review decision like agentls.reject.
+//     response's _meta) is a review decision like agentls.reject. Each
+//     written change is recorded in agent/revert's snapshot store: ACP has
+//     no revert method, so `agentls revert` or the LSP server's
+//     agentls.revert takes the run back.
 //   - Modes preview / apply / plan and the model are session modes and
 //     config options; skills are available commands.
 //
