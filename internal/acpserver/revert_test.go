@@ -140,6 +140,29 @@ func TestRevertChangesAllowedOverACP(t *testing.T) {
 	}
 }
 
+// Changes written without asking (mode apply) are recorded too. The run
+// id is the snapshot's: the only one in the store.
+func TestApplyModeOverACPRecordsRevert(t *testing.T) {
+	h := start(t, editAndCreate("done"), harnessOpts{})
+	h.write("a.txt", revertOrig)
+	id := h.newSession()
+	if _, err := h.conn.SetSessionMode(h.ctx(), acp.SetSessionModeRequest{SessionId: id, ModeId: "apply"}); err != nil {
+		t.Fatal(err)
+	}
+	h.mustPrompt(id, "greet the world")
+	if _, perms := h.client.snapshot(); len(perms) != 0 || h.read("a.txt") != "# title\nhello, world\nlast\n" {
+		t.Fatalf("apply mode: %d permissions, a.txt %q", len(perms), h.read("a.txt"))
+	}
+	names, err := filepath.Glob(filepath.Join(h.state, "agentls", "reverts", "*.json"))
+	if err != nil || len(names) != 1 {
+		t.Fatalf("snapshots %v %v, want one", names, err)
+	}
+	snap, err := h.reverts().Load(strings.TrimSuffix(filepath.Base(names[0]), ".json"))
+	if err != nil || snap.SessionID != string(id) || len(snap.Files) != 2 {
+		t.Fatalf("snapshot %+v %v", snap, err)
+	}
+}
+
 // A rejected change writes nothing and records nothing to revert: in a
 // run with one change rejected (a.txt) and one allowed (NEW.md), the
 // snapshot holds NEW.md alone.
