@@ -60,6 +60,18 @@ func runIDOf(t *testing.T, perms []acp.RequestPermissionRequest) string {
 	return id
 }
 
+// updateTexts is the text of every tool_call_update's content.
+func updateTexts(us []acp.SessionNotification) string {
+	var b strings.Builder
+	for _, u := range us {
+		if tc := u.Update.ToolCallUpdate; tc != nil {
+			b.WriteString(contentText(tc.Content))
+			b.WriteString("\n")
+		}
+	}
+	return b.String()
+}
+
 func (h *harness) reverts() *revert.Store {
 	return revert.NewStore(filepath.Join(h.state, "agentls", "reverts"))
 }
@@ -95,6 +107,11 @@ func TestRevertChangesAllowedOverACP(t *testing.T) {
 				t.Fatalf("not written: a.txt %q", h.read("a.txt"))
 			}
 
+			// The edit's tool call tells the user how to take the run back.
+			us, _ := h.client.snapshot()
+			if want := "To take run " + runID + " back: agentls revert --dir " + h.dir + " " + runID; !strings.Contains(updateTexts(us), want) {
+				t.Errorf("the tool calls do not say %q:\n%s", want, updateTexts(us))
+			}
 			snap, err := h.reverts().Load(runID)
 			if err != nil {
 				t.Fatalf("no revert snapshot of run %s: %v", runID, err)
@@ -289,5 +306,22 @@ func applyToDisk(t *testing.T) lsptest.Handler {
 			}
 		}
 		return &protocol.ApplyWorkspaceEditResult{Applied: true}, nil
+	}
+}
+
+// The hint quotes a workspace path the shell would split.
+func TestRevertHintQuotesWorkspace(t *testing.T) {
+	dir := filepath.Join(realDir(t, t.TempDir()), "my work's")
+	if err := os.Mkdir(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	h := start(t, editAndCreate("done"), harnessOpts{dir: dir})
+	h.write("a.txt", revertOrig)
+	h.mustPrompt(h.newSession(), "greet the world")
+	us, perms := h.client.snapshot()
+	runID := runIDOf(t, perms)
+	quoted := "'" + strings.ReplaceAll(dir, "'", `'\''`) + "'"
+	if want := "agentls revert --dir " + quoted + " " + runID; !strings.Contains(updateTexts(us), want) {
+		t.Fatalf("the tool calls do not say %q:\n%s", want, updateTexts(us))
 	}
 }

@@ -367,8 +367,10 @@ func (ss *session) writeAccepted(ctx context.Context, runID, path, reason string
 		ss.save()
 		// The snapshot last: what the session is told must not wait for
 		// this file I/O (as lspserver/runs does on accept).
-		ss.recordLanded(runID, fe)
 		note := "Written " + via + "."
+		if ss.recordLanded(runID, fe) {
+			note += " To take run " + runID + " back: agentls revert --dir " + shellWord(ss.cwd) + " " + runID
+		}
 		if len(plan.Conflicts) > 0 {
 			note += " Not written (conflicted with your edits): " + conflictText(plan.Conflicts)
 		}
@@ -380,16 +382,30 @@ func (ss *session) writeAccepted(ctx context.Context, runID, path, reason string
 // written, in the revert snapshot store the LSP server and `agentls
 // revert` read (agent/revert, <state dir>/reverts), so the run can be
 // taken back later from either; ACP itself has no revert method. Without
-// a state directory nothing is kept (the run cannot be reverted).
-func (ss *session) recordLanded(runID string, fe proposal.FileEdit) {
+// a state directory nothing is kept (the run cannot be reverted). It
+// reports whether the change was recorded.
+func (ss *session) recordLanded(runID string, fe proposal.FileEdit) bool {
 	st := ss.srv.reverts()
 	if st == nil || fe.Before == fe.Expected {
-		return
+		return false
 	}
 	f := revert.File{Path: fe.Path, Before: fe.Before, After: fe.Expected, Created: fe.Created}
 	if err := st.Record(runID, ss.core.ID(), f); err != nil {
 		ss.srv.log.Warn("this change cannot be reverted later", "run", runID, "path", fe.Path, "err", err)
+		return false
 	}
+	return true
+}
+
+// shellWord is s as one word for a POSIX shell: as is when it holds only
+// safe characters, else single-quoted.
+func shellWord(s string) string {
+	if s != "" && strings.IndexFunc(s, func(r rune) bool {
+		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("/._-+,:@%", r))
+	}) < 0 {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
 // reverts is the revert snapshot store under the state directory; nil
