@@ -2,6 +2,7 @@ package lspserver_test
 
 import (
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -13,6 +14,7 @@ import (
 	"github.com/agentls/agentls/internal/testwait"
 	"github.com/agentls/agentls/internal/text"
 	"github.com/agentls/agentls/lspserver"
+	"github.com/agentls/agentls/lspserver/lsptest"
 )
 
 const (
@@ -82,9 +84,10 @@ func (s *pendingNewScript) results() (read, wrote string) {
 // with that reason. When the user accepts run 1's file while the
 // follow-up is working (after its read), the follow-up's write is an
 // ordinary change of that file: no conflict, and accepting it lands its
-// text.
+// text. The same holds when the user opened the path (an empty buffer)
+// before the follow-up.
 func TestFollowupChangesPendingNewFile(t *testing.T) {
-	for _, order := range []string{"accept all", "run 1 first", "run 1 during the follow-up"} {
+	for _, order := range []string{"accept all", "run 1 first", "run 1 during the follow-up", "open empty buffer"} {
 		t.Run(order, func(t *testing.T) {
 			ms := &pendingNewScript{readDone: make(chan struct{})}
 			if order == "run 1 during the follow-up" {
@@ -102,6 +105,19 @@ func TestFollowupChangesPendingNewFile(t *testing.T) {
 				t.Fatalf("run 1's proposals = %+v", ps)
 			}
 			run1Hunk := ps[0].Hunks[0].ID
+			if order == "open empty buffer" {
+				// The user opens the path to look at the new file, as
+				// Neovim shows an empty buffer: one line ending.
+				e.mu.Lock()
+				e.docs[u] = &editorDoc{version: 1, text: "\n"}
+				e.mu.Unlock()
+				if err := e.c.DidOpen(lsptest.Context(t), u, "python", 1, "\n"); err != nil {
+					t.Fatal(err)
+				}
+				if _, err := e.c.Document(lsptest.Context(t), u); err != nil {
+					t.Fatal(err)
+				}
+			}
 
 			second := runIn(t, rs, lspserver.RunArgs{Prompt: "Also test the empty cart.", SessionID: first.SessionID})
 			if ms.gate != nil {
@@ -165,7 +181,9 @@ func TestFollowupChangesPendingNewFile(t *testing.T) {
 					neu = p
 				}
 			}
-			if neu.RunID != second.RunID || !neu.Created || neu.Status != "pending" || neu.ProposedText != cartTestsToo {
+			// In the open empty buffer, the follow-up's file is a change of
+			// that buffer; else a new file.
+			if neu.RunID != second.RunID || neu.Created != (order != "open empty buffer") || neu.Status != "pending" || neu.ProposedText != cartTestsToo {
 				t.Fatalf("the follow-up's proposal = %+v", neu)
 			}
 			h := old.Hunks[0]
@@ -182,8 +200,16 @@ func TestFollowupChangesPendingNewFile(t *testing.T) {
 					t.Fatalf("accepting run 1's replaced file = %+v, want a conflict saying it was replaced", res)
 				}
 			}
-			if res := e.accept(t, reviewArgs{}); !res.Applied || len(res.AppliedHunks) != 1 || res.AppliedHunks[0] != neu.Hunks[0].ID {
-				t.Fatalf("accept all = %+v", res)
+			// Everything the follow-up proposed, nothing of run 1's (in the
+			// empty buffer the follow-up's change may be more than one
+			// hunk: the buffer's line ending is kept as a blank line).
+			res := e.accept(t, reviewArgs{})
+			var neuIDs []string
+			for _, h := range neu.Hunks {
+				neuIDs = append(neuIDs, h.ID)
+			}
+			if !res.Applied || !slices.Equal(res.AppliedHunks, neuIDs) {
+				t.Fatalf("accept all = %+v, want exactly %v applied", res, neuIDs)
 			}
 			if got := e.text(t, u); got != cartTestsToo {
 				t.Fatalf("test_cart.py = %q, want exactly %q (once, the follow-up's)", got, cartTestsToo)

@@ -58,12 +58,10 @@ func (env *Env) lockTarget(abs string) (t target, res Result, ok bool) {
 		return t, Result{Text: "CONFLICT: " + note + "\nYour edit was NOT applied; redo it against the current text.", IsError: true}, false
 	}
 	rec, ok := env.Ledger.Lookup(abs)
-	if !t.exists {
-		if pn, found := env.pendingNew(abs); found {
-			// Read only if the run saw this very text (read_file).
-			t.pending, t.text, t.read = &pn, pn.Text, ok && rec.Hash == hashText(pn.Text)
-			return t, Result{}, true
-		}
+	if pn, found := env.pendingNewAt(abs, t.exists, snap.Text); found {
+		// Read only if the run saw this very text (read_file).
+		t.pending, t.text, t.read = &pn, pn.Text, ok && rec.Hash == hashText(pn.Text)
+		return t, Result{}, true
 	}
 	if !ok {
 		t.text = snap.Text

@@ -1,6 +1,9 @@
 package tools
 
-import "fmt"
+import (
+	"fmt"
+	"strings"
+)
 
 // A session's follow-up run may be asked to change a file that an earlier
 // run of the session proposed to create: the proposal waits for the
@@ -21,14 +24,21 @@ type PendingNew struct {
 	Text  string // its proposed content
 }
 
-// pendingNew returns the pending new file at abs (absolute, confined), if
-// the front-end reports one.
-func (env *Env) pendingNew(abs string) (PendingNew, bool) {
-	if env.PendingNewFile == nil {
+// pendingNewAt returns the pending new file at abs (absolute, confined),
+// if the front-end reports one and the file does not exist or is blank
+// (current is its text): an empty editor buffer the user opened at the
+// path, or one line ending as Neovim shows it, where the proposal is
+// still pending too. Staging a change then changes that blank text.
+func (env *Env) pendingNewAt(abs string, exists bool, current string) (PendingNew, bool) {
+	if env.PendingNewFile == nil || exists && !Blank(current) {
 		return PendingNew{}, false
 	}
 	return env.PendingNewFile(abs)
 }
+
+// Blank reports whether a file's text holds nothing but line endings (an
+// empty document, as editors show one).
+func Blank(text string) bool { return strings.Trim(text, "\r\n") == "" }
 
 // pendingNewNote tells the model what it is reading.
 func pendingNewNote(path string, pn PendingNew) string {

@@ -99,11 +99,11 @@ func (env *Env) readForModel(abs, path string) (text, note string, record func()
 			return st.Text, note, record, Result{}, true
 		}
 	}
+	if pn, ok := env.pendingNewAt(abs, exists, snap.Text); ok {
+		record = func() { env.Ledger.Record(abs, hashText(pn.Text), pn.Text) }
+		return pn.Text, joinNotes(note, pendingNewNote(path, pn)), record, Result{}, true
+	}
 	if !exists {
-		if pn, ok := env.pendingNew(abs); ok {
-			record = func() { env.Ledger.Record(abs, hashText(pn.Text), pn.Text) }
-			return pn.Text, joinNotes(note, pendingNewNote(path, pn)), record, Result{}, true
-		}
 		if note != "" {
 			return "", "", record, Errorf("%s\n%s", note, env.readError(path, err).Text), false
 		}

@@ -4,7 +4,6 @@ import (
 	"context"
 	_ "embed"
 	"fmt"
-	"strings"
 
 	"github.com/agentls/agentls/tools/editmatch"
 )
@@ -36,7 +35,7 @@ func writeFile(ctx context.Context, env *Env, p writeFileParams) (Result, error)
 	// A blank file (an empty editor buffer for a path the user opened to
 	// have it written, which Neovim sends as one line ending) has nothing
 	// a write without a read could lose.
-	blank := t.exists && !t.staged && strings.Trim(t.text, "\r\n") == ""
+	blank := t.exists && !t.staged && Blank(t.text)
 	if t.pending != nil && !t.read {
 		return pendingNewUnread(t.path, *t.pending), nil
 	}

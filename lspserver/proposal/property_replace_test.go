@@ -38,6 +38,7 @@ func TestPropertyReplaceCreated(t *testing.T) {
 			var inFlight []AcceptPlan
 			r1Flight := false // an r1 plan was in flight when r2 replaced it
 			replaced := false
+			edited := false // the user edited the document after the replacement
 			check := func(step string) {
 				t.Helper()
 				checkInvariants(t, s)
@@ -115,6 +116,7 @@ func TestPropertyReplaceCreated(t *testing.T) {
 						v++
 						doc = texts[r.IntN(len(texts))]
 						s.DocumentChanged("f", &v, doc)
+						edited = edited || replaced
 					}
 				}
 				check(fmt.Sprintf("step %d", i))
@@ -124,9 +126,18 @@ func TestPropertyReplaceCreated(t *testing.T) {
 				step(i)
 			}
 			// The follow-up writes its version (sometimes twice) and
-			// replaces r1's.
+			// replaces r1's: a new file, or (the user opened the path: an
+			// empty buffer as Neovim shows it) a change of that buffer.
+			r2Base, r2Created := "", true
+			if doc == "" && len(inFlight) == 0 && r.IntN(2) == 0 {
+				v++
+				doc = "\n"
+				s.DocumentChanged("f", &v, doc)
+				r2Base, r2Created = doc, false
+				check("open an empty buffer")
+			}
 			for range 1 + r.IntN(2) {
-				s.Put("r2", "f", "", nil, p2, true)
+				s.Put("r2", "f", r2Base, nil, p2, r2Created)
 				s.DocumentChanged("f", &v, doc) // as review.Stage does
 				flight := false
 				for _, h := range s.Select(Filter{RunID: "r1"}) {
@@ -139,7 +150,7 @@ func TestPropertyReplaceCreated(t *testing.T) {
 				p2 += "# again\n"
 			}
 			final := strings.TrimSuffix(p2, "# again\n")
-			clean := doc == "" && len(inFlight) == 0 && !r1Flight
+			clean := doc == r2Base && len(inFlight) == 0 && !r1Flight
 			for i := range 8 {
 				step(10 + i)
 			}
@@ -147,7 +158,10 @@ func TestPropertyReplaceCreated(t *testing.T) {
 			if strings.Contains(doc, p1) && strings.Contains(doc, final) && p1 != final && !strings.HasPrefix(final, p1) {
 				t.Fatalf("document holds both runs' files: %q", doc)
 			}
-			if clean {
+			// A change of the empty buffer is an ordinary change: once the
+			// user edited its line it is conflicted like any other, and an
+			// empty buffer again does not heal it.
+			if clean && (r2Created || !edited) {
 				// From a clean start after the replacement: settle what
 				// is in flight, empty the document, accept everything:
 				// the file is r2's text exactly, once.
@@ -158,9 +172,9 @@ func TestPropertyReplaceCreated(t *testing.T) {
 				if len(s.Select(Filter{RunID: "r2"})) == 0 {
 					return // rejected or applied already
 				}
-				if doc != "" {
+				if doc != r2Base {
 					v++
-					doc = ""
+					doc = r2Base
 					s.DocumentChanged("f", &v, doc)
 				}
 				plan, err := s.Accept(Filter{Path: "f"}, allEncodings[0])

@@ -18,11 +18,12 @@ import (
 // the file once, with the follow-up's text.
 
 // ReplaceCreated supersedes oldRun's proposal to create path with newRun's
-// proposal to create it: every hunk of the old proposal becomes
+// proposal to create it (or to fill it while it is an empty document: the
+// user opened the path, so newRun changed that empty buffer): every hunk of the old proposal becomes
 // conflicted for good (SupersededBy names the new proposal's hunk), so it
 // can never be applied, before or after the new one. It does nothing, and
-// returns 0, unless both proposals exist, are different runs' and both
-// create the file; a hunk of the old proposal in an accept plan still in
+// returns 0, unless both proposals exist, are different runs', the old
+// one creates the file and the new one creates or fills it; a hunk of the old proposal in an accept plan still in
 // flight is left alone (if that plan lands, the file exists and the new
 // proposal is conflicted: "the file was created since the proposal"). It
 // returns the number of hunks superseded (or re-pointed at newRun's
@@ -35,7 +36,7 @@ func (s *Store) ReplaceCreated(path, oldRun, newRun string) int {
 		return 0
 	}
 	old, neu := fs.find(oldRun), fs.find(newRun)
-	if old == nil || neu == nil || !old.created || !neu.created || len(neu.hunks) == 0 {
+	if old == nil || neu == nil || !old.created || !neu.created && !emptyDoc(strText(neu.base)) || len(neu.hunks) == 0 {
 		s.mu.Unlock()
 		return 0
 	}

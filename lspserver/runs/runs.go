@@ -224,7 +224,7 @@ func (rs *Runs) onEvent(ctx context.Context, r *run, ev agent.Event) {
 			return
 		}
 		rs.review.Stage(r.id, ev.Staged)
-		if ev.Staged.Created && ev.Staged.Pending() {
+		if ev.Staged.Pending() && (ev.Staged.Created || tools.Blank(ev.Staged.Base)) {
 			rs.replaceEarlierNew(r.session, ev.Path, r.id)
 		}
 		rs.saveSession(r.session)
