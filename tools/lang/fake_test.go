@@ -105,8 +105,11 @@ func TestBadPeers(t *testing.T) {
 			s.mustCall(t, "read_file", fmtArgs("path", "a.fake"))
 			start := time.Now()
 			res := s.mustCall(t, "edit_file", fmtArgs("path", "a.fake", "old_string", "one", "new_string", "two"))
-			if took := time.Since(start); took > 3*time.Second {
-				t.Errorf("the edit took %s", took)
+			// Not a timing test (the result's line proves the 1 s bound
+			// fired): a hang detector for a wait that ignores its bound,
+			// generous enough for a loaded CI machine.
+			if took := time.Since(start); took > time.Minute {
+				t.Errorf("the edit took %s: the 1 s wait was not kept", took)
 			}
 			last := lastLine(res.Text)
 			if !strings.Contains(last, tc.want) || !strings.HasPrefix(last, "language server") {
