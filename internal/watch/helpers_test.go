@@ -87,6 +87,31 @@ func (f *fixture) waitForAbs(want string, kind workspace.EventKind) workspace.Ev
 	}
 }
 
+// want is an event waitForAll expects.
+type want struct {
+	rel  string
+	kind workspace.EventKind
+}
+
+// waitForAll waits until each wanted event has come, in any order,
+// skipping others; it fails the test if one does not come.
+func (f *fixture) waitForAll(wants ...want) {
+	f.t.Helper()
+	left := map[want]bool{}
+	for _, w := range wants {
+		left[want{f.path(w.rel), w.kind}] = true
+	}
+	timeout := time.After(eventWait)
+	for len(left) > 0 {
+		select {
+		case ev := <-f.evs:
+			delete(left, want{ev.Path, ev.Kind})
+		case <-timeout:
+			f.t.Fatalf("events not received: %v", left)
+		}
+	}
+}
+
 // drain returns the events received so far without waiting.
 func (f *fixture) drain() []workspace.Event {
 	var out []workspace.Event

@@ -90,6 +90,7 @@ func (w *Watcher) flushLoop() {
 		case <-timer.C:
 		}
 		due, overflow, next := w.takeDue(time.Now())
+		w.takeGone(due)
 		if overflow {
 			w.rescan()
 		}
@@ -121,6 +122,40 @@ func (w *Watcher) takeDue(now time.Time) (map[string]fsnotify.Op, bool, time.Dur
 		delete(w.pending, path)
 	}
 	return due, overflow, next
+}
+
+// takeGone moves into due the pending paths that were renamed away or
+// removed and are gone, whether or not their burst is over, when due holds
+// anything. A directory renamed within the tree is reported twice under its
+// old name (the parent's IN_MOVED_FROM and its own IN_MOVE_SELF, a little
+// later), so the old name could settle after the new one: the new name's
+// watch would be added first (the kernel hands back the watch of the same
+// inode) and then removed with the old name's, leaving the renamed
+// directory unwatched. process handles gone paths first, so they must be
+// in the same batch.
+func (w *Watcher) takeGone(due map[string]fsnotify.Op) {
+	if len(due) == 0 {
+		return
+	}
+	w.pmu.Lock()
+	var cand []string
+	for path, p := range w.pending {
+		if p.op&(fsnotify.Rename|fsnotify.Remove) != 0 {
+			cand = append(cand, path)
+		}
+	}
+	w.pmu.Unlock()
+	for _, path := range cand {
+		if _, err := os.Lstat(path); err == nil {
+			continue // there again: its burst decides
+		}
+		w.pmu.Lock()
+		if p, ok := w.pending[path]; ok {
+			due[path] |= p.op
+			delete(w.pending, path)
+		}
+		w.pmu.Unlock()
+	}
 }
 
 // process applies settled paths: gone ones first (forgetting their

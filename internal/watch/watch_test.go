@@ -150,8 +150,9 @@ func TestDirectoryRemoveAndRename(t *testing.T) {
 	if err := os.Rename(f.path("d"), f.path("e")); err != nil {
 		t.Fatal(err)
 	}
-	f.waitFor("d/sub/a.txt", workspace.Removed)
-	f.waitFor("e/sub/a.txt", workspace.Created)
+	// In either order: the new name may be walked before the old one is
+	// reported gone.
+	f.waitForAll(want{"d/sub/a.txt", workspace.Removed}, want{"e/sub/a.txt", workspace.Created})
 	write(t, f.path("e/sub/new.txt"), "n")
 	f.waitFor("e/sub/new.txt", workspace.Created)
 	if got := f.w.Stats().WatchedDirs; got != 3 {
