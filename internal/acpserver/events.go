@@ -255,15 +255,11 @@ func toolKind(tool string) acp.ToolKind {
 	return acp.ToolKindOther
 }
 
-// toolArgs are the arguments titles and locations are made from.
+// toolArgs are the arguments a tool call's location is made from (its
+// title comes from agent.StepPhrase).
 type toolArgs struct {
-	Path        string `json:"path"`
-	Pattern     string `json:"pattern"`
-	Name        string `json:"name"`
-	Description string `json:"description"`
-	Command     string `json:"command"`
-	Query       string `json:"query"`
-	Offset      *int   `json:"offset"`
+	Path   string `json:"path"`
+	Offset *int   `json:"offset"`
 }
 
 // toolTitle is the tool call in words ("Reading main.go"), as the LSP
