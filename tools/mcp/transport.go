@@ -351,5 +351,9 @@ func isConnError(err error) bool {
 		// streamed HTTP response ends before its answer.
 		strings.Contains(err.Error(), "unexpected nil response") ||
 		strings.Contains(err.Error(), "transport has been closed") ||
-		strings.Contains(err.Error(), "endpoint not received")
+		strings.Contains(err.Error(), "endpoint not received") ||
+		// net/http's unexported errServerClosedIdle: the server closed the
+		// kept-alive connection a POST was sent on (it went away), which
+		// net/http does not retry for a POST.
+		strings.Contains(err.Error(), "http: server closed idle connection")
 }
