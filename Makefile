@@ -32,7 +32,7 @@ fuzz:
 	$(GO) test -run '^$$' -fuzz '^FuzzLineDFA$$' -fuzztime $(FUZZTIME) ./tools/grepengine
 	$(GO) test -run '^$$' -fuzz '^FuzzRoundTrip$$' -fuzztime $(FUZZTIME) ./internal/text
 	$(GO) test -run '^$$' -fuzz '^FuzzDiff$$' -fuzztime $(FUZZTIME) ./tools
-	$(GO) test -run '^$$' -fuzz '^FuzzStore$$' -fuzztime $(FUZZTIME) ./lspserver/proposal
+	$(GO) test -run '^$$' -fuzz '^FuzzStore$$' -fuzztime $(FUZZTIME) ./agent/proposal
 	$(GO) test -run '^$$' -fuzz '^FuzzServe$$' -fuzztime $(FUZZTIME) ./lspserver
 	$(GO) test -run '^$$' -fuzz '^FuzzWireFrames$$' -fuzztime $(FUZZTIME) ./lspserver/core
 	$(GO) test -run '^$$' -fuzz '^FuzzParamDecoders$$' -fuzztime $(FUZZTIME) ./lspserver

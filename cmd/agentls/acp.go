@@ -9,7 +9,7 @@ import (
 	"os/signal"
 	"syscall"
 
-	"github.com/agentls/agentls/internal/acpserver"
+	"github.com/agentls/agentls/acpserver"
 )
 
 const acpUsage = `usage: agentls acp [--log-file FILE] [--log-level LEVEL]

@@ -12,9 +12,9 @@ import (
 	"go.lsp.dev/uri"
 
 	"github.com/agentls/agentls/agent"
+	"github.com/agentls/agentls/agent/proposal"
 	"github.com/agentls/agentls/lspserver/core"
 	"github.com/agentls/agentls/lspserver/docs"
-	"github.com/agentls/agentls/lspserver/proposal"
 )
 
 // Accept and reject (agentls.accept / agentls.reject, docs/protocol.md). The

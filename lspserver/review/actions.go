@@ -5,9 +5,9 @@ import (
 
 	"go.lsp.dev/protocol"
 
+	"github.com/agentls/agentls/agent/proposal"
 	"github.com/agentls/agentls/internal/text"
 	"github.com/agentls/agentls/lspserver/core"
-	"github.com/agentls/agentls/lspserver/proposal"
 )
 
 // reviewActionKind is the kind of the accept/reject code actions: accepting

@@ -6,7 +6,7 @@ import (
 
 	"go.lsp.dev/protocol"
 
-	"github.com/agentls/agentls/lspserver/proposal"
+	"github.com/agentls/agentls/agent/proposal"
 )
 
 // CodeLens answers textDocument/codeLens (the commands are routed by

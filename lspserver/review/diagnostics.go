@@ -9,8 +9,8 @@ import (
 
 	"go.lsp.dev/protocol"
 
+	"github.com/agentls/agentls/agent/proposal"
 	"github.com/agentls/agentls/lspserver/core"
-	"github.com/agentls/agentls/lspserver/proposal"
 )
 
 // Preview without a plugin (README "Preview without a plugin"): every

@@ -1,6 +1,6 @@
 // Package review is the review part of agentls's LSP server: the
 // proposals agent runs leave for the user, and the user's decisions on
-// them. It owns the proposal store (lspserver/proposal) and its LSP face:
+// them. It owns the proposal store (agent/proposal) and its LSP face:
 // staging (stage.go), rebasing onto the user's edits and disk changes
 // (rebase.go, a docs.Follower), agentls/proposals and the change
 // announcements (proposals.go), agentls.accept/agentls.reject

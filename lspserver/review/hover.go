@@ -8,10 +8,10 @@ import (
 
 	"go.lsp.dev/protocol"
 
+	"github.com/agentls/agentls/agent/proposal"
 	"github.com/agentls/agentls/internal/safetext"
 	"github.com/agentls/agentls/internal/text"
 	"github.com/agentls/agentls/lspserver/core"
-	"github.com/agentls/agentls/lspserver/proposal"
 )
 
 // textDocument/hover over a pending hunk shows the change as a Markdown

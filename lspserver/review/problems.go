@@ -5,10 +5,10 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/agentls/agentls/agent/proposal"
 	"github.com/agentls/agentls/internal/safetext"
 	"github.com/agentls/agentls/internal/text"
 	"github.com/agentls/agentls/lspserver/core"
-	"github.com/agentls/agentls/lspserver/proposal"
 	"github.com/agentls/agentls/tools"
 )
 

@@ -11,12 +11,12 @@ import (
 	"go.lsp.dev/uri"
 
 	"github.com/agentls/agentls/agent"
+	"github.com/agentls/agentls/agent/proposal"
 	"github.com/agentls/agentls/internal/workspace"
 	"github.com/agentls/agentls/lspserver/core"
-	"github.com/agentls/agentls/lspserver/proposal"
 )
 
-// This file wires the proposal store (lspserver/proposal) into the server:
+// This file wires the proposal store (agent/proposal) into the server:
 // the review state, the agentls/proposals request and the announcements
 // (agentls/proposalsChanged, workspace/codeLens/refresh) sent when the
 // store's proposals change. Staging is in stage.go, rebasing on the
@@ -78,7 +78,7 @@ type HunkInfo struct {
 	LastError string `json:"lastError,omitempty"`
 	// SupersededBy is the hunk of another run that replaced this one: an
 	// accepted hunk that changed this hunk's lines or already made its
-	// change (lspserver/proposal, clash.go), or a later run of the session
+	// change (agent/proposal, clash.go), or a later run of the session
 	// that wrote its own version of this new file (replace.go). The hunk
 	// is conflicted for good and never applies.
 	SupersededBy string `json:"supersededBy,omitempty"`

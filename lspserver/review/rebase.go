@@ -3,8 +3,8 @@ package review
 import (
 	"errors"
 
+	"github.com/agentls/agentls/agent/proposal"
 	"github.com/agentls/agentls/internal/text"
-	"github.com/agentls/agentls/lspserver/proposal"
 )
 
 // Rebase hooks: every change of a document that has proposals reaches the

@@ -5,9 +5,9 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/agentls/agentls/agent/proposal"
 	"github.com/agentls/agentls/internal/text"
 	"github.com/agentls/agentls/internal/workspace"
-	"github.com/agentls/agentls/lspserver/proposal"
 	"github.com/agentls/agentls/tools"
 )
 

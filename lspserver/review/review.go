@@ -9,11 +9,11 @@ import (
 	"go.lsp.dev/protocol"
 
 	"github.com/agentls/agentls/agent"
+	"github.com/agentls/agentls/agent/proposal"
 	"github.com/agentls/agentls/internal/text"
 	"github.com/agentls/agentls/internal/workspace"
 	"github.com/agentls/agentls/lspserver/core"
 	"github.com/agentls/agentls/lspserver/docs"
-	"github.com/agentls/agentls/lspserver/proposal"
 )
 
 // The agentls.* commands review answers (docs/protocol.md).

@@ -13,12 +13,12 @@ import (
 	"go.lsp.dev/protocol"
 	"go.lsp.dev/uri"
 
+	"github.com/agentls/agentls/agent/proposal"
 	"github.com/agentls/agentls/internal/testwait"
 	"github.com/agentls/agentls/internal/text"
 	"github.com/agentls/agentls/internal/workspace"
 	"github.com/agentls/agentls/lspserver/core"
 	"github.com/agentls/agentls/lspserver/docs"
-	"github.com/agentls/agentls/lspserver/proposal"
 	"github.com/agentls/agentls/tools"
 )
 

@@ -2,7 +2,7 @@ package review
 
 import (
 	"github.com/agentls/agentls/agent"
-	"github.com/agentls/agentls/lspserver/proposal"
+	"github.com/agentls/agentls/agent/proposal"
 	"github.com/agentls/agentls/tools"
 )
 

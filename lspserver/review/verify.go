@@ -10,8 +10,8 @@ import (
 	"go.lsp.dev/protocol"
 
 	"github.com/agentls/agentls/agent"
+	"github.com/agentls/agentls/agent/proposal"
 	"github.com/agentls/agentls/internal/workspace"
-	"github.com/agentls/agentls/lspserver/proposal"
 )
 
 // Checking that an accepted edit landed.

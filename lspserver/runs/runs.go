@@ -16,11 +16,11 @@ import (
 
 	"github.com/agentls/agentls/agent"
 	"github.com/agentls/agentls/agent/config"
+	"github.com/agentls/agentls/agent/proposal"
 	"github.com/agentls/agentls/internal/text"
 	"github.com/agentls/agentls/internal/workspace"
 	"github.com/agentls/agentls/lspserver/core"
 	"github.com/agentls/agentls/lspserver/docs"
-	"github.com/agentls/agentls/lspserver/proposal"
 	"github.com/agentls/agentls/tools"
 )
 

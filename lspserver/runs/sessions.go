@@ -8,9 +8,9 @@ import (
 	"time"
 
 	"github.com/agentls/agentls/agent"
+	"github.com/agentls/agentls/agent/proposal"
 	"github.com/agentls/agentls/internal/text"
 	"github.com/agentls/agentls/lspserver/core"
-	"github.com/agentls/agentls/lspserver/proposal"
 	"github.com/agentls/agentls/tools"
 )
 

@@ -5,10 +5,10 @@
 // front-end beside lspserver over the same core: agent.Session runs the
 // agent, agent.SessionStore persists sessions (the same files the LSP
 // server and `agentls run` use, so a session continues from any of them),
-// and lspserver/proposal holds the staged changes under review. It lives
+// and agent/proposal holds the staged changes under review. It lives
 // under internal/ because the repository's top-level layout is fixed; in
 // the import graph it sits where lspserver does (it imports agent, tools
-// and lspserver/proposal; nothing imports it but cmd/agentls).
+// and agent/proposal; nothing imports it but cmd/agentls).
 //
 // What maps to what (docs/acp.md has the table for users):
 //

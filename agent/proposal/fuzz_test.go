@@ -18,7 +18,7 @@ import (
 // and once a hunk is accepted its twin from the repeated run never
 // applies.
 //
-//	go test ./lspserver/proposal -run '^$' -fuzz FuzzStore -fuzztime 60s
+//	go test ./agent/proposal -run '^$' -fuzz FuzzStore -fuzztime 60s
 func FuzzStore(f *testing.F) {
 	f.Add(goBase, goProposed, "// top\n"+goBase, goProposed, byte(0))
 	f.Add("a\r\nb\r\nc\r\n", "a\r\nB\r\nc\r\n", "a\r\nbz\r\nc\r\n", "a\r\nb\r\n", byte(1))

@@ -12,7 +12,7 @@ import (
 
 	acp "github.com/coder/acp-go-sdk"
 
-	"github.com/agentls/agentls/lspserver/proposal"
+	"github.com/agentls/agentls/agent/proposal"
 )
 
 // Options configures a Server. The zero value is what `agentls acp` uses.

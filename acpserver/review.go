@@ -14,9 +14,9 @@ import (
 	acp "github.com/coder/acp-go-sdk"
 
 	"github.com/agentls/agentls/agent"
+	"github.com/agentls/agentls/agent/proposal"
 	"github.com/agentls/agentls/agent/revert"
 	"github.com/agentls/agentls/internal/text"
-	"github.com/agentls/agentls/lspserver/proposal"
 	"github.com/agentls/agentls/tools"
 )
 

@@ -16,8 +16,8 @@ import (
 
 	acp "github.com/coder/acp-go-sdk"
 
+	"github.com/agentls/agentls/acpserver"
 	"github.com/agentls/agentls/agent/llm/llmtest"
-	"github.com/agentls/agentls/internal/acpserver"
 	"github.com/agentls/agentls/internal/testwait"
 )
 
