@@ -3,13 +3,12 @@ package acpserver
 import (
 	"context"
 	"fmt"
-	"strings"
-	"sync"
 
 	acp "github.com/coder/acp-go-sdk"
 
+	"github.com/agentls/agentls/agent"
 	"github.com/agentls/agentls/agent/config"
-	"github.com/agentls/agentls/internal/statedir"
+	"github.com/agentls/agentls/internal/safetext"
 )
 
 // Configuration over ACP is the same schema and sources as for the LSP
@@ -21,63 +20,29 @@ import (
 // file content and connection, here with session/request_permission at
 // the start of a prompt ("Trust" is remembered in the state directory).
 
-// trustState is the trust granted or asked about over this connection.
-type trustState struct {
-	mu      sync.Mutex
-	granted map[[2]string]bool
-	asked   map[[2]string]bool
-}
-
-// trustStore is the trust file in the configured environment.
-func (s *Server) trustStore() *config.TrustStore {
-	return config.NewTrustStore(config.DefaultTrustFile(s.opts.Env))
-}
-
 // loadConfig merges every source for the workspace folders (none: user
 // file and environment only).
 func (s *Server) loadConfig(folders []string) (config.Config, []string, error) {
-	store := s.trustStore()
-	t := &s.trust
 	return config.Load(config.LoadOptions{
 		UserFile: s.opts.UserConfigFile,
 		Folders:  folders,
 		Env:      s.opts.Env,
-		Trusted: func(file, sum string) bool {
-			t.mu.Lock()
-			ok := t.granted[[2]string{file, sum}]
-			t.mu.Unlock()
-			return ok || store.Trusted(file, sum)
-		},
+		Trusted:  s.trust.Trusted,
 	})
 }
 
 // askTrust asks once per file content and connection whether to trust
-// each untrusted workspace config file, and reports whether anything was
-// trusted (the caller then loads the configuration again).
+// each untrusted workspace config file (config.Trust), and reports whether
+// anything was trusted (the caller then loads the configuration again).
 func (s *Server) askTrust(ctx context.Context, ss *session, un []config.Untrusted) bool {
 	trusted := false
 	for _, u := range un {
-		key := [2]string{u.File, u.SHA256}
-		t := &s.trust
-		t.mu.Lock()
-		if t.asked == nil {
-			t.asked, t.granted = map[[2]string]bool{}, map[[2]string]bool{}
-		}
-		first := !t.asked[key]
-		t.asked[key] = true
-		t.mu.Unlock()
-		if !first {
+		if !s.trust.FirstAsk(u) {
 			continue
 		}
-		var b strings.Builder
-		fmt.Fprintf(&b, "This workspace's %s wants to act on your behalf. Trusting its current content would:\n", u.File)
-		for _, a := range u.Actions {
-			fmt.Fprintf(&b, "- %s\n", a)
-		}
-		fmt.Fprintf(&b, "Until you trust it, these settings are ignored: %s.", strings.Join(u.Keys, ", "))
 		id := ss.nextToolID("trust")
-		title := "Trust " + u.File + "?"
-		content := []acp.ToolCallContent{acp.ToolContent(acp.TextBlock(b.String()))}
+		title := "Trust " + safetext.Line(u.File) + "?"
+		content := []acp.ToolCallContent{acp.ToolContent(acp.TextBlock(config.TrustQuestion(u)))}
 		ss.update(ctx, acp.StartToolCall(id, title, acp.WithStartKind(acp.ToolKindOther),
 			acp.WithStartStatus(acp.ToolCallStatusPending), acp.WithStartContent(content)))
 		tc := acp.ToolCallUpdate{ToolCallId: id, Title: &title, Kind: acp.Ptr(acp.ToolKindOther), Status: acp.Ptr(acp.ToolCallStatusPending), Content: content}
@@ -85,19 +50,14 @@ func (s *Server) askTrust(ctx context.Context, ss *session, un []config.Untruste
 			{OptionId: optTrust, Name: "Trust", Kind: acp.PermissionOptionKindAllowAlways},
 			{OptionId: optNotNow, Name: "Not now", Kind: acp.PermissionOptionKindRejectOnce},
 		}, nil)
-		if err != nil || opt != optTrust {
+		if c := agent.Decide(trustChoices, opt, err); !c.Allow {
 			s.log.Info("workspace config not trusted", "file", u.File, "answer", opt, "err", err)
 			ss.update(ctx, acp.UpdateToolCall(id, acp.WithUpdateStatus(acp.ToolCallStatusFailed),
 				acp.WithUpdateContent([]acp.ToolCallContent{acp.ToolContent(acp.TextBlock("Not trusted: its settings stay ignored."))})))
 			continue
 		}
-		t.mu.Lock()
-		t.granted[key] = true
-		t.mu.Unlock()
 		note := "Trusted: its settings now apply."
-		if statedir.Dir(s.opts.Env) == "" {
-			note = "Trusted for this connection only: no state directory to remember it in."
-		} else if err := s.trustStore().Trust(u.File, u.SHA256); err != nil {
+		if err := s.trust.Grant(u); err != nil {
 			note = fmt.Sprintf("Trusted for this connection only: %v", err)
 		}
 		ss.update(ctx, acp.UpdateToolCall(id, acp.WithUpdateStatus(acp.ToolCallStatusCompleted),
@@ -112,3 +72,6 @@ const (
 	optTrust  = "trust"
 	optNotNow = "not-now"
 )
+
+// trustChoices are the trust question's options as agent.Decide reads them.
+var trustChoices = []agent.Choice{{ID: optTrust, Allow: true, Always: true}, {ID: optNotNow}}

@@ -2,7 +2,7 @@ package acpserver
 
 import (
 	"context"
-	"encoding/json"
+	"maps"
 	"strings"
 	"time"
 
@@ -69,7 +69,7 @@ func headers(hs []acp.HttpHeader) map[string]string {
 // ensureMCP starts (or restarts) the session's MCP servers for cfg and
 // waits, bounded by mcp.startupTimeoutSeconds, for those still connecting.
 func (ss *session) ensureMCP(ctx context.Context, cfg config.Config) *mcp.Manager {
-	want := cfg.MCPServers
+	want := maps.Clone(cfg.MCPServers) // the client's servers join a copy, not the configuration
 	if want == nil {
 		want = map[string]mcp.ServerConfig{}
 	}
@@ -77,7 +77,7 @@ func (ss *session) ensureMCP(ctx context.Context, cfg config.Config) *mcp.Manage
 	for name, sc := range ss.clientMCP {
 		want[name] = sc
 	}
-	key := serversKey(want)
+	key := mcp.SetKey(want)
 	cur, curKey := ss.mcp, ss.mcpKey
 	ss.mu.Unlock()
 	if len(want) == 0 && cur == nil {
@@ -108,10 +108,4 @@ func (ss *session) ensureMCP(ctx context.Context, cfg config.Config) *mcp.Manage
 		ss.srv.log.Warn("MCP servers still connecting; going on without them", "session", ss.id)
 	}
 	return cur
-}
-
-// serversKey is a stable digest of a server set, to notice changes.
-func serversKey(servers map[string]mcp.ServerConfig) string {
-	b, _ := json.Marshal(servers) // map keys are sorted by encoding/json
-	return string(b)
 }

@@ -116,7 +116,7 @@ func (s *Server) Prompt(ctx context.Context, p acp.PromptRequest) (acp.PromptRes
 		SyncTools:     mgr.SyncInto,
 		BeforeRead:    func(path string) { ss.syncBuffer(tctx, path) },
 		Lang:          s.lang.For(cfg, s.log.With("component", "lang")),
-	}, agent.RunRequest{RunID: runID, Prompt: task, Proposals: ss.proposalStates(), Mode: runMode, Model: chosen, OnEvent: te.handle})
+	}, agent.RunRequest{RunID: runID, Prompt: task, Proposals: agent.ProposalStates(ss.srv.review.store.List(""), ss.core), Mode: runMode, Model: chosen, OnEvent: te.handle})
 	if err != nil {
 		return acp.PromptResponse{}, requestFailed("agentls cannot start the agent: %v", err)
 	}
@@ -158,7 +158,7 @@ func (s *Server) Prompt(ctx context.Context, p acp.PromptRequest) (acp.PromptRes
 func (ss *session) reviewPending(ctx context.Context) {
 	s := ss.srv
 	for _, p := range s.review.store.List("") {
-		if ctx.Err() != nil || !ss.core.HasRun(p.RunID) || !hasPending(p) {
+		if ctx.Err() != nil || !ss.core.HasRun(p.RunID) || !p.HasPending() {
 			continue
 		}
 		id := ss.nextToolID("pending")
@@ -174,21 +174,6 @@ func (ss *session) reviewPending(ctx context.Context) {
 		ss.update(ctx, acp.UpdateToolCall(id, acp.WithUpdateStatus(status),
 			acp.WithUpdateContent([]acp.ToolCallContent{acp.ToolContent(acp.TextBlock(res.note))})))
 	}
-}
-
-// proposalStates tells a follow-up run which of the session's changes
-// are still in review.
-func (ss *session) proposalStates() []agent.ProposalState {
-	var out []agent.ProposalState
-	for _, p := range ss.srv.review.store.List("") {
-		if !ss.core.HasRun(p.RunID) {
-			continue
-		}
-		st := agent.ProposalState{RunID: p.RunID, Path: p.Path}
-		st.Pending, st.Conflicted, st.Reasons = p.Tally()
-		out = append(out, st)
-	}
-	return out
 }
 
 // maxPromptBytes bounds a prompt with its attachments: about half the

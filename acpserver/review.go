@@ -103,32 +103,6 @@ func (ss *session) currentText(path string) (string, bool) {
 	return snap.Text, true
 }
 
-// savedProposals is what a save keeps of ss's proposals still in review.
-func (s *Server) savedProposals(ss *session) []agent.SavedProposal {
-	var out []agent.SavedProposal
-	for _, p := range s.review.store.List("") {
-		if !ss.core.HasRun(p.RunID) {
-			continue
-		}
-		switch res := p.Result(); {
-		case res != p.Text || (p.Created && hasPending(p)):
-			out = append(out, agent.SavedProposal{RunID: p.RunID, Path: p.Path, Base: p.Text, Proposed: res, Created: p.Created})
-		case len(p.Hunks) > 0: // every hunk conflicted: the original change
-			out = append(out, agent.SavedProposal{RunID: p.RunID, Path: p.Path, Base: p.Base, Proposed: p.Proposed, Created: p.Created})
-		}
-	}
-	return out
-}
-
-func hasPending(p proposal.Proposal) bool {
-	for _, h := range p.Hunks {
-		if h.Status == proposal.StatusPending {
-			return true
-		}
-	}
-	return false
-}
-
 // proposalOf returns runID's proposal for path.
 func (s *Server) proposalOf(runID, path string) (proposal.Proposal, bool) {
 	for _, p := range s.review.store.List(path) {
@@ -385,16 +359,11 @@ func (ss *session) writeAccepted(ctx context.Context, runID, path, reason string
 // a state directory nothing is kept (the run cannot be reverted). It
 // reports whether the change was recorded.
 func (ss *session) recordLanded(runID string, fe proposal.FileEdit) bool {
-	st := ss.srv.reverts()
-	if st == nil || fe.Before == fe.Expected {
-		return false
-	}
-	f := revert.File{Path: fe.Path, Before: fe.Before, After: fe.Expected, Created: fe.Created}
-	if err := st.Record(runID, ss.core.ID(), f); err != nil {
+	kept, err := ss.srv.reverts().Keep(runID, ss.core.ID(), revert.File{Path: fe.Path, Before: fe.Before, After: fe.Expected, Created: fe.Created})
+	if err != nil {
 		ss.srv.log.Warn("this change cannot be reverted later", "run", runID, "path", fe.Path, "err", err)
-		return false
 	}
-	return true
+	return kept
 }
 
 // shellWord is s as one word for a POSIX shell: as is when it holds only

@@ -12,6 +12,7 @@ import (
 
 	acp "github.com/coder/acp-go-sdk"
 
+	"github.com/agentls/agentls/agent/config"
 	"github.com/agentls/agentls/agent/proposal"
 )
 
@@ -72,7 +73,7 @@ type Server struct {
 	// runs bounds the agent runs working at once (maxConcurrentRuns).
 	runs runLimiter
 	// trust is what the user trusted over this connection (config.go).
-	trust trustState
+	trust config.Trust
 	// models caches, per model endpoint, the models it lists (under mu).
 	models map[string][]string
 	// lang are the language servers the connection's runs share
@@ -92,6 +93,7 @@ func New(opts Options) *Server {
 	s := &Server{opts: opts, log: log, sessions: map[string]*session{}}
 	s.ctx, s.cancel = context.WithCancel(context.Background())
 	s.review.store = proposal.New()
+	s.trust.Env = opts.Env
 	return s
 }
 

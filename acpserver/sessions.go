@@ -51,7 +51,7 @@ type session struct {
 	turn                *turn  // the prompt in progress, nil when none
 	mcp                 *mcp.Manager
 	mcpKey              string
-	onDisk              map[string]bool // proposals last read from or written to the file
+	saver               agent.SessionSaver // saves to store, merging with other agentls's saves
 	redact              *agent.Redactor
 	toolSeq             int
 	synced              map[string]bool // paths whose client buffer is an overlay in view
@@ -83,9 +83,10 @@ func (s *Server) newSessionState(id, cwd string, servers []acp.McpServer) (*sess
 	if err != nil {
 		return nil, err
 	}
-	ss := &session{srv: s, id: id, cwd: cwd, clientMCP: clientMCP, onDisk: map[string]bool{}, synced: map[string]bool{}}
+	ss := &session{srv: s, id: id, cwd: cwd, clientMCP: clientMCP, synced: map[string]bool{}}
 	ss.view = workspace.New(workspace.Options{Folders: []string{cwd}, CacheBytes: viewCacheBytes, Logger: s.log.With("component", "view")})
 	ss.store = s.openStore(cwd)
+	ss.saver.Store, ss.saver.Log = ss.store, s.log
 	return ss, nil
 }
 
@@ -255,7 +256,7 @@ func (s *Server) openSaved(id acp.SessionId, cwd string, servers []acp.McpServer
 		return nil, invalidParams("no saved session %q for %s (session/list lists them): %v", id, ss.cwd, err)
 	}
 	ss.core = r.Session
-	ss.onDisk = savedKeys(r.Proposals)
+	ss.saver.Loaded(string(id), r.Proposals)
 	for _, p := range r.Proposals {
 		if err := p.Restorable(ss.view); err != nil {
 			s.log.Warn("restored proposal refused: it breaks a write rule", "session", id, "path", p.Path, "err", err)
@@ -505,69 +506,30 @@ func (ss *session) save() {
 		return
 	}
 	s := ss.srv
-	props := s.savedProposals(ss)
-	props = ss.mergeSaved(props)
 	ss.mu.Lock()
 	redact := ss.redact
 	ss.mu.Unlock()
-	if redact == nil {
-		redact = agent.NewRedactor()
-	}
-	if err := ss.store.Save(ss.core, props, redact); err != nil {
+	if err := ss.saver.Save(ss.core, s.review.store.List(""), redact, reviewMerge{ss}); err != nil {
 		s.log.Warn("session not saved", "session", ss.id, "err", err)
-		return
 	}
-	ss.mu.Lock()
-	ss.onDisk = savedKeys(props)
-	ss.mu.Unlock()
 }
 
-// mergeSaved merges props with what another agentls (the LSP server, a
-// CLI run) saved for this session since this connection last read or
-// wrote the file, the same rule as the LSP server's: a proposal seen on
-// disk before and gone now was decided there, so it is dropped here
-// too; one on disk never seen here was made there, so it joins review.
-func (ss *session) mergeSaved(props []agent.SavedProposal) []agent.SavedProposal {
-	s := ss.srv
-	disk, err := ss.store.LoadOne(ss.id)
-	if err != nil {
-		return props
-	}
-	ss.mu.Lock()
-	prev := ss.onDisk
-	ss.mu.Unlock()
-	now, ours := savedKeys(disk.Proposals), savedKeys(props)
-	kept := props[:0:0]
-	for _, p := range props {
-		if prev[savedKey(p)] && !now[savedKey(p)] {
-			s.log.Info("proposal decided elsewhere; dropped here", "session", ss.id, "run", p.RunID, "path", p.Path)
-			s.review.drop(p.RunID, p.Path)
-			continue
-		}
-		kept = append(kept, p)
-	}
-	for _, p := range disk.Proposals {
-		if k := savedKey(p); !ours[k] && !prev[k] {
-			if err := p.Restorable(ss.view); err != nil {
-				s.log.Warn("saved proposal refused: it breaks a write rule", "session", ss.id, "path", p.Path, "err", err)
-				continue
-			}
-			s.stage(ss, p.RunID, tools.StagedFile{Path: p.Path, Base: p.Base, Text: p.Proposed, Created: p.Created})
-			s.review.store.ForgetRun(p.RunID)
-			kept = append(kept, p)
-		}
-	}
-	return kept
-}
+// reviewMerge applies a save's merge with what another agentls (the LSP
+// server, a CLI run) saved for this session to this connection's review
+// (agent.ReviewMerge).
+type reviewMerge struct{ ss *session }
 
-func savedKey(p agent.SavedProposal) string { return p.RunID + "\x00" + p.Path }
+func (m reviewMerge) Drop(p agent.SavedProposal) { m.ss.srv.review.drop(p.RunID, p.Path) }
 
-func savedKeys(ps []agent.SavedProposal) map[string]bool {
-	out := make(map[string]bool, len(ps))
-	for _, p := range ps {
-		out[savedKey(p)] = true
+func (m reviewMerge) Restore(p agent.SavedProposal) bool {
+	s := m.ss.srv
+	if err := p.Restorable(m.ss.view); err != nil {
+		s.log.Warn("saved proposal refused: it breaks a write rule", "session", m.ss.id, "path", p.Path, "err", err)
+		return false
 	}
-	return out
+	s.stage(m.ss, p.RunID, tools.StagedFile{Path: p.Path, Base: p.Base, Text: p.Proposed, Created: p.Created})
+	s.review.store.ForgetRun(p.RunID)
+	return true
 }
 
 // sortedKeys is the keys of m, sorted.

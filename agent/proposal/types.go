@@ -175,3 +175,15 @@ type AcceptPlan struct {
 
 // Empty reports whether the plan has no edit to send.
 func (p AcceptPlan) Empty() bool { return len(p.Files) == 0 }
+
+// HasPending reports whether any hunk of p can still apply (is not
+// conflicted): the one rule every face uses to tell a live proposal from
+// one left only as a record of conflicts.
+func (p Proposal) HasPending() bool {
+	for _, h := range p.Hunks {
+		if h.Status != StatusConflicted {
+			return true
+		}
+	}
+	return false
+}

@@ -77,6 +77,20 @@ func (s *Store) path(runID string) (string, error) {
 	return filepath.Join(s.dir, runID+".json"), nil
 }
 
+// Keep is what every face calls when a change of runID landed (accepted in
+// the editor, allowed over ACP, applied by agentls run --apply): it records
+// f unless it changed nothing, and reports whether the run can now be
+// reverted. A nil store (no state directory) keeps nothing.
+func (s *Store) Keep(runID, sessionID string, f File) (bool, error) {
+	if s == nil || f.Before == f.After {
+		return false, nil
+	}
+	if err := s.Record(runID, sessionID, f); err != nil {
+		return false, err
+	}
+	return true, nil
+}
+
 // Record adds a landed change of runID to its snapshot. The same file
 // landing again on the text the run left (hunks accepted one at a time)
 // keeps the first Before and the latest After, so a revert takes the file

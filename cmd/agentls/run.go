@@ -327,7 +327,7 @@ func recordApplied(runID, sessionID, transcript string, cs *tools.Changeset, wri
 		} else {
 			_ = agent.RecordFate("", fate)
 		}
-		if err := store.Record(runID, sessionID, revert.File{Path: p, Before: f.Base, After: f.Text, Created: f.Created}); err != nil {
+		if _, err := store.Keep(runID, sessionID, revert.File{Path: p, Before: f.Base, After: f.Text, Created: f.Created}); err != nil {
 			fmt.Fprintf(stderr, "agentls: warning: this run cannot be reverted: %v\n", err)
 		}
 	}

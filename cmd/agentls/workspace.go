@@ -40,17 +40,13 @@ func loadWorkspace(name, dirFlag string, trustAll bool, stdin io.Reader, stderr 
 		fmt.Fprintf(stderr, "agentls %s: --dir: %v\n", name, err)
 		return "", config.Config{}, nil, false
 	}
-	store := config.NewTrustStore(config.DefaultTrustFile(nil))
-	yes := map[[2]string]bool{} // said yes to on the terminal, even if the store could not remember
-	trusted := func(file, sum string) bool {
-		return trustAll || yes[[2]string{file, sum}] || store.Trusted(file, sum)
-	}
+	trust := &config.Trust{All: trustAll}
 	load := func() (config.Config, []string, error) {
-		return config.Load(config.LoadOptions{Folders: []string{dir}, Trusted: trusted})
+		return config.Load(config.LoadOptions{Folders: []string{dir}, Trusted: trust.Trusted})
 	}
 	cfg, warnings, cfgErr := load()
 	if un := cfg.Untrusted(); len(un) > 0 && isTerminal(stdin) && isTerminal(stderr) {
-		if askTrust(name, un, store, yes, bufio.NewReader(stdin), stderr) {
+		if askTrust(name, un, trust, bufio.NewReader(stdin), stderr) {
 			cfg, warnings, cfgErr = load()
 		}
 	}
@@ -63,20 +59,19 @@ func loadWorkspace(name, dirFlag string, trustAll bool, stdin io.Reader, stderr 
 // askTrust asks on the terminal whether to trust each untrusted file,
 // naming what trusting would do, and remembers a yes. It reports whether
 // anything was trusted.
-func askTrust(name string, un []config.Untrusted, store *config.TrustStore, yes map[[2]string]bool, in *bufio.Reader, out io.Writer) bool {
+func askTrust(name string, un []config.Untrusted, trust *config.Trust, in *bufio.Reader, out io.Writer) bool {
 	trusted := false
 	for _, u := range un {
-		fmt.Fprintf(out, "agentls %s: %s is not trusted. Trusting its current content would:\n", name, u.File)
-		for _, a := range u.Actions {
-			fmt.Fprintf(out, "  - %s\n", a)
+		if !trust.FirstAsk(u) {
+			continue
 		}
+		fmt.Fprintf(out, "agentls %s: %s\n", name, config.TrustQuestion(u))
 		fmt.Fprint(out, "Trust this file (remembered until it changes)? [y/N] ")
 		line, _ := in.ReadString('\n')
 		if ans := strings.ToLower(strings.TrimSpace(line)); ans != "y" && ans != "yes" {
 			continue
 		}
-		yes[[2]string{u.File, u.SHA256}] = true
-		if err := store.Trust(u.File, u.SHA256); err != nil {
+		if err := trust.Grant(u); err != nil {
 			fmt.Fprintf(out, "agentls %s: warning: trusted for this run only: %v\n", name, err)
 		}
 		trusted = true

@@ -3,7 +3,6 @@ package main
 import (
 	"bufio"
 	"bytes"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -13,22 +12,28 @@ import (
 // The terminal question names what trusting would do, and only "y"/"yes"
 // trusts (remembered in the store).
 func TestAskTrustOnTerminal(t *testing.T) {
-	store := config.NewTrustStore(filepath.Join(t.TempDir(), "agentls", "trust.json"))
+	state := t.TempDir()
+	trust := &config.Trust{Env: func(k string) string {
+		if k == "XDG_STATE_HOME" {
+			return state
+		}
+		return ""
+	}}
+	store := trust.Store()
 	un := []config.Untrusted{
 		{File: "/w/.agentls/config.json", SHA256: "aaa", Actions: []string{"send your API key (from $OPENAI_API_KEY) … to http://evil/v1"}},
 		{File: "/v/.agentls/config.json", SHA256: "bbb", Actions: []string{"run the command sh -c 'id'"}},
 	}
 	var out bytes.Buffer
-	yes := map[[2]string]bool{}
-	if !askTrust("run", un, store, yes, bufio.NewReader(strings.NewReader("yes\n\n")), &out) {
+	if !askTrust("run", un, trust, bufio.NewReader(strings.NewReader("yes\n\n")), &out) {
 		t.Fatal("a yes trusted nothing")
 	}
-	for _, want := range []string{"/w/.agentls/config.json is not trusted", "to http://evil/v1", "run the command sh -c 'id'", "[y/N]"} {
+	for _, want := range []string{"This workspace's /w/.agentls/config.json wants to act on your behalf", "to http://evil/v1", "run the command sh -c 'id'", "[y/N]"} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("question lacks %q:\n%s", want, out.String())
 		}
 	}
-	if !store.Trusted("/w/.agentls/config.json", "aaa") || store.Trusted("/v/.agentls/config.json", "bbb") || !yes[[2]string{"/w/.agentls/config.json", "aaa"}] {
+	if !store.Trusted("/w/.agentls/config.json", "aaa") || store.Trusted("/v/.agentls/config.json", "bbb") || !trust.Trusted("/w/.agentls/config.json", "aaa") {
 		t.Fatal("wrong files trusted")
 	}
 }

@@ -7,6 +7,7 @@ import (
 
 	"go.lsp.dev/protocol"
 
+	"github.com/agentls/agentls/agent"
 	"github.com/agentls/agentls/internal/text"
 	"github.com/agentls/agentls/tools"
 )
@@ -28,6 +29,21 @@ const (
 	actionAllowSession = "Allow for this session"
 	actionDeny         = "Deny"
 )
+
+// approvalChoices are the approval's actions as agent.Decide reads them.
+var approvalChoices = []agent.Choice{
+	{ID: actionAllowOnce, Allow: true},
+	{ID: actionAllowSession, Allow: true, Always: true},
+	{ID: actionDeny},
+}
+
+// titleOf is the action the user picked, "" for none (dismissed).
+func titleOf(item *protocol.MessageActionItem) string {
+	if item == nil {
+		return ""
+	}
+	return item.Title
+}
 
 // sessionApprovals remembers "Allow for this session" answers.
 type sessionApprovals struct {
@@ -70,22 +86,18 @@ func (a *editorApprover) Approve(ctx context.Context, req tools.ApprovalRequest)
 		Message: fmt.Sprintf("Agent run %s wants to use %s:\n%s", a.runID, req.Tool, req.Summary),
 		Actions: []protocol.MessageActionItem{{Title: actionAllowOnce}, {Title: actionAllowSession}, {Title: actionDeny}},
 	})
-	if err != nil {
-		if ctx.Err() != nil {
-			return tools.Deny, ctx.Err()
-		}
+	if err != nil && ctx.Err() != nil {
+		return tools.Deny, ctx.Err()
+	} else if err != nil {
 		a.s.log.Warn("approval request failed; denying", "run", a.runID, "tool", req.Tool, "err", err)
-		return tools.Deny, nil
 	}
 	decision := tools.Deny
-	if item != nil {
-		switch item.Title {
-		case actionAllowOnce:
-			decision = tools.AllowOnce
-		case actionAllowSession:
-			a.s.approvals.add(req)
-			decision = tools.AllowOnce // the session memory above, not the tool-wide one
-		}
+	switch c := agent.Decide(approvalChoices, titleOf(item), err); {
+	case c.Allow && c.Always:
+		a.s.approvals.add(req)
+		decision = tools.AllowOnce // the session memory above, not the tool-wide one
+	case c.Allow:
+		decision = tools.AllowOnce
 	}
 	a.s.log.Info("approval", "run", a.runID, "tool", req.Tool, "allowed", decision != tools.Deny)
 	return decision, nil

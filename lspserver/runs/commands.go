@@ -190,7 +190,7 @@ func (rs *Runs) runCommand(_ context.Context, raw json.RawMessage) (any, error) 
 		SyncTools:     rs.syncTools,
 		Lang:          rs.langManager(cfg),
 		PendingNew:    func(path string) (tools.PendingNew, bool) { return rs.pendingNew(sess, r.id, path) },
-	}, agent.RunRequest{RunID: r.id, Prompt: a.Prompt, Editor: editor, Proposals: rs.proposalStates(sess), Mode: mode, Model: a.Model,
+	}, agent.RunRequest{RunID: r.id, Prompt: a.Prompt, Editor: editor, Proposals: agent.ProposalStates(rs.review.Pending(), sess), Mode: mode, Model: a.Model,
 		OnEvent: func(ev agent.Event) { rs.onEvent(ctx, r, ev) }})
 	if err != nil {
 		cancel()

@@ -86,7 +86,8 @@ type runConfig struct {
 	// reload serialises reloadConfig.
 	reload sync.Mutex
 	// trust is the workspace-trust state (trust.go).
-	trust workspaceTrust
+	trust     *config.Trust
+	trustOnce sync.Once
 }
 
 func (c *runConfig) options() Options {
@@ -111,7 +112,7 @@ func (rs *Runs) loadConfig() (config.Config, []string, error) {
 		Folders:  rs.docs.Folders(),
 		Init:     init,
 		Env:      o.Env,
-		Trusted:  rs.trusted(rs.trustStore()),
+		Trusted:  rs.trust().Trusted,
 	})
 	rs.askTrust(cfg.Untrusted())
 	if err != nil {

@@ -101,14 +101,13 @@ func (rs *Runs) reverts() *revert.Store {
 // recordLanded keeps what a change of runID replaced once it landed in
 // the editor (accept, or apply mode), so the run can be reverted.
 func (rs *Runs) recordLanded(runID, sessionID, path, before, after string, created bool) {
-	st := rs.reverts()
-	if st == nil || before == after {
-		return
-	}
-	if err := st.Record(runID, sessionID, revert.File{Path: path, Before: before, After: after, Created: created}); err != nil {
+	kept, err := rs.reverts().Keep(runID, sessionID, revert.File{Path: path, Before: before, After: after, Created: created})
+	if err != nil {
 		rs.log.Warn("this change cannot be reverted later", "run", runID, "path", path, "err", err)
 	}
-	rs.hist.forget()
+	if kept {
+		rs.hist.forget()
+	}
 }
 
 // Revert is agentls.revert.

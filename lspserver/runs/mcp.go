@@ -2,7 +2,6 @@ package runs
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"net/url"
 	"slices"
@@ -152,7 +151,7 @@ func (rs *Runs) superviseMCP(ctx context.Context) {
 		case <-changed:
 		case w := <-rs.mcp.wants:
 			servers := w.servers
-			key := serversKey(servers)
+			key := mcp.SetKey(servers)
 			if key == curKey {
 				rs.mcp.markApplied(w.gen)
 				continue
@@ -211,18 +210,6 @@ func (rs *Runs) reportMCP(ctx context.Context, mgr *mcp.Manager, seen map[string
 		rs.log.Info("MCP server state", "server", st.Name, "state", st.State, "tools", len(st.Tools), "err", st.Err)
 		rs.core.LogToEditor(ctx, typ, msg)
 	}
-}
-
-// serversKey identifies a configuration (json.Marshal sorts map keys).
-func serversKey(servers map[string]mcp.ServerConfig) string {
-	if len(servers) == 0 {
-		return ""
-	}
-	b, err := json.Marshal(servers)
-	if err != nil {
-		return "unmarshalable"
-	}
-	return string(b)
 }
 
 func serverNames(servers map[string]mcp.ServerConfig) []string {

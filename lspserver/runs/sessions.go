@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/agentls/agentls/agent"
-	"github.com/agentls/agentls/agent/proposal"
 	"github.com/agentls/agentls/internal/text"
 	"github.com/agentls/agentls/lspserver/core"
 	"github.com/agentls/agentls/tools"
@@ -64,10 +63,8 @@ type sessionsState struct {
 	mu    sync.Mutex
 	byID  map[string]*agent.Session
 	store *agent.SessionStore // nil: not persisted
-	// onDisk is, per session, the proposals this server last read from or
-	// wrote to its file (mergeSaved).
-	onDisk map[string]map[string]bool
-	saveMu sync.Mutex
+	// saver saves to store with merge-on-write (agent.SessionSaver).
+	saver agent.SessionSaver
 
 	// redact removes the configured API key (and secret-looking strings)
 	// from saved conversations; set from each run's configuration.
@@ -114,7 +111,6 @@ func (rs *Runs) sessions() *sessionsState {
 	ss := &rs.sess
 	ss.once.Do(func() {
 		ss.byID = map[string]*agent.Session{}
-		ss.onDisk = map[string]map[string]bool{}
 		opts := rs.cfg.options()
 		dir := opts.StateDir
 		folders := rs.view.Folders()
@@ -135,6 +131,7 @@ func (rs *Runs) sessions() *sessionsState {
 			return
 		}
 		ss.store = st
+		ss.saver.Store, ss.saver.Log = st, rs.log
 		rs.restoreSessions(st)
 	})
 	return ss
@@ -150,7 +147,7 @@ func (rs *Runs) restoreSessions(st *agent.SessionStore) {
 	}
 	for _, r := range restored {
 		rs.sess.byID[r.Session.ID()] = r.Session
-		rs.sess.onDisk[r.Session.ID()] = proposalKeys(r.Proposals)
+		rs.sess.saver.Loaded(r.Session.ID(), r.Proposals)
 		for _, p := range r.Proposals {
 			if !rs.restorable(r.Session.ID(), p) {
 				continue
@@ -231,7 +228,7 @@ func (rs *Runs) adoptSaved(r agent.Restored) {
 	ss := &rs.sess
 	id := r.Session.ID()
 	ss.byID[id] = r.Session
-	ss.onDisk[id] = proposalKeys(r.Proposals)
+	ss.saver.Loaded(id, r.Proposals)
 	for _, p := range r.Proposals {
 		if rs.restorable(id, p) {
 			rs.review.Stage(p.RunID, tools.StagedFile{Path: p.Path, Base: p.Base, Text: p.Proposed, Created: p.Created})
@@ -306,90 +303,30 @@ func (rs *Runs) saveSession(sess *agent.Session) {
 	if !known {
 		return // deleted meanwhile
 	}
-	ss.saveMu.Lock() // one save at a time: each merges with the file as the last one left it
-	defer ss.saveMu.Unlock()
-	var props []agent.SavedProposal
-	for _, p := range rs.review.Pending() {
-		if !sess.HasRun(p.RunID) {
-			continue
-		}
-		switch res := p.Result(); {
-		case p.Created && hasPending(p):
-			// A new file: created from nothing (the editor may show its
-			// empty buffer as one line ending).
-			props = append(props, agent.SavedProposal{RunID: p.RunID, Path: p.Path, Base: "", Proposed: res, Created: true})
-		case res != p.Text:
-			// What still applies, against the text it applies to.
-			props = append(props, agent.SavedProposal{RunID: p.RunID, Path: p.Path, Base: p.Text, Proposed: res, Created: p.Created})
-		case len(p.Hunks) > 0:
-			// Every hunk conflicted: the original change, which a restore
-			// rebases into the same conflicts.
-			props = append(props, agent.SavedProposal{RunID: p.RunID, Path: p.Path, Base: p.Base, Proposed: p.Proposed, Created: p.Created})
-		}
-	}
-	props = rs.mergeSaved(sess.ID(), props)
 	ss.mu.Lock()
 	redact := ss.redact
 	ss.mu.Unlock()
-	if redact == nil {
-		redact = agent.NewRedactor()
-	}
-	if err := ss.store.Save(sess, props, redact); err != nil {
+	if err := ss.saver.Save(sess, rs.review.Pending(), redact, reviewMerge{rs, sess.ID()}); err != nil {
 		rs.log.Warn("session not saved", "session", sess.ID(), "err", err)
-		return
 	}
-	ss.mu.Lock()
-	ss.onDisk[sess.ID()] = proposalKeys(props)
-	ss.mu.Unlock()
 }
 
-// proposalKey names one run's proposal for one file.
-func proposalKey(p agent.SavedProposal) string { return p.RunID + "\x00" + p.Path }
-
-func proposalKeys(ps []agent.SavedProposal) map[string]bool {
-	out := make(map[string]bool, len(ps))
-	for _, p := range ps {
-		out[proposalKey(p)] = true
-	}
-	return out
+// reviewMerge applies a save's merge with another server's file to review
+// (agent.ReviewMerge).
+type reviewMerge struct {
+	rs      *Runs
+	session string
 }
 
-// mergeSaved merges props, this server's proposals of session id, with
-// what another server on the same workspace may have saved since this one
-// last read or wrote the file (merge-on-write): a proposal this server
-// saw on disk that is gone now was decided in the other server, so it is
-// dropped here too (from review as well: it must not be applied twice);
-// one on disk that this server never saw was made there, so it is kept
-// and shown here too.
-func (rs *Runs) mergeSaved(id string, props []agent.SavedProposal) []agent.SavedProposal {
-	ss := &rs.sess
-	disk, err := ss.store.LoadOne(id)
-	if err != nil {
-		return props // no file yet (or unreadable: it is replaced)
+func (m reviewMerge) Drop(p agent.SavedProposal) { m.rs.review.Drop(p.RunID, p.Path) }
+
+func (m reviewMerge) Restore(p agent.SavedProposal) bool {
+	if !m.rs.restorable(m.session, p) {
+		return false
 	}
-	ss.mu.Lock()
-	prev := ss.onDisk[id]
-	ss.mu.Unlock()
-	now := proposalKeys(disk.Proposals)
-	ours := proposalKeys(props)
-	kept := props[:0:0]
-	for _, p := range props {
-		if prev[proposalKey(p)] && !now[proposalKey(p)] {
-			rs.log.Info("proposal decided in another server on this workspace; dropped here", "session", id, "run", p.RunID, "path", p.Path)
-			rs.review.Drop(p.RunID, p.Path)
-			continue
-		}
-		kept = append(kept, p)
-	}
-	for _, p := range disk.Proposals {
-		if k := proposalKey(p); !ours[k] && !prev[k] && rs.restorable(id, p) {
-			rs.log.Info("proposal made in another server on this workspace; shown here too", "session", id, "run", p.RunID, "path", p.Path)
-			rs.review.Stage(p.RunID, tools.StagedFile{Path: p.Path, Base: p.Base, Text: p.Proposed, Created: p.Created})
-			rs.review.ForgetRun(p.RunID)
-			kept = append(kept, p)
-		}
-	}
-	return kept
+	m.rs.review.Stage(p.RunID, tools.StagedFile{Path: p.Path, Base: p.Base, Text: p.Proposed, Created: p.Created})
+	m.rs.review.ForgetRun(p.RunID)
+	return true
 }
 
 // pendingNew is the new file at path that an earlier run of sess (not
@@ -400,7 +337,7 @@ func (rs *Runs) pendingNew(sess *agent.Session, runID, path string) (tools.Pendi
 	var out tools.PendingNew
 	found := false
 	for _, p := range rs.review.PendingAt(path) {
-		if p.Created && p.RunID != runID && sess.HasRun(p.RunID) && hasPending(p) {
+		if p.Created && p.RunID != runID && sess.HasRun(p.RunID) && p.HasPending() {
 			out, found = tools.PendingNew{RunID: p.RunID, Text: p.Proposed}, true
 		}
 	}
@@ -430,25 +367,6 @@ func (rs *Runs) replaceEarlierNew(sess *agent.Session, path, runID string) {
 			}
 		}
 	}
-}
-
-func hasPending(p proposal.Proposal) bool {
-	return slices.ContainsFunc(p.Hunks, func(h proposal.Hunk) bool { return h.Status != proposal.StatusConflicted })
-}
-
-// proposalStates is what a follow-up run is told about the session's
-// proposals still in review.
-func (rs *Runs) proposalStates(sess *agent.Session) []agent.ProposalState {
-	var out []agent.ProposalState
-	for _, p := range rs.review.Pending() {
-		if !sess.HasRun(p.RunID) {
-			continue
-		}
-		st := agent.ProposalState{RunID: p.RunID, Path: p.Path, Created: p.Created}
-		st.Pending, st.Conflicted, st.Reasons = p.Tally()
-		out = append(out, st)
-	}
-	return out
 }
 
 // ListSessions answers agentls/sessions.
@@ -507,7 +425,7 @@ func (rs *Runs) deleteSessionCommand(a SessionArgs) (any, error) {
 		return nil, core.RequestFailed("%s: session %s has a run in progress; cancel it first", CommandDeleteSession, a.SessionID)
 	}
 	delete(ss.byID, a.SessionID)
-	delete(ss.onDisk, a.SessionID)
+	ss.saver.Forget(a.SessionID)
 	if ss.latest == a.SessionID {
 		ss.latest, ss.latestTitle = "", ""
 	}

@@ -3,11 +3,10 @@ package runs
 import (
 	"context"
 	"fmt"
-	"strings"
-	"sync"
 
 	"go.lsp.dev/protocol"
 
+	"github.com/agentls/agentls/agent"
 	"github.com/agentls/agentls/agent/config"
 	"github.com/agentls/agentls/internal/safetext"
 )
@@ -31,45 +30,24 @@ const (
 	actionNotNow = "Not now"
 )
 
-// workspaceTrust is the editor's trust state.
-type workspaceTrust struct {
-	mu      sync.Mutex
-	granted map[[2]string]bool // trusted this session (even if the store could not remember)
-	asked   map[[2]string]bool // asked this session: pending, or answered
-}
+// trustChoices are the trust prompt's actions as agent.Decide reads them.
+var trustChoices = []agent.Choice{{ID: actionTrust, Allow: true, Always: true}, {ID: actionNotNow}}
 
-// trustStore is the store for the configured environment (its
-// XDG_STATE_HOME or HOME); it trusts nothing when neither is known.
-func (rs *Runs) trustStore() *config.TrustStore {
-	return config.NewTrustStore(config.DefaultTrustFile(rs.cfg.options().Env))
-}
-
-// trusted is LoadOptions.Trusted for the editor.
-func (rs *Runs) trusted(store *config.TrustStore) func(file, sum string) bool {
-	return func(file, sum string) bool {
-		t := &rs.cfg.trust
-		t.mu.Lock()
-		ok := t.granted[[2]string{file, sum}]
-		t.mu.Unlock()
-		return ok || store.Trusted(file, sum)
-	}
+// trust is the editor's trust state (config.Trust), reading the store
+// from the environment as the settings have it now.
+func (rs *Runs) trust() *config.Trust {
+	rs.cfg.trustOnce.Do(func() {
+		rs.cfg.trust = &config.Trust{Env: func(k string) string { return rs.cfg.options().Env(k) }}
+	})
+	return rs.cfg.trust
 }
 
 // askTrust starts a prompt for each untrusted file content not asked about
 // yet in this session. It never blocks: the prompts wait for the user on
 // their own goroutines.
 func (rs *Runs) askTrust(untrusted []config.Untrusted) {
-	t := &rs.cfg.trust
 	for _, u := range untrusted {
-		key := [2]string{u.File, u.SHA256}
-		t.mu.Lock()
-		if t.asked == nil {
-			t.asked = map[[2]string]bool{}
-		}
-		first := !t.asked[key]
-		t.asked[key] = true
-		t.mu.Unlock()
-		if first {
+		if rs.trust().FirstAsk(u) {
 			rs.core.Go("workspace trust prompt", func(ctx context.Context) { rs.promptTrust(ctx, u) })
 		}
 	}
@@ -80,39 +58,18 @@ func (rs *Runs) askTrust(untrusted []config.Untrusted) {
 func (rs *Runs) promptTrust(ctx context.Context, u config.Untrusted) {
 	item, err := rs.core.Client().ShowMessageRequest(ctx, &protocol.ShowMessageRequestParams{
 		Type:    protocol.MessageTypeWarning,
-		Message: trustMessage(u),
+		Message: "agentls: " + config.TrustQuestion(u),
 		Actions: []protocol.MessageActionItem{{Title: actionTrust}, {Title: actionNotNow}},
 	})
-	if err != nil || item == nil || item.Title != actionTrust {
+	if c := agent.Decide(trustChoices, titleOf(item), err); !c.Allow {
 		rs.log.Info("workspace config not trusted", "file", u.File, "answer", item, "err", err)
 		return
 	}
-	t := &rs.cfg.trust
-	t.mu.Lock()
-	if t.granted == nil {
-		t.granted = map[[2]string]bool{}
-	}
-	t.granted[[2]string{u.File, u.SHA256}] = true
-	t.mu.Unlock()
-	store := rs.trustStore()
-	if err := store.Trust(u.File, u.SHA256); err != nil {
+	if err := rs.trust().Grant(u); err != nil {
 		rs.log.Warn("trust not remembered", "file", u.File, "err", err)
-		rs.core.LogToEditor(ctx, protocol.MessageTypeWarning, fmt.Sprintf("agentls: %s is trusted for this session only: %v", u.File, err))
+		rs.core.LogToEditor(ctx, protocol.MessageTypeWarning, fmt.Sprintf("agentls: %s is trusted for this session only: %v", safetext.Line(u.File), err))
 	}
-	rs.log.Info("workspace config trusted", "file", u.File, "sha256", u.SHA256, "store", store.Path())
+	rs.log.Info("workspace config trusted", "file", u.File, "sha256", u.SHA256, "store", rs.trust().Store().Path())
 	rs.reloadConfig(ctx, rs.mcp.expect())
-	rs.core.LogToEditor(ctx, protocol.MessageTypeInfo, fmt.Sprintf("agentls: %s is trusted; its settings now apply", u.File))
-}
-
-// trustMessage names exactly what trusting the file would do, one line
-// per action (config bounds and escapes them; the file's path is escaped
-// here, since a folder's name is the repository's to choose).
-func trustMessage(u config.Untrusted) string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "agentls: this workspace's %s wants to act on your behalf. Trusting its current content would:\n", safetext.Line(u.File))
-	for _, a := range u.Actions {
-		fmt.Fprintf(&b, "- %s\n", a)
-	}
-	fmt.Fprintf(&b, "Until you trust it, these settings are ignored: %s.", strings.Join(u.Keys, ", "))
-	return b.String()
+	rs.core.LogToEditor(ctx, protocol.MessageTypeInfo, fmt.Sprintf("agentls: %s is trusted; its settings now apply", safetext.Line(u.File)))
 }

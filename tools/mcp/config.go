@@ -3,6 +3,8 @@
 // tools in the registry as mcp__<server>__<tool>.
 package mcp
 
+import "encoding/json"
+
 // ServerConfig is one entry of "mcpServers", in the shape other MCP clients
 // use: Command/Args/Env for stdio; Type ("sse" or "http") + URL + Headers
 // for remote servers. It is the one definition of an MCP server entry:
@@ -26,4 +28,18 @@ type ServerConfig struct {
 	// OAuth configures authorization for a remote server that asks for it
 	// (optional: discovery and dynamic registration need nothing).
 	OAuth *OAuthConfig `json:"oauth,omitempty"`
+}
+
+// SetKey identifies a set of servers, so a face can tell whether its
+// running set must be replaced: equal sets give equal keys (encoding/json
+// sorts map keys) and the empty set, nil or not, is "".
+func SetKey(servers map[string]ServerConfig) string {
+	if len(servers) == 0 {
+		return ""
+	}
+	b, err := json.Marshal(servers)
+	if err != nil {
+		return "unmarshalable"
+	}
+	return string(b)
 }
