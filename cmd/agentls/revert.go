@@ -5,9 +5,9 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"io/fs"
 	"log/slog"
 	"path/filepath"
+	"strings"
 
 	"github.com/agentls/agentls/agent"
 	"github.com/agentls/agentls/agent/revert"
@@ -46,59 +46,56 @@ func revertMain(args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 	store := revert.NewStore("")
-	snap, err := store.Load(runID)
+	snap, err := store.Open(runID)
 	switch {
-	case errors.Is(err, fs.ErrNotExist):
+	case errors.Is(err, revert.ErrNothing):
 		fmt.Fprintf(stderr, "agentls revert: run %s has no applied changes to revert (unknown run, or none of its changes landed: not run with --apply, nor accepted in an editor or allowed over ACP)\n", runID)
 		return 1
+	case errors.Is(err, revert.ErrAlreadyReverted):
+		fmt.Fprintf(stderr, "agentls revert: run %s was already reverted; nothing done\n", runID)
+		return 0
 	case err != nil:
 		fmt.Fprintf(stderr, "agentls revert: %v\n", err)
 		return 1
-	case snap.Reverted:
-		fmt.Fprintf(stderr, "agentls revert: run %s was already reverted; nothing done\n", runID)
-		return 0
 	}
 	view := workspace.New(workspace.Options{Folders: []string{dir}})
-	var results []revert.Result
-	failed := len(snap.TooLarge) > 0
-	for _, p := range snap.TooLarge {
-		fmt.Fprintf(stderr, "agentls revert: %s: the change was too large to keep a snapshot of; left alone\n", p)
-	}
-	for _, f := range snap.Files {
-		r, err := revert.UndoOnDisk(view, f)
-		if err != nil {
-			fmt.Fprintf(stderr, "agentls revert: %v\n", err)
-			failed = true
+	plan := revert.PlanRun(snap, revert.OnDisk(view))
+	failed := len(plan.Left) > 0
+	var done []revert.Result
+	for _, c := range plan.Changes {
+		if err := revert.LandOnDisk(view, c); err != nil {
+			plan.Leave(c.Path, err.Error())
 			continue
 		}
-		if r.Conflict != "" {
+		if c.Conflict != "" {
 			failed = true
 		}
-		results = append(results, r)
+		done = append(done, c.Result)
 	}
-	summary := revert.Summary(results)
-	fmt.Fprint(stdout, summary)
-	reverted := 0
-	transcript, terr := "", error(nil) // looked up once for all the files
-	for _, r := range results {
-		if r.Changed {
-			reverted++
-			if transcript == "" && terr == nil {
-				transcript, terr = agent.FindTranscript("", runID)
-			}
-			if terr == nil {
-				_ = agent.RecordFateAt(transcript, agent.Fate{RunID: runID, Path: r.Path, Fate: agent.FateReverted, Hunks: r.Reverted, Reason: r.Conflict})
-			}
+	for _, l := range plan.Left {
+		if strings.Contains(l.Conflict, "too large") {
+			fmt.Fprintf(stderr, "agentls revert: %s: %s; left alone\n", l.Path, l.Conflict)
 		}
 	}
-	if reverted > 0 {
+	summary := revert.Summary(append(done, plan.Left...))
+	fmt.Fprint(stdout, summary)
+	transcript, terr := "", error(nil) // looked up once for all the files
+	for _, r := range done {
+		if transcript == "" && terr == nil {
+			transcript, terr = agent.FindTranscript("", runID)
+		}
+		if terr == nil {
+			_ = agent.RecordFateAt(transcript, agent.Fate{RunID: runID, Path: r.Path, Fate: agent.FateReverted, Hunks: r.Reverted, Reason: r.Conflict})
+		}
+	}
+	if len(done) > 0 {
 		if err := store.MarkReverted(runID); err != nil {
 			fmt.Fprintf(stderr, "agentls revert: %v\n", err)
 		}
 		noteRevert(dir, snap.SessionID, runID, summary, stderr)
 	}
-	fmt.Fprintf(stderr, "agentls revert: reverted %d of %d file(s) of run %s\n", reverted, len(snap.Files), runID)
-	if failed {
+	fmt.Fprintf(stderr, "agentls revert: reverted %d of %d file(s) of run %s\n", len(done), len(snap.Files), runID)
+	if failed || len(plan.Left) > 0 {
 		return 1
 	}
 	return 0

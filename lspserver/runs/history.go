@@ -126,64 +126,46 @@ func (rs *Runs) Revert(ctx context.Context, raw json.RawMessage) (any, error) {
 	if st == nil {
 		return nil, core.RequestFailed("%s: there is no state directory, so no run can be reverted", CommandRevert)
 	}
-	snap, err := st.Load(a.RunID)
+	snap, err := st.Open(a.RunID)
 	switch {
-	case errors.Is(err, fs.ErrNotExist):
+	case errors.Is(err, revert.ErrNothing):
 		return nil, core.InvalidParams("%s: run %s has no accepted or applied changes to revert", CommandRevert, a.RunID)
+	case errors.Is(err, revert.ErrAlreadyReverted):
+		return &RevertResult{Conflicts: []RevertConflict{}, Note: "run " + a.RunID + " was already reverted; nothing was done"}, nil
 	case err != nil:
 		return nil, core.RequestFailed("%s: %v", CommandRevert, err)
-	case snap.Reverted:
-		return &RevertResult{Conflicts: []RevertConflict{}, Note: "run " + a.RunID + " was already reverted; nothing was done"}, nil
 	}
 	if !rs.core.Session().Features.ApplyEdit {
 		return &RevertResult{Conflicts: []RevertConflict{}, FailureReason: "the editor does not support workspace/applyEdit"}, nil
 	}
-	res := &RevertResult{Conflicts: []RevertConflict{}}
-	// left are the files (parts) left alone, as the editor is told
-	// (res.Conflicts) and as the session's next run is told (Summary).
-	var left []revert.Result
-	leave := func(path, reason string) {
-		res.Conflicts = append(res.Conflicts, RevertConflict{URI: string(rs.docs.URIOf(path)), Reason: reason})
-		left = append(left, revert.Result{Path: path, Conflict: reason})
-	}
-	for _, p := range snap.TooLarge {
-		leave(p, "the change was too large to keep a snapshot of")
-	}
+	plan := revert.PlanRun(snap, rs.currentText)
 	feats := rs.core.Session().Features
 	canDelete := feats.DocumentChanges && slices.Contains(feats.ResourceOperations, protocol.ResourceOperationKindDelete)
 	var edits []docs.FileEdit
 	var deletes []string
 	var results []revert.Result
-	for _, f := range snap.Files {
-		cur, version, exists, err := rs.currentText(f.Path)
-		if err != nil {
-			leave(f.Path, err.Error())
+	for _, c := range plan.Changes {
+		if c.Delete && !canDelete {
+			plan.Leave(c.Path, "the run created this file; the editor cannot delete files (resource operations), so delete it yourself")
 			continue
 		}
-		r, err := revert.Undo(f, cur, exists)
-		if err != nil {
-			leave(f.Path, strings.TrimPrefix(err.Error(), f.Path+": "))
-			continue
-		}
-		if !r.Changed {
-			if r.Conflict != "" {
-				leave(f.Path, r.Conflict)
-			}
-			continue
-		}
-		if r.Conflict != "" { // partly reverted: the editor hears of the rest; the run reads it in r's summary line
-			res.Conflicts = append(res.Conflicts, RevertConflict{URI: string(rs.docs.URIOf(f.Path)), Reason: r.Conflict})
-		}
-		if r.Delete {
-			if !canDelete {
-				leave(f.Path, "the run created this file; the editor cannot delete files (resource operations), so delete it yourself")
-				continue
-			}
-			deletes = append(deletes, f.Path)
+		if c.Delete {
+			deletes = append(deletes, c.Path)
 		} else {
-			edits = append(edits, docs.FileEdit{Path: f.Path, Version: version, Edits: text.Diff(cur, r.Text, rs.core.Session().Encoding)})
+			edits = append(edits, docs.FileEdit{Path: c.Path, Version: c.From.Version, Edits: text.Diff(c.From.Text, c.Text, rs.core.Session().Encoding)})
 		}
-		results = append(results, r)
+		results = append(results, c.Result)
+	}
+	// The editor hears of every file (or part) left alone; the session's
+	// next run reads the same in the summary.
+	res := &RevertResult{Conflicts: []RevertConflict{}}
+	for _, r := range results { // partly reverted
+		if r.Conflict != "" {
+			res.Conflicts = append(res.Conflicts, RevertConflict{URI: string(rs.docs.URIOf(r.Path)), Reason: r.Conflict})
+		}
+	}
+	for _, l := range plan.Left {
+		res.Conflicts = append(res.Conflicts, RevertConflict{URI: string(rs.docs.URIOf(l.Path)), Reason: l.Conflict})
 	}
 	if len(results) == 0 {
 		res.Note = "nothing to revert"
@@ -226,26 +208,32 @@ func (rs *Runs) Revert(ctx context.Context, raw json.RawMessage) (any, error) {
 		}
 	}
 	if sess != nil {
-		sess.NoteRevert(a.RunID, revert.Summary(append(results, left...)))
+		sess.NoteRevert(a.RunID, revertSummary(results, plan.Left))
 		rs.saveSession(sess)
 	}
 	return res, nil
 }
 
+// revertSummary is what the session is told: the files reverted (in
+// whole or part), then those left alone.
+func revertSummary(done, left []revert.Result) string {
+	return revert.Summary(append(slices.Clone(done), left...))
+}
+
 // currentText is path's text as the editor has it: the open buffer (with
-// its version), else the file on disk; exists false when neither.
-func (rs *Runs) currentText(path string) (string, *int32, bool, error) {
+// its version), else the file on disk; Exists false when neither.
+func (rs *Runs) currentText(path string) (revert.Current, error) {
 	if snap, ok := rs.view.Overlay(path); ok {
-		return snap.Text, snap.Version, true, nil
+		return revert.Current{Text: snap.Text, Version: snap.Version, Exists: true}, nil
 	}
 	content, _, err := rs.docs.DiskText(path)
 	switch {
 	case err == nil:
-		return content, nil, true, nil
+		return revert.Current{Text: content, Exists: true}, nil
 	case errors.Is(err, fs.ErrNotExist):
-		return "", nil, false, nil
+		return revert.Current{}, nil
 	}
-	return "", nil, false, err
+	return revert.Current{}, err
 }
 
 // OpenReport is agentls.openReport: it renders the run's (or session's)

@@ -136,10 +136,11 @@ func (rs *Runs) historyActions(path string, r protocol.Range, only []protocol.Co
 	if len(runs) == 0 {
 		return nil
 	}
-	cur, _, exists, err := rs.currentText(path)
-	if err != nil || !exists {
+	c, err := rs.currentText(path)
+	if err != nil || !c.Exists {
 		return nil
 	}
+	cur := c.Text
 	var out []protocol.CommandOrCodeAction
 	for i := len(runs) - 1; i >= 0; i-- { // newest run first
 		lr := runs[i]
