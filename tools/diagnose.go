@@ -119,12 +119,21 @@ func (env *Env) Text(abs string) (content string, exists bool, err error) {
 // model (a language server's rename), through the same pipeline as
 // edit_file: each file is confined, never inside .git, and must still hold
 // exactly Before as the run sees it (staged text, buffer or disk), else
-// the call is refused with CONFLICT and nothing is staged. The files count
+// the call is refused with CONFLICT and nothing is staged; a change of a
+// secret-looking file refuses the whole call, as read_file would. The files count
 // as read: the result shows the model what changed. verb heads the result
 // ("Renamed Add to Sum in"). The Diagnoser's report ends it.
 func (env *Env) StageComputed(ctx context.Context, verb string, changes []FileChange) Result {
 	if len(changes) == 0 {
 		return Errorf("nothing to change")
+	}
+	for _, c := range changes {
+		// The result shows each file's diff: a secret's lines would reach
+		// the model, and `agentls run --apply` would write what the model
+		// was never allowed to read.
+		if env.isSecret(c.Path) {
+			return secretChangeRefusal(env.display(c.Path))
+		}
 	}
 	targets := make([]target, len(changes))
 	for i, c := range changes {
@@ -152,6 +161,13 @@ func (env *Env) StageComputed(ctx context.Context, verb string, changes []FileCh
 	}
 	res := Result{Text: b.String(), Summary: fmt.Sprintf("%s %d file(s) (+%d -%d)", strings.ToLower(verb), len(changes), added, removed)}
 	return env.diagnose(ctx, res, changes...)
+}
+
+// secretChangeRefusal is the answer when a computed change (a rename)
+// would edit a secret-looking file: nothing is staged, and the model is
+// told which file, never its lines.
+func secretChangeRefusal(path string) Result {
+	return Errorf("this change would also edit %s, which looks like a secret (environment file, private key or credentials file) whose contents are not shown to the model; nothing was staged. Make the change in the other files with edit_file and tell the user what %s needs, or the user can allow secret files with the allowSecrets setting.", path, path)
 }
 
 // computedTarget loads c.Path for StageComputed: the run's current text of

@@ -48,8 +48,9 @@ type Env struct {
 type Policy struct {
 	RunCommand string // "off" (default), "ask"; anything else is "off"
 	// AllowSecrets sends secret-looking files to the model. Without it,
-	// read_file refuses them and grep skips them: .env*, *.pem, *.key,
-	// id_rsa*, id_ed25519*, id_ecdsa*, id_dsa*, plus SecretPatterns.
+	// read_file refuses them, grep skips them, rename will not change them
+	// and language-server diagnostics of them are left out:
+	// defaultSecretPatterns plus SecretPatterns.
 	AllowSecrets bool
 	// SecretPatterns are extra doublestar patterns treated as secrets;
 	// one without "/" matches the base name, one with "/" the path

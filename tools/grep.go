@@ -202,6 +202,11 @@ func (s *grepSearch) file(abs string, sc *scratch) {
 		s.count(func() { s.binary++ })
 		return
 	}
+	if r, masked := gitRedacted(abs, string(data)); masked {
+		// Searched masked, not only shown masked: a pattern matching the
+		// credential must not tell, line by line, what it is.
+		data = []byte(r)
+	}
 	var lines []grepLine
 	n := 0
 	var display string

@@ -8,14 +8,21 @@ import (
 
 	"github.com/bmatcuk/doublestar/v4"
 
+	"github.com/agentls/agentls/internal/redact"
 	"github.com/agentls/agentls/internal/workspace"
 )
 
 // defaultSecretPatterns are the file names whose contents are never sent
-// to the model unless Policy.AllowSecrets: environment files and private
-// keys. They match the base name; Policy.SecretPatterns adds more (a
-// pattern with a "/" matches the workspace-relative path instead).
-var defaultSecretPatterns = [...]string{".env*", "*.pem", "*.key", "id_rsa*", "id_ed25519*", "id_ecdsa*", "id_dsa*"}
+// to the model unless Policy.AllowSecrets: environment files, private keys
+// and the credential stores of curl/ftp (.netrc, _netrc on Windows), git's
+// credential helper "store", PostgreSQL and PyPI, each of which holds
+// passwords or tokens in plain text. They match the base name;
+// Policy.SecretPatterns adds more (a pattern with a "/" matches the
+// workspace-relative path instead). .npmrc is not here: projects commit it
+// for registry settings, with tokens usually as ${NPM_TOKEN}; a user whose
+// .npmrc holds a literal token adds it to secretPatterns.
+var defaultSecretPatterns = [...]string{".env*", "*.pem", "*.key", "id_rsa*", "id_ed25519*", "id_ecdsa*", "id_dsa*",
+	".netrc", "_netrc", ".git-credentials", ".pgpass", ".pypirc"}
 
 // resolve confines a model-supplied path. The error text (from the view)
 // names the workspace folders and says how to fix the path.
@@ -96,6 +103,24 @@ func (env *Env) isSecret(abs string) bool {
 // case-insensitive, trailing dots and spaces ignored).
 func inGitDir(abs string) bool { return workspace.InGitDir(abs) }
 
+// gitRedacted is text of abs as the model may see it. Files under .git
+// hold credentials git wrote there, not code: a remote URL cloned as
+// https://user:ghp_…@host/… (config, FETCH_HEAD), actions/checkout's
+// extraheader "AUTHORIZATION: basic …". They stay readable (the model may
+// need the remote's name), with those masked by redact.Text. Nothing under
+// .git is ever written, so the ledger keeps the real text without an edit
+// ever being matched against the masked one.
+func gitRedacted(abs, text string) (string, bool) {
+	if !inGitDir(abs) {
+		return text, false
+	}
+	r := redact.Text(text)
+	return r, r != text
+}
+
+// redactedNote tells the model why a .git file shows [REDACTED].
+const redactedNote = "credentials in this file (URL user info, tokens) are shown as " + redact.Mask
+
 // readError turns a View.Read failure into a tool error for the model.
 func (env *Env) readError(path string, err error) Result {
 	switch {
@@ -109,5 +134,5 @@ func (env *Env) readError(path string, err error) Result {
 
 // secretRefusal is the answer for a secret-looking file.
 func secretRefusal(path string) Result {
-	return Errorf("%s looks like a secret (environment file or private key); its contents are not shown to the model. The user can allow it with the allowSecrets setting.", path)
+	return Errorf("%s looks like a secret (environment file, private key or credentials file); its contents are not shown to the model. The user can allow it with the allowSecrets setting.", path)
 }

@@ -60,6 +60,9 @@ func readFile(ctx context.Context, env *Env, p readFileParams) (Result, error) {
 	if !ok {
 		return res, nil
 	}
+	if r, masked := gitRedacted(abs, content); masked {
+		content, note = r, joinNotes(note, redactedNote)
+	}
 	if data {
 		// Not recorded in the ledger: the model has not seen the text,
 		// so it must read the file itself before editing it.

@@ -232,7 +232,7 @@ type ToolsConfig struct {
 	// RunCommand is "off" (default: no command tool) or "ask" (the tool
 	// exists and every command needs the user's approval).
 	RunCommand string `json:"runCommand"`
-	// AllowSecrets lets tools read secret-looking files (.env*, keys).
+	// AllowSecrets lets tools read secret-looking files (.env*, keys, .netrc …).
 	AllowSecrets bool `json:"allowSecrets"`
 	// SecretPatterns are extra doublestar globs (workspace-relative) of
 	// files treated as secrets, added to the built-in ones.

@@ -325,7 +325,7 @@ func describeAll(withheld map[string]any, keyEnv string) []string {
 		case p == "tools.runCommand":
 			out = append(out, fmt.Sprintf("offer the model run_command (%v: each command still asks you)", v))
 		case p == "tools.allowSecrets":
-			out = append(out, "show secret-looking files (.env*, private keys) to the model")
+			out = append(out, "show secret-looking files (.env*, private keys, .netrc and other credential files) to the model")
 		case p == "mode":
 			out = append(out, fmt.Sprintf("set mode %v (edits reach your buffers without review)", v))
 		case p == "model.replay":

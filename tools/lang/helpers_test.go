@@ -72,16 +72,22 @@ type setup struct {
 
 func newSetup(t testing.TB, root string, opts Options) *setup {
 	t.Helper()
+	return newSetupPolicy(t, root, opts, tools.Policy{})
+}
+
+// newSetupPolicy is newSetup with the user's tool settings (secretPatterns).
+func newSetupPolicy(t testing.TB, root string, opts Options, policy tools.Policy) *setup {
+	t.Helper()
 	m := NewManager(opts)
 	t.Cleanup(m.Close)
-	env := tools.NewEnv("run-1", workspace.New(workspace.Options{Folders: []string{root}}), nil, tools.Policy{})
+	env := tools.NewEnv("run-1", workspace.New(workspace.Options{Folders: []string{root}}), nil, policy)
 	run := m.NewRun(context.Background(), env)
 	if run == nil {
 		t.Fatalf("no run: no server serves %s", root)
 	}
 	env.Diagnoser = run
 	s := &setup{m: m, env: env, run: run, reg: map[string]tools.Tool{}}
-	for _, tl := range append(tools.Builtins(tools.Policy{}), run.Tools()...) {
+	for _, tl := range append(tools.Builtins(policy), run.Tools()...) {
 		s.reg[tl.Name()] = tl
 	}
 	return s

@@ -134,12 +134,30 @@ func (r *Run) listIntroduced(fs []found) string {
 		d    diag
 	}
 	var all []item
+	// A secret-looking file's problems are counted, not quoted: a message
+	// ("cannot use "ghp_…" (untyped string constant) as int value") is
+	// the file's text. The model learns which file broke, as it would
+	// from a build.
+	var secret []string
+	hidden := 0
 	for _, f := range fs {
+		if len(f.introduced) > 0 && r.env.IsSecret(f.path) {
+			secret = append(secret, r.env.Display(f.path))
+			hidden += len(f.introduced)
+			continue
+		}
 		for _, d := range f.introduced {
 			all = append(all, item{r.env.Display(f.path), d})
 		}
 	}
+	hiddenLine := ""
+	if hidden > 0 {
+		hiddenLine = fmt.Sprintf("this change introduced %d problem(s) in %s, %s; their messages are not shown", hidden, strings.Join(secret, ", "), secretWords(len(secret)))
+	}
 	if len(all) == 0 {
+		if hiddenLine != "" {
+			return hiddenLine
+		}
 		return "no new problems"
 	}
 	slices.SortStableFunc(all, func(a, b item) int {
@@ -167,6 +185,9 @@ func (r *Run) listIntroduced(fs []found) string {
 			sev = severityName(it.d.sev()) + ": "
 		}
 		fmt.Fprintf(&b, "\n%s:%d: %s%s", it.path, it.d.rng.Start.Line+1, sev, it.d.message)
+	}
+	if hiddenLine != "" {
+		b.WriteString("\n" + hiddenLine)
 	}
 	return b.String()
 }

@@ -114,6 +114,7 @@ func (r *Run) withWait(ctx context.Context) (context.Context, context.CancelFunc
 
 func (r *Run) diagnostics(ctx context.Context, _ *tools.Env, p diagnosticsParams) (tools.Result, error) {
 	var paths []string
+	hidden := "" // why some changed files are not listed
 	if p.Path != nil && strings.TrimSpace(*p.Path) != "" {
 		abs, res, ok := r.servedPath(*p.Path)
 		if !ok {
@@ -121,10 +122,23 @@ func (r *Run) diagnostics(ctx context.Context, _ *tools.Env, p diagnosticsParams
 		}
 		paths = []string{abs}
 	} else {
+		// A secret file the run changed (one the model created) is left
+		// out: a diagnostic's message quotes the code it is about.
+		var secret []string
 		for _, f := range r.env.Changes.Files() {
 			if _, _, ok := r.server(f); ok {
+				if r.env.IsSecret(f) {
+					secret = append(secret, r.env.Display(f))
+					continue
+				}
 				paths = append(paths, f)
 			}
+		}
+		if len(secret) > 0 {
+			hidden = secretNote(secret)
+		}
+		if len(paths) == 0 && hidden != "" {
+			return tools.Errorf("%s", hidden), nil
 		}
 		if len(paths) == 0 {
 			return tools.Errorf("you have changed no file a language server serves in this run; give a path"), nil
@@ -133,6 +147,9 @@ func (r *Run) diagnostics(ctx context.Context, _ *tools.Env, p diagnosticsParams
 	data := tools.WantsData(ctx)
 	values := []diagnosticValue{}
 	finish := func(res tools.Result) tools.Result {
+		if hidden != "" {
+			res.Text = strings.TrimRight(res.Text, "\n") + "\n" + hidden
+		}
 		if data {
 			return withData(res, "diagnostics", values)
 		}
@@ -184,6 +201,22 @@ func (r *Run) diagnostics(ctx context.Context, _ *tools.Env, p diagnosticsParams
 		text += fmt.Sprintf("\n… and %d more", total-len(lines))
 	}
 	return finish(withNotes(tools.Result{Text: text, Summary: fmt.Sprintf("%d problem(s)", total)}, notes)), nil
+}
+
+// secretNote says which secret-looking files' diagnostics are left out,
+// naming the files and nothing of what the server said of them.
+func secretNote(paths []string) string {
+	slices.Sort(paths)
+	paths = slices.Compact(paths)
+	return fmt.Sprintf("not shown: the diagnostics of %s, %s (%s not shown to the model)", strings.Join(paths, ", "), secretWords(len(paths)), map[bool]string{true: "its contents are", false: "their contents are"}[len(paths) == 1])
+}
+
+// secretWords is "which looks like a secret file" for n files.
+func secretWords(n int) string {
+	if n == 1 {
+		return "which looks like a secret file"
+	}
+	return "which look like secret files"
 }
 
 // current returns the settled diagnostics of the text the server holds
@@ -353,8 +386,11 @@ func (r *Run) fileOf(u uri.URI) (string, string, bool) {
 	}
 	p := u.FsPath()
 	abs, err := r.env.Resolve(p)
-	if err != nil || r.env.IsSecret(abs) {
+	if err != nil {
 		return p, "", false
+	}
+	if r.env.IsSecret(abs) {
+		return r.env.Display(abs), "", false
 	}
 	content, exists, err := r.env.Text(abs)
 	if err != nil || !exists {
@@ -528,6 +564,9 @@ func (r *Run) workspaceSymbols(ctx context.Context, query string) tools.Result {
 	}
 	var hits []hit
 	var fails []string
+	// Symbols in secret-looking files are left out: their names are the
+	// file's text, and outline refuses those files too.
+	secretHits, secretFiles := 0, []string{}
 	for _, cfg := range r.served {
 		for _, folder := range r.env.View.Folders() {
 			c, release, err := r.m.acquire(ctx, r, cfg, folder)
@@ -555,6 +594,13 @@ func (r *Run) workspaceSymbols(ctx context.Context, query string) tools.Result {
 				continue
 			}
 			add := func(s protocol.BaseSymbolInformation, loc protocol.Location) {
+				if loc.URI.IsFile() {
+					if abs, err := r.env.Resolve(loc.URI.FsPath()); err == nil && r.env.IsSecret(abs) {
+						secretHits++
+						secretFiles = append(secretFiles, r.env.Display(abs))
+						return
+					}
+				}
 				path, content, ok := r.fileOf(loc.URI)
 				if !ok && content == "" {
 					if _, err := r.env.Resolve(loc.URI.FsPath()); err != nil || !loc.URI.IsFile() {
@@ -602,11 +648,17 @@ func (r *Run) workspaceSymbols(ctx context.Context, query string) tools.Result {
 		}
 		return withData(res, "symbols", values)
 	}
+	hidden := ""
+	if secretHits > 0 {
+		slices.Sort(secretFiles)
+		secretFiles = slices.Compact(secretFiles)
+		hidden = fmt.Sprintf("\nnot shown: %d symbol(s) in %s, %s", secretHits, strings.Join(secretFiles, ", "), secretWords(len(secretFiles)))
+	}
 	if len(hits) == 0 {
 		if len(fails) > 0 {
-			return tools.Errorf("%s", strings.Join(fails, "\n"))
+			return tools.Errorf("%s%s", strings.Join(fails, "\n"), hidden)
 		}
-		return finish(tools.Result{Text: fmt.Sprintf("no symbols match %q in the workspace", query)})
+		return finish(tools.Result{Text: fmt.Sprintf("no symbols match %q in the workspace", query) + hidden})
 	}
 	// Exact names first, then by name and place.
 	slices.SortStableFunc(hits, func(a, b hit) int {
@@ -634,7 +686,7 @@ func (r *Run) workspaceSymbols(ctx context.Context, query string) tools.Result {
 	for _, f := range fails {
 		b.WriteString(f + "\n")
 	}
-	return finish(tools.Result{Text: strings.TrimRight(b.String(), "\n"), Summary: fmt.Sprintf("%d symbol(s) match %s", len(hits), query)})
+	return finish(tools.Result{Text: strings.TrimRight(b.String(), "\n") + hidden, Summary: fmt.Sprintf("%d symbol(s) match %s", len(hits), query)})
 }
 
 // kindName is an LSP SymbolKind in words.
