@@ -125,9 +125,3 @@ func (g *Group) waitGone(d time.Duration) {
 		}
 	}
 }
-
-// groupAlive reports whether any process is left in group pgid (a zombie
-// not yet reaped by its new parent counts until it is).
-func groupAlive(pgid int) bool {
-	return pgid > 0 && syscall.Kill(-pgid, 0) == nil
-}
