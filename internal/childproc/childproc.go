@@ -1,16 +1,20 @@
-// Package childproc owns the long-lived helper processes agentls starts
-// and talks to over stdio: MCP stdio servers and language servers. One
-// copy of the rules that keep them from leaking:
+// Package childproc owns every child process agentls starts: the shell
+// commands of run_command and checks (internal/command), the script
+// tool's interpreter, language servers and MCP stdio servers. One copy of
+// the rules that keep them from leaking:
 //
 //   - each child starts in its own process group, so stopping it also stops
 //     whatever it spawned (npx, uvx and shell launchers run the real server
-//     as a grandchild; tsserver runs helpers);
+//     as a grandchild; tsserver runs helpers; a command backgrounds a job);
 //   - on Linux it gets a parent death signal, so it dies with agentls even
 //     when agentls is SIGKILLed (its descendants see EOF on stdin);
-//   - its stderr is drained all the time (a full pipe would block it) and
-//     the tail is kept to explain why it quit;
-//   - Stop ends it with a ladder (stdin closed, SIGTERM, SIGKILL to the
-//     group) and returns only when nothing of the group is left.
+//   - once it exits it is reaped and the rest of its group is killed;
+//   - Stop ends the group with a bounded ladder (SIGTERM, then SIGKILL) and
+//     returns only when nothing of the group is left.
+//
+// Group (StartCmd) is that core for a caller that wires the child's
+// streams itself; Process (Start) adds the stdio pipes long-lived servers
+// talk over, with their stderr drained and its tail kept.
 //
 // The caller builds the environment (tools.ChildEnv decides what a child
 // may see); this package only runs what it is given.
@@ -25,13 +29,12 @@ import (
 	"os/exec"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 )
 
-// StopGrace is how long each step of Stop's ladder waits: after stdin is
-// closed the child gets StopGrace to exit on its own, then its process
-// group gets SIGTERM and another StopGrace, then SIGKILL.
+// StopGrace is how long each step of a stop ladder waits: Process.Stop
+// gives a child StopGrace to exit on its own after its stdin is closed;
+// then its process group gets SIGTERM and another StopGrace, then SIGKILL.
 const StopGrace = time.Second
 
 // Spec says what to start.
@@ -49,14 +52,10 @@ type Spec struct {
 // Process is one running child with pipes on its stdin, stdout and
 // stderr. Write requests to Stdin, read answers from Stdout.
 type Process struct {
-	cmd    *exec.Cmd
-	pgid   int
+	*Group
 	stdin  *os.File // our write end of the child's stdin
 	stdout *os.File // our read end of the child's stdout
 	stderr *os.File // our read end of the child's stderr
-
-	exited  chan struct{} // closed once the child is reaped and its group killed
-	exitErr error         // valid after exited
 
 	tail    *tailBuffer
 	drained chan struct{} // closed when stderr reaches EOF
@@ -79,7 +78,6 @@ func Start(spec Spec) (*Process, error) {
 	cmd := exec.Command(spec.Command, spec.Args...)
 	cmd.Env = spec.Env
 	cmd.Dir = spec.Dir
-	cmd.SysProcAttr = sysProcAttr()
 
 	inR, inW, err := os.Pipe()
 	if err != nil {
@@ -96,21 +94,20 @@ func Start(spec Spec) (*Process, error) {
 		return nil, fmt.Errorf("stderr pipe: %w", err)
 	}
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = inR, outW, errW
-	if err := cmd.Start(); err != nil {
-		closeAll(inR, inW, outR, outW, errR, errW)
-		return nil, fmt.Errorf("start %s: %w", spec.Command, err)
-	}
+	g, err := StartCmd(cmd)
 	// The child holds its ends now; keeping ours open would hide its EOF.
 	closeAll(inR, outW, errW)
-
+	if err != nil {
+		closeAll(inW, outR, errR)
+		return nil, err
+	}
 	p := &Process{
-		cmd: cmd, pgid: cmd.Process.Pid,
+		Group: g,
 		stdin: inW, stdout: outR, stderr: errR,
-		exited: make(chan struct{}), drained: make(chan struct{}),
-		tail: &tailBuffer{max: 4096},
+		drained: make(chan struct{}),
+		tail:    &tailBuffer{max: 4096},
 	}
 	go p.drainStderr(log, label)
-	go p.wait()
 	return p, nil
 }
 
@@ -119,20 +116,6 @@ func (p *Process) Stdin() *os.File { return p.stdin }
 
 // Stdout is the read end of the child's standard output.
 func (p *Process) Stdout() *os.File { return p.stdout }
-
-// Pid is the child's process id, which is also its process group id.
-func (p *Process) Pid() int { return p.pgid }
-
-// Exited is closed once the child has exited, been reaped, and the rest of
-// its process group has been killed.
-func (p *Process) Exited() <-chan struct{} { return p.exited }
-
-// wait reaps the child and kills the rest of its process group: a server
-// whose main process is gone is dead, and its helpers must not linger.
-func (p *Process) wait() {
-	p.exitErr = waitAndKillGroup(p.cmd, p.pgid)
-	close(p.exited)
-}
 
 // drainStderr keeps the child's stderr pipe empty, logs each line at debug
 // level and keeps the tail for error messages.
@@ -148,29 +131,22 @@ func (p *Process) drainStderr(log *slog.Logger, label string) {
 }
 
 // Stop ends the child and everything in its group: stdin is closed (most
-// servers exit on EOF), then SIGTERM, then SIGKILL. It returns once the
-// child is reaped, no other member of its group is left, and our pipe
-// ends are closed. A launcher (npx, uvx) often exits on EOF at once while
-// the real server, its child in the same group, ignores EOF: the group is
-// then ended with the same SIGTERM, SIGKILL ladder. Stop may be called more
-// than once.
+// servers exit on EOF) and the child gets StopGrace to go, then the
+// group's ladder (Group.Stop). It returns once the child is reaped, no
+// other member of its group is left, and our pipe ends are closed. A
+// launcher (npx, uvx) often exits on EOF at once while the real server,
+// its child in the same group, ignores EOF: the group is then ended with
+// the same ladder. Stop may be called more than once.
 func (p *Process) Stop() {
 	_ = p.stdin.Close()
-	steps := []syscall.Signal{syscall.SIGTERM, syscall.SIGKILL}
-	for i := 0; ; i++ {
-		timer := time.NewTimer(StopGrace)
-		select {
-		case <-p.exited:
-			timer.Stop()
-			p.endGroup(steps[min(i, len(steps)):])
-			p.closePipes()
-			return
-		case <-timer.C:
-		}
-		if i < len(steps) {
-			_ = syscall.Kill(-p.pgid, steps[i])
-		}
+	timer := time.NewTimer(StopGrace)
+	select {
+	case <-p.Exited():
+	case <-timer.C:
 	}
+	timer.Stop()
+	p.Group.Stop()
+	p.closePipes()
 }
 
 // Kill ends the child's whole group at once with SIGKILL and waits until
@@ -178,31 +154,8 @@ func (p *Process) Stop() {
 // garbage): there is nothing left to say to it.
 func (p *Process) Kill() {
 	_ = p.stdin.Close()
-	_ = syscall.Kill(-p.pgid, syscall.SIGKILL)
-	<-p.exited
-	p.endGroup([]syscall.Signal{syscall.SIGKILL})
+	p.Group.Kill()
 	p.closePipes()
-}
-
-// endGroup sends the signals left in steps to the child's process group
-// until nothing in it answers, giving each StopGrace to work.
-func (p *Process) endGroup(steps []syscall.Signal) {
-	for _, sig := range steps {
-		if !groupAlive(p.pgid) {
-			return
-		}
-		_ = syscall.Kill(-p.pgid, sig)
-		deadline := time.Now().Add(StopGrace)
-		for groupAlive(p.pgid) && time.Now().Before(deadline) {
-			time.Sleep(20 * time.Millisecond)
-		}
-	}
-}
-
-// groupAlive reports whether any process is left in group pgid (a zombie
-// not yet reaped by its new parent counts until it is).
-func groupAlive(pgid int) bool {
-	return pgid > 0 && syscall.Kill(-pgid, 0) == nil
 }
 
 // closePipes closes our read ends. A descendant that left the process group
@@ -223,8 +176,8 @@ func (p *Process) ExitError() error {
 	case <-time.After(200 * time.Millisecond):
 	}
 	msg := "process exited"
-	if p.exitErr != nil {
-		msg = "process exited: " + p.exitErr.Error()
+	if err := p.Err(); err != nil {
+		msg = "process exited: " + err.Error()
 	}
 	if t := p.tail.String(); t != "" {
 		msg += "; stderr: " + t

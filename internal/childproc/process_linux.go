@@ -1,7 +1,10 @@
 package childproc
 
 import (
+	"bytes"
+	"os"
 	"os/exec"
+	"strconv"
 	"syscall"
 
 	"golang.org/x/sys/unix"
@@ -28,4 +31,40 @@ func waitAndKillGroup(cmd *exec.Cmd, pgid int) error {
 	}
 	_ = syscall.Kill(-pgid, syscall.SIGKILL)
 	return cmd.Wait()
+}
+
+// groupAlive reports whether a live process is left in group pgid. A
+// zombie does not count: it holds nothing any more, and its new parent
+// (init, or a container's PID 1 that reaps lazily) may take seconds to
+// reap it, which would hold every stop to its bound.
+func groupAlive(pgid int) bool {
+	if pgid <= 0 || syscall.Kill(-pgid, 0) != nil {
+		return false
+	}
+	ents, err := os.ReadDir("/proc")
+	if err != nil {
+		return true // no /proc: the signal's answer is all there is
+	}
+	for _, e := range ents {
+		if e.Name()[0] < '0' || e.Name()[0] > '9' {
+			continue
+		}
+		st, err := os.ReadFile("/proc/" + e.Name() + "/stat")
+		if err != nil {
+			continue // gone meanwhile
+		}
+		// pid (comm) state ppid pgrp ...; comm may hold spaces and parens.
+		i := bytes.LastIndexByte(st, ')')
+		if i < 0 {
+			continue
+		}
+		f := bytes.Fields(st[i+1:])
+		if len(f) < 3 || string(f[0]) == "Z" {
+			continue
+		}
+		if g, err := strconv.Atoi(string(f[2])); err == nil && g == pgid {
+			return true
+		}
+	}
+	return false
 }

@@ -20,3 +20,9 @@ func waitAndKillGroup(cmd *exec.Cmd, pgid int) error {
 	_ = syscall.Kill(-pgid, syscall.SIGKILL)
 	return err
 }
+
+// groupAlive reports whether any process is left in group pgid (a zombie
+// not yet reaped by its new parent counts until it is).
+func groupAlive(pgid int) bool {
+	return pgid > 0 && syscall.Kill(-pgid, 0) == nil
+}

@@ -1,10 +1,10 @@
 // Package command runs the shell commands agentls starts on the user's
 // behalf (run_command, checks) the one way they are all run: sh -c in a
-// given directory, with a given environment, stdin from /dev/null, in a
-// process group of its own that is killed whole on timeout or
-// cancellation (a background child must not outlive the command or hold
-// its output open), and with its output bounded while it is produced, so a
-// command printing gigabytes costs constant memory.
+// given directory, with a given environment, stdin from /dev/null, started
+// and ended by internal/childproc (its own process group, stopped whole on
+// timeout or cancellation, so a background child neither outlives the
+// command nor holds its output open), and with its output bounded while it
+// is produced, so a command printing gigabytes costs constant memory.
 package command
 
 import (
@@ -12,8 +12,9 @@ import (
 	"errors"
 	"fmt"
 	"os/exec"
-	"syscall"
 	"time"
+
+	"github.com/agentls/agentls/internal/childproc"
 )
 
 // Spec is one command to run.
@@ -47,39 +48,37 @@ type Result struct {
 	Bytes int64
 }
 
-// waitDelay bounds the wait for the output pipes after the shell is gone:
-// a process that left the group (setsid) and kept them open is not waited
-// for longer.
-const waitDelay = time.Second
-
 // Run runs spec and waits for it. It returns an error when the command
 // could not be started, or ctx's error when ctx ended first (the process
-// group is killed either way; Result then holds what was captured).
+// group is stopped either way; Result then holds what was captured).
 func Run(ctx context.Context, spec Spec) (Result, error) {
 	cctx, cancel := ctx, context.CancelFunc(func() {})
 	if spec.Timeout > 0 {
 		cctx, cancel = context.WithTimeout(ctx, spec.Timeout)
 	}
 	defer cancel()
-	cmd := exec.CommandContext(cctx, "sh", "-c", spec.Command)
+	cmd := exec.Command("sh", "-c", spec.Command)
 	cmd.Dir = spec.Dir
 	cmd.Env = spec.Env
 	if cmd.Env == nil {
 		cmd.Env = []string{} // nil would inherit agentls's environment
 	}
 	cmd.Stdin = nil // /dev/null
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
-	cmd.WaitDelay = waitDelay
 	out := NewBuffer(spec.Output)
 	cmd.Stdout, cmd.Stderr = out, out
 	start := time.Now()
-	err := cmd.Run()
-	res := Result{ExitCode: -1, Duration: time.Since(start)}
-	if cmd.Process != nil {
-		// Leftovers of a shell that exited on its own (a background job).
-		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+	res := Result{ExitCode: -1}
+	g, err := childproc.StartCmd(cmd)
+	if err != nil {
+		return res, fmt.Errorf("could not run the command: %w", err)
 	}
+	select {
+	case <-g.Exited():
+	case <-cctx.Done():
+		g.Stop()
+	}
+	err = g.Err()
+	res.Duration = time.Since(start)
 	res.Output, res.Bytes = out.String(), out.Total()
 	if ctx.Err() != nil {
 		return res, ctx.Err()
@@ -95,7 +94,8 @@ func Run(ctx context.Context, spec Spec) (Result, error) {
 	case errors.As(err, &exitErr):
 		res.ExitCode = exitErr.ExitCode() // -1 when a signal ended it
 	case errors.Is(err, exec.ErrWaitDelay):
-		res.ExitCode = cmd.ProcessState.ExitCode()
+		// A descendant that left the group held the output open.
+		res.ExitCode = g.ProcessState().ExitCode()
 	default:
 		return res, fmt.Errorf("could not run the command: %w", err)
 	}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -52,16 +53,56 @@ func TestRunUnstartable(t *testing.T) {
 	}
 }
 
+// pids reads the shell's pid (its process group: internal/childproc
+// starts it as a group leader) and its background child's from dir.
+func pids(t *testing.T, dir string) (group, child int) {
+	t.Helper()
+	for _, f := range []struct {
+		name string
+		pid  *int
+	}{{"sh.pid", &group}, {"child.pid", &child}} {
+		n, err := strconv.Atoi(strings.TrimSpace(testwait.File(t, filepath.Join(dir, f.name))))
+		if err != nil {
+			t.Fatal(err)
+		}
+		*f.pid = n
+	}
+	return group, child
+}
+
+// assertGroupGone checks, right after Run returned, that nothing of the
+// command's process group runs any more.
+func assertGroupGone(t *testing.T, dir string) {
+	t.Helper()
+	group, child := pids(t, dir)
+	if m := testwait.GroupMembers(group); len(m) != 0 {
+		t.Fatalf("group %d still has %v", group, m)
+	}
+	if testwait.Alive(child) {
+		t.Fatalf("background child %d still runs", child)
+	}
+}
+
+const background = "echo $$ > sh.pid; sleep 60 & echo $! > child.pid; echo started; wait"
+
 func TestRunTimeoutKillsTheGroup(t *testing.T) {
-	dir := t.TempDir()
-	res, err := run(t, context.Background(), dir, "sleep 60 & echo $! > child.pid; echo started; wait", time.Second, Bounds{TailBytes: 100})
-	if err != nil {
-		t.Fatal(err)
+	for _, tc := range []struct{ name, cmdline string }{
+		{"plain", background},
+		// SIGTERM is ignored by the shell and its job: SIGKILL ends them.
+		{"ignoring TERM", `trap "" TERM; ` + background},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			res, err := run(t, context.Background(), dir, tc.cmdline, time.Second, Bounds{TailBytes: 100})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !res.TimedOut || res.ExitCode != -1 || res.Output != "started\n" {
+				t.Fatalf("%+v", res)
+			}
+			assertGroupGone(t, dir)
+		})
 	}
-	if !res.TimedOut || res.ExitCode != -1 || res.Output != "started\n" {
-		t.Fatalf("%+v", res)
-	}
-	testwait.ProcessGone(t, filepath.Join(dir, "child.pid"))
 }
 
 func TestRunCancelKillsTheGroup(t *testing.T) {
@@ -69,7 +110,7 @@ func TestRunCancelKillsTheGroup(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() {
-		_, err := run(t, ctx, dir, "sleep 60 & echo $! > child.pid; wait", 0, Bounds{TailBytes: 100})
+		_, err := run(t, ctx, dir, background, 0, Bounds{TailBytes: 100})
 		done <- err
 	}()
 	testwait.File(t, filepath.Join(dir, "child.pid"))
@@ -77,7 +118,22 @@ func TestRunCancelKillsTheGroup(t *testing.T) {
 	if err := <-done; !errors.Is(err, context.Canceled) {
 		t.Fatalf("err = %v", err)
 	}
-	testwait.ProcessGone(t, filepath.Join(dir, "child.pid"))
+	assertGroupGone(t, dir)
+}
+
+// A shell that exits with a job still in the background ends at once
+// (the job does not hold its output open) and takes the job with it.
+func TestRunExitKillsTheBackgroundJob(t *testing.T) {
+	dir := t.TempDir()
+	res, err := run(t, context.Background(), dir, "echo $$ > sh.pid; sleep 60 & echo $! > child.pid; echo left", 0, Bounds{TailBytes: 100})
+	if err != nil || res.ExitCode != 0 || res.Output != "left\n" {
+		t.Fatalf("%+v %v", res, err)
+	}
+	group, child := pids(t, dir)
+	testwait.GroupGone(t, group)
+	if testwait.Alive(child) {
+		t.Fatalf("background child %d still runs", child)
+	}
 }
 
 // 100 MB of output costs bounded memory and keeps the tail.

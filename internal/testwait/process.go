@@ -106,3 +106,47 @@ func EnvProcessesGone(tb testing.TB, kv string) {
 		}
 	})
 }
+
+// GroupMembers lists the live processes (zombies excluded) in process
+// group pgid, read from /proc.
+func GroupMembers(pgid int) []int {
+	ents, _ := os.ReadDir("/proc")
+	var out []int
+	for _, e := range ents {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		st, err := os.ReadFile("/proc/" + e.Name() + "/stat")
+		if err != nil {
+			continue
+		}
+		// pid (comm) state ppid pgrp ...; comm may hold spaces and parens.
+		i := bytes.LastIndexByte(st, ')')
+		if i < 0 {
+			continue
+		}
+		f := strings.Fields(string(st[i+1:]))
+		if len(f) < 3 || f[0] == "Z" {
+			continue
+		}
+		if g, err := strconv.Atoi(f[2]); err == nil && g == pgid {
+			out = append(out, pid)
+		}
+	}
+	return out
+}
+
+// GroupGone waits until no live process is left in process group pgid,
+// failing the test if some still run after Limit.
+func GroupGone(tb testing.TB, pgid int) {
+	tb.Helper()
+	deadline := time.Now().Add(Limit)
+	for time.Now().Before(deadline) {
+		if len(GroupMembers(pgid)) == 0 {
+			return
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	tb.Fatalf("testwait: process group %d still has %v after %v", pgid, GroupMembers(pgid), Limit)
+}

@@ -12,29 +12,41 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/agentls/agentls/internal/childproc"
 )
 
 // childProc is a running child and our ends of its pipes.
 type childProc struct {
-	cmd    *exec.Cmd
+	g      *childproc.Group
 	toW    *os.File // parent → child
 	fromR  *os.File // child → parent
 	enc    *json.Encoder
 	dec    *json.Decoder
 	stderr *capped
+	stop   func() bool // unregisters the stop on ctx's end
 	once   sync.Once
-	waited chan struct{}
-	werr   error
 }
 
 var errOutOfMemory = errors.New("out of memory")
 
-// startChild starts this binary as the interpreter. ctx ending kills it.
+// startChild starts this binary as the interpreter, through
+// internal/childproc like every child of agentls (own process group,
+// parent death signal, reaped). ctx ending stops it.
 func startChild(ctx context.Context) (*childProc, error) {
 	exe, err := os.Executable()
 	if err != nil {
 		return nil, fmt.Errorf("find the agentls binary: %w", err)
 	}
+	cmd := exec.Command(exe)
+	cmd.Env = []string{childEnv + "=" + childMagic, "GOMAXPROCS=1", "GOTRACEBACK=none"}
+	cmd.Dir = os.TempDir()
+	return startProc(ctx, cmd)
+}
+
+// startProc starts cmd with the parent → child pipe on its fd 3 and the
+// child → parent pipe on its fd 4.
+func startProc(ctx context.Context, cmd *exec.Cmd) (*childProc, error) {
 	toR, toW, err := os.Pipe()
 	if err != nil {
 		return nil, err
@@ -45,14 +57,10 @@ func startChild(ctx context.Context) (*childProc, error) {
 		toW.Close()
 		return nil, err
 	}
-	cmd := exec.Command(exe)
-	cmd.Env = []string{childEnv + "=" + childMagic, "GOMAXPROCS=1", "GOTRACEBACK=none"}
-	cmd.Dir = os.TempDir()
 	cmd.ExtraFiles = []*os.File{toR, fromW}
-	c := &childProc{cmd: cmd, toW: toW, fromR: fromR, stderr: &capped{max: 8 << 10}, waited: make(chan struct{})}
+	c := &childProc{toW: toW, fromR: fromR, stderr: &capped{max: 8 << 10}}
 	cmd.Stderr = c.stderr
-	cmd.SysProcAttr = sysProcAttr()
-	err = cmd.Start()
+	c.g, err = childproc.StartCmd(cmd)
 	toR.Close()
 	fromW.Close()
 	if err != nil {
@@ -62,35 +70,28 @@ func startChild(ctx context.Context) (*childProc, error) {
 	}
 	c.enc = json.NewEncoder(toW)
 	c.dec = json.NewDecoder(fromR)
-	go func() {
-		c.werr = cmd.Wait()
-		close(c.waited)
-	}()
-	stop := context.AfterFunc(ctx, func() { _ = cmd.Process.Kill() })
-	go func() {
-		<-c.waited
-		stop()
-	}()
+	// A program past its wall clock (or a cancelled call) has nothing to
+	// save: its group goes at once.
+	c.stop = context.AfterFunc(ctx, c.g.Kill)
 	return c, nil
 }
 
 // exitReason explains a broken pipe by how the child ended.
 func (c *childProc) exitReason(ioErr error) error {
 	select {
-	case <-c.waited:
+	case <-c.g.Exited():
 	case <-time.After(5 * time.Second):
-		_ = c.cmd.Process.Kill()
-		<-c.waited
+		c.g.Kill()
 	}
 	msg := c.stderr.String()
 	if outOfMemory(msg) {
 		return errOutOfMemory
 	}
-	if c.werr != nil {
+	if werr := c.g.Err(); werr != nil {
 		if m := strings.TrimSpace(msg); m != "" {
-			return fmt.Errorf("%v: %s", c.werr, firstLines(m, 3))
+			return fmt.Errorf("%v: %s", werr, firstLines(m, 3))
 		}
-		return c.werr
+		return werr
 	}
 	if errors.Is(ioErr, io.EOF) {
 		return errors.New("the interpreter closed its pipe")
@@ -110,16 +111,18 @@ func outOfMemory(stderr string) bool {
 	return false
 }
 
-// close kills the child if it still runs, reaps it and closes our pipes.
+// close ends the child: it exits by itself once its input closes; if it
+// has not within 2 s, its group is stopped (SIGTERM, then SIGKILL). It
+// returns once the child is reaped, and closes our pipes.
 func (c *childProc) close() {
 	c.once.Do(func() {
 		c.toW.Close()
 		select {
-		case <-c.waited:
+		case <-c.g.Exited():
 		case <-time.After(2 * time.Second):
-			_ = c.cmd.Process.Kill()
-			<-c.waited
 		}
+		c.g.Stop()
+		c.stop()
 		c.fromR.Close()
 	})
 }

@@ -8,10 +8,9 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
-	"syscall"
 	"testing"
 
+	"github.com/agentls/agentls/internal/childproc"
 	"github.com/agentls/agentls/internal/testpeers"
 )
 
@@ -44,21 +43,15 @@ func StartNodeServer(t testing.TB, entry, mode, readyLine string, port int) (sto
 	t.Helper()
 	cmd := exec.Command("node", entry, mode)
 	cmd.Env = append(os.Environ(), fmt.Sprintf("PORT=%d", port))
-	cmd.SysProcAttr = childAttr()
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := cmd.Start(); err != nil {
+	g, err := childproc.StartCmd(cmd)
+	if err != nil {
 		t.Fatal(err)
 	}
-	var once sync.Once
-	stop = func() {
-		once.Do(func() {
-			_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
-			_ = cmd.Wait()
-		})
-	}
+	stop = g.Kill
 	sc := bufio.NewScanner(stderr)
 	for sc.Scan() {
 		if strings.Contains(sc.Text(), readyLine) {
