@@ -3,7 +3,7 @@
 // shapes, the agentls/* requests and notifications. Nothing else in the
 // extension spells a method name. A copy of the server's Go types
 // (lspserver/api.go): lspserver/wire_ext_test.go fails when the two differ,
-// and reads this file with a small parser, so keep to the forms used here.
+// and reads this file with a small parser (wire_ts_test.go), so keep to the forms used here.
 //
 // Imports only vscode-languageserver-protocol (no "vscode"), so the pure
 // modules and their unit tests can use these types under plain node.
