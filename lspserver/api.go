@@ -1,15 +1,20 @@
 package lspserver
 
 import (
+	"github.com/agentls/agentls/agent"
+	"github.com/agentls/agentls/agent/llm"
 	"github.com/agentls/agentls/lspserver/core"
 	"github.com/agentls/agentls/lspserver/docs"
 	"github.com/agentls/agentls/lspserver/review"
 	"github.com/agentls/agentls/lspserver/runs"
+	"github.com/agentls/agentls/tools/editortools"
 )
 
 // The agentls protocol's names and types (docs/protocol.md) are defined
 // by the part that serves them; they are re-exported here so that cmd,
 // the editor tests and plugin authors' tools need only this package.
+// wire_ext_test.go holds editors/vscode/src/lsp_ext.ts to these: a type
+// added here is either mirrored there or listed in that test as not.
 
 type (
 	// Client is every server→client message agentls sends (core.Client).
@@ -32,6 +37,18 @@ type (
 	ProposalInfo = review.ProposalInfo
 	// HunkInfo is one hunk of a proposal.
 	HunkInfo = review.HunkInfo
+	// Problem is one problem a proposal or a change brings into a file.
+	Problem = core.Problem
+	// ProposalsChangedParams are the params of agentls/proposalsChanged.
+	ProposalsChangedParams = review.ProposalsChangedParams
+	// ReviewArgs is arguments[0] of agentls.accept and agentls.reject.
+	ReviewArgs = review.Args
+	// AcceptResult is the result of agentls.accept.
+	AcceptResult = review.AcceptResult
+	// HunkConflict is a hunk an accept could not apply, and why.
+	HunkConflict = review.HunkConflict
+	// RejectResult is the result of agentls.reject.
+	RejectResult = review.RejectResult
 
 	// RunOptions configure how the server loads configuration and
 	// records agent runs (SetRunOptions).
@@ -50,10 +67,16 @@ type (
 	RunEvent = runs.RunEvent
 	// CheckState is one check's outcome in a terminal runEvent.
 	CheckState = runs.CheckState
+	// Usage is a run's token totals on its terminal runEvent.
+	Usage = llm.Usage
+	// Todo is one item of the model's plan in a "todo" runEvent.
+	Todo = agent.Todo
 	// ElicitParams are agentls/elicit's params.
 	ElicitParams = runs.ElicitParams
 	// RegisterToolsParams are agentls/registerTools' params.
 	RegisterToolsParams = runs.RegisterToolsParams
+	// EditorToolDef is one of the editor's own tools in RegisterToolsParams.
+	EditorToolDef = editortools.Def
 	// InvokeClientToolParams are agentls/invokeClientTool's params.
 	InvokeClientToolParams = runs.InvokeClientToolParams
 	// InvokeClientToolResult is agentls/invokeClientTool's result.
@@ -67,12 +90,20 @@ type (
 	// SessionArgs is arguments[0] of agentls.deleteSession.
 	SessionArgs = runs.SessionArgs
 
-	RevertArgs     = runs.RevertArgs
-	RevertResult   = runs.RevertResult
+	// RevertArgs is arguments[0] of agentls.revert.
+	RevertArgs = runs.RevertArgs
+	// RevertResult is the result of agentls.revert.
+	RevertResult = runs.RevertResult
+	// RevertConflict is a file (part) a revert left alone, and why.
 	RevertConflict = runs.RevertConflict
-	ReportArgs     = runs.ReportArgs
-	ReportResult   = runs.ReportResult
-	ModelsResult   = runs.ModelsResult
+	// ReportArgs is arguments[0] of agentls.openReport.
+	ReportArgs = runs.ReportArgs
+	// ReportResult is the result of agentls.openReport.
+	ReportResult = runs.ReportResult
+	// ModelsResult is the result of agentls/models.
+	ModelsResult = runs.ModelsResult
+	// ModelInfo is one model of ModelsResult.
+	ModelInfo = runs.ModelInfo
 )
 
 // The agentls.* commands (workspace/executeCommand) and agentls/* methods.

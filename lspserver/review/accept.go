@@ -27,7 +27,7 @@ import (
 // document changed between computing the edit and sending it.
 const acceptAttempts = 3
 
-// Failure reasons returned in acceptResult.FailureReason.
+// Failure reasons returned in AcceptResult.FailureReason.
 const (
 	reasonNotApplied = "client reported applied but the document does not contain the change"
 	reasonNoApply    = "the editor does not support workspace/applyEdit, so agentls cannot apply changes"
@@ -39,23 +39,23 @@ const (
 // file whose hunks were applied) are for the runs' sessions; an accept
 // whose edit the editor shows only after this answer returns none and
 // passes them to the OnDecided callback once it shows (verify.go).
-func (v *Review) acceptCommand(ctx context.Context, a reviewArgs) (acceptResult, []agent.Decision, error) {
+func (v *Review) acceptCommand(ctx context.Context, a Args) (AcceptResult, []agent.Decision, error) {
 	r := v.state()
 	filter, err := v.reviewFilter(a)
 	if err != nil {
-		return acceptResult{}, nil, err
+		return AcceptResult{}, nil, err
 	}
 	if !v.core.Session().Features.ApplyEdit {
-		return acceptResult{FailureReason: reasonNoApply}, nil, nil
+		return AcceptResult{FailureReason: reasonNoApply}, nil, nil
 	}
 	enc := v.core.Session().Encoding
 	var plan proposal.AcceptPlan
 	for attempt := 1; ; attempt++ {
 		if plan, err = r.store.Accept(filter, enc); err != nil {
 			if errors.Is(err, proposal.ErrNotFound) {
-				return acceptResult{}, nil, core.InvalidParams("agentls.accept: %v", err)
+				return AcceptResult{}, nil, core.InvalidParams("agentls.accept: %v", err)
 			}
-			return acceptResult{}, nil, core.RequestFailed("agentls.accept: %v", err)
+			return AcceptResult{}, nil, core.RequestFailed("agentls.accept: %v", err)
 		}
 		if plan.Empty() {
 			return v.nothingAccepted(plan), nil, nil
@@ -68,13 +68,13 @@ func (v *Review) acceptCommand(ctx context.Context, a reviewArgs) (acceptResult,
 		// to date and compute it again.
 		r.store.Failed(plan, reasonChanging)
 		if attempt == acceptAttempts {
-			return acceptResult{FailureReason: reasonChanging, Conflicts: v.conflicts(plan.Conflicts)}, nil, nil
+			return AcceptResult{FailureReason: reasonChanging, Conflicts: v.conflicts(plan.Conflicts)}, nil, nil
 		}
 		for _, path := range stale {
 			v.resyncDocument(path)
 		}
 	}
-	res := acceptResult{Conflicts: v.conflicts(plan.Conflicts)}
+	res := AcceptResult{Conflicts: v.conflicts(plan.Conflicts)}
 	runs := v.planRuns(plan)  // before the editor's didChange lands the plan and drops its hunks
 	w := v.watchLanding(plan) // before sending: the didChange may come before the answer
 	if reason := v.sendPlan(ctx, plan); reason != "" {
@@ -184,8 +184,8 @@ func (v *Review) resyncDocument(path string) {
 }
 
 // nothingAccepted is the result of an accept whose plan holds no edit.
-func (v *Review) nothingAccepted(plan proposal.AcceptPlan) acceptResult {
-	res := acceptResult{Conflicts: v.conflicts(plan.Conflicts)}
+func (v *Review) nothingAccepted(plan proposal.AcceptPlan) AcceptResult {
+	res := AcceptResult{Conflicts: v.conflicts(plan.Conflicts)}
 	if n := len(plan.Conflicts); n > 0 {
 		res.FailureReason = fmt.Sprintf("nothing was applied: %d selected change(s) cannot be applied (see conflicts)", n)
 	} else {
@@ -195,10 +195,10 @@ func (v *Review) nothingAccepted(plan proposal.AcceptPlan) acceptResult {
 }
 
 // conflicts converts the store's conflicts for the result.
-func (v *Review) conflicts(cs []proposal.Conflict) []hunkConflict {
-	var out []hunkConflict
+func (v *Review) conflicts(cs []proposal.Conflict) []HunkConflict {
+	var out []HunkConflict
 	for _, c := range cs {
-		out = append(out, hunkConflict{URI: string(v.docs.URIOf(c.Path)), HunkID: c.HunkID, Reason: c.Reason})
+		out = append(out, HunkConflict{URI: string(v.docs.URIOf(c.Path)), HunkID: c.HunkID, Reason: c.Reason})
 	}
 	return out
 }
@@ -223,11 +223,11 @@ func (v *Review) planRuns(plan proposal.AcceptPlan) map[string]map[string]int {
 // rejectCommand implements agentls.reject. The decisions it returns (one
 // per run and file whose hunks were dropped, with the user's reason) are
 // for the runs' sessions.
-func (v *Review) rejectCommand(_ context.Context, a reviewArgs) (rejectResult, []agent.Decision, error) {
+func (v *Review) rejectCommand(_ context.Context, a Args) (RejectResult, []agent.Decision, error) {
 	r := v.state()
 	filter, err := v.reviewFilter(a)
 	if err != nil {
-		return rejectResult{}, nil, err
+		return RejectResult{}, nil, err
 	}
 	type key struct{ run, path string }
 	var touched []key
@@ -244,12 +244,12 @@ func (v *Review) rejectCommand(_ context.Context, a reviewArgs) (rejectResult, [
 	for _, k := range touched {
 		decisions = append(decisions, v.decisionFor(k.run, k.path, false, "", a.Reason, count[k]))
 	}
-	return rejectResult{Rejected: n}, decisions, nil
+	return RejectResult{Rejected: n}, decisions, nil
 }
 
 // reviewFilter turns accept/reject arguments into a store filter; a hunk id
 // the store does not hold is InvalidParams.
-func (v *Review) reviewFilter(a reviewArgs) (proposal.Filter, error) {
+func (v *Review) reviewFilter(a Args) (proposal.Filter, error) {
 	f := proposal.Filter{RunID: a.RunID, HunkID: a.HunkID}
 	if a.URI != "" {
 		u, err := uri.Parse(a.URI)

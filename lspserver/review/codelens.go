@@ -39,6 +39,6 @@ func (v *Review) CodeLens(_ context.Context, p *protocol.CodeLensParams) ([]prot
 
 // reviewCommand is the Command that accepts or rejects one hunk.
 func reviewCommand(title, command, hunkID string) protocol.Command {
-	arg, _ := json.Marshal(reviewArgs{HunkID: hunkID}) // cannot fail: a struct of strings
+	arg, _ := json.Marshal(Args{HunkID: hunkID}) // cannot fail: a struct of strings
 	return protocol.Command{Title: title, Command: command, Arguments: []protocol.LSPAny{arg}}
 }

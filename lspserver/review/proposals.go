@@ -89,8 +89,8 @@ type HunkInfo struct {
 // later announcements.
 const refreshTimeout = 10 * time.Second
 
-// proposalsChangedParams are the params of agentls/proposalsChanged.
-type proposalsChangedParams struct {
+// ProposalsChangedParams are the params of agentls/proposalsChanged.
+type ProposalsChangedParams struct {
 	URI uri.URI `json:"uri"`
 }
 
@@ -183,7 +183,7 @@ func (v *Review) announceLoop(ctx context.Context) {
 			continue
 		}
 		for _, p := range slices.Sorted(slices.Values(paths)) {
-			if err := v.core.Client().Notify(ctx, MethodProposalsChanged, &proposalsChangedParams{URI: v.docs.URIOf(p)}); err != nil {
+			if err := v.core.Client().Notify(ctx, MethodProposalsChanged, &ProposalsChangedParams{URI: v.docs.URIOf(p)}); err != nil {
 				v.log.Warn("announce proposals", "path", p, "err", err)
 			}
 		}

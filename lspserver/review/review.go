@@ -77,7 +77,7 @@ func (v *Review) IsPreviewDiagnostic(d protocol.Diagnostic) bool { return isPrev
 // Accept is the agentls.accept command. The decisions it returns (one per
 // run and file whose hunks were applied) are for the runs' sessions.
 func (v *Review) Accept(ctx context.Context, raw json.RawMessage) (any, []agent.Decision, error) {
-	var a reviewArgs
+	var a Args
 	if err := core.DecodeArg(CommandAccept, ArgShape, raw, &a); err != nil {
 		return nil, nil, err
 	}
@@ -88,7 +88,7 @@ func (v *Review) Accept(ctx context.Context, raw json.RawMessage) (any, []agent.
 // run and file whose hunks were dropped, with the user's reason) are for
 // the runs' sessions.
 func (v *Review) Reject(ctx context.Context, raw json.RawMessage) (any, []agent.Decision, error) {
-	var a reviewArgs
+	var a Args
 	if err := core.DecodeArg(CommandReject, ArgShape, raw, &a); err != nil {
 		return nil, nil, err
 	}
@@ -114,9 +114,9 @@ func (v *Review) DiagnosticMaps() (pending, published int) {
 	return len(d.pending), len(d.published)
 }
 
-// reviewArgs is arguments[0] of agentls.accept and agentls.reject
+// Args is arguments[0] of agentls.accept and agentls.reject
 // (docs/protocol.md): no field selects everything pending.
-type reviewArgs struct {
+type Args struct {
 	RunID  string `json:"runId,omitempty"`
 	URI    string `json:"uri,omitempty"`
 	HunkID string `json:"hunkId,omitempty"`
@@ -125,11 +125,11 @@ type reviewArgs struct {
 	Reason string `json:"reason,omitempty"`
 }
 
-// acceptResult is the result of agentls.accept.
-type acceptResult struct {
+// AcceptResult is the result of agentls.accept.
+type AcceptResult struct {
 	Applied       bool           `json:"applied"`
 	FailureReason string         `json:"failureReason,omitempty"`
-	Conflicts     []hunkConflict `json:"conflicts,omitempty"`
+	Conflicts     []HunkConflict `json:"conflicts,omitempty"`
 	// AppliedHunks are the ids of the hunks this accept applied (an
 	// addition to the contract): with Conflicts, every selected hunk is
 	// accounted for, so a client can say exactly what happened.
@@ -141,14 +141,14 @@ type acceptResult struct {
 	Verifying bool `json:"verifying,omitempty"`
 }
 
-// hunkConflict names a hunk that was not applied and why.
-type hunkConflict struct {
+// HunkConflict names a hunk that was not applied and why.
+type HunkConflict struct {
 	URI    string `json:"uri"`
 	HunkID string `json:"hunkId"`
 	Reason string `json:"reason"`
 }
 
-// rejectResult is the result of agentls.reject.
-type rejectResult struct {
+// RejectResult is the result of agentls.reject.
+type RejectResult struct {
 	Rejected int `json:"rejected"`
 }

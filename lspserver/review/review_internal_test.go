@@ -120,7 +120,7 @@ func TestAcceptRecomputesOnStaleDocument(t *testing.T) {
 	}
 	s.st.store.Failed(plan, "test")
 
-	res, _, err := s.acceptCommand(context.Background(), reviewArgs{})
+	res, _, err := s.acceptCommand(context.Background(), Args{})
 	if err != nil || !res.Applied {
 		t.Fatalf("accept = %+v, %v", res, err)
 	}
@@ -159,7 +159,7 @@ func TestReviewDecisionsForRunChangeset(t *testing.T) {
 		t.Fatalf("hunks = %+v", hunks)
 	}
 
-	res, ds, err := s.acceptCommand(context.Background(), reviewArgs{HunkID: hunks[0].ID})
+	res, ds, err := s.acceptCommand(context.Background(), Args{HunkID: hunks[0].ID})
 	if err != nil || !res.Applied {
 		t.Fatalf("accept = %+v %v", res, err)
 	}
@@ -176,7 +176,7 @@ func TestReviewDecisionsForRunChangeset(t *testing.T) {
 		t.Fatalf("store after accept = %+v", got)
 	}
 
-	rres, ds, err := s.rejectCommand(context.Background(), reviewArgs{HunkID: hunks[1].ID, Reason: "keep d lower-case"})
+	rres, ds, err := s.rejectCommand(context.Background(), Args{HunkID: hunks[1].ID, Reason: "keep d lower-case"})
 	if err != nil || rres.Rejected != 1 {
 		t.Fatalf("reject = %+v %v", rres, err)
 	}

@@ -23,7 +23,7 @@ export function fileEntries(proposals: ext.Proposal[]): FileEntry[] {
     }
     e.created = e.created || p.created === true;
     e.hunks += p.hunks.length;
-    e.conflicted += p.hunks.filter((h) => (h.status ?? p.status) === "conflicted").length;
+    e.conflicted += p.hunks.filter((h) => h.status === "conflicted").length;
     if (!e.runs.includes(p.runId)) {
       e.runs.push(p.runId);
     }

@@ -131,7 +131,7 @@ export function hunkViews(proposals: Proposal[], docUri: string, lines: string[]
         hunkId: h.id,
         runId: p.runId,
         uri: p.uri,
-        conflicted: (h.status ?? p.status) === "conflicted",
+        conflicted: h.status === "conflicted",
         reason: h.reason,
         lastError: h.lastError,
         supersededBy: h.supersededBy,

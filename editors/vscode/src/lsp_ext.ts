@@ -1,7 +1,9 @@
 // The agentls protocol extensions (docs/protocol.md),
 // typed once here: the agentls.* commands with their argument and result
 // shapes, the agentls/* requests and notifications. Nothing else in the
-// extension spells a method name.
+// extension spells a method name. A copy of the server's Go types
+// (lspserver/api.go): lspserver/wire_ext_test.go fails when the two differ,
+// and reads this file with a small parser (wire_ts_test.go), so keep to the forms used here.
 //
 // Imports only vscode-languageserver-protocol (no "vscode"), so the pure
 // modules and their unit tests can use these types under plain node.
@@ -105,7 +107,7 @@ export interface RunArgs {
 export interface RunResult {
   runId: string;
   /** The session the run belongs to (agentls/sessions lists them). */
-  sessionId?: string;
+  sessionId: string;
 }
 
 /** agentls.cancel arguments[0]. */
@@ -162,8 +164,8 @@ export interface Hunk {
   range: Range;
   oldText: string;
   newText: string;
-  /** The hunk's own state when the server sends it (else the proposal's). */
-  status?: "pending" | "conflicted";
+  /** The hunk's own state (a proposal is conflicted when any of its hunks is). */
+  status: "pending" | "conflicted";
   /** Why the hunk is conflicted, for the user. */
   reason?: string;
   /** The editor's reason when the last accept of this hunk failed. */
@@ -234,8 +236,8 @@ export interface SessionInfo {
   runs: number;
   /** Hunks awaiting review. */
   pending: number;
-  /** Tokens of the session's runs, in + out (absent from older servers). */
-  tokens?: number;
+  /** Tokens of the session's runs, in + out. */
+  tokens: number;
   /** Their cost in USD, when model.pricing is set. */
   costUSD?: number;
   /** The session's chosen model. */
@@ -285,8 +287,8 @@ export interface RunEvent {
   /** kind "proposal" in apply mode: whether the editor took the change. */
   applied?: boolean;
   error?: string;
-  /** End events: the run's totals ({ promptTokens, completionTokens, totalTokens, cachedTokens? }). */
-  usage?: Record<string, number>;
+  /** End events: the run's totals. */
+  usage?: TokenUsage;
   /** kind "usage": the model call's number in the run, and its tokens. */
   turn?: number;
   promptTokens?: number;
@@ -325,6 +327,14 @@ export interface RunEvent {
   parentCallId?: string;
   /** kind "finished": a Markdown file holding the whole answer (a plan, or more than one line). */
   answerUri?: string;
+}
+
+/** A run's token totals (RunEvent.usage); `cachedTokens` only when the endpoint reported some. */
+export interface TokenUsage {
+  promptTokens: number;
+  completionTokens: number;
+  totalTokens: number;
+  cachedTokens?: number;
 }
 
 /** One check's outcome at the end of a run. */
@@ -382,7 +392,8 @@ export const experimentalCapabilities = { agentls: { elicitationForms: true, ans
 export interface EditorToolDef {
   name: string;
   description: string;
-  inputSchema: object;
+  /** A JSON Schema object; absent (or null) means no arguments. */
+  inputSchema?: object;
   /** As in MCP: a read-only tool may run alongside other reads and be called from scripts. */
   annotations?: { readOnlyHint?: boolean };
 }

@@ -8,8 +8,8 @@ const rng = { start: { line: 0, character: 0 }, end: { line: 0, character: 0 } }
 suite("fileEntries", () => {
   it("lists every file once, new files marked, counting hunks, conflicts and runs", () => {
     const ps: Proposal[] = [
-      { uri: "file:///w/a.go", runId: "r1", status: "pending", proposedText: "", hunks: [{ id: "r1#1", range: rng, oldText: "", newText: "x\n" }] },
-      { uri: "file:///w/test_a.py", runId: "r1", status: "pending", proposedText: "t\n", created: true, hunks: [{ id: "r1#2", range: rng, oldText: "", newText: "t\n" }] },
+      { uri: "file:///w/a.go", runId: "r1", status: "pending", proposedText: "", hunks: [{ id: "r1#1", range: rng, oldText: "", newText: "x\n", status: "pending" }] },
+      { uri: "file:///w/test_a.py", runId: "r1", status: "pending", proposedText: "t\n", created: true, hunks: [{ id: "r1#2", range: rng, oldText: "", newText: "t\n", status: "pending" }] },
       {
         uri: "file:///w/a.go",
         runId: "r2",

@@ -8,7 +8,7 @@ const rng = (sl: number, sc: number, el: number, ec: number) => ({
   start: { line: sl, character: sc },
   end: { line: el, character: ec },
 });
-const hunk = (id: string, r: ReturnType<typeof rng>, newText: string, oldText = ""): Hunk => ({ id, range: r, oldText, newText });
+const hunk = (id: string, r: ReturnType<typeof rng>, newText: string, oldText = ""): Hunk => ({ id, range: r, oldText, newText, status: "pending" });
 
 // The same document and hunks as the Neovim plugin's preview test, so both
 // clients are held to one behaviour. VS Code counts the empty line after
@@ -80,7 +80,7 @@ describe("hunkViews and navigation", () => {
         hunk("h4", rng(4, 0, 5, 0), ""),
       ],
     },
-    { uri, runId: "r2", status: "conflicted", proposedText: "", hunks: [hunk("c1", rng(3, 1, 3, 9), "INDENTED")] },
+    { uri, runId: "r2", status: "conflicted", proposedText: "", hunks: [{ ...hunk("c1", rng(3, 1, 3, 9), "INDENTED"), status: "conflicted" }] },
     { uri: "file:///w/other.go", runId: "r1", status: "pending", proposedText: "", hunks: [hunk("o1", rng(0, 0, 0, 0), "x\n")] },
   ];
   const views = hunkViews(proposals, uri, lines);
@@ -150,11 +150,11 @@ describe("proposedRows", () => {
           proposedText: "",
           hunks: [
             // b → b1, b2 (one line becomes two)
-            { id: "h1", range: { start: { line: 1, character: 0 }, end: { line: 2, character: 0 } }, oldText: "b\n", newText: "b1\nb2\n" },
+            { id: "h1", range: { start: { line: 1, character: 0 }, end: { line: 2, character: 0 } }, oldText: "b\n", newText: "b1\nb2\n", status: "pending" },
             // d deleted
-            { id: "h2", range: { start: { line: 3, character: 0 }, end: { line: 4, character: 0 } }, oldText: "d\n", newText: "" },
+            { id: "h2", range: { start: { line: 3, character: 0 }, end: { line: 4, character: 0 } }, oldText: "d\n", newText: "", status: "pending" },
             // x inserted above e
-            { id: "h3", range: { start: { line: 4, character: 0 }, end: { line: 4, character: 0 } }, oldText: "", newText: "x\n" },
+            { id: "h3", range: { start: { line: 4, character: 0 }, end: { line: 4, character: 0 } }, oldText: "", newText: "x\n", status: "pending" },
           ],
         },
       ],
@@ -187,6 +187,7 @@ describe("blockRows", () => {
               range: { start: { line: 1, character: 0 }, end: { line: 2, character: 0 } },
               oldText: '\treturn "bye"\n',
               newText: '\t// say goodbye politely\n\treturn "goodbye"\n',
+              status: "pending",
             },
           ],
         },
@@ -212,12 +213,12 @@ describe("blockRows", () => {
   });
   it("marks deletions and joins rows past the end", () => {
     const lines = ["a", "b"];
-    const del = hunks.layout(lines, { id: "d", range: rng(1, 0, 2, 0), oldText: "b\n", newText: "" });
+    const del = hunks.layout(lines, { id: "d", range: rng(1, 0, 2, 0), oldText: "b\n", newText: "", status: "pending" });
     assert.deepEqual(
       hunks.blockRows({ ...del, hunkId: "d", runId: "r", uri: "u", conflicted: false }, lines).map((r) => r.text),
       ["⟶ delete"],
     );
-    const long = hunks.layout(lines, { id: "l", range: rng(1, 0, 2, 0), oldText: "b\n", newText: "x\ny\nz\n" });
+    const long = hunks.layout(lines, { id: "l", range: rng(1, 0, 2, 0), oldText: "b\n", newText: "x\ny\nz\n", status: "pending" });
     assert.deepEqual(
       hunks.blockRows({ ...long, hunkId: "l", runId: "r", uri: "u", conflicted: false }, lines).map((r) => r.text),
       ["⟶ x ⏎ y ⏎ z"],
@@ -292,7 +293,7 @@ describe("inlineLayout", () => {
 });
 
 describe("problemsNote", () => {
-  const hunk = (line: number): Hunk => ({ id: `h${line}`, range: { start: { line, character: 0 }, end: { line: line + 1, character: 0 } }, oldText: "a\n", newText: "b\n" });
+  const hunk = (line: number): Hunk => ({ id: `h${line}`, range: { start: { line, character: 0 }, end: { line: line + 1, character: 0 } }, oldText: "a\n", newText: "b\n", status: "pending" });
   it("puts what the language server found on the proposal's first hunk", () => {
     const p: Proposal = {
       uri: "file:///w/main.go", runId: "r", status: "pending", proposedText: "", hunks: [hunk(2), hunk(5)],
