@@ -528,7 +528,7 @@ func TestFixedCostWithLanguageServer(t *testing.T) {
 	defer lm.Close()
 	cfg := config.Defaults()
 	cfg.Tools.RunCommand = "ask"
-	run, err := NewSession("").Prepare(Setup{Config: cfg, View: workspace.New(workspace.Options{Folders: []string{dir}}), TranscriptDir: NoTranscript, Model: m, Lang: lm}, RunRequest{Prompt: "x"})
+	run, err := NewSession("").Prepare(context.Background(), Setup{Config: cfg, View: workspace.New(workspace.Options{Folders: []string{dir}}), TranscriptDir: NoTranscript, Model: m, Lang: lm}, RunRequest{Prompt: "x"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -571,7 +571,7 @@ func TestFixedCostOfSubAgent(t *testing.T) {
 	defer lm.Close()
 	cfg := config.Defaults()
 	cfg.Tools.RunCommand = "ask"
-	run, err := NewSession("").Prepare(Setup{Config: cfg, View: workspace.New(workspace.Options{Folders: []string{dir}}), TranscriptDir: NoTranscript, Model: m, Lang: lm}, RunRequest{Prompt: "x"})
+	run, err := NewSession("").Prepare(context.Background(), Setup{Config: cfg, View: workspace.New(workspace.Options{Folders: []string{dir}}), TranscriptDir: NoTranscript, Model: m, Lang: lm}, RunRequest{Prompt: "x"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -609,7 +609,7 @@ func TestHeldBackToolCalledByName(t *testing.T) {
 	m := script(calls(call("d1", "definition", `{"path":"main.go","line":1,"symbol":"main"}`)))
 	lm := lang.NewManager(lang.Options{Servers: []lang.ServerConfig{{Name: "gopls", Command: []string{"gopls"}, Extensions: []string{".go"}}}})
 	defer lm.Close()
-	run, err := NewSession("").Prepare(Setup{Config: config.Defaults(), View: workspace.New(workspace.Options{Folders: []string{dir}}), TranscriptDir: NoTranscript, Model: m, Lang: lm}, RunRequest{Prompt: "x"})
+	run, err := NewSession("").Prepare(context.Background(), Setup{Config: config.Defaults(), View: workspace.New(workspace.Options{Folders: []string{dir}}), TranscriptDir: NoTranscript, Model: m, Lang: lm}, RunRequest{Prompt: "x"})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -51,7 +51,7 @@ func langRun(t *testing.T, root string, servers []string, script llmtest.Script)
 	client := newClient(t, srv)
 	log := &eventLog{}
 	s := NewSession("")
-	run, err := s.Prepare(Setup{
+	run, err := s.Prepare(context.Background(), Setup{
 		Config:        config.Defaults(),
 		View:          workspace.New(workspace.Options{Folders: []string{root}}),
 		TranscriptDir: NoTranscript,
@@ -220,7 +220,7 @@ func TestNoLanguageServerNoChange(t *testing.T) {
 			return llmtest.Text("done")
 		})
 		s := NewSession("")
-		r, err := s.Prepare(Setup{Config: config.Defaults(), View: workspace.New(workspace.Options{Folders: []string{root}}), TranscriptDir: NoTranscript, Model: newClient(t, srv), Lang: m}, RunRequest{Prompt: "x"})
+		r, err := s.Prepare(context.Background(), Setup{Config: config.Defaults(), View: workspace.New(workspace.Options{Folders: []string{root}}), TranscriptDir: NoTranscript, Model: newClient(t, srv), Lang: m}, RunRequest{Prompt: "x"})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -322,7 +322,7 @@ func navigate(b *testing.B, root string, servers []string, script llmtest.Script
 		b.Fatal(err)
 	}
 	defer c.Close()
-	run, err := NewSession("").Prepare(Setup{Config: config.Defaults(), View: workspace.New(workspace.Options{Folders: []string{root}}),
+	run, err := NewSession("").Prepare(context.Background(), Setup{Config: config.Defaults(), View: workspace.New(workspace.Options{Folders: []string{root}}),
 		TranscriptDir: NoTranscript, Model: c, Lang: m}, RunRequest{Prompt: "Where is (*cache.Cache).Get called?"})
 	if err != nil {
 		b.Fatal(err)

@@ -160,8 +160,10 @@ func NewModelClient(cfg config.Config, logger *slog.Logger) (*llm.Client, error)
 // the tool policy, environment, registry and offer. It fails only when
 // the model client cannot be built; the caller should check
 // setup.Config.ModelError first for a message naming what to set. A
-// prepared run must be Executed or Closed.
-func (s *Session) Prepare(setup Setup, req RunRequest) (*SessionRun, error) {
+// prepared run must be Executed or Closed. ctx bounds the walk that finds
+// which language servers serve the workspace (a large tree, a cancelled
+// request); it is not kept: Execute takes the run's own.
+func (s *Session) Prepare(ctx context.Context, setup Setup, req RunRequest) (*SessionRun, error) {
 	if req.RunID == "" {
 		req.RunID = NewRunID()
 	}
@@ -195,7 +197,7 @@ func (s *Session) Prepare(setup Setup, req RunRequest) (*SessionRun, error) {
 	r.env.BeforeRead = setup.BeforeRead
 	r.env.PendingNewFile = setup.PendingNew
 	r.reg = tools.NewRegistry(tools.Builtins(policy)...)
-	if lr := setup.Lang.NewRun(context.Background(), r.env); lr != nil {
+	if lr := setup.Lang.NewRun(ctx, r.env); lr != nil {
 		r.env.Diagnoser = lr
 		r.lang = true
 		for _, t := range lr.Tools() {

@@ -72,7 +72,7 @@ func TestSubAgentRunsScriptAndLanguageTools(t *testing.T) {
 	})
 	log := &eventLog{}
 	tdir := t.TempDir()
-	run, err := NewSession("").Prepare(Setup{
+	run, err := NewSession("").Prepare(context.Background(), Setup{
 		Config:        config.Defaults(),
 		View:          workspace.New(workspace.Options{Folders: []string{root}}),
 		TranscriptDir: tdir,
@@ -217,7 +217,7 @@ func TestSubAgentToolsFollowTheRules(t *testing.T) {
 	cfg := config.Defaults()
 	cfg.Tools.RunCommand = "ask"
 	cfg.MCP.ReadOnlyServers = []string{"docs"}
-	run, err := NewSession("").Prepare(Setup{Config: cfg, View: workspace.New(workspace.Options{Folders: []string{t.TempDir()}}),
+	run, err := NewSession("").Prepare(context.Background(), Setup{Config: cfg, View: workspace.New(workspace.Options{Folders: []string{t.TempDir()}}),
 		TranscriptDir: NoTranscript, Model: m,
 		SyncTools: func(reg *tools.Registry) {
 			for _, tl := range []tools.Tool{edRO, edRW, docsRO, docsRW, otherRO} {
