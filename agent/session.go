@@ -200,8 +200,12 @@ func (s *Session) Prepare(ctx context.Context, setup Setup, req RunRequest) (*Se
 	if lr := setup.Lang.NewRun(ctx, r.env); lr != nil {
 		r.env.Diagnoser = lr
 		r.lang = true
+		// Offered from the first request like the other built-ins: the
+		// agent navigates with them, and holding them behind tool_search
+		// would cost a model turn before their first use (their price in
+		// tokens: docs/performance.md).
 		for _, t := range lr.Tools() {
-			r.reg.Add(tools.HeldBack(t))
+			r.reg.Add(t)
 		}
 	}
 	r.counter = NewCounter()
