@@ -147,6 +147,11 @@ type Options struct {
 	// ScriptLimits bound the programs of the script tool (script.*
 	// settings); zero fields take the script package's defaults.
 	ScriptLimits scripttool.Limits
+	// ScriptSlots bound how many script programs run at once; the run's
+	// sub-agents share them. A front-end that runs several runs at once
+	// passes one Slots to all of them to bound the process; nil gives the
+	// run its own (scripttool.DefaultConcurrent).
+	ScriptSlots *scripttool.Slots
 	// Language says a language server serves the workspace: the system
 	// prompt asks the model to prefer the language tools to grep for
 	// symbols and to fix the problems its edits introduce.

@@ -12,6 +12,7 @@ import (
 	"github.com/agentls/agentls/internal/workspace"
 	"github.com/agentls/agentls/tools"
 	"github.com/agentls/agentls/tools/lang"
+	scripttool "github.com/agentls/agentls/tools/script"
 )
 
 // A Session is the one owner of building and running agent runs: the
@@ -98,8 +99,12 @@ type Setup struct {
 	// its workspace (NewLanguageManager): when one serves the workspace's
 	// files, every edit result ends with the problems it introduced and
 	// the language tools (definition, references, symbols, rename,
-	// diagnostics) are offered through tool_search. nil: none.
+	// diagnostics) are offered from the first request. nil: none.
 	Lang *lang.Manager
+	// ScriptSlots, when set, bound the script programs of this run
+	// together with every other run given the same Slots (a front-end's
+	// runs); nil: the run's own (Options.ScriptSlots).
+	ScriptSlots *scripttool.Slots
 }
 
 // NoTranscript as Setup.TranscriptDir disables the run's transcript.
@@ -275,6 +280,7 @@ func (r *SessionRun) Execute(ctx context.Context) Outcome {
 
 		ReadOnlyMCPServers: r.setup.Config.MCP.ReadOnlyServers,
 		ScriptLimits:       ScriptLimitsFromConfig(r.setup.Config),
+		ScriptSlots:        r.setup.ScriptSlots,
 	})
 	out.Model = r.setup.Config.Model.Name
 	s.end(r, out)

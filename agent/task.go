@@ -79,6 +79,7 @@ func (r *runner) runTask(ctx context.Context, p taskParams) (tools.Result, error
 		Offer:        offer,
 		Language:     r.opts.Language,
 		ScriptLimits: r.opts.ScriptLimits,
+		ScriptSlots:  r.opts.ScriptSlots,
 		Env:          env,
 		Limits:       limits,
 		Prompt:       p.Prompt,
