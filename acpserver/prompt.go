@@ -106,7 +106,7 @@ func (s *Server) Prompt(ctx context.Context, p acp.PromptRequest) (acp.PromptRes
 	if transcripts == NoState {
 		transcripts = agent.NoTranscript
 	}
-	prepared, err := ss.core.Prepare(agent.Setup{
+	prepared, err := ss.core.Prepare(tctx, agent.Setup{
 		Config:        cfg,
 		View:          ss.view,
 		Approver:      te,

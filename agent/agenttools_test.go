@@ -513,11 +513,17 @@ func TestInputExamplesMatchSchemas(t *testing.T) {
 }
 
 // TestFixedCostWithLanguageServer: with a language server serving the
-// workspace, what every request pays grows by tool_search and one line of
-// the system prompt (the language tools are held back until loaded), and
-// stays within the fixed-cost budget.
+// workspace, what every request pays grows by the five language tools
+// (offered from the first request: they are the agent's instruments) and
+// one rule of the system prompt, and stays within the fixed-cost budget
+// plus languageToolsAllowance (docs/performance.md, "Language servers").
 func TestFixedCostWithLanguageServer(t *testing.T) {
-	const fixedCostBudget = 1800
+	// 1,800 for the loop's own tools and prompt, as without a language
+	// server, plus what the language tools and their rule may add: 432
+	// tokens of definitions and 38 of rule measured (2026-11-28), which
+	// the headroom of the first 1,800 partly absorbs.
+	const languageToolsAllowance = 450
+	const fixedCostBudget = 1800 + languageToolsAllowance
 	cfgDir := t.TempDir()
 	t.Setenv("XDG_CONFIG_HOME", cfgDir)
 	mustWrite(t, filepath.Join(cfgDir, "agentls/skills/x/SKILL.md"), "---\nname: x\ndescription: y\n---\nz\n")
@@ -528,7 +534,7 @@ func TestFixedCostWithLanguageServer(t *testing.T) {
 	defer lm.Close()
 	cfg := config.Defaults()
 	cfg.Tools.RunCommand = "ask"
-	run, err := NewSession("").Prepare(Setup{Config: cfg, View: workspace.New(workspace.Options{Folders: []string{dir}}), TranscriptDir: NoTranscript, Model: m, Lang: lm}, RunRequest{Prompt: "x"})
+	run, err := NewSession("").Prepare(context.Background(), Setup{Config: cfg, View: workspace.New(workspace.Options{Folders: []string{dir}}), TranscriptDir: NoTranscript, Model: m, Lang: lm}, RunRequest{Prompt: "x"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -536,13 +542,18 @@ func TestFixedCostWithLanguageServer(t *testing.T) {
 	req := m.reqs()[0]
 	c := NewCounter()
 	toolsTok := c.Tools(req.Tools)
-	sys := c.Count(strings.Replace(buildSystemPrompt(mapView{folders: []string{"/home/user/src/project"}}, day), "\n- Keep changes minimal", languageRule+"\n- Keep changes minimal", 1))
+	sys := c.Count(buildSystemPromptCore(systemPromptCore+languageRule, mapView{folders: []string{"/home/user/src/project"}}, day))
 	if !strings.Contains(req.Messages[0].Content, strings.TrimPrefix(languageRule, "\n")) {
 		t.Fatal("the system prompt lacks the language rule")
 	}
 	names := toolNamesOf(req.Tools)
-	if !slices.Contains(names, "tool_search") || slices.Contains(names, "definition") || len(req.Tools) != 13 {
+	if slices.Contains(names, "tool_search") || len(req.Tools) != 17 {
 		t.Fatalf("tools = %v", names)
+	}
+	for _, n := range []string{"diagnostics", "definition", "references", "symbols", "rename"} {
+		if !slices.Contains(names, n) {
+			t.Fatalf("%s is not offered: %v", n, names)
+		}
 	}
 	t.Logf("%d tools: %d tokens; system prompt %d; total %d (budget %d)", len(req.Tools), toolsTok, sys, toolsTok+sys, fixedCostBudget)
 	if toolsTok+sys > fixedCostBudget {
@@ -552,8 +563,8 @@ func TestFixedCostWithLanguageServer(t *testing.T) {
 
 // TestFixedCostOfSubAgent: what every request of a sub-agent pays (its
 // system prompt and tools: the read-only built-ins, script, skill, and
-// tool_search in front of the held-back language tools) stays within the
-// same fixed-cost budget as its parent's.
+// the read-only language tools) stays within 1,800 tokens, the budget of
+// its parent without a language server.
 func TestFixedCostOfSubAgent(t *testing.T) {
 	const fixedCostBudget = 1800
 	cfgDir := t.TempDir()
@@ -571,7 +582,7 @@ func TestFixedCostOfSubAgent(t *testing.T) {
 	defer lm.Close()
 	cfg := config.Defaults()
 	cfg.Tools.RunCommand = "ask"
-	run, err := NewSession("").Prepare(Setup{Config: cfg, View: workspace.New(workspace.Options{Folders: []string{dir}}), TranscriptDir: NoTranscript, Model: m, Lang: lm}, RunRequest{Prompt: "x"})
+	run, err := NewSession("").Prepare(context.Background(), Setup{Config: cfg, View: workspace.New(workspace.Options{Folders: []string{dir}}), TranscriptDir: NoTranscript, Model: m, Lang: lm}, RunRequest{Prompt: "x"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -585,7 +596,7 @@ func TestFixedCostOfSubAgent(t *testing.T) {
 		}
 	}
 	names := toolNamesOf(sub.Tools)
-	if !slices.Equal(names, []string{"glob", "grep", "list_dir", "read_file", "script", "skill", "tool_search"}) {
+	if !slices.Equal(names, []string{"definition", "diagnostics", "glob", "grep", "list_dir", "read_file", "references", "script", "skill", "symbols"}) {
 		t.Fatalf("sub-agent tools = %v", names)
 	}
 	c := NewCounter()
@@ -594,43 +605,5 @@ func TestFixedCostOfSubAgent(t *testing.T) {
 	t.Logf("sub-agent: %d tools: %d tokens; system prompt %d; total %d (budget %d)", len(sub.Tools), toolsTok, sys, toolsTok+sys, fixedCostBudget)
 	if toolsTok+sys > fixedCostBudget {
 		t.Fatalf("sub-agent fixed cost %d tokens, budget %d", toolsTok+sys, fixedCostBudget)
-	}
-}
-
-// TestHeldBackToolCalledByName: a model that calls a held-back tool (a
-// language tool) by its name without loading it first is told the tool
-// exists and is loaded now, and finds it in its tools from the next turn,
-// instead of "there is no tool named" (which sent it looking for another
-// way, or to tool_search for a tool it already knew).
-func TestHeldBackToolCalledByName(t *testing.T) {
-	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
-	dir := t.TempDir()
-	mustWrite(t, filepath.Join(dir, "main.go"), "package main\n")
-	m := script(calls(call("d1", "definition", `{"path":"main.go","line":1,"symbol":"main"}`)))
-	lm := lang.NewManager(lang.Options{Servers: []lang.ServerConfig{{Name: "gopls", Command: []string{"gopls"}, Extensions: []string{".go"}}}})
-	defer lm.Close()
-	run, err := NewSession("").Prepare(Setup{Config: config.Defaults(), View: workspace.New(workspace.Options{Folders: []string{dir}}), TranscriptDir: NoTranscript, Model: m, Lang: lm}, RunRequest{Prompt: "x"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	run.Execute(context.Background())
-	reqs := m.reqs()
-	if len(reqs) < 2 {
-		t.Fatalf("%d requests", len(reqs))
-	}
-	if slices.Contains(toolNamesOf(reqs[0].Tools), "definition") {
-		t.Fatal("definition was offered before it was loaded")
-	}
-	var result string
-	for _, msg := range reqs[1].Messages {
-		if msg.ToolCallID == "d1" {
-			result = msg.Content
-		}
-	}
-	if !strings.Contains(result, "definition was not loaded") || strings.Contains(result, "there is no tool named") {
-		t.Fatalf("the call's result: %q", result)
-	}
-	if !slices.Contains(toolNamesOf(reqs[1].Tools), "definition") {
-		t.Fatalf("definition is not offered after the call: %v", toolNamesOf(reqs[1].Tools))
 	}
 }

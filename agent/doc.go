@@ -11,7 +11,7 @@
 // of building a run and of the conversation across runs:
 //
 //	sess := agent.NewSession("")                 // or a restored one (SessionStore)
-//	run, err := sess.Prepare(agent.Setup{Config: cfg, View: view, Approver: a},
+//	run, err := sess.Prepare(ctx, agent.Setup{Config: cfg, View: view, Approver: a},
 //		agent.RunRequest{Prompt: "Fix the failing test", OnEvent: onEvent})
 //	out := run.Execute(ctx)                      // events: text, tool calls, EventStaged, todo, end
 //	sess.Decide(agent.Decision{...})             // review outcomes: inputs, never callbacks

@@ -51,7 +51,7 @@ func langRun(t *testing.T, root string, servers []string, script llmtest.Script)
 	client := newClient(t, srv)
 	log := &eventLog{}
 	s := NewSession("")
-	run, err := s.Prepare(Setup{
+	run, err := s.Prepare(context.Background(), Setup{
 		Config:        config.Defaults(),
 		View:          workspace.New(workspace.Options{Folders: []string{root}}),
 		TranscriptDir: NoTranscript,
@@ -145,11 +145,8 @@ func TestLanguageServerGo(t *testing.T) {
 	want := "main.go:6: undefined: undefinedThing"
 	out, events, reqs := langRun(t, root, []string{"gopls"}, fixLoop("main.go", `fmt.Println("hi")`, `fmt.Println(undefinedThing)`, want, &results))
 	checkFixLoop(t, out, events, results, "main.go", want)
-	if sys := reqs[0].System(); !strings.Contains(sys, `For symbols prefer semantic tools (tool_search "symbol") to grep`) {
+	if sys := reqs[0].System(); !strings.Contains(sys, strings.TrimPrefix(languageRule, "\n")) {
 		t.Fatalf("system prompt lacks the language rule:\n%s", sys)
-	}
-	if !reqs[0].HasTool("tool_search") || reqs[0].HasTool("definition") {
-		t.Fatalf("first request offers %v (the language tools are held back)", reqs[0].ToolNames())
 	}
 }
 
@@ -163,31 +160,53 @@ func TestLanguageServerPython(t *testing.T) {
 	checkFixLoop(t, out, events, results, "main.py", want)
 }
 
-// TestLanguageToolsThroughToolSearch: the model loads the language tools
-// with tool_search and navigates with them.
-func TestLanguageToolsThroughToolSearch(t *testing.T) {
+// TestLanguageToolsFromFirstRequest: with gopls serving the workspace the
+// first model request already offers the five language tools (nothing to
+// load, no tool_search) and a system prompt that prefers them to grep; a
+// direct references call on the first turn returns gopls's references in
+// its result, and the system prompt and tools stay byte-stable over the
+// run (provider prompt caches).
+func TestLanguageToolsFromFirstRequest(t *testing.T) {
 	noLeaksAfterCleanup(t)
 	root := langWorkspace(t, map[string]string{
 		"go.mod":  "module example.com/m\n\ngo 1.22\n",
 		"util.go": "package main\n\n// Add adds.\nfunc Add(a, b int) int { return a + b }\n",
-		"main.go": "package main\n\nimport \"fmt\"\n\nfunc main() {\n\tfmt.Println(Add(1, 2))\n}\n",
+		"main.go": "package main\n\nimport \"fmt\"\n\nfunc main() {\n\tfmt.Println(Add(1, 2))\n\tfmt.Println(Add(3, 4))\n}\n",
 	})
-	var def string
 	out, _, reqs := langRun(t, root, []string{"gopls"}, func(req *llmtest.ChatRequest) llmtest.Reply {
-		switch {
-		case !req.HasToolResult("load"):
-			return llmtest.ToolCalls(llmtest.Call{ID: "load", Name: "tool_search", Args: `{"query":"symbol"}`})
-		case !req.HasToolResult("def"):
-			return llmtest.ToolCalls(llmtest.Call{ID: "def", Name: "definition", Args: `{"path":"main.go","line":6,"symbol":"Add"}`})
+		if req.Turns() == 0 {
+			return llmtest.ToolCalls(
+				llmtest.Call{ID: "refs", Name: "references", Args: `{"path":"util.go","line":4,"symbol":"Add"}`},
+				llmtest.Call{ID: "def", Name: "definition", Args: `{"path":"main.go","line":6,"symbol":"Add"}`})
 		}
-		def, _ = req.ToolResult("def")
 		return llmtest.Text("found")
 	})
-	if out.Status != StatusFinished || def != "util.go:4: func Add(a, b int) int { return a + b }" {
-		t.Fatalf("outcome %v, definition %q", out.Status, def)
+	if out.Status != StatusFinished || len(reqs) != 2 {
+		t.Fatalf("outcome %v %q after %d requests", out.Status, out.Answer, len(reqs))
 	}
-	if !reqs[1].HasTool("definition") || !reqs[1].HasTool("rename") {
-		t.Fatalf("after tool_search: %v", reqs[1].ToolNames())
+	first := reqs[0]
+	for _, name := range []string{"diagnostics", "definition", "references", "symbols", "rename"} {
+		if !first.HasTool(name) {
+			t.Fatalf("first request lacks %s: %v", name, first.ToolNames())
+		}
+	}
+	if first.HasTool("tool_search") {
+		t.Fatalf("first request offers tool_search with nothing held back: %v", first.ToolNames())
+	}
+	sys := first.System()
+	rules, _, _ := strings.Cut(sys, "\n\nEnvironment:")
+	if !strings.HasPrefix(sys, systemPromptCore) || !strings.HasSuffix(rules, languageRule) {
+		t.Fatalf("system prompt:\n%s", sys)
+	}
+	refs, _ := reqs[1].ToolResult("refs")
+	if !strings.HasPrefix(refs, "3 reference(s) in 2 file(s):") || !strings.Contains(refs, "main.go\n  6: fmt.Println(Add(1, 2))\n  7: fmt.Println(Add(3, 4))") {
+		t.Fatalf("references result:\n%s", refs)
+	}
+	if def, _ := reqs[1].ToolResult("def"); def != "util.go:4: func Add(a, b int) int { return a + b }" {
+		t.Fatalf("definition result %q", def)
+	}
+	if reqs[1].System() != sys || !slices.Equal(reqs[1].ToolNames(), first.ToolNames()) {
+		t.Fatalf("the second request changed the prefix: tools %v", reqs[1].ToolNames())
 	}
 }
 
@@ -220,7 +239,7 @@ func TestNoLanguageServerNoChange(t *testing.T) {
 			return llmtest.Text("done")
 		})
 		s := NewSession("")
-		r, err := s.Prepare(Setup{Config: config.Defaults(), View: workspace.New(workspace.Options{Folders: []string{root}}), TranscriptDir: NoTranscript, Model: newClient(t, srv), Lang: m}, RunRequest{Prompt: "x"})
+		r, err := s.Prepare(context.Background(), Setup{Config: config.Defaults(), View: workspace.New(workspace.Options{Folders: []string{root}}), TranscriptDir: NoTranscript, Model: newClient(t, srv), Lang: m}, RunRequest{Prompt: "x"})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -264,8 +283,6 @@ func BenchmarkNavigationTokens(b *testing.B) {
 	for range b.N {
 		semantic, semanticResults = navigate(b, root, []string{"gopls"}, func(req *llmtest.ChatRequest) llmtest.Reply {
 			switch {
-			case !req.HasToolResult("load"):
-				return llmtest.ToolCalls(llmtest.Call{ID: "load", Name: "tool_search", Args: `{"query":"symbol"}`}).NoUsage()
 			case !req.HasToolResult("sym"):
 				return llmtest.ToolCalls(llmtest.Call{ID: "sym", Name: "symbols", Args: `{"query":"Get"}`}).NoUsage()
 			case !req.HasToolResult("refs"):
@@ -322,7 +339,7 @@ func navigate(b *testing.B, root string, servers []string, script llmtest.Script
 		b.Fatal(err)
 	}
 	defer c.Close()
-	run, err := NewSession("").Prepare(Setup{Config: config.Defaults(), View: workspace.New(workspace.Options{Folders: []string{root}}),
+	run, err := NewSession("").Prepare(context.Background(), Setup{Config: config.Defaults(), View: workspace.New(workspace.Options{Folders: []string{root}}),
 		TranscriptDir: NoTranscript, Model: c, Lang: m}, RunRequest{Prompt: "Where is (*cache.Cache).Get called?"})
 	if err != nil {
 		b.Fatal(err)

@@ -112,10 +112,11 @@ type Options struct {
 	// every model call instead (deferred MCP loading plugs in there).
 	Registry     *tools.Registry
 	ToolsForTurn func() []tools.Tool
-	// Offer, when set, is the Offer ToolsForTurn draws from; sub-agents of
-	// the task tool derive theirs from it (Offer.Derive), so tools held
-	// back from the parent (the language tools) are held back from them
-	// too and their tool_search loads tools for them alone.
+	// Offer, when set, is the Offer ToolsForTurn draws from; a held-back
+	// tool called by its exact name is loaded from it and runs at once.
+	// Sub-agents of the task tool derive theirs from it (Offer.Derive), so
+	// tools held back from the parent (deferred MCP tools) are held back
+	// from them too and their tool_search loads tools for them alone.
 	Offer *tools.Offer
 	// Env is what tool calls reach; its RunID names the run.
 	Env    *tools.Env
@@ -146,6 +147,11 @@ type Options struct {
 	// ScriptLimits bound the programs of the script tool (script.*
 	// settings); zero fields take the script package's defaults.
 	ScriptLimits scripttool.Limits
+	// ScriptSlots bound how many script programs run at once; the run's
+	// sub-agents share them. A front-end that runs several runs at once
+	// passes one Slots to all of them to bound the process; nil gives the
+	// run its own (scripttool.DefaultConcurrent).
+	ScriptSlots *scripttool.Slots
 	// Language says a language server serves the workspace: the system
 	// prompt asks the model to prefer the language tools to grep for
 	// symbols and to fix the problems its edits introduce.

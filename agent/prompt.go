@@ -57,13 +57,14 @@ Rules:
 - When a tool fails, change your approach instead of repeating the same call.
 - Finish with a short answer: what you changed and why, or the answer to the question. Do not paste whole files.`
 
-// languageRule is added to the system prompt when a language server serves
-// the workspace (the tools are loaded with tool_search: they are held back
-// to keep every request within the fixed-cost budget).
-const languageRule = "\n- For symbols prefer semantic tools (tool_search \"symbol\") to grep; fix problems your edits introduce before finishing."
+// languageRule ends the rules when a language server serves the
+// workspace. It is appended, not inserted, so the prompt of a run with a
+// language server shares every byte of the rules before it with one
+// without (provider prompt caches match on the prefix).
+const languageRule = "\n- Find symbols with definition, references and symbols, not grep: exact, and far fewer tokens. Fix the problems your edits introduce (edit results and diagnostics list them) before finishing."
 
 // taskLanguageRule is languageRule for a sub-agent, which cannot edit.
-const taskLanguageRule = "\n- For symbols prefer semantic tools (tool_search \"symbol\") to grep."
+const taskLanguageRule = "\n- Find symbols with definition, references and symbols, not grep: exact, and far fewer tokens."
 
 // planModeRules are added to the system prompt of a planning run.
 const planModeRules = `
@@ -82,7 +83,7 @@ func (r *runner) systemPrompt(view workspaceReader, now time.Time) string {
 		}
 	} else {
 		if r.opts.Language {
-			core = strings.Replace(core, "\n- Keep changes minimal", languageRule+"\n- Keep changes minimal", 1)
+			core += languageRule
 		}
 		if r.opts.Mode == ModePlan {
 			core += planModeRules

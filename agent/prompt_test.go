@@ -10,6 +10,7 @@ import (
 
 	"github.com/agentls/agentls/internal/text"
 	"github.com/agentls/agentls/internal/workspace"
+	"github.com/agentls/agentls/tools"
 )
 
 // mapView is a workspaceReader over a map, for prompt assembly tests.
@@ -153,5 +154,36 @@ func TestRunReadsRulesThroughTheView(t *testing.T) {
 	Run(context.Background(), opts)
 	if sys := m2.reqs()[0].Messages[0].Content; !strings.Contains(sys, "BUFFER RULE") || strings.Contains(sys, "DISK RULE") {
 		t.Fatalf("open buffer not used:\n%s", sys)
+	}
+}
+
+// TestSystemPromptPrefixIsStable: the rules a language server or plan
+// mode add come after every byte of the core rules, so runs with and
+// without them share the prompt's prefix (provider prompt caches match on
+// it), and the same run options build the same bytes every time.
+func TestSystemPromptPrefixIsStable(t *testing.T) {
+	view := mapView{folders: []string{"/home/user/src/project"}}
+	prompt := func(role runRole, o Options) string {
+		r := &runner{opts: o, role: role, env: &tools.Env{}}
+		return r.systemPrompt(view, day)
+	}
+	for _, c := range []struct {
+		name string
+		role runRole
+		core string
+		o    Options
+	}{
+		{"language", roleMain, systemPromptCore, Options{Language: true}},
+		{"plan", roleMain, systemPromptCore, Options{Mode: ModePlan}},
+		{"language and plan", roleMain, systemPromptCore, Options{Language: true, Mode: ModePlan}},
+		{"sub-agent with language", roleTask, taskSystemCore, Options{Language: true}},
+	} {
+		p := prompt(c.role, c.o)
+		if !strings.HasPrefix(p, c.core) || p == prompt(c.role, Options{}) {
+			t.Errorf("%s: the prompt does not extend the core:\n%s", c.name, p)
+		}
+		if p != prompt(c.role, c.o) {
+			t.Errorf("%s: two builds differ", c.name)
+		}
 	}
 }

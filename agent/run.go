@@ -13,6 +13,7 @@ import (
 
 	"github.com/agentls/agentls/agent/llm"
 	"github.com/agentls/agentls/tools"
+	scripttool "github.com/agentls/agentls/tools/script"
 	"github.com/agentls/agentls/tools/skills"
 	openai "github.com/sashabaranov/go-openai"
 )
@@ -169,6 +170,9 @@ func newRunner(opts Options) (*runner, error) {
 	}
 	if r.env.RunID == "" {
 		r.env.RunID = NewRunID()
+	}
+	if r.opts.ScriptSlots == nil {
+		r.opts.ScriptSlots = scripttool.NewSlots(0)
 	}
 	if r.counter == nil {
 		r.counter = NewCounter()

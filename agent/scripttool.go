@@ -24,6 +24,7 @@ func (r *runner) scriptTool() tools.Tool {
 		Exclude: scriptExcluded,
 		Observe: r.observeInner,
 		Limits:  r.opts.ScriptLimits,
+		Slots:   r.opts.ScriptSlots,
 	})
 }
 

@@ -228,7 +228,7 @@ func TestScriptLimitsFromConfig(t *testing.T) {
 		})
 		cfg := config.Defaults()
 		set(&cfg.Script)
-		run, err := NewSession("").Prepare(Setup{Config: cfg, View: workspace.New(workspace.Options{Folders: []string{dir}}),
+		run, err := NewSession("").Prepare(context.Background(), Setup{Config: cfg, View: workspace.New(workspace.Options{Folders: []string{dir}}),
 			TranscriptDir: NoTranscript, Model: newClient(t, srv)}, RunRequest{Prompt: "x"})
 		if err != nil {
 			t.Fatal(err)

@@ -12,6 +12,7 @@ import (
 	"github.com/agentls/agentls/internal/workspace"
 	"github.com/agentls/agentls/tools"
 	"github.com/agentls/agentls/tools/lang"
+	scripttool "github.com/agentls/agentls/tools/script"
 )
 
 // A Session is the one owner of building and running agent runs: the
@@ -98,8 +99,12 @@ type Setup struct {
 	// its workspace (NewLanguageManager): when one serves the workspace's
 	// files, every edit result ends with the problems it introduced and
 	// the language tools (definition, references, symbols, rename,
-	// diagnostics) are offered through tool_search. nil: none.
+	// diagnostics) are offered from the first request. nil: none.
 	Lang *lang.Manager
+	// ScriptSlots, when set, bound the script programs of this run
+	// together with every other run given the same Slots (a front-end's
+	// runs); nil: the run's own (Options.ScriptSlots).
+	ScriptSlots *scripttool.Slots
 }
 
 // NoTranscript as Setup.TranscriptDir disables the run's transcript.
@@ -160,8 +165,10 @@ func NewModelClient(cfg config.Config, logger *slog.Logger) (*llm.Client, error)
 // the tool policy, environment, registry and offer. It fails only when
 // the model client cannot be built; the caller should check
 // setup.Config.ModelError first for a message naming what to set. A
-// prepared run must be Executed or Closed.
-func (s *Session) Prepare(setup Setup, req RunRequest) (*SessionRun, error) {
+// prepared run must be Executed or Closed. ctx bounds the walk that finds
+// which language servers serve the workspace (a large tree, a cancelled
+// request); it is not kept: Execute takes the run's own.
+func (s *Session) Prepare(ctx context.Context, setup Setup, req RunRequest) (*SessionRun, error) {
 	if req.RunID == "" {
 		req.RunID = NewRunID()
 	}
@@ -195,11 +202,15 @@ func (s *Session) Prepare(setup Setup, req RunRequest) (*SessionRun, error) {
 	r.env.BeforeRead = setup.BeforeRead
 	r.env.PendingNewFile = setup.PendingNew
 	r.reg = tools.NewRegistry(tools.Builtins(policy)...)
-	if lr := setup.Lang.NewRun(context.Background(), r.env); lr != nil {
+	if lr := setup.Lang.NewRun(ctx, r.env); lr != nil {
 		r.env.Diagnoser = lr
 		r.lang = true
+		// Offered from the first request like the other built-ins: the
+		// agent navigates with them, and holding them behind tool_search
+		// would cost a model turn before their first use (their price in
+		// tokens: docs/performance.md).
 		for _, t := range lr.Tools() {
-			r.reg.Add(tools.HeldBack(t))
+			r.reg.Add(t)
 		}
 	}
 	r.counter = NewCounter()
@@ -269,6 +280,7 @@ func (r *SessionRun) Execute(ctx context.Context) Outcome {
 
 		ReadOnlyMCPServers: r.setup.Config.MCP.ReadOnlyServers,
 		ScriptLimits:       ScriptLimitsFromConfig(r.setup.Config),
+		ScriptSlots:        r.setup.ScriptSlots,
 	})
 	out.Model = r.setup.Config.Model.Name
 	s.end(r, out)

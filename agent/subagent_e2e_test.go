@@ -25,10 +25,10 @@ func isSubReq(req *llmtest.ChatRequest) bool {
 }
 
 // TestSubAgentRunsScriptAndLanguageTools is the sub-agent's toolset end
-// to end: a parent (scripted model, real SSE) calls task; the sub-agent
-// loads the language tools with its own tool_search, runs a script whose
-// functions include definition (real gopls), and calls references
-// directly. What the sub-agent saw comes back to the parent as its
+// to end: a parent (scripted model, real SSE) calls task; the sub-agent,
+// offered the read-only language tools from its first request, runs a
+// script whose functions include definition (real gopls) and calls
+// references directly in the same turn. What the sub-agent saw comes back to the parent as its
 // answer; the inner calls are events and transcript records with the
 // sub-agent's run id and the script call as parent.
 func TestSubAgentRunsScriptAndLanguageTools(t *testing.T) {
@@ -43,17 +43,14 @@ func TestSubAgentRunsScriptAndLanguageTools(t *testing.T) {
 	defer m.Close()
 
 	const program = "files = glob('*.go')\nd = definition('main.go', 6, 'Add')[0]\nprint(len(files), 'files')\nprint('%s:%d: %s' % (d['path'], d['line'], d['text']))\nlen(grep('Add\\\\('))"
-	var subFirst, subSecond *llmtest.ChatRequest
+	var subFirst *llmtest.ChatRequest
 	var scriptSaw, refsSaw, taskResult string
-	var parentAfter []string
+	var parentFirst, parentAfter []string
 	srv := llmtest.New(t, func(req *llmtest.ChatRequest) llmtest.Reply {
 		if isSubReq(req) {
 			switch {
-			case !req.HasToolResult("load"):
-				subFirst = req
-				return llmtest.ToolCalls(llmtest.Call{ID: "load", Name: "tool_search", Args: `{"query":"symbol"}`})
 			case !req.HasToolResult("prog"):
-				subSecond = req
+				subFirst = req
 				args, _ := json.Marshal(map[string]string{"code": program})
 				return llmtest.ToolCalls(
 					llmtest.Call{ID: "prog", Name: "script", Args: string(args)},
@@ -64,6 +61,7 @@ func TestSubAgentRunsScriptAndLanguageTools(t *testing.T) {
 			return llmtest.Text("SUB SAW:\n" + scriptSaw + "\n" + refsSaw)
 		}
 		if !req.HasToolResult("t1") {
+			parentFirst = req.ToolNames()
 			return llmtest.ToolCalls(llmtest.Call{ID: "t1", Name: "task", Args: `{"description":"find Add","prompt":"Where is Add defined and used?"}`})
 		}
 		taskResult, _ = req.ToolResult("t1")
@@ -72,7 +70,7 @@ func TestSubAgentRunsScriptAndLanguageTools(t *testing.T) {
 	})
 	log := &eventLog{}
 	tdir := t.TempDir()
-	run, err := NewSession("").Prepare(Setup{
+	run, err := NewSession("").Prepare(context.Background(), Setup{
 		Config:        config.Defaults(),
 		View:          workspace.New(workspace.Options{Folders: []string{root}}),
 		TranscriptDir: tdir,
@@ -87,28 +85,21 @@ func TestSubAgentRunsScriptAndLanguageTools(t *testing.T) {
 		t.Fatalf("outcome %v %q %v", out.Status, out.Answer, out.Err)
 	}
 
-	// The sub-agent's toolset: read-only tools, script, its own
-	// tool_search; the language tools only once it loaded them, and never
-	// rename (it stages edits) nor anything else that changes files.
-	if subFirst == nil || subSecond == nil {
+	// The sub-agent's toolset from its first request: read-only tools,
+	// script and the read-only language tools; never rename (it stages
+	// edits) nor anything else that changes files, and no tool_search
+	// (nothing is held back).
+	if subFirst == nil {
 		t.Fatal("the sub-agent made no requests")
 	}
-	if got := subFirst.ToolNames(); !slices.Equal(got, []string{"glob", "grep", "list_dir", "read_file", "script", "tool_search"}) {
+	if got := subFirst.ToolNames(); !slices.Equal(got, []string{"definition", "diagnostics", "glob", "grep", "list_dir", "read_file", "references", "script", "symbols"}) {
 		t.Fatalf("sub-agent's first offer: %v", got)
 	}
-	if got := subSecond.ToolNames(); !slices.Equal(got, []string{"definition", "glob", "grep", "list_dir", "read_file", "references", "script", "symbols", "tool_search"}) {
-		t.Fatalf("sub-agent's offer after tool_search: %v", got)
+	if !slices.Equal(parentFirst, parentAfter) || !slices.Contains(parentAfter, "rename") || slices.Contains(parentAfter, "tool_search") {
+		t.Fatalf("parent's offer before the task %v, after %v", parentFirst, parentAfter)
 	}
-	// What the sub-agent's tool_search loaded is its own: the parent's
-	// language tools are still held back.
-	if slices.Contains(parentAfter, "definition") || !slices.Contains(parentAfter, "tool_search") || !slices.Contains(parentAfter, "edit_file") {
-		t.Fatalf("parent's offer after the task: %v", parentAfter)
-	}
-	if !strings.Contains(subFirst.System(), `For symbols prefer semantic tools (tool_search "symbol") to grep.`) {
+	if !strings.HasSuffix(strings.SplitN(subFirst.System(), "\n\nEnvironment:", 2)[0], taskLanguageRule) {
 		t.Fatalf("sub-agent's system prompt lacks the language rule:\n%s", subFirst.System())
-	}
-	if loaded, _ := subSecond.ToolResult("load"); !strings.Contains(loaded, "- definition:") || strings.Contains(loaded, "rename") {
-		t.Fatalf("the sub-agent's tool_search loaded:\n%s", loaded)
 	}
 
 	// What the sub-agent saw: the program's output (gopls's definition
@@ -217,7 +208,7 @@ func TestSubAgentToolsFollowTheRules(t *testing.T) {
 	cfg := config.Defaults()
 	cfg.Tools.RunCommand = "ask"
 	cfg.MCP.ReadOnlyServers = []string{"docs"}
-	run, err := NewSession("").Prepare(Setup{Config: cfg, View: workspace.New(workspace.Options{Folders: []string{t.TempDir()}}),
+	run, err := NewSession("").Prepare(context.Background(), Setup{Config: cfg, View: workspace.New(workspace.Options{Folders: []string{t.TempDir()}}),
 		TranscriptDir: NoTranscript, Model: m,
 		SyncTools: func(reg *tools.Registry) {
 			for _, tl := range []tools.Tool{edRO, edRW, docsRO, docsRW, otherRO} {

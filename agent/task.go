@@ -72,11 +72,14 @@ func (r *runner) runTask(ctx context.Context, p taskParams) (tools.Result, error
 		}
 		limits.TokenBudget = left
 	}
+	toolsForTurn, offer := r.subAgentTools()
 	opts := Options{
 		Model:        r.model,
-		ToolsForTurn: r.subAgentTools(),
+		ToolsForTurn: toolsForTurn,
+		Offer:        offer,
 		Language:     r.opts.Language,
 		ScriptLimits: r.opts.ScriptLimits,
+		ScriptSlots:  r.opts.ScriptSlots,
 		Env:          env,
 		Limits:       limits,
 		Prompt:       p.Prompt,
@@ -138,13 +141,13 @@ func capAnswer(s string) string {
 }
 
 // subAgentTools returns what a sub-agent is offered at each turn: the
-// read-only tools of its parent's registry (subAgentMay), the language
-// tools held back behind a tool_search of its own, and the skill tool.
-// With the parent's Offer (Options.Offer) the sub-agent derives its own,
-// so what its tool_search loads is its own and its fixed cost stays
-// bounded the same way; without one it gets the parent's read-only tools
-// of the turn.
-func (r *runner) subAgentTools() func() []tools.Tool {
+// read-only tools of its parent's registry (subAgentMay) and the skill
+// tool, and the sub-agent's Offer. With the parent's Offer (Options.Offer)
+// the sub-agent derives its own, so what its tool_search loads (or a call
+// by name, see runner.load) is its own and its fixed cost stays bounded
+// the same way; without one (nil offer) it gets the parent's read-only
+// tools of the turn.
+func (r *runner) subAgentTools() (func() []tools.Tool, *tools.Offer) {
 	var offer *tools.Offer
 	if r.opts.Offer != nil {
 		offer = r.opts.Offer.Derive(r.subAgentMay)
@@ -165,7 +168,7 @@ func (r *runner) subAgentTools() func() []tools.Tool {
 			out = append(out, tools.Skill())
 		}
 		return sortTools(out)
-	}
+	}, offer
 }
 
 // subAgentMay says whether a sub-agent may be offered t: read-only tools

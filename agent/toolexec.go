@@ -227,13 +227,10 @@ func (r *runner) plan(calls []llm.ToolCall, available []tools.Tool) []plannedCal
 	for i, tc := range calls {
 		pc := plannedCall{call: tc, readOnly: true}
 		t, ok := byName[tc.Name]
+		if !ok {
+			t, ok = r.load(tc.Name)
+		}
 		switch {
-		case !ok && r.opts.Offer != nil && r.opts.Offer.Loadable(tc.Name):
-			// A held-back tool called by name: load it, as tool_search
-			// would, and say so; the model calls it again next turn with
-			// its schema in view.
-			r.opts.Offer.Activate(tc.Name)
-			pc.early = &callResult{isError: true, text: fmt.Sprintf("Error: %s was not loaded yet, so this call did not run. It is loaded now: call it again (its parameters are in your tools from now on).", tc.Name)}
 		case !ok:
 			pc.early = &callResult{isError: true, text: fmt.Sprintf("Error: there is no tool named %q. Available tools: %s.", tc.Name, toolNames(available))}
 		case errors.Is(tc.ArgsErr, llm.ErrArgsTooLarge):
@@ -248,6 +245,23 @@ func (r *runner) plan(calls []llm.ToolCall, available []tools.Tool) []plannedCal
 		out[i] = pc
 	}
 	return out
+}
+
+// load is the held-back tool (tools.Offer.Loadable) called name, when
+// this run may use it, activated for the rest of the run: a call by its
+// exact name runs at once (invalid arguments fail like any tool's, and its
+// schema is in view from the next turn). A planning run never loads a
+// tool that could not be offered to it.
+func (r *runner) load(name string) (tools.Tool, bool) {
+	if r.opts.Offer == nil {
+		return nil, false
+	}
+	t, ok := r.opts.Offer.Loadable(name)
+	if !ok || (r.role == roleMain && r.opts.Mode == ModePlan && !t.ReadOnly()) {
+		return nil, false
+	}
+	r.opts.Offer.Activate(name)
+	return t, true
 }
 
 func toolNames(ts []tools.Tool) string {

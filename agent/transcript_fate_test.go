@@ -20,7 +20,7 @@ import (
 func executeIn(t testing.TB, s *Session, tdir string) *SessionRun {
 	t.Helper()
 	m := script(func(d func(llm.Delta)) llm.Response { return reply(d, "ok") })
-	run, err := s.Prepare(Setup{Config: config.Defaults(), View: workspace.New(workspace.Options{Folders: []string{t.TempDir()}}),
+	run, err := s.Prepare(context.Background(), Setup{Config: config.Defaults(), View: workspace.New(workspace.Options{Folders: []string{t.TempDir()}}),
 		TranscriptDir: tdir, Model: m}, RunRequest{Prompt: "x"})
 	if err != nil {
 		t.Fatal(err)

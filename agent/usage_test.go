@@ -32,7 +32,7 @@ func TestUsageEventsAndCost(t *testing.T) {
 	pricing := &config.Pricing{InputPerMTok: 2, OutputPerMTok: 8, CachedInputPerMTok: 0.5}
 	s := NewSession("")
 	var events []Event
-	run, err := s.Prepare(sessionSetup(t, srv, pricing), RunRequest{Prompt: "look", OnEvent: func(e Event) { events = append(events, e) }})
+	run, err := s.Prepare(context.Background(), sessionSetup(t, srv, pricing), RunRequest{Prompt: "look", OnEvent: func(e Event) { events = append(events, e) }})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -87,7 +87,7 @@ func TestModelChoiceKeptBySession(t *testing.T) {
 	for i, tc := range []struct{ ask, want string }{
 		{"", "configured-model"}, {"picked-model", "picked-model"}, {"", "picked-model"}, {"other", "other"},
 	} {
-		run, err := s.Prepare(sessionSetup(t, srv, nil), RunRequest{Prompt: "hi", Model: tc.ask})
+		run, err := s.Prepare(context.Background(), sessionSetup(t, srv, nil), RunRequest{Prompt: "hi", Model: tc.ask})
 		if err != nil {
 			t.Fatal(err)
 		}

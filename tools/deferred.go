@@ -18,10 +18,11 @@ import (
 // offered, except those wrapped with HeldBack.
 const DeferPrefix = "mcp__"
 
-// HeldBack wraps t so that it is never sent to the model until tool_search
-// loads it (for the rest of the run): the language-server tools, which
-// would otherwise push every request past the fixed-cost budget (built-in
-// tools plus system prompt ≤ 1,800 tokens, docs/performance.md).
+// HeldBack wraps t so that it is not sent to the model until tool_search
+// loads it, or the model calls it by its exact name (Loadable), for the rest
+// of the run: for tools rarely needed whose definitions would otherwise
+// cost every request (built-in tools plus system prompt have a budget,
+// docs/performance.md).
 func HeldBack(t Tool) Tool { return heldBack{t} }
 
 type heldBack struct{ Tool }
@@ -107,12 +108,17 @@ func (o *Offer) get(name string) (Tool, bool) {
 	return t, true
 }
 
-// Loadable reports whether name is a tool tool_search could load for this
-// offer (held back, or a deferred MCP tool): a model that calls it by name
-// without loading it can be told so instead of "no such tool".
-func (o *Offer) Loadable(name string) bool {
+// Loadable returns the tool called name when tool_search could load it
+// for this offer (held back, or a deferred MCP tool). A model that calls
+// such a tool by its exact name knows it already: the caller runs the call
+// at once and Activates the tool, rather than spend a turn saying it was
+// not loaded.
+func (o *Offer) Loadable(name string) (Tool, bool) {
 	t, ok := o.get(name)
-	return ok && deferrable(t)
+	if !ok || !deferrable(t) {
+		return nil, false
+	}
+	return t, true
 }
 
 // Tools returns the tools to send this turn: all of them when they fit the

@@ -269,3 +269,32 @@ func TestOfferDerive(t *testing.T) {
 		t.Fatalf("rename found by name: %s %v", res.Text, err)
 	}
 }
+
+// TestOfferLoadable: what a call by exact name may load is what
+// tool_search could: held-back tools and deferred MCP tools, within a
+// derived offer's filter; never an ordinary tool, an unknown name, or
+// (without Activate) a change to the offer.
+func TestOfferLoadable(t *testing.T) {
+	noop := func(context.Context, *Env, noParams) (Result, error) { return Result{}, nil }
+	reg := NewRegistry(builtin("read_file"),
+		HeldBack(New("lookup", "Look a key up.", true, noop)),
+		HeldBack(New("stamp", "Stamp a key.", false, noop)),
+		New("mcp__kv__get", "Get a key.", true, noop),
+	)
+	o := NewOffer(reg, 1_000_000, 0.1, nil)
+	for name, want := range map[string]bool{"lookup": true, "stamp": true, "mcp__kv__get": true, "read_file": false, "nothing": false} {
+		if tl, ok := o.Loadable(name); ok != want || (ok && tl.Name() != name) {
+			t.Errorf("Loadable(%q) = %v, %v", name, tl, ok)
+		}
+	}
+	if len(o.Active()) != 0 {
+		t.Fatalf("Loadable activated %v", o.Active())
+	}
+	sub := o.Derive(func(t Tool) bool { return t.ReadOnly() })
+	if _, ok := sub.Loadable("stamp"); ok {
+		t.Fatal("a derived offer loads a tool its filter refuses")
+	}
+	if _, ok := sub.Loadable("lookup"); !ok {
+		t.Fatal("a derived offer does not load a held-back tool it keeps")
+	}
+}

@@ -46,7 +46,7 @@ func TestReportOfASubAgentsScript(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer c.Close()
-	run, err := agent.NewSession("").Prepare(agent.Setup{Config: config.Defaults(), View: workspace.New(workspace.Options{Folders: []string{ws}}),
+	run, err := agent.NewSession("").Prepare(context.Background(), agent.Setup{Config: config.Defaults(), View: workspace.New(workspace.Options{Folders: []string{ws}}),
 		TranscriptDir: t.TempDir(), Model: c}, agent.RunRequest{Prompt: "count"})
 	if err != nil {
 		t.Fatal(err)

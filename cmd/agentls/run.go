@@ -164,7 +164,7 @@ func runMainContext(parent context.Context, args []string, stdin io.Reader, stdo
 	}
 	langServers := agent.NewLanguageManager(cfg, logger)
 	defer langServers.Close()
-	prepared, err := cs.session.Prepare(agent.Setup{
+	prepared, err := cs.session.Prepare(parent, agent.Setup{
 		Config:   cfg,
 		View:     view,
 		Approver: newTermApprover(stdin, stderr, f.allowCommands),

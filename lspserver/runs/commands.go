@@ -180,7 +180,7 @@ func (rs *Runs) runCommand(_ context.Context, raw json.RawMessage) (any, error) 
 	ctx, cancel := context.WithCancel(rs.ctx)
 	r.cancel = cancel
 	approver := &editorApprover{s: rs, runID: r.id}
-	prepared, err := r.session.Prepare(agent.Setup{
+	prepared, err := r.session.Prepare(ctx, agent.Setup{
 		Config:        cfg,
 		View:          rs.view,
 		Approver:      approver,

@@ -42,7 +42,8 @@ const (
 // requests and publishDiagnostics are seen in wire order; it answers every
 // server request at once and never calls the server from there (which
 // would deadlock the reader). protocol.NewClient is not used: it handles
-// messages concurrently, out of order (notes/lsp-client.md).
+// messages concurrently, out of order (docs/language-servers.md, "The
+// client connection").
 type client struct {
 	cfg  ServerConfig
 	root string

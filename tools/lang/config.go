@@ -58,8 +58,9 @@ func builtins() []builtin {
 			Extensions: []string{".ts", ".tsx", ".js", ".jsx", ".mts", ".cts", ".mjs", ".cjs"},
 			// Without this, a rename at a use in an importing file gives
 			// "add as addTwo" in that file instead of renaming the symbol
-			// (notes/lsp-client.md). The tsserver settings halve its memory
-			// (one semantic server, no typings installer) at equal latency.
+			// (docs/language-servers.md, the rename tool). The tsserver
+			// settings halve its memory (one semantic server, no typings
+			// installer) at equal latency (docs/performance.md).
 			InitializationOptions: json.RawMessage(`{"preferences":{"providePrefixAndSuffixTextForRename":false},` +
 				`"tsserver":{"useSyntaxServer":"never"},"disableAutomaticTypingAcquisition":true}`),
 		}},

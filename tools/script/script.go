@@ -102,6 +102,10 @@ type Options struct {
 	// it returns gets the call's result.
 	Observe func(parent string, call InnerCall) func(tools.Result)
 	Limits  Limits
+	// Slots bounds the programs running at once, shared with the other
+	// script tools of the same owner; nil gives this tool its own
+	// NewSlots(0).
+	Slots *Slots
 }
 
 type params struct {
@@ -112,6 +116,9 @@ type params struct {
 // read-only tools.
 func New(opts Options) tools.Tool {
 	opts.Limits = opts.Limits.withDefaults()
+	if opts.Slots == nil {
+		opts.Slots = NewSlots(0)
+	}
 	s := &scriptTool{opts: opts}
 	return tools.New(Name, description, true, s.call)
 }
@@ -193,14 +200,37 @@ func schemaParams(schema json.RawMessage) (names []string, open bool) {
 
 var errWallClock = errors.New("script wall-clock limit")
 
-// running bounds the programs running at once in this process (parallel
-// script calls, several runs): each child may use Limits.Memory, and the
-// machine's memory must hold all of them.
-var running = make(chan struct{}, MaxConcurrent)
+// Slots bounds how many programs run at once among the script tools
+// that share it: each child may use Limits.Memory, and the machine's
+// memory must hold all of them. Its owner makes one and passes it to every
+// script tool it makes (a run and its sub-agents, or a server for all its
+// runs); programs past the bound wait their turn, within their wall clock.
+type Slots struct{ ch chan struct{} }
 
-// MaxConcurrent is how many programs run at once; others wait their turn
-// (within their wall clock).
-const MaxConcurrent = 2
+// DefaultConcurrent is the bound of NewSlots(0) and of a script tool
+// given no Slots: two 512 MiB children fit a small machine.
+const DefaultConcurrent = 2
+
+// NewSlots returns Slots for n programs at once; n < 1 means
+// DefaultConcurrent.
+func NewSlots(n int) *Slots {
+	if n < 1 {
+		n = DefaultConcurrent
+	}
+	return &Slots{ch: make(chan struct{}, n)}
+}
+
+// acquire takes a slot, or fails when ctx ends first.
+func (sl *Slots) acquire(ctx context.Context) error {
+	select {
+	case sl.ch <- struct{}{}:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+func (sl *Slots) release() { <-sl.ch }
 
 func (s *scriptTool) call(ctx context.Context, env *tools.Env, p params) (tools.Result, error) {
 	lim := s.opts.Limits
@@ -219,15 +249,13 @@ func (s *scriptTool) call(ctx context.Context, env *tools.Env, p params) (tools.
 
 	rctx, cancel := context.WithTimeoutCause(ctx, lim.WallClock, errWallClock)
 	defer cancel()
-	select {
-	case running <- struct{}{}:
-		defer func() { <-running }()
-	case <-rctx.Done():
+	if s.opts.Slots.acquire(rctx) != nil {
 		if err := ctx.Err(); err != nil {
 			return tools.Result{}, err
 		}
 		return tools.Errorf("no interpreter was free within %s (other programs are running); try again", lim.WallClock), nil
 	}
+	defer s.opts.Slots.release()
 	ch, err := startChild(rctx)
 	if err != nil {
 		return tools.Result{}, fmt.Errorf("script: %w", err)

@@ -22,9 +22,10 @@ func TestMain(m *testing.M) { testwait.VerifyTestMain(m) }
 // fixture is a workspace, the run's Env over it and a script tool whose
 // functions are the built-ins.
 type fixture struct {
-	root string
-	env  *tools.Env
-	tool tools.Tool
+	root  string
+	env   *tools.Env
+	tool  tools.Tool
+	slots *Slots
 
 	mu     sync.Mutex
 	events []string // "call <id> <tool> <args>" / "result <id> <isError>"
@@ -45,12 +46,13 @@ func newFixture(t testing.TB, files map[string]string, lim Limits, extra ...tool
 			t.Fatal(err)
 		}
 	}
-	f := &fixture{root: root}
+	f := &fixture{root: root, slots: NewSlots(0)}
 	f.env = tools.NewEnv("run-1", workspace.New(workspace.Options{Folders: []string{root}}), nil, tools.Policy{RunCommand: "ask"})
 	all := append(tools.Builtins(tools.Policy{RunCommand: "ask"}), extra...)
 	f.tool = New(Options{
 		Tools:  func() []tools.Tool { return all },
 		Limits: lim,
+		Slots:  f.slots,
 		Observe: func(parent string, c InnerCall) func(tools.Result) {
 			f.mu.Lock()
 			f.events = append(f.events, fmt.Sprintf("call %s %s %s", c.ID, c.Tool, c.Args))
@@ -289,8 +291,8 @@ func TestDescriptionExampleRuns(t *testing.T) {
 	}
 }
 
-// TestProgramsTakeTurns: at most MaxConcurrent programs run at once; the
-// others wait, and all finish.
+// TestProgramsTakeTurns: at most DefaultConcurrent programs run at once;
+// the others wait, and all finish.
 func TestProgramsTakeTurns(t *testing.T) {
 	f := newFixture(t, map[string]string{"a.txt": "x\n"}, Limits{})
 	var wg sync.WaitGroup
@@ -309,7 +311,59 @@ func TestProgramsTakeTurns(t *testing.T) {
 			t.Fatalf("program %d: %+v", i, r)
 		}
 	}
-	if len(running) != 0 {
-		t.Fatalf("%d slots still held", len(running))
+	if n := len(f.slots.ch); n != 0 || cap(f.slots.ch) != DefaultConcurrent {
+		t.Fatalf("%d of %d slots still held", n, cap(f.slots.ch))
+	}
+}
+
+// TestSlotsAreTheOwners: script tools that share Slots share its bound (a
+// program waits while another holds the only slot, and gives up at its
+// wall clock); tools with Slots of their own run at the same time.
+func TestSlotsAreTheOwners(t *testing.T) {
+	entered := make(chan string, 2)
+	release := make(chan struct{})
+	hold := tools.New("hold", "Hold until released.", true, func(_ context.Context, env *tools.Env, _ struct{}) (tools.Result, error) {
+		entered <- env.RunID
+		<-release
+		return tools.Result{Text: "held"}, nil
+	})
+	mk := func(slots *Slots, wall time.Duration) tools.Tool {
+		return New(Options{Tools: func() []tools.Tool { return []tools.Tool{hold} }, Limits: Limits{WallClock: wall}, Slots: slots})
+	}
+	call := func(tl tools.Tool, runID string) chan tools.Result {
+		out := make(chan tools.Result, 1)
+		go func() {
+			res, err := tl.Call(context.Background(), &tools.Env{RunID: runID}, json.RawMessage(`{"code":"hold()"}`))
+			if err != nil {
+				res = tools.Result{Text: err.Error(), IsError: true}
+			}
+			out <- res
+		}()
+		return out
+	}
+
+	shared := NewSlots(1)
+	a := call(mk(shared, time.Minute), "a")
+	if got := <-entered; got != "a" {
+		t.Fatalf("entered %s", got)
+	}
+	// b shares the one slot a holds: it cannot start before its wall
+	// clock ends.
+	if res := <-call(mk(shared, 200*time.Millisecond), "b"); !res.IsError || !strings.Contains(res.Text, "no interpreter was free") {
+		t.Fatalf("b ran while a held the shared slot: %+v", res)
+	}
+	// c has Slots of its own: it runs while a still holds the shared one.
+	c := call(mk(NewSlots(1), time.Minute), "c")
+	if got := <-entered; got != "c" {
+		t.Fatalf("entered %s", got)
+	}
+	close(release)
+	for name, ch := range map[string]chan tools.Result{"a": a, "c": c} {
+		if res := <-ch; res.IsError || res.Text != "held" {
+			t.Fatalf("%s: %+v", name, res)
+		}
+	}
+	if n := len(shared.ch); n != 0 {
+		t.Fatalf("%d shared slots still held", n)
 	}
 }
