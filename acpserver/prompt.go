@@ -107,6 +107,7 @@ func (s *Server) Prompt(ctx context.Context, p acp.PromptRequest) (acp.PromptRes
 		transcripts = agent.NoTranscript
 	}
 	prepared, err := ss.core.Prepare(tctx, agent.Setup{
+		ScriptSlots:   s.scripts,
 		Config:        cfg,
 		View:          ss.view,
 		Approver:      te,

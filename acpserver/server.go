@@ -14,6 +14,7 @@ import (
 
 	"github.com/agentls/agentls/agent/config"
 	"github.com/agentls/agentls/agent/proposal"
+	"github.com/agentls/agentls/tools/script"
 )
 
 // Options configures a Server. The zero value is what `agentls acp` uses.
@@ -74,6 +75,9 @@ type Server struct {
 	runs runLimiter
 	// trust is what the user trusted over this connection (config.go).
 	trust config.Trust
+	// scripts bound the script programs of every prompt of the connection
+	// together.
+	scripts *script.Slots
 	// models caches, per model endpoint, the models it lists (under mu).
 	models map[string][]string
 	// lang are the language servers the connection's runs share
@@ -94,6 +98,7 @@ func New(opts Options) *Server {
 	s.ctx, s.cancel = context.WithCancel(context.Background())
 	s.review.store = proposal.New()
 	s.trust.Env = opts.Env
+	s.scripts = script.NewSlots(0)
 	return s
 }
 

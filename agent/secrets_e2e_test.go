@@ -39,7 +39,6 @@ func TestSecretsNeverReachTheModel(t *testing.T) {
 		{ID: "gitconfig", Name: "read_file", Args: `{"path":".git/config"}`},
 		{ID: "grep", Name: "grep", Args: `{"pattern":"url|ghp_|password|API_KEY","path":"."}`},
 		{ID: "grepgit", Name: "grep", Args: `{"pattern":"url|ghp_","path":".git"}`},
-		{ID: "load", Name: "tool_search", Args: `{"query":"symbol"}`},
 		{ID: "rename", Name: "rename", Args: `{"path":"main.go","line":6,"symbol":"Add","new_name":"Sum"}`},
 		{ID: "refs", Name: "references", Args: `{"path":"util.go","line":4,"symbol":"Add"}`},
 	}
@@ -59,7 +58,7 @@ func TestSecretsNeverReachTheModel(t *testing.T) {
 	})
 	cfg := config.Defaults()
 	cfg.Tools.SecretPatterns = []string{"secrets.go"}
-	run, err := NewSession("").Prepare(Setup{
+	run, err := NewSession("").Prepare(context.Background(), Setup{
 		Config:        cfg,
 		View:          workspace.New(workspace.Options{Folders: []string{root}}),
 		TranscriptDir: NoTranscript,

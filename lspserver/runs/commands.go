@@ -187,6 +187,7 @@ func (rs *Runs) runCommand(_ context.Context, raw json.RawMessage) (any, error) 
 		Logger:        rs.log.With("run", r.id),
 		TranscriptDir: rs.cfg.options().TranscriptDir,
 		ViewDir:       rs.cfg.options().ViewDir,
+		ScriptSlots:   rs.scripts,
 		SyncTools:     rs.syncTools,
 		Lang:          rs.langManager(cfg),
 		PendingNew:    func(path string) (tools.PendingNew, bool) { return rs.pendingNew(sess, r.id, path) },

@@ -22,6 +22,7 @@ import (
 	"github.com/agentls/agentls/lspserver/core"
 	"github.com/agentls/agentls/lspserver/docs"
 	"github.com/agentls/agentls/tools"
+	"github.com/agentls/agentls/tools/script"
 )
 
 // Agent runs in the editor. agentls.run validates its arguments, loads the
@@ -52,6 +53,9 @@ type Runs struct {
 	view *workspace.View
 	log  *slog.Logger
 	ctx  context.Context // server lifetime (core.Server.Context)
+	// scripts bound the script programs of every run of this server
+	// together.
+	scripts *script.Slots
 
 	review Review
 
@@ -105,7 +109,7 @@ type Review interface {
 // New returns the runs part of c's session, on the documents of d, staging
 // into rv.
 func New(c *core.Server, d *docs.Docs, rv Review) *Runs {
-	return &Runs{core: c, docs: d, view: d.View(), log: c.Log(), ctx: c.Context(), review: rv}
+	return &Runs{core: c, docs: d, view: d.View(), log: c.Log(), ctx: c.Context(), review: rv, scripts: script.NewSlots(0)}
 }
 
 // run is one agent run.
