@@ -236,6 +236,8 @@ type Harness struct {
 	t      testing.TB
 	logMu  sync.Mutex
 	logs   bytes.Buffer
+	wireMu sync.Mutex
+	wire   bytes.Buffer // what the server wrote
 	inW    *io.PipeWriter
 	outW   *io.PipeWriter
 	served chan error
@@ -286,7 +288,7 @@ func Start(t testing.TB, script llmtest.Script, o Options) *Harness {
 		_ = outW.Close()
 		h.served <- err
 	}()
-	h.Conn = acp.NewClientSideConnection(h.Client, inW, outR)
+	h.Conn = acp.NewClientSideConnection(h.Client, inW, io.TeeReader(outR, lockedBuf{&h.wireMu, &h.wire}))
 	h.Conn.SetLogger(slog.New(slog.DiscardHandler))
 	t.Cleanup(func() {
 		h.Close()
@@ -318,6 +320,25 @@ func (h *Harness) Logs() string {
 	h.logMu.Lock()
 	defer h.logMu.Unlock()
 	return h.logs.String()
+}
+
+// ServerOutput is every line the server wrote to the client so far.
+func (h *Harness) ServerOutput() []string {
+	h.wireMu.Lock()
+	defer h.wireMu.Unlock()
+	return strings.Split(strings.TrimSuffix(h.wire.String(), "\n"), "\n")
+}
+
+// UserConfig writes the user's config file (read at every prompt).
+func (h *Harness) UserConfig(json string) {
+	h.t.Helper()
+	p := filepath.Join(h.Env["XDG_CONFIG_HOME"], "agentls", "config.json")
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		h.t.Fatal(err)
+	}
+	if err := os.WriteFile(p, []byte(json), 0o644); err != nil {
+		h.t.Fatal(err)
+	}
 }
 
 // Close ends the client's side and waits for the server to end.
