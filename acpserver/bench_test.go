@@ -6,6 +6,7 @@ import (
 
 	acp "github.com/coder/acp-go-sdk"
 
+	"github.com/agentls/agentls/acpserver/acptest"
 	"github.com/agentls/agentls/agent/llm/llmtest"
 	"github.com/agentls/agentls/internal/testwait"
 )
@@ -14,11 +15,11 @@ import (
 // session's configuration load, the run and its save, over in-process
 // pipes with the model on loopback HTTP.
 func BenchmarkPromptText(b *testing.B) {
-	h := start(b, llmtest.Always(llmtest.Text("short answer")), harnessOpts{})
-	id := h.newSession()
+	h := acptest.Start(b, llmtest.Always(llmtest.Text("short answer")), acptest.Options{})
+	id := h.NewSession()
 	b.ResetTimer()
 	for b.Loop() {
-		if r := h.mustPrompt(id, "hi"); r != acp.StopReasonEndTurn {
+		if r := h.MustPrompt(id, "hi"); r != acp.StopReasonEndTurn {
 			b.Fatal(r)
 		}
 	}
@@ -27,15 +28,15 @@ func BenchmarkPromptText(b *testing.B) {
 // BenchmarkEditAllowWrite is a prompt whose run reads a file, edits it,
 // asks for permission (allowed at once) and writes the change to disk.
 func BenchmarkEditAllowWrite(b *testing.B) {
-	h := start(b, editScript("done"), harnessOpts{})
+	h := acptest.Start(b, editScript("done"), acptest.Options{})
 	b.ResetTimer()
 	for b.Loop() {
 		b.StopTimer()
-		h.write("a.txt", "hello\n")
-		id := h.newSession() // the script edits in a session's first prompt
+		h.Write("a.txt", "hello\n")
+		id := h.NewSession() // the script edits in a session's first prompt
 		b.StartTimer()
-		h.mustPrompt(id, "greet")
-		if h.read("a.txt") != "hello, world\n" {
+		h.MustPrompt(id, "greet")
+		if h.Read("a.txt") != "hello, world\n" {
 			b.Fatal("not written")
 		}
 	}
@@ -46,10 +47,10 @@ func BenchmarkEditAllowWrite(b *testing.B) {
 // one second).
 func BenchmarkCancel(b *testing.B) {
 	var hang *llmtest.Hang
-	h := start(b, func(*llmtest.ChatRequest) llmtest.Reply {
+	h := acptest.Start(b, func(*llmtest.ChatRequest) llmtest.Reply {
 		return llmtest.Text("one two three four").HangAfter(1, hang)
-	}, harnessOpts{})
-	id := h.newSession()
+	}, acptest.Options{})
+	id := h.NewSession()
 	var worst time.Duration
 	b.ResetTimer()
 	for b.Loop() {
@@ -57,13 +58,13 @@ func BenchmarkCancel(b *testing.B) {
 		hang = llmtest.NewHang()
 		got := make(chan acp.StopReason, 1)
 		go func() {
-			r, _ := h.prompt(id, "talk")
+			r, _ := h.Prompt(id, "talk")
 			got <- r
 		}()
 		testwait.Recv(b, hang.Started(), "the stream to hang")
 		b.StartTimer()
 		t0 := time.Now()
-		if err := h.conn.Cancel(h.ctx(), acp.CancelNotification{SessionId: id}); err != nil {
+		if err := h.Conn.Cancel(h.Ctx(), acp.CancelNotification{SessionId: id}); err != nil {
 			b.Fatal(err)
 		}
 		if r := testwait.Recv(b, got, "the cancelled answer"); r != acp.StopReasonCancelled {

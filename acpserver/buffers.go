@@ -2,11 +2,13 @@ package acpserver
 
 import (
 	"context"
+	"fmt"
 	"time"
 
 	acp "github.com/coder/acp-go-sdk"
 
 	"github.com/agentls/agentls/agent/config"
+	"github.com/agentls/agentls/internal/workspace"
 )
 
 // Editor buffers over ACP. An LSP editor pushes its open buffers
@@ -25,23 +27,32 @@ const maxBufferBytes = 10 << 20
 
 // syncBuffer pulls path from the client's buffers into the view, when the
 // client offers fs/read_text_file; bounded by client.requestTimeoutSeconds.
-func (ss *session) syncBuffer(ctx context.Context, path string) {
+// A failed read falls back to the disk (the file is not open, or missing),
+// except a buffer too large to take: then the read fails, since the disk
+// may not hold what the user sees.
+func (ss *session) syncBuffer(ctx context.Context, path string) error {
 	if !ss.srv.clientCaps().Fs.ReadTextFile || ctx.Err() != nil {
-		return
+		return nil
 	}
 	rctx, cancel := context.WithTimeout(ctx, ss.clientTimeout())
 	defer cancel()
 	resp, err := ss.srv.conn.ReadTextFile(rctx, acp.ReadTextFileRequest{SessionId: acp.SessionId(ss.id), Path: path})
+	size, tooLarge := answerTooLarge(err)
+	if err == nil && len(resp.Content) > maxBufferBytes {
+		size, tooLarge = len(resp.Content), true
+	}
+	if tooLarge {
+		ss.dropBuffer(path)
+		return fmt.Errorf("read %s: %w: the editor's text of it is %d bytes, more than agentls takes from the editor (%d); search it with grep instead (grep reads the saved file)",
+			ss.display(path), workspace.ErrTooLarge, size, maxBufferBytes)
+	}
 	if err != nil {
 		ss.srv.log.Debug("fs/read_text_file failed; reading the disk", "path", path, "err", err)
 		ss.dropBuffer(path)
-		return
-	}
-	if len(resp.Content) > maxBufferBytes {
-		ss.dropBuffer(path)
-		return
+		return nil
 	}
 	ss.setBuffer(path, resp.Content)
+	return nil
 }
 
 // setBuffer makes text the view's overlay for path.

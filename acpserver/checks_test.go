@@ -8,28 +8,29 @@ import (
 
 	acp "github.com/coder/acp-go-sdk"
 
+	"github.com/agentls/agentls/acpserver/acptest"
 	"github.com/agentls/agentls/agent/llm/llmtest"
 )
 
 // Checks over ACP: each result is a tool call of kind execute, failed
 // with the output, then completed once the model fixed it.
 func TestChecksOverACP(t *testing.T) {
-	h := start(t, func(r *llmtest.ChatRequest) llmtest.Reply {
+	h := acptest.Start(t, func(r *llmtest.ChatRequest) llmtest.Reply {
 		switch {
 		case r.Turns() == 0:
-			return call("w1", "write_file", `{"path":"state.txt","content":"broken\n"}`)
+			return acptest.Call("w1", "write_file", `{"path":"state.txt","content":"broken\n"}`)
 		case r.Contains(`check "state" failed`) && !r.HasToolResult("w2"):
-			return call("w2", "edit_file", `{"path":"state.txt","old_string":"broken","new_string":"fixed"}`)
+			return acptest.Call("w2", "edit_file", `{"path":"state.txt","old_string":"broken","new_string":"fixed"}`)
 		}
 		return llmtest.Text("wrote state")
-	}, harnessOpts{})
-	userConfig(t, h.env, `{"checks": [{"name": "state", "command": "grep -q fixed state.txt || { echo not fixed yet; exit 1; }"}]}`)
-	if r := h.mustPrompt(h.newSession(), "write state"); r != acp.StopReasonEndTurn {
+	}, acptest.Options{})
+	userConfig(t, h.Env, `{"checks": [{"name": "state", "command": "grep -q fixed state.txt || { echo not fixed yet; exit 1; }"}]}`)
+	if r := h.MustPrompt(h.NewSession(), "write state"); r != acp.StopReasonEndTurn {
 		t.Fatalf("stop reason %q", r)
 	}
-	us, _ := h.client.snapshot()
+	us, _ := h.Client.Snapshot()
 	var checks []*acp.SessionUpdateToolCall
-	for _, c := range toolCalls(us) {
+	for _, c := range acptest.ToolCalls(us) {
 		if strings.HasPrefix(c.Title, "Check ") {
 			checks = append(checks, c)
 		}
@@ -39,7 +40,7 @@ func TestChecksOverACP(t *testing.T) {
 	}
 	var results []string
 	for _, c := range checks {
-		ups := toolUpdates(us, c.ToolCallId)
+		ups := acptest.ToolUpdates(us, c.ToolCallId)
 		if len(ups) != 1 || ups[0].Status == nil || len(ups[0].Content) != 1 || ups[0].Content[0].Content == nil || ups[0].Content[0].Content.Content.Text == nil {
 			t.Fatalf("updates of %s: %+v", c.ToolCallId, ups)
 		}
@@ -49,7 +50,7 @@ func TestChecksOverACP(t *testing.T) {
 		!strings.HasPrefix(results[1], "completed: check state passed") {
 		t.Fatalf("results %q", results)
 	}
-	if entries, _ := os.ReadDir(filepath.Join(h.env["HOME"], "views")); len(entries) != 0 {
+	if entries, _ := os.ReadDir(filepath.Join(h.Env["HOME"], "views")); len(entries) != 0 {
 		t.Fatalf("proposal views left: %v", entries)
 	}
 }
@@ -59,20 +60,20 @@ func TestChecksOverACP(t *testing.T) {
 // running, not as nothing. The check passes only if the client saw it
 // start while it ran.
 func TestCheckShownWhileRunning(t *testing.T) {
-	h := start(t, llmtest.Sequence(
-		call("w1", "write_file", `{"path":"state.txt","content":"x\n"}`),
+	h := acptest.Start(t, llmtest.Sequence(
+		acptest.Call("w1", "write_file", `{"path":"state.txt","content":"x\n"}`),
 		llmtest.Text("wrote state"),
-	), harnessOpts{})
+	), acptest.Options{})
 	marker := filepath.Join(t.TempDir(), "seen")
-	userConfig(t, h.env, `{"checks": [{"name": "slow", "command": "for i in $(seq 200); do [ -f '`+marker+`' ] && exit 0; sleep 0.05; done; echo never shown; exit 1"}]}`)
-	id := h.newSession()
+	userConfig(t, h.Env, `{"checks": [{"name": "slow", "command": "for i in $(seq 200); do [ -f '`+marker+`' ] && exit 0; sleep 0.05; done; echo never shown; exit 1"}]}`)
+	id := h.NewSession()
 	done := make(chan acp.StopReason, 1)
 	go func() {
-		r, _ := h.prompt(id, "write state")
+		r, _ := h.Prompt(id, "write state")
 		done <- r
 	}()
-	h.client.await(t, "the check's tool call", func(c *fakeClient) bool {
-		for _, u := range c.updates {
+	h.Client.Await(t, "the check's tool call", func(c acptest.Recorded) bool {
+		for _, u := range c.Updates {
 			if tc := u.Update.ToolCall; tc != nil && tc.Title == "Check slow" {
 				return true
 			}
@@ -85,9 +86,9 @@ func TestCheckShownWhileRunning(t *testing.T) {
 	if r := <-done; r != acp.StopReasonEndTurn {
 		t.Fatalf("stop reason %q", r)
 	}
-	us, _ := h.client.snapshot()
+	us, _ := h.Client.Snapshot()
 	var checks []*acp.SessionUpdateToolCall
-	for _, c := range toolCalls(us) {
+	for _, c := range acptest.ToolCalls(us) {
 		if strings.HasPrefix(c.Title, "Check ") {
 			checks = append(checks, c)
 		}
@@ -95,7 +96,7 @@ func TestCheckShownWhileRunning(t *testing.T) {
 	if len(checks) != 1 || checks[0].Status != acp.ToolCallStatusInProgress {
 		t.Fatalf("check tool calls %+v", checks)
 	}
-	ups := toolUpdates(us, checks[0].ToolCallId)
+	ups := acptest.ToolUpdates(us, checks[0].ToolCallId)
 	if len(ups) != 1 || ups[0].Status == nil || *ups[0].Status != acp.ToolCallStatusCompleted {
 		t.Fatalf("updates of the check: %+v", ups)
 	}

@@ -8,6 +8,7 @@ import (
 
 	acp "github.com/coder/acp-go-sdk"
 
+	"github.com/agentls/agentls/acpserver/acptest"
 	"github.com/agentls/agentls/agent/llm/llmtest"
 )
 
@@ -28,24 +29,24 @@ func userConfig(t *testing.T, env map[string]string, json string) {
 // cassette by a connection with no model configured.
 func TestCassetteRecordReplay(t *testing.T) {
 	cassette := filepath.Join(t.TempDir(), "run.cassette.json")
-	h := start(t, editScript("recorded answer"), harnessOpts{})
-	userConfig(t, h.env, `{"model": {"record": "`+cassette+`"}}`)
-	h.write("a.txt", "hello\n")
-	h.mustPrompt(h.newSession(), "greet")
-	h.close()
+	h := acptest.Start(t, editScript("recorded answer"), acptest.Options{})
+	userConfig(t, h.Env, `{"model": {"record": "`+cassette+`"}}`)
+	h.Write("a.txt", "hello\n")
+	h.MustPrompt(h.NewSession(), "greet")
+	h.Close()
 	if _, err := os.Stat(cassette); err != nil {
 		t.Fatalf("no cassette: %v", err)
 	}
 
-	h2 := start(t, nil, harnessOpts{noModel: true})
-	userConfig(t, h2.env, `{"model": {"replay": "`+cassette+`"}}`)
-	h2.write("a.txt", "hello\n")
-	if r := h2.mustPrompt(h2.newSession(), "greet"); r != acp.StopReasonEndTurn {
+	h2 := acptest.Start(t, nil, acptest.Options{NoModel: true})
+	userConfig(t, h2.Env, `{"model": {"replay": "`+cassette+`"}}`)
+	h2.Write("a.txt", "hello\n")
+	if r := h2.MustPrompt(h2.NewSession(), "greet"); r != acp.StopReasonEndTurn {
 		t.Fatal(r)
 	}
-	us, _ := h2.client.snapshot()
-	if !strings.Contains(agentText(us), "recorded answer") || h2.read("a.txt") != "hello, world\n" {
-		t.Fatalf("replay: %q, a.txt %q", agentText(us), h2.read("a.txt"))
+	us, _ := h2.Client.Snapshot()
+	if !strings.Contains(acptest.AgentText(us), "recorded answer") || h2.Read("a.txt") != "hello, world\n" {
+		t.Fatalf("replay: %q, a.txt %q", acptest.AgentText(us), h2.Read("a.txt"))
 	}
 }
 
@@ -53,41 +54,41 @@ func TestCassetteRecordReplay(t *testing.T) {
 // message.
 func TestTurnLimit(t *testing.T) {
 	n := 0
-	h := start(t, func(*llmtest.ChatRequest) llmtest.Reply {
+	h := acptest.Start(t, func(*llmtest.ChatRequest) llmtest.Reply {
 		n++
-		return call("l"+string(rune('a'+n)), "list_dir", `{"path":"."}`)
-	}, harnessOpts{})
-	userConfig(t, h.env, `{"maxTurns": 2}`)
-	if r := h.mustPrompt(h.newSession(), "loop"); r != acp.StopReasonMaxTurnRequests {
+		return acptest.Call("l"+string(rune('a'+n)), "list_dir", `{"path":"."}`)
+	}, acptest.Options{})
+	userConfig(t, h.Env, `{"maxTurns": 2}`)
+	if r := h.MustPrompt(h.NewSession(), "loop"); r != acp.StopReasonMaxTurnRequests {
 		t.Fatalf("stop reason %q", r)
 	}
-	us, _ := h.client.snapshot()
-	if !strings.Contains(agentText(us), "turn limit") {
-		t.Fatalf("message %q", agentText(us))
+	us, _ := h.Client.Snapshot()
+	if !strings.Contains(acptest.AgentText(us), "turn limit") {
+		t.Fatalf("message %q", acptest.AgentText(us))
 	}
 }
 
 // A new file is shown as a diff without old text and created (confined)
 // only after permission.
 func TestNewFile(t *testing.T) {
-	h := start(t, func(r *llmtest.ChatRequest) llmtest.Reply {
+	h := acptest.Start(t, func(r *llmtest.ChatRequest) llmtest.Reply {
 		if !r.HasToolResult("w1") {
-			return call("w1", "write_file", `{"path":"sub/new.txt","content":"fresh\n"}`)
+			return acptest.Call("w1", "write_file", `{"path":"sub/new.txt","content":"fresh\n"}`)
 		}
 		return llmtest.Text("created")
-	}, harnessOpts{})
-	h.client.onPerm = func(p acp.RequestPermissionRequest) acp.RequestPermissionResponse {
-		if _, err := os.Stat(filepath.Join(h.dir, "sub", "new.txt")); err == nil {
+	}, acptest.Options{})
+	h.Client.OnPermission = func(p acp.RequestPermissionRequest) acp.RequestPermissionResponse {
+		if _, err := os.Stat(filepath.Join(h.Dir, "sub", "new.txt")); err == nil {
 			t.Error("created before the permission")
 		}
 		d := p.ToolCall.Content[0].Diff
 		if d == nil || d.OldText != nil || d.NewText != "fresh\n" || !strings.HasPrefix(*p.ToolCall.Title, "Create sub/new.txt") {
 			t.Errorf("new-file permission: %+v %q", d, *p.ToolCall.Title)
 		}
-		return allow(optionID(p, acp.PermissionOptionKindAllowOnce))
+		return acptest.Allow(acptest.OptionID(p, acp.PermissionOptionKindAllowOnce))
 	}
-	h.mustPrompt(h.newSession(), "create it")
-	if got := h.read("sub/new.txt"); got != "fresh\n" {
+	h.MustPrompt(h.NewSession(), "create it")
+	if got := h.Read("sub/new.txt"); got != "fresh\n" {
 		t.Fatalf("new.txt = %q", got)
 	}
 }
@@ -95,19 +96,19 @@ func TestNewFile(t *testing.T) {
 // A connection keeps at most 32 sessions in memory: the least recently
 // used idle one is dropped (saved first) and can be loaded again.
 func TestLiveSessionBound(t *testing.T) {
-	h := start(t, llmtest.Always(llmtest.Text("ok")), harnessOpts{})
-	first := h.newSession()
-	h.mustPrompt(first, "remember me")
+	h := acptest.Start(t, llmtest.Always(llmtest.Text("ok")), acptest.Options{})
+	first := h.NewSession()
+	h.MustPrompt(first, "remember me")
 	for range 32 {
-		h.newSession()
+		h.NewSession()
 	}
-	if _, err := h.prompt(first, "still there?"); reqErr(t, err).Code != -32602 {
+	if _, err := h.Prompt(first, "still there?"); acptest.ReqErr(t, err).Code != -32602 {
 		t.Fatalf("the least recently used session was kept: %v", err)
 	}
-	if _, err := h.conn.LoadSession(h.ctx(), acp.LoadSessionRequest{SessionId: first, Cwd: h.dir, McpServers: []acp.McpServer{}}); err != nil {
+	if _, err := h.Conn.LoadSession(h.Ctx(), acp.LoadSessionRequest{SessionId: first, Cwd: h.Dir, McpServers: []acp.McpServer{}}); err != nil {
 		t.Fatal(err)
 	}
-	if r := h.mustPrompt(first, "still there?"); r != acp.StopReasonEndTurn {
+	if r := h.MustPrompt(first, "still there?"); r != acp.StopReasonEndTurn {
 		t.Fatal(r)
 	}
 }
@@ -116,10 +117,10 @@ func TestLiveSessionBound(t *testing.T) {
 // endpoint lists (GET /models, asked in the background once per
 // endpoint); a chosen one is used by the session's runs.
 func TestModelOptionValues(t *testing.T) {
-	h := start(t, llmtest.Always(llmtest.Text("ok")), harnessOpts{model: []llmtest.Option{llmtest.WithModels(
+	h := acptest.Start(t, llmtest.Always(llmtest.Text("ok")), acptest.Options{Model: []llmtest.Option{llmtest.WithModels(
 		`{"object":"list","data":[{"id":"listed-model","object":"model"},{"id":"test-model","object":"model"}]}`)}})
-	userConfig(t, h.env, `{"model": {"choices": ["chosen-in-config"]}}`)
-	res, err := h.conn.NewSession(h.ctx(), acp.NewSessionRequest{Cwd: h.dir, McpServers: []acp.McpServer{}})
+	userConfig(t, h.Env, `{"model": {"choices": ["chosen-in-config"]}}`)
+	res, err := h.Conn.NewSession(h.Ctx(), acp.NewSessionRequest{Cwd: h.Dir, McpServers: []acp.McpServer{}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -133,8 +134,8 @@ func TestModelOptionValues(t *testing.T) {
 	if got := strings.Join(values(res.ConfigOptions[1]), ","); got != "test-model,chosen-in-config" {
 		t.Fatalf("model values at session/new: %s", got)
 	}
-	h.client.await(t, "the listed models", func(c *fakeClient) bool {
-		for _, u := range c.updates {
+	h.Client.Await(t, "the listed models", func(c acptest.Recorded) bool {
+		for _, u := range c.Updates {
 			if co := u.Update.ConfigOptionUpdate; co != nil && len(co.ConfigOptions) == 2 &&
 				strings.Join(values(co.ConfigOptions[1]), ",") == "test-model,chosen-in-config,listed-model" {
 				return true
@@ -142,12 +143,12 @@ func TestModelOptionValues(t *testing.T) {
 		}
 		return false
 	})
-	if _, err := h.conn.SetSessionConfigOption(h.ctx(), acp.SetSessionConfigOptionRequest{ValueId: &acp.SetSessionConfigOptionValueId{
+	if _, err := h.Conn.SetSessionConfigOption(h.Ctx(), acp.SetSessionConfigOptionRequest{ValueId: &acp.SetSessionConfigOptionValueId{
 		SessionId: res.SessionId, ConfigId: "model", Value: "listed-model"}}); err != nil {
 		t.Fatal(err)
 	}
-	h.mustPrompt(res.SessionId, "hi")
-	if m := h.chats()[0].Model; m != "listed-model" {
+	h.MustPrompt(res.SessionId, "hi")
+	if m := h.Chats()[0].Model; m != "listed-model" {
 		t.Fatalf("the run used %q", m)
 	}
 }

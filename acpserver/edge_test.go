@@ -14,6 +14,7 @@ import (
 	acp "github.com/coder/acp-go-sdk"
 
 	"github.com/agentls/agentls/acpserver"
+	"github.com/agentls/agentls/acpserver/acptest"
 	"github.com/agentls/agentls/agent/llm/llmtest"
 	"github.com/agentls/agentls/internal/testwait"
 )
@@ -22,24 +23,23 @@ import (
 // edits included) and the allowed change is written by the editor, not to
 // disk.
 func TestClientBuffersAndWrites(t *testing.T) {
-	h := start(t, editScript("done"), harnessOpts{fs: true})
-	path := h.write("a.txt", "hello\n")
-	h.client.buffers[path] = "hello\nunsaved line\n"
-	id := h.newSession()
-	h.mustPrompt(id, "greet")
-	if got := h.read("a.txt"); got != "hello\n" {
+	h := acptest.Start(t, editScript("done"), acptest.Options{FS: true})
+	path := h.Write("a.txt", "hello\n")
+	h.Client.SetBuffer(path, "hello\nunsaved line\n")
+	id := h.NewSession()
+	h.MustPrompt(id, "greet")
+	if got := h.Read("a.txt"); got != "hello\n" {
 		t.Fatalf("the server wrote the disk although the editor offered fs/write_text_file: %q", got)
 	}
-	h.client.mu.Lock()
-	writes, reads := h.client.writes, h.client.reads
-	h.client.mu.Unlock()
+	rec := h.Client.Recorded()
+	writes, reads := rec.Writes, rec.Reads
 	if len(writes) != 1 || writes[0].Path != path || writes[0].Content != "hello, world\nunsaved line\n" {
 		t.Fatalf("fs/write_text_file: %+v", writes)
 	}
 	if len(reads) == 0 || reads[0] != path {
 		t.Fatalf("fs/read_text_file not used: %v", reads)
 	}
-	reqs := h.chats()
+	reqs := h.Chats()
 	if res, _ := reqs[1].ToolResult("c1"); !strings.Contains(res, "unsaved line") {
 		t.Fatalf("the model did not see the editor's buffer: %q", res)
 	}
@@ -50,32 +50,32 @@ func TestClientBuffersAndWrites(t *testing.T) {
 func TestCancelMidStream(t *testing.T) {
 	hang := llmtest.NewHang()
 	n := 0
-	h := start(t, func(r *llmtest.ChatRequest) llmtest.Reply {
+	h := acptest.Start(t, func(r *llmtest.ChatRequest) llmtest.Reply {
 		n++
 		if n == 1 {
 			return llmtest.Text("one two three four five").HangAfter(2, hang)
 		}
 		return llmtest.Text("fine")
-	}, harnessOpts{})
-	id := h.newSession()
+	}, acptest.Options{})
+	id := h.NewSession()
 	got := make(chan acp.StopReason, 1)
 	go func() {
-		r, err := h.prompt(id, "talk")
+		r, err := h.Prompt(id, "talk")
 		if err != nil {
 			t.Errorf("prompt: %v", err)
 		}
 		got <- r
 	}()
 	testwait.Recv(t, hang.Started(), "the model stream to hang")
-	h.client.await(t, "streamed text", func(c *fakeClient) bool { return agentText(c.updates) != "" })
-	if err := h.conn.Cancel(h.ctx(), acp.CancelNotification{SessionId: id}); err != nil {
+	h.Client.Await(t, "streamed text", func(c acptest.Recorded) bool { return acptest.AgentText(c.Updates) != "" })
+	if err := h.Conn.Cancel(h.Ctx(), acp.CancelNotification{SessionId: id}); err != nil {
 		t.Fatal(err)
 	}
 	if r := testwait.Recv(t, got, "the cancelled prompt's answer"); r != acp.StopReasonCancelled {
 		t.Fatalf("stop reason %q", r)
 	}
 	testwait.Recv(t, hang.Disconnected(), "the model stream to close")
-	if r := h.mustPrompt(id, "again"); r != acp.StopReasonEndTurn {
+	if r := h.MustPrompt(id, "again"); r != acp.StopReasonEndTurn {
 		t.Fatalf("after cancel: %q", r)
 	}
 }
@@ -88,47 +88,47 @@ func TestLoadAfterRestart(t *testing.T) {
 			return llmtest.Text("second answer")
 		}
 		if !r.HasToolResult("c1") {
-			return call("c1", "read_file", `{"path":"a.txt"}`)
+			return acptest.Call("c1", "read_file", `{"path":"a.txt"}`)
 		}
 		return llmtest.Text("first answer")
 	}
-	h := start(t, script, harnessOpts{})
-	h.write("a.txt", "hello\n")
-	id := h.newSession()
-	h.mustPrompt(id, "first question")
-	h.close()
+	h := acptest.Start(t, script, acptest.Options{})
+	h.Write("a.txt", "hello\n")
+	id := h.NewSession()
+	h.MustPrompt(id, "first question")
+	h.Close()
 
-	h2 := start(t, script, harnessOpts{dir: h.dir, state: h.state})
-	list, err := h2.conn.ListSessions(h2.ctx(), acp.ListSessionsRequest{Cwd: &h2.dir})
+	h2 := acptest.Start(t, script, acptest.Options{Dir: h.Dir, State: h.State})
+	list, err := h2.Conn.ListSessions(h2.Ctx(), acp.ListSessionsRequest{Cwd: &h2.Dir})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(list.Sessions) != 1 || list.Sessions[0].SessionId != id || list.Sessions[0].Cwd != h.dir || *list.Sessions[0].Title != "first question" {
+	if len(list.Sessions) != 1 || list.Sessions[0].SessionId != id || list.Sessions[0].Cwd != h.Dir || *list.Sessions[0].Title != "first question" {
 		t.Fatalf("session/list: %+v", list)
 	}
-	all, err := h2.conn.ListSessions(h2.ctx(), acp.ListSessionsRequest{})
+	all, err := h2.Conn.ListSessions(h2.Ctx(), acp.ListSessionsRequest{})
 	if err != nil || len(all.Sessions) != 1 {
 		t.Fatalf("session/list without cwd: %+v %v", all, err)
 	}
-	if _, err := h2.conn.LoadSession(h2.ctx(), acp.LoadSessionRequest{SessionId: id, Cwd: h.dir, McpServers: []acp.McpServer{}}); err != nil {
+	if _, err := h2.Conn.LoadSession(h2.Ctx(), acp.LoadSessionRequest{SessionId: id, Cwd: h.Dir, McpServers: []acp.McpServer{}}); err != nil {
 		t.Fatal(err)
 	}
-	us, _ := h2.client.snapshot()
-	got := strings.Join(kinds(us), ",")
+	us, _ := h2.Client.Snapshot()
+	got := strings.Join(acptest.Kinds(us), ",")
 	if !strings.HasPrefix(got, "user_message_chunk,tool_call,tool_call_update,agent_message_chunk") {
 		t.Fatalf("replay: %s", got)
 	}
-	if us[0].Update.UserMessageChunk.Content.Text.Text != "first question" || agentText(us) != "first answer" {
-		t.Fatalf("replayed %+v / %q", us[0].Update.UserMessageChunk, agentText(us))
+	if us[0].Update.UserMessageChunk.Content.Text.Text != "first question" || acptest.AgentText(us) != "first answer" {
+		t.Fatalf("replayed %+v / %q", us[0].Update.UserMessageChunk, acptest.AgentText(us))
 	}
-	if r := h2.mustPrompt(id, "second question"); r != acp.StopReasonEndTurn {
+	if r := h2.MustPrompt(id, "second question"); r != acp.StopReasonEndTurn {
 		t.Fatal(r)
 	}
-	reqs := h2.chats()
+	reqs := h2.Chats()
 	if !reqs[len(reqs)-1].Contains("first answer") {
 		t.Fatal("the continued session's request lacks the earlier conversation")
 	}
-	if _, err := h2.conn.LoadSession(h2.ctx(), acp.LoadSessionRequest{SessionId: "0123456789ab", Cwd: h.dir, McpServers: []acp.McpServer{}}); reqErr(t, err).Code != -32602 {
+	if _, err := h2.Conn.LoadSession(h2.Ctx(), acp.LoadSessionRequest{SessionId: "0123456789ab", Cwd: h.Dir, McpServers: []acp.McpServer{}}); acptest.ReqErr(t, err).Code != -32602 {
 		t.Fatalf("unknown session: %v", err)
 	}
 }
@@ -199,16 +199,16 @@ func TestMalformedLineAndUnknownMethod(t *testing.T) {
 // A 10 MB prompt is refused with a message naming the bound; the session
 // goes on.
 func TestHugePrompt(t *testing.T) {
-	h := start(t, llmtest.Always(llmtest.Text("small answer")), harnessOpts{})
-	id := h.newSession()
-	_, err := h.prompt(id, strings.Repeat("0123456789", 1_000_000))
-	if re := reqErr(t, err); re.Code != -32602 || !strings.Contains(re.Message, "context window") {
+	h := acptest.Start(t, llmtest.Always(llmtest.Text("small answer")), acptest.Options{})
+	id := h.NewSession()
+	_, err := h.Prompt(id, strings.Repeat("0123456789", 1_000_000))
+	if re := acptest.ReqErr(t, err); re.Code != -32602 || !strings.Contains(re.Message, "context window") {
 		t.Fatalf("10 MB prompt: %v", err)
 	}
-	if len(h.chats()) != 0 {
+	if len(h.Chats()) != 0 {
 		t.Fatal("the huge prompt reached the model")
 	}
-	if r := h.mustPrompt(id, "small"); r != acp.StopReasonEndTurn {
+	if r := h.MustPrompt(id, "small"); r != acp.StopReasonEndTurn {
 		t.Fatal(r)
 	}
 }
@@ -217,21 +217,20 @@ func TestHugePrompt(t *testing.T) {
 // closed, Serve ends, and no goroutine is left (TestMain's goleak).
 func TestClientVanishesMidPrompt(t *testing.T) {
 	hang := llmtest.NewHang()
-	h := start(t, llmtest.Always(llmtest.Text("a b c d").HangAfter(1, hang)), harnessOpts{})
-	id := h.newSession()
-	go func() { _, _ = h.prompt(id, "talk") }()
+	h := acptest.Start(t, llmtest.Always(llmtest.Text("a b c d").HangAfter(1, hang)), acptest.Options{})
+	id := h.NewSession()
+	go func() { _, _ = h.Prompt(id, "talk") }()
 	testwait.Recv(t, hang.Started(), "the model stream to hang")
-	_ = h.inW.Close()
-	_ = h.outW.Close()
+	h.Disconnect()
 	testwait.Recv(t, hang.Disconnected(), "the model stream to close")
-	h.close()
+	h.Close()
 }
 
 // Without a model, initialize answers (with an auth method saying what to
 // set) and the first prompt fails with auth_required naming the settings.
 func TestNoModelConfigured(t *testing.T) {
-	h := start(t, nil, harnessOpts{noModel: true})
-	res, err := h.conn.Initialize(h.ctx(), acp.InitializeRequest{ProtocolVersion: 1})
+	h := acptest.Start(t, nil, acptest.Options{NoModel: true})
+	res, err := h.Conn.Initialize(h.Ctx(), acp.InitializeRequest{ProtocolVersion: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -241,12 +240,12 @@ func TestNoModelConfigured(t *testing.T) {
 	if !res.AgentCapabilities.LoadSession || !res.AgentCapabilities.PromptCapabilities.EmbeddedContext {
 		t.Fatalf("capabilities: %+v", res.AgentCapabilities)
 	}
-	id := h.newSession()
-	_, err = h.prompt(id, "hi")
-	if re := reqErr(t, err); re.Code != -32000 || !strings.Contains(re.Message, "model.baseURL") {
+	id := h.NewSession()
+	_, err = h.Prompt(id, "hi")
+	if re := acptest.ReqErr(t, err); re.Code != -32000 || !strings.Contains(re.Message, "model.baseURL") {
 		t.Fatalf("prompt without a model: %v", err)
 	}
-	if _, err := h.conn.Authenticate(h.ctx(), acp.AuthenticateRequest{MethodId: res.AuthMethods[0].Agent.Id}); reqErr(t, err).Code != -32000 {
+	if _, err := h.Conn.Authenticate(h.Ctx(), acp.AuthenticateRequest{MethodId: res.AuthMethods[0].Agent.Id}); acptest.ReqErr(t, err).Code != -32000 {
 		t.Fatalf("authenticate without a model: %v", err)
 	}
 }
@@ -255,33 +254,33 @@ func TestNoModelConfigured(t *testing.T) {
 // reaches the client as a plan update; the model config option switches
 // the model the requests name.
 func TestPlanModeAndModelOption(t *testing.T) {
-	h := start(t, func(r *llmtest.ChatRequest) llmtest.Reply {
+	h := acptest.Start(t, func(r *llmtest.ChatRequest) llmtest.Reply {
 		if !r.HasToolResult("t1") {
-			return call("t1", "todo_write", `{"todos":[{"content":"read the code","status":"in_progress"},{"content":"fix it","status":"pending"}]}`)
+			return acptest.Call("t1", "todo_write", `{"todos":[{"content":"read the code","status":"in_progress"},{"content":"fix it","status":"pending"}]}`)
 		}
 		return llmtest.Text("1. read 2. fix")
-	}, harnessOpts{})
-	res, err := h.conn.NewSession(h.ctx(), acp.NewSessionRequest{Cwd: h.dir, McpServers: []acp.McpServer{}})
+	}, acptest.Options{})
+	res, err := h.Conn.NewSession(h.Ctx(), acp.NewSessionRequest{Cwd: h.Dir, McpServers: []acp.McpServer{}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if res.Modes == nil || res.Modes.CurrentModeId != "preview" || len(res.Modes.AvailableModes) != 3 || len(res.ConfigOptions) != 2 {
 		t.Fatalf("session/new: %+v", res)
 	}
-	if _, err := h.conn.SetSessionMode(h.ctx(), acp.SetSessionModeRequest{SessionId: res.SessionId, ModeId: "plan"}); err != nil {
+	if _, err := h.Conn.SetSessionMode(h.Ctx(), acp.SetSessionModeRequest{SessionId: res.SessionId, ModeId: "plan"}); err != nil {
 		t.Fatal(err)
 	}
-	opts, err := h.conn.SetSessionConfigOption(h.ctx(), acp.SetSessionConfigOptionRequest{ValueId: &acp.SetSessionConfigOptionValueId{
+	opts, err := h.Conn.SetSessionConfigOption(h.Ctx(), acp.SetSessionConfigOptionRequest{ValueId: &acp.SetSessionConfigOptionValueId{
 		SessionId: res.SessionId, ConfigId: "model", Value: "other-model"}})
 	if err != nil || opts.ConfigOptions[1].Select.CurrentValue != "other-model" || opts.ConfigOptions[0].Select.CurrentValue != "plan" {
 		t.Fatalf("set_config_option: %+v %v", opts, err)
 	}
-	h.mustPrompt(res.SessionId, "how would you fix it?")
-	reqs := h.chats()
+	h.MustPrompt(res.SessionId, "how would you fix it?")
+	reqs := h.Chats()
 	if reqs[0].Model != "other-model" || reqs[0].HasTool("edit_file") || !reqs[0].HasTool("todo_write") {
 		t.Fatalf("plan-mode request: model %q tools %v", reqs[0].Model, reqs[0].ToolNames())
 	}
-	us, _ := h.client.snapshot()
+	us, _ := h.Client.Snapshot()
 	var plan *acp.SessionUpdatePlan
 	for _, u := range us {
 		if u.Update.Plan != nil {
@@ -291,7 +290,7 @@ func TestPlanModeAndModelOption(t *testing.T) {
 	if plan == nil || len(plan.Entries) != 2 || plan.Entries[0].Status != acp.PlanEntryStatusInProgress || plan.Entries[1].Content != "fix it" {
 		t.Fatalf("plan: %+v", plan)
 	}
-	if _, err := h.conn.SetSessionMode(h.ctx(), acp.SetSessionModeRequest{SessionId: res.SessionId, ModeId: "yolo"}); reqErr(t, err).Code != -32602 {
+	if _, err := h.Conn.SetSessionMode(h.Ctx(), acp.SetSessionModeRequest{SessionId: res.SessionId, ModeId: "yolo"}); acptest.ReqErr(t, err).Code != -32602 {
 		t.Fatalf("bad mode: %v", err)
 	}
 }
@@ -299,19 +298,19 @@ func TestPlanModeAndModelOption(t *testing.T) {
 // Skills are announced as available commands, and /name runs with the
 // skill.
 func TestSkillsAsCommands(t *testing.T) {
-	h := start(t, llmtest.Always(llmtest.Text("ok")), harnessOpts{})
-	h.write(".agentls/skills/release-notes/SKILL.md", "---\nname: release-notes\ndescription: Write release notes from the git log\n---\nSteps.\n")
-	id := h.newSession()
-	h.client.await(t, "available_commands_update", func(c *fakeClient) bool {
-		for _, u := range c.updates {
+	h := acptest.Start(t, llmtest.Always(llmtest.Text("ok")), acptest.Options{})
+	h.Write(".agentls/skills/release-notes/SKILL.md", "---\nname: release-notes\ndescription: Write release notes from the git log\n---\nSteps.\n")
+	id := h.NewSession()
+	h.Client.Await(t, "available_commands_update", func(c acptest.Recorded) bool {
+		for _, u := range c.Updates {
 			if a := u.Update.AvailableCommandsUpdate; a != nil && len(a.AvailableCommands) == 1 && a.AvailableCommands[0].Name == "release-notes" {
 				return true
 			}
 		}
 		return false
 	})
-	h.mustPrompt(id, "/release-notes for v2")
-	if last := h.chats()[0].LastUser(); !strings.Contains(last, "Use the skill release-notes") || !strings.Contains(last, "for v2") {
+	h.MustPrompt(id, "/release-notes for v2")
+	if last := h.Chats()[0].LastUser(); !strings.Contains(last, "Use the skill release-notes") || !strings.Contains(last, "for v2") {
 		t.Fatalf("the command did not reach the model as a skill: %q", last)
 	}
 }
@@ -319,26 +318,26 @@ func TestSkillsAsCommands(t *testing.T) {
 // Embedded resources (the editor's selection, files) and links become the
 // task's attachments.
 func TestEmbeddedContext(t *testing.T) {
-	h := start(t, llmtest.Always(llmtest.Text("ok")), harnessOpts{})
-	id := h.newSession()
-	file := "file://" + filepath.ToSlash(filepath.Join(h.dir, "main.go"))
-	_, err := h.conn.Prompt(h.ctx(), acp.PromptRequest{SessionId: id, Prompt: []acp.ContentBlock{
+	h := acptest.Start(t, llmtest.Always(llmtest.Text("ok")), acptest.Options{})
+	id := h.NewSession()
+	file := "file://" + filepath.ToSlash(filepath.Join(h.Dir, "main.go"))
+	_, err := h.Conn.Prompt(h.Ctx(), acp.PromptRequest{SessionId: id, Prompt: []acp.ContentBlock{
 		acp.TextBlock("explain "),
 		acp.ResourceBlock(acp.EmbeddedResourceResource{TextResourceContents: &acp.TextResourceContents{Uri: file + "#L3:4", Text: "func main() {}\n"}}),
 		acp.TextBlock(" and "),
-		acp.ResourceLinkBlock("go.mod", "file://"+filepath.ToSlash(filepath.Join(h.dir, "go.mod"))),
+		acp.ResourceLinkBlock("go.mod", "file://"+filepath.ToSlash(filepath.Join(h.Dir, "go.mod"))),
 	}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	last := h.chats()[0].LastUser()
+	last := h.Chats()[0].LastUser()
 	for _, want := range []string{"explain @main.go:3-4 and @go.mod", "<file path=\"main.go:3-4\">", "func main() {}", "<link path=\"go.mod\">"} {
 		if !strings.Contains(last, want) {
 			t.Fatalf("task lacks %q:\n%s", want, last)
 		}
 	}
-	_, err = h.conn.Prompt(h.ctx(), acp.PromptRequest{SessionId: id, Prompt: []acp.ContentBlock{acp.ImageBlock("AAAA", "image/png")}})
-	if re := reqErr(t, err); re.Code != -32602 {
+	_, err = h.Conn.Prompt(h.Ctx(), acp.PromptRequest{SessionId: id, Prompt: []acp.ContentBlock{acp.ImageBlock("AAAA", "image/png")}})
+	if re := acptest.ReqErr(t, err); re.Code != -32602 {
 		t.Fatalf("image: %v", err)
 	}
 }
@@ -350,32 +349,31 @@ var _ = time.Second
 // is abandoned (the change stays pending in the saved session), Serve
 // ends, and nothing is left running.
 func TestClientVanishesDuringPermission(t *testing.T) {
-	h := start(t, editScript("done"), harnessOpts{})
-	h.write("a.txt", "hello\n")
+	h := acptest.Start(t, editScript("done"), acptest.Options{})
+	h.Write("a.txt", "hello\n")
 	asked := make(chan struct{})
 	release := make(chan struct{})
-	h.client.onPerm = func(p acp.RequestPermissionRequest) acp.RequestPermissionResponse {
+	h.Client.OnPermission = func(p acp.RequestPermissionRequest) acp.RequestPermissionResponse {
 		close(asked)
 		<-release
-		return allow(optionID(p, acp.PermissionOptionKindAllowOnce))
+		return acptest.Allow(acptest.OptionID(p, acp.PermissionOptionKindAllowOnce))
 	}
-	id := h.newSession()
-	go func() { _, _ = h.prompt(id, "greet") }()
+	id := h.NewSession()
+	go func() { _, _ = h.Prompt(id, "greet") }()
 	testwait.Recv(t, asked, "the permission request")
-	_ = h.inW.Close()
-	_ = h.outW.Close()
-	h.close()
+	h.Disconnect()
+	h.Close()
 	close(release)
-	if got := h.read("a.txt"); got != "hello\n" {
+	if got := h.Read("a.txt"); got != "hello\n" {
 		t.Fatalf("written without an answer: %q", got)
 	}
 	// The change waits in the saved session for the next front-end.
-	h2 := start(t, editScript("done"), harnessOpts{dir: h.dir, state: h.state})
-	if _, err := h2.conn.LoadSession(h2.ctx(), acp.LoadSessionRequest{SessionId: id, Cwd: h.dir, McpServers: []acp.McpServer{}}); err != nil {
+	h2 := acptest.Start(t, editScript("done"), acptest.Options{Dir: h.Dir, State: h.State})
+	if _, err := h2.Conn.LoadSession(h2.Ctx(), acp.LoadSessionRequest{SessionId: id, Cwd: h.Dir, McpServers: []acp.McpServer{}}); err != nil {
 		t.Fatal(err)
 	}
-	h2.mustPrompt(id, "go on")
-	if got := h2.read("a.txt"); got != "hello, world\n" {
+	h2.MustPrompt(id, "go on")
+	if got := h2.Read("a.txt"); got != "hello, world\n" {
 		t.Fatalf("the pending change was not offered again: %q", got)
 	}
 }

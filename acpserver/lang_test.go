@@ -10,6 +10,7 @@ import (
 
 	acp "github.com/coder/acp-go-sdk"
 
+	"github.com/agentls/agentls/acpserver/acptest"
 	"github.com/agentls/agentls/agent/llm/llmtest"
 	"github.com/agentls/agentls/internal/testwait"
 	"github.com/agentls/agentls/tools/lang/langtest"
@@ -21,34 +22,34 @@ import (
 func TestLanguageServerOverACP(t *testing.T) {
 	gopls := langtest.Path(t, "gopls")
 	var result string
-	h := start(t, func(r *llmtest.ChatRequest) llmtest.Reply {
+	h := acptest.Start(t, func(r *llmtest.ChatRequest) llmtest.Reply {
 		switch {
 		case !r.HasToolResult("r"):
-			return call("r", "read_file", `{"path":"main.go"}`)
+			return acptest.Call("r", "read_file", `{"path":"main.go"}`)
 		case !r.HasToolResult("e"):
-			return call("e", "edit_file", `{"path":"main.go","old_string":"println(1)","new_string":"println(undefinedThing)"}`)
+			return acptest.Call("e", "edit_file", `{"path":"main.go","old_string":"println(1)","new_string":"println(undefinedThing)"}`)
 		}
 		result, _ = r.ToolResult("e")
 		return llmtest.Text("done")
-	}, harnessOpts{})
+	}, acptest.Options{})
 	cmd, _ := json.Marshal([]string{gopls})
-	userConfig(t, h.env, `{"languageServers": {"gopls": {"command": `+string(cmd)+`}}, "languageServerWaitSeconds": 30}`)
+	userConfig(t, h.Env, `{"languageServers": {"gopls": {"command": `+string(cmd)+`}}, "languageServerWaitSeconds": 30}`)
 	for name, content := range map[string]string{"go.mod": "module example.com/m\n\ngo 1.22\n", "main.go": "package main\n\nfunc main() {\n\tprintln(1)\n}\n"} {
-		if err := os.WriteFile(filepath.Join(h.dir, name), []byte(content), 0o644); err != nil {
+		if err := os.WriteFile(filepath.Join(h.Dir, name), []byte(content), 0o644); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if r := h.mustPrompt(h.newSession(), "break it"); r != acp.StopReasonEndTurn {
+	if r := h.MustPrompt(h.NewSession(), "break it"); r != acp.StopReasonEndTurn {
 		t.Fatalf("stop reason %q", r)
 	}
 	if !strings.HasSuffix(result, "main.go:4: undefined: undefinedThing") {
 		t.Fatalf("edit result over ACP:\n%s", result)
 	}
 	// The client sees it on the edit's tool call.
-	us, _ := h.client.snapshot()
+	us, _ := h.Client.Snapshot()
 	shown := false
-	for _, c := range toolCalls(us) {
-		for _, u := range toolUpdates(us, c.ToolCallId) {
+	for _, c := range acptest.ToolCalls(us) {
+		for _, u := range acptest.ToolUpdates(us, c.ToolCallId) {
 			for _, ct := range u.Content {
 				if ct.Content != nil && ct.Content.Content.Text != nil &&
 					strings.Contains(ct.Content.Content.Text.Text, "⚠ main.go introduces 1 problem(s)\nmain.go:4: undefined: undefinedThing") {
@@ -58,14 +59,14 @@ func TestLanguageServerOverACP(t *testing.T) {
 		}
 	}
 	if !shown {
-		t.Fatalf("no tool call update shows the problem: %+v", toolCalls(us))
+		t.Fatalf("no tool call update shows the problem: %+v", acptest.ToolCalls(us))
 	}
-	if !goplsIn(h.dir) {
+	if !goplsIn(h.Dir) {
 		t.Fatal("no gopls serving the session's folder")
 	}
-	h.close()
+	h.Close()
 	deadline := time.Now().Add(testwait.Limit)
-	for goplsIn(h.dir) {
+	for goplsIn(h.Dir) {
 		if time.Now().After(deadline) {
 			t.Fatal("gopls still running after the connection ended")
 		}

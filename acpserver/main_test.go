@@ -4,14 +4,8 @@ import (
 	"testing"
 
 	"github.com/agentls/agentls/internal/testwait"
-	"github.com/agentls/agentls/lspserver/lsptest"
 )
 
 // TestMain fails the package if any test leaves a goroutine behind
-// (prompts, model streams, the SDK's readers, MCP servers), and removes
-// the agentls binary the real-client test builds.
-func TestMain(m *testing.M) { testwait.VerifyTestMain(runMain{m}) }
-
-type runMain struct{ m *testing.M }
-
-func (r runMain) Run() int { return lsptest.RunMain(r.m) }
+// (prompts, model streams, the SDK's readers, MCP servers).
+func TestMain(m *testing.M) { testwait.VerifyTestMain(m) }

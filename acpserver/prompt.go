@@ -86,18 +86,29 @@ func (s *Server) Prompt(ctx context.Context, p acp.PromptRequest) (acp.PromptRes
 	}
 	defer release()
 	mgr := ss.ensureMCP(tctx, cfg)
+	// The run's wall clock (maxWallClockSeconds) starts here and bounds
+	// the whole turn, its permission requests included: a client that
+	// never answers one must not hold the prompt (and its run slot)
+	// forever. The run inherits this deadline and its cause, so it ends
+	// with ErrWallClock as if it had set the deadline itself.
+	wctx, wcancel := context.WithTimeoutCause(tctx, cfg.WallClock(), agent.ErrWallClock)
+	defer wcancel()
 	if mode != modePlan {
-		ss.reviewPending(tctx)
+		ss.reviewPending(wctx)
 	}
 	if tctx.Err() != nil {
 		return cancelled()
+	}
+	if wctx.Err() != nil {
+		ss.update(tctx, acp.UpdateAgentMessageText(fmt.Sprintf("agentls: the run stopped: %v: no answer about the pending changes within maxWallClockSeconds (%s)", agent.ErrWallClock, cfg.WallClock())))
+		return acp.PromptResponse{StopReason: acp.StopReasonEndTurn}, nil
 	}
 
 	if ss.store != nil && ss.store.Refresh(ss.core) {
 		s.log.Info("session continued from its newer file (another agentls saved it)", "session", ss.id)
 	}
 	runID := agent.NewRunID()
-	te := newTurnEvents(ss, tctx)
+	te := newTurnEvents(ss, wctx)
 	runMode := ""
 	if mode == modePlan {
 		runMode = agent.ModePlan
@@ -115,14 +126,14 @@ func (s *Server) Prompt(ctx context.Context, p acp.PromptRequest) (acp.PromptRes
 		TranscriptDir: transcripts,
 		ViewDir:       s.opts.ViewDir,
 		SyncTools:     mgr.SyncInto,
-		BeforeRead:    func(path string) { ss.syncBuffer(tctx, path) },
+		BeforeRead:    func(path string) error { return ss.syncBuffer(wctx, path) },
 		Lang:          s.lang.For(cfg, s.log.With("component", "lang")),
 	}, agent.RunRequest{RunID: runID, Prompt: task, Proposals: agent.ProposalStates(ss.srv.review.store.List(""), ss.core), Mode: runMode, Model: chosen, OnEvent: te.handle})
 	if err != nil {
 		return acp.PromptResponse{}, requestFailed("agentls cannot start the agent: %v", err)
 	}
 	s.log.Info("prompt", "session", ss.id, "run", runID, "mode", mode, "model", model)
-	out := prepared.Execute(tctx)
+	out := prepared.Execute(wctx)
 	s.review.store.ForgetRun(runID)
 	ss.save()
 	info := ss.core.Info()

@@ -8,6 +8,7 @@ import (
 
 	acp "github.com/coder/acp-go-sdk"
 
+	"github.com/agentls/agentls/acpserver/acptest"
 	"github.com/agentls/agentls/agent"
 	"github.com/agentls/agentls/agent/llm/llmtest"
 )
@@ -16,7 +17,7 @@ import (
 // are checked against every write rule first, so a tampered file naming
 // .GIT/config or a path through a symlink leading out never joins review.
 func TestLoadSessionRefusesProposalsBreakingWriteRules(t *testing.T) {
-	dir, state, outside := realDir(t, t.TempDir()), t.TempDir(), realDir(t, t.TempDir())
+	dir, state, outside := acptest.RealDir(t, t.TempDir()), t.TempDir(), acptest.RealDir(t, t.TempDir())
 	if err := os.Symlink(outside, filepath.Join(dir, "link")); err != nil {
 		t.Fatal(err)
 	}
@@ -32,12 +33,12 @@ func TestLoadSessionRefusesProposalsBreakingWriteRules(t *testing.T) {
 	if err := st.Save(sess, append(bad, agent.SavedProposal{RunID: "r1", Path: filepath.Join(dir, "ok.txt"), Proposed: "ok\n", Created: true}), agent.NewRedactor("")); err != nil {
 		t.Fatal(err)
 	}
-	h := start(t, func(*llmtest.ChatRequest) llmtest.Reply { return llmtest.Text("ok") }, harnessOpts{dir: dir, state: state})
-	if _, err := h.conn.LoadSession(h.ctx(), acp.LoadSessionRequest{SessionId: acp.SessionId(sess.ID()), Cwd: dir, McpServers: []acp.McpServer{}}); err != nil {
+	h := acptest.Start(t, func(*llmtest.ChatRequest) llmtest.Reply { return llmtest.Text("ok") }, acptest.Options{Dir: dir, State: state})
+	if _, err := h.Conn.LoadSession(h.Ctx(), acp.LoadSessionRequest{SessionId: acp.SessionId(sess.ID()), Cwd: dir, McpServers: []acp.McpServer{}}); err != nil {
 		t.Fatal(err)
 	}
-	h.close()
-	logs := h.logs.String()
+	h.Close()
+	logs := h.Logs()
 	for _, p := range bad {
 		if !strings.Contains(logs, "restored proposal refused") || !strings.Contains(logs, p.Path) {
 			t.Errorf("no refusal naming %s in the logs", p.Path)

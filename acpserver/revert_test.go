@@ -1,25 +1,19 @@
 package acpserver_test
 
 import (
-	"encoding/json"
 	"errors"
 	"io/fs"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"testing"
 
 	acp "github.com/coder/acp-go-sdk"
-	"go.lsp.dev/protocol"
-	"go.lsp.dev/uri"
 
+	"github.com/agentls/agentls/acpserver/acptest"
 	"github.com/agentls/agentls/agent/llm/llmtest"
 	"github.com/agentls/agentls/agent/revert"
-	"github.com/agentls/agentls/internal/text"
 	"github.com/agentls/agentls/internal/workspace"
-	"github.com/agentls/agentls/lspserver"
-	"github.com/agentls/agentls/lspserver/lsptest"
 )
 
 // Changes allowed over ACP can be taken back later: each write records a
@@ -36,7 +30,7 @@ func editAndCreate(answer string) llmtest.Script {
 		}
 		switch {
 		case !r.HasToolResult("c1"):
-			return call("c1", "read_file", `{"path":"a.txt"}`)
+			return acptest.Call("c1", "read_file", `{"path":"a.txt"}`)
 		case !r.HasToolResult("c2"):
 			return llmtest.ToolCalls(
 				llmtest.Call{ID: "c2", Name: "edit_file", Args: `{"path":"a.txt","old_string":"hello","new_string":"hello, world"}`},
@@ -46,34 +40,8 @@ func editAndCreate(answer string) llmtest.Script {
 	}
 }
 
-// runIDOf is the run id a permission request's _meta names.
-func runIDOf(t *testing.T, perms []acp.RequestPermissionRequest) string {
-	t.Helper()
-	if len(perms) == 0 {
-		t.Fatal("no permission request")
-	}
-	a, _ := perms[0].Meta["agentls"].(map[string]any)
-	id, _ := a["runId"].(string)
-	if id == "" {
-		t.Fatalf("no runId in _meta: %v", perms[0].Meta)
-	}
-	return id
-}
-
-// updateTexts is the text of every tool_call_update's content.
-func updateTexts(us []acp.SessionNotification) string {
-	var b strings.Builder
-	for _, u := range us {
-		if tc := u.Update.ToolCallUpdate; tc != nil {
-			b.WriteString(contentText(tc.Content))
-			b.WriteString("\n")
-		}
-	}
-	return b.String()
-}
-
-func (h *harness) reverts() *revert.Store {
-	return revert.NewStore(filepath.Join(h.state, "agentls", "reverts"))
+func reverts(h *acptest.Harness) *revert.Store {
+	return revert.NewStore(filepath.Join(h.State, "agentls", "reverts"))
 }
 
 // An allowed change, written by the client (fs/write_text_file, then
@@ -84,16 +52,14 @@ func TestRevertChangesAllowedOverACP(t *testing.T) {
 	for _, byClient := range []bool{true, false} {
 		name := map[bool]string{true: "fs_write_text_file", false: "confined_write"}[byClient]
 		t.Run(name, func(t *testing.T) {
-			h := start(t, editAndCreate("done"), harnessOpts{fs: byClient})
-			h.write("a.txt", revertOrig)
-			id := h.newSession()
-			h.mustPrompt(id, "greet the world")
-			_, perms := h.client.snapshot()
-			runID := runIDOf(t, perms)
+			h := acptest.Start(t, editAndCreate("done"), acptest.Options{FS: byClient})
+			h.Write("a.txt", revertOrig)
+			id := h.NewSession()
+			h.MustPrompt(id, "greet the world")
+			_, perms := h.Client.Snapshot()
+			runID := acptest.RunID(t, perms)
 			if byClient {
-				h.client.mu.Lock()
-				writes := slices.Clone(h.client.writes)
-				h.client.mu.Unlock()
+				writes := h.Client.Recorded().Writes
 				if len(writes) != 2 {
 					t.Fatalf("%d fs/write_text_file calls, want 2", len(writes))
 				}
@@ -103,16 +69,16 @@ func TestRevertChangesAllowedOverACP(t *testing.T) {
 					}
 				}
 			}
-			if h.read("a.txt") != "# title\nhello, world\nlast\n" || h.read("NEW.md") != "new\n" {
-				t.Fatalf("not written: a.txt %q", h.read("a.txt"))
+			if h.Read("a.txt") != "# title\nhello, world\nlast\n" || h.Read("NEW.md") != "new\n" {
+				t.Fatalf("not written: a.txt %q", h.Read("a.txt"))
 			}
 
 			// The edit's tool call tells the user how to take the run back.
-			us, _ := h.client.snapshot()
-			if want := "To take run " + runID + " back: agentls revert --dir " + h.dir + " " + runID; !strings.Contains(updateTexts(us), want) {
-				t.Errorf("the tool calls do not say %q:\n%s", want, updateTexts(us))
+			us, _ := h.Client.Snapshot()
+			if want := "To take run " + runID + " back: agentls revert --dir " + h.Dir + " " + runID; !strings.Contains(acptest.UpdateTexts(us), want) {
+				t.Errorf("the tool calls do not say %q:\n%s", want, acptest.UpdateTexts(us))
 			}
-			snap, err := h.reverts().Load(runID)
+			snap, err := reverts(h).Load(runID)
 			if err != nil {
 				t.Fatalf("no revert snapshot of run %s: %v", runID, err)
 			}
@@ -134,8 +100,8 @@ func TestRevertChangesAllowedOverACP(t *testing.T) {
 				}
 			}
 
-			h.write("a.txt", "# mine\nhello, world\nlast\n") // the user's edit on another line
-			view := workspace.New(workspace.Options{Folders: []string{h.dir}})
+			h.Write("a.txt", "# mine\nhello, world\nlast\n") // the user's edit on another line
+			view := workspace.New(workspace.Options{Folders: []string{h.Dir}})
 			var results []revert.Result
 			for _, f := range snap.Files {
 				r, err := revert.UndoOnDisk(view, f)
@@ -144,10 +110,10 @@ func TestRevertChangesAllowedOverACP(t *testing.T) {
 				}
 				results = append(results, r)
 			}
-			if got := h.read("a.txt"); got != "# mine\nhello\nlast\n" {
+			if got := h.Read("a.txt"); got != "# mine\nhello\nlast\n" {
 				t.Fatalf("a.txt after revert %q", got)
 			}
-			if _, err := os.Stat(filepath.Join(h.dir, "NEW.md")); !errors.Is(err, fs.ErrNotExist) {
+			if _, err := os.Stat(filepath.Join(h.Dir, "NEW.md")); !errors.Is(err, fs.ErrNotExist) {
 				t.Fatalf("NEW.md survived the revert: %v", err)
 			}
 			if sum := revert.Summary(results); !strings.Contains(sum, "a.txt: reverted") || !strings.Contains(sum, "NEW.md: deleted") {
@@ -160,21 +126,21 @@ func TestRevertChangesAllowedOverACP(t *testing.T) {
 // Changes written without asking (mode apply) are recorded too. The run
 // id is the snapshot's: the only one in the store.
 func TestApplyModeOverACPRecordsRevert(t *testing.T) {
-	h := start(t, editAndCreate("done"), harnessOpts{})
-	h.write("a.txt", revertOrig)
-	id := h.newSession()
-	if _, err := h.conn.SetSessionMode(h.ctx(), acp.SetSessionModeRequest{SessionId: id, ModeId: "apply"}); err != nil {
+	h := acptest.Start(t, editAndCreate("done"), acptest.Options{})
+	h.Write("a.txt", revertOrig)
+	id := h.NewSession()
+	if _, err := h.Conn.SetSessionMode(h.Ctx(), acp.SetSessionModeRequest{SessionId: id, ModeId: "apply"}); err != nil {
 		t.Fatal(err)
 	}
-	h.mustPrompt(id, "greet the world")
-	if _, perms := h.client.snapshot(); len(perms) != 0 || h.read("a.txt") != "# title\nhello, world\nlast\n" {
-		t.Fatalf("apply mode: %d permissions, a.txt %q", len(perms), h.read("a.txt"))
+	h.MustPrompt(id, "greet the world")
+	if _, perms := h.Client.Snapshot(); len(perms) != 0 || h.Read("a.txt") != "# title\nhello, world\nlast\n" {
+		t.Fatalf("apply mode: %d permissions, a.txt %q", len(perms), h.Read("a.txt"))
 	}
-	names, err := filepath.Glob(filepath.Join(h.state, "agentls", "reverts", "*.json"))
+	names, err := filepath.Glob(filepath.Join(h.State, "agentls", "reverts", "*.json"))
 	if err != nil || len(names) != 1 {
 		t.Fatalf("snapshots %v %v, want one", names, err)
 	}
-	snap, err := h.reverts().Load(strings.TrimSuffix(filepath.Base(names[0]), ".json"))
+	snap, err := reverts(h).Load(strings.TrimSuffix(filepath.Base(names[0]), ".json"))
 	if err != nil || snap.SessionID != string(id) || len(snap.Files) != 2 {
 		t.Fatalf("snapshot %+v %v", snap, err)
 	}
@@ -184,21 +150,21 @@ func TestApplyModeOverACPRecordsRevert(t *testing.T) {
 // run with one change rejected (a.txt) and one allowed (NEW.md), the
 // snapshot holds NEW.md alone.
 func TestRejectedChangeRecordsNoRevert(t *testing.T) {
-	h := start(t, editAndCreate("done"), harnessOpts{})
-	h.write("a.txt", revertOrig)
-	h.client.onPerm = func(p acp.RequestPermissionRequest) acp.RequestPermissionResponse {
+	h := acptest.Start(t, editAndCreate("done"), acptest.Options{})
+	h.Write("a.txt", revertOrig)
+	h.Client.OnPermission = func(p acp.RequestPermissionRequest) acp.RequestPermissionResponse {
 		if p.ToolCall.Title != nil && strings.Contains(*p.ToolCall.Title, "a.txt") {
-			return allow(optionID(p, acp.PermissionOptionKindRejectOnce))
+			return acptest.Allow(acptest.OptionID(p, acp.PermissionOptionKindRejectOnce))
 		}
-		return allow(optionID(p, acp.PermissionOptionKindAllowOnce))
+		return acptest.Allow(acptest.OptionID(p, acp.PermissionOptionKindAllowOnce))
 	}
-	h.mustPrompt(h.newSession(), "greet the world")
-	_, perms := h.client.snapshot()
-	runID := runIDOf(t, perms)
-	if len(perms) != 2 || h.read("a.txt") != revertOrig || h.read("NEW.md") != "new\n" {
-		t.Fatalf("%d permissions, a.txt %q", len(perms), h.read("a.txt"))
+	h.MustPrompt(h.NewSession(), "greet the world")
+	_, perms := h.Client.Snapshot()
+	runID := acptest.RunID(t, perms)
+	if len(perms) != 2 || h.Read("a.txt") != revertOrig || h.Read("NEW.md") != "new\n" {
+		t.Fatalf("%d permissions, a.txt %q", len(perms), h.Read("a.txt"))
 	}
-	snap, err := h.reverts().Load(runID)
+	snap, err := reverts(h).Load(runID)
 	if err != nil {
 		t.Fatalf("no snapshot of the allowed change: %v", err)
 	}
@@ -207,121 +173,19 @@ func TestRejectedChangeRecordsNoRevert(t *testing.T) {
 	}
 }
 
-// The LSP server reverts a run whose changes were allowed over ACP (the
-// same snapshot store and the same session): agentls.revert sends one
-// workspace/applyEdit that takes a.txt back, keeping the user's line, and
-// deletes NEW.md; the session's next prompt over ACP is told.
-func TestLSPRevertsRunAllowedOverACP(t *testing.T) {
-	h := start(t, editAndCreate("done"), harnessOpts{})
-	h.write("a.txt", revertOrig)
-	id := h.newSession()
-	h.mustPrompt(id, "greet the world")
-	_, perms := h.client.snapshot()
-	runID := runIDOf(t, perms)
-	h.write("a.txt", "# mine\nhello, world\nlast\n")
-
-	lsp := h.newLSP(t)
-	lsp.Handle(protocol.MethodWorkspaceApplyEdit, applyToDisk(t))
-	args, _ := json.Marshal(lspserver.RevertArgs{RunID: runID})
-	var res lspserver.RevertResult
-	if err := lsp.Call(lsptest.Context(t), protocol.MethodWorkspaceExecuteCommand, &protocol.ExecuteCommandParams{
-		Command: lspserver.CommandRevert, Arguments: []protocol.LSPAny{args}}, &res); err != nil {
-		t.Fatalf("agentls.revert: %v", err)
-	}
-	if res.Reverted != 2 || len(res.Conflicts) != 0 || res.FailureReason != "" {
-		t.Fatalf("revert = %+v", res)
-	}
-	if got := h.read("a.txt"); got != "# mine\nhello\nlast\n" {
-		t.Fatalf("a.txt after revert %q", got)
-	}
-	if _, err := os.Stat(filepath.Join(h.dir, "NEW.md")); !errors.Is(err, fs.ErrNotExist) {
-		t.Fatalf("NEW.md survived the revert: %v", err)
-	}
-	if snap, err := h.reverts().Load(runID); err != nil || !snap.Reverted {
-		t.Fatalf("the revert is not remembered: %+v %v", snap, err)
-	}
-	h.mustPrompt(id, "what changed?")
-	reqs := h.chats()
-	if last := reqs[len(reqs)-1]; !last.Contains("The user reverted the changes of run " + runID) {
-		t.Fatal("the session's next prompt over ACP was not told about the revert")
-	}
-}
-
-// applyToDisk is a workspace/applyEdit handler that applies the edit's
-// documentChanges to the files on disk (text edits and deletes).
-func applyToDisk(t *testing.T) lsptest.Handler {
-	return func(m lsptest.Message) (any, *lsptest.Error) {
-		var p struct {
-			Edit struct {
-				DocumentChanges []struct {
-					Kind         string                                           `json:"kind"`
-					URI          uri.URI                                          `json:"uri"`
-					TextDocument protocol.OptionalVersionedTextDocumentIdentifier `json:"textDocument"`
-					Edits        []text.Edit                                      `json:"edits"`
-				} `json:"documentChanges"`
-			} `json:"edit"`
-		}
-		if err := m.DecodeParams(&p); err != nil {
-			return nil, &lsptest.Error{Code: lsptest.CodeInvalidParams, Message: err.Error()}
-		}
-		fail := func(err error) (any, *lsptest.Error) {
-			t.Errorf("applyEdit: %v", err)
-			reason := err.Error()
-			return &protocol.ApplyWorkspaceEditResult{Applied: false, FailureReason: &reason}, nil
-		}
-		for _, dc := range p.Edit.DocumentChanges {
-			switch {
-			case dc.Kind == "delete":
-				if err := os.Remove(dc.URI.FsPath()); err != nil {
-					return fail(err)
-				}
-			case dc.Kind == "":
-				path := dc.TextDocument.URI.FsPath()
-				b, err := os.ReadFile(path)
-				if err != nil {
-					return fail(err)
-				}
-				// The edits all refer to the text before any of them:
-				// apply them last first.
-				edits := slices.Clone(dc.Edits)
-				slices.SortFunc(edits, func(a, b text.Edit) int {
-					if a.Range.Start.Line != b.Range.Start.Line {
-						return int(b.Range.Start.Line) - int(a.Range.Start.Line)
-					}
-					return int(b.Range.Start.Character) - int(a.Range.Start.Character)
-				})
-				var changes []text.Change
-				for _, e := range edits {
-					changes = append(changes, text.Change{Range: &e.Range, Text: e.NewText})
-				}
-				out, err := text.ApplyChanges(string(b), changes, text.UTF16)
-				if err != nil {
-					return fail(err)
-				}
-				if err := os.WriteFile(path, []byte(out), 0o644); err != nil {
-					return fail(err)
-				}
-			default:
-				return fail(errors.New("unexpected resource operation " + dc.Kind))
-			}
-		}
-		return &protocol.ApplyWorkspaceEditResult{Applied: true}, nil
-	}
-}
-
 // The hint quotes a workspace path the shell would split.
 func TestRevertHintQuotesWorkspace(t *testing.T) {
-	dir := filepath.Join(realDir(t, t.TempDir()), "my work's")
+	dir := filepath.Join(acptest.RealDir(t, t.TempDir()), "my work's")
 	if err := os.Mkdir(dir, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	h := start(t, editAndCreate("done"), harnessOpts{dir: dir})
-	h.write("a.txt", revertOrig)
-	h.mustPrompt(h.newSession(), "greet the world")
-	us, perms := h.client.snapshot()
-	runID := runIDOf(t, perms)
+	h := acptest.Start(t, editAndCreate("done"), acptest.Options{Dir: dir})
+	h.Write("a.txt", revertOrig)
+	h.MustPrompt(h.NewSession(), "greet the world")
+	us, perms := h.Client.Snapshot()
+	runID := acptest.RunID(t, perms)
 	quoted := "'" + strings.ReplaceAll(dir, "'", `'\''`) + "'"
-	if want := "agentls revert --dir " + quoted + " " + runID; !strings.Contains(updateTexts(us), want) {
-		t.Fatalf("the tool calls do not say %q:\n%s", want, updateTexts(us))
+	if want := "agentls revert --dir " + quoted + " " + runID; !strings.Contains(acptest.UpdateTexts(us), want) {
+		t.Fatalf("the tool calls do not say %q:\n%s", want, acptest.UpdateTexts(us))
 	}
 }

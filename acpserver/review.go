@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io/fs"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 
@@ -148,11 +149,15 @@ func (ss *session) reviewChange(ctx context.Context, callID acp.ToolCallId, runI
 				return reviewResult{pending: true, note: "Not decided: " + err.Error() + ". The change stays pending in the session."}
 			}
 			switch opt {
+			case optAllow:
+			case optAllowAlways:
+				ss.setAutoAllow()
 			case optReject:
 				reject = append(reject, h.ID)
 				reason = joinReason(reason, metaString(meta, "reason"))
-			case optAllowAlways:
-				ss.setAutoAllow()
+			default: // fail closed: only an offered "allow" writes
+				reject = append(reject, h.ID)
+				reason = joinReason(reason, unofferedReason(opt))
 			}
 		}
 	} else {
@@ -162,15 +167,18 @@ func (ss *session) reviewChange(ctx context.Context, callID acp.ToolCallId, runI
 		}
 		reason = metaString(meta, "reason")
 		switch opt {
-		case optReject:
-			for _, h := range p.Hunks {
-				reject = append(reject, h.ID)
-			}
+		case optAllow:
+			reject = metaStrings(meta, "rejectHunks")
 		case optAllowAlways:
 			ss.setAutoAllow()
 			reject = metaStrings(meta, "rejectHunks")
-		default:
-			reject = metaStrings(meta, "rejectHunks")
+		default: // optReject, or fail closed: only an offered "allow" writes
+			if opt != optReject {
+				reason = unofferedReason(opt)
+			}
+			for _, h := range p.Hunks {
+				reject = append(reject, h.ID)
+			}
 		}
 	}
 	res := reviewResult{}
@@ -191,6 +199,12 @@ func (ss *session) reviewChange(ctx context.Context, callID acp.ToolCallId, runI
 		w.note = fmt.Sprintf("%s %s rejected.", w.note, plural(res.rejected, "change"))
 	}
 	return w
+}
+
+// unofferedReason is the rejection reason of an answer naming an option
+// agentls never offered: an editor bug or a hostile client, never consent.
+func unofferedReason(opt string) string {
+	return fmt.Sprintf("the editor answered with option %q, which agentls did not offer; treated as a rejection", opt)
 }
 
 func (ss *session) setAutoAllow() {
@@ -241,8 +255,10 @@ func (ss *session) askChange(ctx context.Context, callID acp.ToolCallId, p propo
 }
 
 // ask sends session/request_permission and waits for the person (bounded
-// by the prompt: a cancelled prompt is an error, "not decided"). tc nil
-// refers to callID alone.
+// by the prompt and its run's wall clock: a cancelled or timed-out prompt
+// is an error, "not decided"). tc nil refers to callID alone. It returns
+// the option chosen as the client said it: callers act only on the
+// options they offered and take anything else as a no (fail closed).
 func (ss *session) ask(ctx context.Context, callID acp.ToolCallId, tc *acp.ToolCallUpdate, opts []acp.PermissionOption, meta map[string]any) (string, map[string]any, error) {
 	req := acp.RequestPermissionRequest{SessionId: acp.SessionId(ss.id), Options: opts, Meta: meta}
 	if tc != nil {
@@ -252,6 +268,9 @@ func (ss *session) ask(ctx context.Context, callID acp.ToolCallId, tc *acp.ToolC
 	}
 	resp, err := ss.srv.conn.RequestPermission(ctx, req)
 	if err != nil {
+		if errors.Is(context.Cause(ctx), agent.ErrWallClock) {
+			return "", nil, errors.New("no answer within the run's time limit (maxWallClockSeconds)")
+		}
 		if ctx.Err() != nil {
 			return "", nil, errors.New("the prompt was cancelled before an answer")
 		}
@@ -259,6 +278,9 @@ func (ss *session) ask(ctx context.Context, callID acp.ToolCallId, tc *acp.ToolC
 	}
 	if resp.Outcome.Selected == nil {
 		return "", nil, errors.New("the editor cancelled the permission request")
+	}
+	if chosen := resp.Outcome.Selected.OptionId; !slices.ContainsFunc(opts, func(o acp.PermissionOption) bool { return o.OptionId == chosen }) {
+		ss.srv.log.Warn("permission answered with an option that was not offered; denied", "session", ss.id, "option", string(chosen))
 	}
 	var m map[string]any
 	if a, ok := resp.Meta["agentls"].(map[string]any); ok {
@@ -305,7 +327,9 @@ const acceptAttempts = 3
 func (ss *session) writeAccepted(ctx context.Context, runID, path, reason string) reviewResult {
 	s := ss.srv
 	for attempt := 1; ; attempt++ {
-		ss.syncBuffer(ctx, path)
+		if err := ss.syncBuffer(ctx, path); err != nil {
+			return reviewResult{note: "Not written: " + err.Error()}
+		}
 		cur, exists := s.resync(ss, path)
 		s.review.mu.Lock()
 		plan, err := s.review.store.Accept(proposal.Filter{RunID: runID, Path: path}, text.UTF8)

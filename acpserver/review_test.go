@@ -8,6 +8,7 @@ import (
 
 	acp "github.com/coder/acp-go-sdk"
 
+	"github.com/agentls/agentls/acpserver/acptest"
 	"github.com/agentls/agentls/agent/llm/llmtest"
 )
 
@@ -16,9 +17,9 @@ func replaceAll(answer string) llmtest.Script {
 	return func(r *llmtest.ChatRequest) llmtest.Reply {
 		switch {
 		case !r.HasToolResult("c1"):
-			return call("c1", "read_file", `{"path":"a.txt"}`)
+			return acptest.Call("c1", "read_file", `{"path":"a.txt"}`)
 		case !r.HasToolResult("c2"):
-			return call("c2", "edit_file", `{"path":"a.txt","old_string":"foo","new_string":"bar","replace_all":true}`)
+			return acptest.Call("c2", "edit_file", `{"path":"a.txt","old_string":"foo","new_string":"bar","replace_all":true}`)
 		}
 		return llmtest.Text(answer)
 	}
@@ -46,43 +47,43 @@ func hunkIDs(t *testing.T, p acp.RequestPermissionRequest) []string {
 // A per-hunk client (rejectHunks in its answer) gets some hunks written
 // and the others rejected.
 func TestRejectSomeHunksInTheAnswer(t *testing.T) {
-	h := start(t, replaceAll("done"), harnessOpts{})
-	h.write("a.txt", twoHunks)
-	h.client.onPerm = func(p acp.RequestPermissionRequest) acp.RequestPermissionResponse {
+	h := acptest.Start(t, replaceAll("done"), acptest.Options{})
+	h.Write("a.txt", twoHunks)
+	h.Client.OnPermission = func(p acp.RequestPermissionRequest) acp.RequestPermissionResponse {
 		ids := hunkIDs(t, p)
 		if len(ids) != 2 {
 			t.Errorf("hunks %v", ids)
 		}
-		r := allow(optionID(p, acp.PermissionOptionKindAllowOnce))
+		r := acptest.Allow(acptest.OptionID(p, acp.PermissionOptionKindAllowOnce))
 		r.Meta = map[string]any{"agentls": map[string]any{"rejectHunks": []any{ids[1]}, "reason": "only the first"}}
 		return r
 	}
-	h.mustPrompt(h.newSession(), "rename foo")
-	if got := h.read("a.txt"); got != strings.Replace(twoHunks, "foo", "bar", 1) {
+	h.MustPrompt(h.NewSession(), "rename foo")
+	if got := h.Read("a.txt"); got != strings.Replace(twoHunks, "foo", "bar", 1) {
 		t.Fatalf("a.txt = %q", got)
 	}
 }
 
 // A client that asks for hunkPermissions is asked once per hunk.
 func TestOnePermissionPerHunk(t *testing.T) {
-	h := start(t, replaceAll("done"), harnessOpts{meta: map[string]any{"agentls": map[string]any{"hunkPermissions": true}}})
-	h.write("a.txt", twoHunks)
+	h := acptest.Start(t, replaceAll("done"), acptest.Options{Meta: map[string]any{"agentls": map[string]any{"hunkPermissions": true}}})
+	h.Write("a.txt", twoHunks)
 	n := 0
-	h.client.onPerm = func(p acp.RequestPermissionRequest) acp.RequestPermissionResponse {
+	h.Client.OnPermission = func(p acp.RequestPermissionRequest) acp.RequestPermissionResponse {
 		n++
 		if len(hunkIDs(t, p)) != 1 || !strings.Contains(*p.ToolCall.Title, "change "+string(rune('0'+n))+" of 2") {
 			t.Errorf("request %d: %v %q", n, p.Meta, *p.ToolCall.Title)
 		}
 		if n == 2 {
-			return allow(optionID(p, acp.PermissionOptionKindRejectOnce))
+			return acptest.Allow(acptest.OptionID(p, acp.PermissionOptionKindRejectOnce))
 		}
-		return allow(optionID(p, acp.PermissionOptionKindAllowOnce))
+		return acptest.Allow(acptest.OptionID(p, acp.PermissionOptionKindAllowOnce))
 	}
-	h.mustPrompt(h.newSession(), "rename foo")
+	h.MustPrompt(h.NewSession(), "rename foo")
 	if n != 2 {
 		t.Fatalf("%d permission requests, want 2", n)
 	}
-	if got := h.read("a.txt"); got != strings.Replace(twoHunks, "foo", "bar", 1) {
+	if got := h.Read("a.txt"); got != strings.Replace(twoHunks, "foo", "bar", 1) {
 		t.Fatalf("a.txt = %q", got)
 	}
 }
@@ -90,39 +91,39 @@ func TestOnePermissionPerHunk(t *testing.T) {
 // "Allow all changes in this session" writes later changes without
 // asking; apply mode never asks.
 func TestAllowAlwaysAndApplyMode(t *testing.T) {
-	h := start(t, func(r *llmtest.ChatRequest) llmtest.Reply {
+	h := acptest.Start(t, func(r *llmtest.ChatRequest) llmtest.Reply {
 		file, p := "a.txt", "a"
 		if strings.Contains(r.LastUser(), "b.txt") {
 			file, p = "b.txt", "b"
 		}
 		switch {
 		case !r.HasToolResult(p + "1"):
-			return call(p+"1", "read_file", `{"path":"`+file+`"}`)
+			return acptest.Call(p+"1", "read_file", `{"path":"`+file+`"}`)
 		case !r.HasToolResult(p + "2"):
-			return call(p+"2", "edit_file", `{"path":"`+file+`","old_string":"hello","new_string":"hello, world"}`)
+			return acptest.Call(p+"2", "edit_file", `{"path":"`+file+`","old_string":"hello","new_string":"hello, world"}`)
 		}
 		return llmtest.Text("done")
-	}, harnessOpts{})
-	h.write("a.txt", "hello\n")
-	h.write("b.txt", "hello\n")
-	h.client.onPerm = func(p acp.RequestPermissionRequest) acp.RequestPermissionResponse {
-		return allow(optionID(p, acp.PermissionOptionKindAllowAlways))
+	}, acptest.Options{})
+	h.Write("a.txt", "hello\n")
+	h.Write("b.txt", "hello\n")
+	h.Client.OnPermission = func(p acp.RequestPermissionRequest) acp.RequestPermissionResponse {
+		return acptest.Allow(acptest.OptionID(p, acp.PermissionOptionKindAllowAlways))
 	}
-	id := h.newSession()
-	h.mustPrompt(id, "greet in a.txt")
-	id2 := h.newSession()
-	h.mustPrompt(id, "greet in b.txt") // same session: no question
-	_, perms := h.client.snapshot()
-	if len(perms) != 1 || h.read("a.txt") != "hello, world\n" || h.read("b.txt") != "hello, world\n" {
-		t.Fatalf("permissions %d, a=%q b=%q", len(perms), h.read("a.txt"), h.read("b.txt"))
+	id := h.NewSession()
+	h.MustPrompt(id, "greet in a.txt")
+	id2 := h.NewSession()
+	h.MustPrompt(id, "greet in b.txt") // same session: no question
+	_, perms := h.Client.Snapshot()
+	if len(perms) != 1 || h.Read("a.txt") != "hello, world\n" || h.Read("b.txt") != "hello, world\n" {
+		t.Fatalf("permissions %d, a=%q b=%q", len(perms), h.Read("a.txt"), h.Read("b.txt"))
 	}
-	h.write("a.txt", "hello\n")
-	if _, err := h.conn.SetSessionMode(h.ctx(), acp.SetSessionModeRequest{SessionId: id2, ModeId: "apply"}); err != nil {
+	h.Write("a.txt", "hello\n")
+	if _, err := h.Conn.SetSessionMode(h.Ctx(), acp.SetSessionModeRequest{SessionId: id2, ModeId: "apply"}); err != nil {
 		t.Fatal(err)
 	}
-	h.mustPrompt(id2, "greet in a.txt")
-	if _, perms = h.client.snapshot(); len(perms) != 1 || h.read("a.txt") != "hello, world\n" {
-		t.Fatalf("apply mode: permissions %d, a=%q", len(perms), h.read("a.txt"))
+	h.MustPrompt(id2, "greet in a.txt")
+	if _, perms = h.Client.Snapshot(); len(perms) != 1 || h.Read("a.txt") != "hello, world\n" {
+		t.Fatalf("apply mode: permissions %d, a=%q", len(perms), h.Read("a.txt"))
 	}
 }
 
@@ -131,32 +132,32 @@ func TestAllowAlwaysAndApplyMode(t *testing.T) {
 // says why. An edit elsewhere in the file is kept and the change rebased.
 func TestConflictWhileAsking(t *testing.T) {
 	t.Run("touched", func(t *testing.T) {
-		h := start(t, editScript("done"), harnessOpts{})
-		h.write("a.txt", "hello\nsecond\n")
-		h.client.onPerm = func(p acp.RequestPermissionRequest) acp.RequestPermissionResponse {
-			h.write("a.txt", "hello there\nsecond\n") // the user typed on the hunk's line
-			return allow(optionID(p, acp.PermissionOptionKindAllowOnce))
+		h := acptest.Start(t, editScript("done"), acptest.Options{})
+		h.Write("a.txt", "hello\nsecond\n")
+		h.Client.OnPermission = func(p acp.RequestPermissionRequest) acp.RequestPermissionResponse {
+			h.Write("a.txt", "hello there\nsecond\n") // the user typed on the hunk's line
+			return acptest.Allow(acptest.OptionID(p, acp.PermissionOptionKindAllowOnce))
 		}
-		h.mustPrompt(h.newSession(), "greet")
-		if got := h.read("a.txt"); got != "hello there\nsecond\n" {
+		h.MustPrompt(h.NewSession(), "greet")
+		if got := h.Read("a.txt"); got != "hello there\nsecond\n" {
 			t.Fatalf("the user's edit was overwritten: %q", got)
 		}
-		us, _ := h.client.snapshot()
-		ups := toolUpdates(us, toolCalls(us)[1].ToolCallId)
+		us, _ := h.Client.Snapshot()
+		ups := acptest.ToolUpdates(us, acptest.ToolCalls(us)[1].ToolCallId)
 		end := ups[len(ups)-1]
-		if *end.Status != acp.ToolCallStatusFailed || !strings.Contains(contentText(end.Content), "Not written") {
-			t.Fatalf("conflicted edit call: %+v %q", end.Status, contentText(end.Content))
+		if *end.Status != acp.ToolCallStatusFailed || !strings.Contains(acptest.ContentText(end.Content), "Not written") {
+			t.Fatalf("conflicted edit call: %+v %q", end.Status, acptest.ContentText(end.Content))
 		}
 	})
 	t.Run("elsewhere", func(t *testing.T) {
-		h := start(t, editScript("done"), harnessOpts{})
-		h.write("a.txt", "hello\n2\n3\nlast\n")
-		h.client.onPerm = func(p acp.RequestPermissionRequest) acp.RequestPermissionResponse {
-			h.write("a.txt", "hello\n2\n3\nlast, edited\n")
-			return allow(optionID(p, acp.PermissionOptionKindAllowOnce))
+		h := acptest.Start(t, editScript("done"), acptest.Options{})
+		h.Write("a.txt", "hello\n2\n3\nlast\n")
+		h.Client.OnPermission = func(p acp.RequestPermissionRequest) acp.RequestPermissionResponse {
+			h.Write("a.txt", "hello\n2\n3\nlast, edited\n")
+			return acptest.Allow(acptest.OptionID(p, acp.PermissionOptionKindAllowOnce))
 		}
-		h.mustPrompt(h.newSession(), "greet")
-		if got := h.read("a.txt"); got != "hello, world\n2\n3\nlast, edited\n" {
+		h.MustPrompt(h.NewSession(), "greet")
+		if got := h.Read("a.txt"); got != "hello, world\n2\n3\nlast, edited\n" {
 			t.Fatalf("rebased write: %q", got)
 		}
 	})
@@ -171,55 +172,55 @@ func TestTrustAndRunCommand(t *testing.T) {
 			return llmtest.Text("no commands here")
 		}
 		if !r.HasToolResult("r1") {
-			return call("r1", "run_command", `{"command":"echo agentls-was-here"}`)
+			return acptest.Call("r1", "run_command", `{"command":"echo agentls-was-here"}`)
 		}
 		return llmtest.Text("ran it")
 	}
-	h := start(t, script, harnessOpts{})
-	h.write(".agentls/config.json", `{"tools": {"runCommand": "ask"}}`)
+	h := acptest.Start(t, script, acptest.Options{})
+	h.Write(".agentls/config.json", `{"tools": {"runCommand": "ask"}}`)
 	var asked []string
-	h.client.onPerm = func(p acp.RequestPermissionRequest) acp.RequestPermissionResponse {
+	h.Client.OnPermission = func(p acp.RequestPermissionRequest) acp.RequestPermissionResponse {
 		title := ""
 		if p.ToolCall.Title != nil {
 			title = *p.ToolCall.Title
 		}
 		asked = append(asked, title)
 		if len(asked) == 1 { // the trust question: refuse
-			return allow(optionID(p, acp.PermissionOptionKindRejectOnce))
+			return acptest.Allow(acptest.OptionID(p, acp.PermissionOptionKindRejectOnce))
 		}
-		return allow(optionID(p, acp.PermissionOptionKindAllowOnce))
+		return acptest.Allow(acptest.OptionID(p, acp.PermissionOptionKindAllowOnce))
 	}
-	id := h.newSession()
-	h.mustPrompt(id, "run something")
-	if len(asked) != 1 || h.chats()[0].HasTool("run_command") {
-		t.Fatalf("untrusted: asked %v, tools %v", asked, h.chats()[0].ToolNames())
+	id := h.NewSession()
+	h.MustPrompt(id, "run something")
+	if len(asked) != 1 || h.Chats()[0].HasTool("run_command") {
+		t.Fatalf("untrusted: asked %v, tools %v", asked, h.Chats()[0].ToolNames())
 	}
-	us, _ := h.client.snapshot()
+	us, _ := h.Client.Snapshot()
 	if !strings.Contains(contentTextOfAll(us), "tools.runCommand") {
 		t.Fatal("the trust question did not name the withheld setting")
 	}
 
 	// A new connection asks again; this time the answer is Trust.
-	h2 := start(t, script, harnessOpts{dir: h.dir, state: h.state})
+	h2 := acptest.Start(t, script, acptest.Options{Dir: h.Dir, State: h.State})
 	asked = nil
-	h2.client.onPerm = func(p acp.RequestPermissionRequest) acp.RequestPermissionResponse {
+	h2.Client.OnPermission = func(p acp.RequestPermissionRequest) acp.RequestPermissionResponse {
 		asked = append(asked, *p.ToolCall.Title)
 		if len(asked) == 1 {
-			return allow(optionID(p, acp.PermissionOptionKindAllowAlways))
+			return acptest.Allow(acptest.OptionID(p, acp.PermissionOptionKindAllowAlways))
 		}
 		if p.ToolCall.Kind == nil || *p.ToolCall.Kind != acp.ToolKindExecute || !strings.Contains(*p.ToolCall.Title, "echo agentls-was-here") {
 			t.Errorf("command permission: %+v", p.ToolCall)
 		}
-		return allow(optionID(p, acp.PermissionOptionKindAllowOnce))
+		return acptest.Allow(acptest.OptionID(p, acp.PermissionOptionKindAllowOnce))
 	}
-	id2 := h2.newSession()
-	h2.mustPrompt(id2, "run something")
-	reqs := h2.chats()
+	id2 := h2.NewSession()
+	h2.MustPrompt(id2, "run something")
+	reqs := h2.Chats()
 	res, _ := reqs[len(reqs)-1].ToolResult("r1")
 	if len(asked) != 2 || !strings.Contains(res, "agentls-was-here") {
 		t.Fatalf("trusted: asked %v, result %q", asked, res)
 	}
-	if _, err := os.Stat(filepath.Join(h.state, "agentls", "trust.json")); err != nil {
+	if _, err := os.Stat(filepath.Join(h.State, "agentls", "trust.json")); err != nil {
 		t.Fatalf("trust not remembered: %v", err)
 	}
 }
@@ -228,7 +229,7 @@ func contentTextOfAll(us []acp.SessionNotification) string {
 	var b strings.Builder
 	for _, u := range us {
 		if tc := u.Update.ToolCall; tc != nil {
-			b.WriteString(contentText(tc.Content))
+			b.WriteString(acptest.ContentText(tc.Content))
 		}
 	}
 	return b.String()

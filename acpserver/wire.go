@@ -9,6 +9,8 @@ import (
 	"io"
 	"log/slog"
 	"sync"
+
+	acp "github.com/coder/acp-go-sdk"
 )
 
 // The Go SDK (acp-go-sdk v0.13.0) reads its input with a bufio.Scanner and
@@ -103,8 +105,19 @@ func (f *lineFilter) handle(line []byte, tooLong int) error {
 	trimmed := bytes.TrimSpace(line)
 	switch {
 	case tooLong > 0:
-		f.log.Warn("ACP message too large; answered and dropped", "bytes", tooLong)
-		return f.answer(requestID(trimmed), -32600, fmt.Sprintf("Invalid Request: message of %d bytes is over agentls's limit of %d bytes per message", tooLong, maxLineBytes))
+		id, response := messageHead(trimmed)
+		if !response {
+			f.log.Warn("ACP message too large; answered and dropped", "bytes", tooLong)
+			return f.answer(id, -32600, fmt.Sprintf("Invalid Request: message of %d bytes is over agentls's limit of %d bytes per message", tooLong, maxLineBytes))
+		}
+		if id == nil {
+			// Nothing to match it to: the request it answers waits
+			// for its own timeout (client.requestTimeoutSeconds).
+			f.log.Warn("ACP response too large and without an id before the cut; dropped", "bytes", tooLong)
+			return nil
+		}
+		f.log.Warn("ACP response too large; failing the request it answers", "bytes", tooLong, "id", string(id))
+		return f.failPending(id, tooLong)
 	case len(trimmed) == 0:
 		return nil
 	case bytes.HasPrefix(bytes.ToLower(trimmed), []byte("content-length:")):
@@ -123,6 +136,48 @@ func (f *lineFilter) handle(line []byte, tooLong int) error {
 	return nil
 }
 
+// errAnswerTooLarge marks (in the error's data) the error failPending
+// hands to the SDK in place of an oversized answer, so the caller can
+// tell it from an error the client sent.
+const errAnswerTooLarge = "answerTooLarge"
+
+// failPending hands the SDK an error response for id in place of the
+// client's oversized answer to one of our requests: that request fails
+// at once, with an error saying why, instead of waiting for its timeout.
+// Nothing goes to the client: an error response sent back would carry
+// our own request id, which can match one of the client's requests.
+func (f *lineFilter) failPending(id json.RawMessage, size int) error {
+	e := struct {
+		JSONRPC string           `json:"jsonrpc"`
+		ID      json.RawMessage  `json:"id"`
+		Error   acp.RequestError `json:"error"`
+	}{JSONRPC: "2.0", ID: id}
+	e.Error = acp.RequestError{Code: -32603,
+		Message: fmt.Sprintf("the editor's answer is %d bytes, over agentls's limit of %d bytes per message", size, maxLineBytes),
+		Data:    map[string]any{"agentls": errAnswerTooLarge, "bytes": size}}
+	b, err := json.Marshal(e)
+	if err != nil {
+		return fmt.Errorf("encode the error for an oversized answer: %w", err)
+	}
+	_, err = f.out.Write(append(b, '\n'))
+	return err
+}
+
+// answerTooLarge reports whether err is failPending's error, and the size
+// of the answer it replaced.
+func answerTooLarge(err error) (int, bool) {
+	var re *acp.RequestError
+	if !errors.As(err, &re) {
+		return 0, false
+	}
+	d, ok := re.Data.(map[string]any)
+	if !ok || d["agentls"] != errAnswerTooLarge {
+		return 0, false
+	}
+	n, _ := d["bytes"].(float64)
+	return int(n), true
+}
+
 // answer writes an error response; id nil is JSON null.
 func (f *lineFilter) answer(id json.RawMessage, code int, msg string) error {
 	e := rpcError{JSONRPC: "2.0", ID: id}
@@ -135,29 +190,34 @@ func (f *lineFilter) answer(id json.RawMessage, code int, msg string) error {
 	return err
 }
 
-// requestID finds the top-level "id" of a (possibly cut) JSON object by
-// walking its tokens, so an oversized request still gets an answer the
-// client can match; nil when it is not found before the cut.
-func requestID(prefix []byte) json.RawMessage {
+// messageHead reads the top-level "id" of a (possibly cut) JSON object by
+// walking its tokens, so an oversized message can still be matched, and
+// whether it is a response: a "result" or "error" member and no "method"
+// before the cut. id is nil when it is not found before the cut.
+func messageHead(prefix []byte) (id json.RawMessage, response bool) {
 	dec := json.NewDecoder(bytes.NewReader(prefix))
 	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
-		return nil
+		return nil, false
 	}
+	method := false
 	for dec.More() {
 		k, err := dec.Token()
 		if err != nil {
-			return nil
+			break
+		}
+		switch k {
+		case "method":
+			method = true
+		case "result", "error":
+			response = true
 		}
 		var v json.RawMessage
 		if err := dec.Decode(&v); err != nil {
-			return nil
+			break
 		}
-		if k == "id" {
-			if len(v) > 0 && (v[0] == '"' || v[0] == '-' || (v[0] >= '0' && v[0] <= '9')) {
-				return v
-			}
-			return nil
+		if k == "id" && len(v) > 0 && (v[0] == '"' || v[0] == '-' || (v[0] >= '0' && v[0] <= '9')) {
+			id = v
 		}
 	}
-	return nil
+	return id, response && !method
 }

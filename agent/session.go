@@ -88,8 +88,8 @@ type Setup struct {
 	Model Model
 	// BeforeRead, when set, becomes the run's tools.Env.BeforeRead: the
 	// front-end pulls the editor's buffer for a path before a tool reads
-	// it (ACP's fs/read_text_file).
-	BeforeRead func(path string)
+	// it (ACP's fs/read_text_file); its error fails the tool's read.
+	BeforeRead func(path string) error
 	// PendingNew, when set, becomes the run's tools.Env.PendingNewFile:
 	// the front-end that owns proposals reports the new file an earlier
 	// run of this session proposed at a path that does not exist, still

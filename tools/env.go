@@ -27,8 +27,10 @@ type Env struct {
 	// right before a tool reads it through View (read_file, and the lock
 	// check of every edit), so a front-end whose editor does not push its
 	// buffers (ACP's fs/read_text_file) can put the editor's current text
-	// into View first. It must bound its own wait; nil does nothing.
-	BeforeRead func(path string)
+	// into View first. It must bound its own wait; nil does nothing. An
+	// error fails the read (the tool tells the model): the editor holds
+	// a text agentls cannot take, and the disk's may be stale.
+	BeforeRead func(path string) error
 	// Proposal is the run's proposal view, where commands run while the
 	// run has staged changes; nil runs them in the workspace folder. The
 	// run's owner closes it when the run ends.
@@ -91,10 +93,11 @@ func (env *Env) CommandDir(ctx context.Context) (dir string, inView bool, err er
 }
 
 // beforeRead calls BeforeRead when set.
-func (env *Env) beforeRead(path string) {
+func (env *Env) beforeRead(path string) error {
 	if env.BeforeRead != nil {
-		env.BeforeRead(path)
+		return env.BeforeRead(path)
 	}
+	return nil
 }
 
 // approvalMemory remembers AllowAlways decisions for the life of an Env.

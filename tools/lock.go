@@ -39,7 +39,9 @@ func (env *Env) lockTarget(abs string) (t target, res Result, ok bool) {
 	if inGitDir(abs) {
 		return t, Errorf("%s is inside .git; agentls never writes there", t.path), false
 	}
-	env.beforeRead(abs)
+	if err := env.beforeRead(abs); err != nil {
+		return t, env.readError(t.path, err), false
+	}
 	snap, err := env.View.Read(abs)
 	switch {
 	case err == nil:

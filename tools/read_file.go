@@ -81,7 +81,9 @@ func readFile(ctx context.Context, env *Env, p readFileParams) (Result, error) {
 // is shown.
 func (env *Env) readForModel(abs, path string) (text, note string, record func(), res Result, ok bool) {
 	record = func() {}
-	env.beforeRead(abs)
+	if err := env.beforeRead(abs); err != nil {
+		return "", "", record, env.readError(path, err), false
+	}
 	snap, err := env.View.Read(abs)
 	exists := err == nil
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {

@@ -1,4 +1,4 @@
-package acpserver_test
+package faces_test
 
 import (
 	"encoding/json"
@@ -8,6 +8,7 @@ import (
 	acp "github.com/coder/acp-go-sdk"
 	"go.lsp.dev/protocol"
 
+	"github.com/agentls/agentls/acpserver/acptest"
 	"github.com/agentls/agentls/agent/llm/llmtest"
 
 	"github.com/agentls/agentls/lspserver"
@@ -47,13 +48,13 @@ func continueOverLSP(t *testing.T, c *lsptest.Client, sessionID, prompt string) 
 
 // newLSP starts an in-process LSP server on the harness's workspace and
 // state directory.
-func (h *harness) newLSP(t *testing.T) *lsptest.Client {
+func newLSP(t *testing.T, h *acptest.Harness) *lsptest.Client {
 	t.Helper()
 	srv := lspserver.New(lspserver.Options{NoWatcher: true})
-	env := h.env
+	env := h.Env
 	srv.SetRunOptions(lspserver.RunOptions{Env: func(k string) string { return env[k] }, TranscriptDir: lspserver.NoTranscripts})
 	c := lsptest.NewInProcessServer(t, srv)
-	if _, err := c.Initialize(lsptest.Context(t), lsptest.InitOptions{Folders: []string{h.dir}}); err != nil {
+	if _, err := c.Initialize(lsptest.Context(t), lsptest.InitOptions{Folders: []string{h.Dir}}); err != nil {
 		t.Fatal(err)
 	}
 	return c
@@ -72,45 +73,45 @@ func TestSessionAcrossLSPAndACP(t *testing.T) {
 			return llmtest.Text("lsp answer")
 		}
 		if !r.HasToolResult("c1") {
-			return call("c1", "read_file", `{"path":"a.txt"}`)
+			return acptest.Call("c1", "read_file", `{"path":"a.txt"}`)
 		}
 		if !r.HasToolResult("c2") {
-			return call("c2", "edit_file", `{"path":"a.txt","old_string":"hello","new_string":"hello, world"}`)
+			return acptest.Call("c2", "edit_file", `{"path":"a.txt","old_string":"hello","new_string":"hello, world"}`)
 		}
 		return llmtest.Text("proposed")
 	}
-	h := start(t, script, harnessOpts{})
-	h.write("a.txt", "hello\n")
-	lsp := h.newLSP(t)
+	h := acptest.Start(t, script, acptest.Options{})
+	h.Write("a.txt", "hello\n")
+	lsp := newLSP(t, h)
 	continueOverLSP(t, lsp, "", "greet the world in a.txt")
 	var sessions lspserver.SessionsResult
 	if err := lsp.Call(lsptest.Context(t), lspserver.MethodSessions, struct{}{}, &sessions); err != nil || len(sessions.Sessions) != 1 || sessions.Sessions[0].Pending != 1 {
 		t.Fatalf("LSP sessions: %+v %v", sessions, err)
 	}
 	id := sessions.Sessions[0].ID
-	if h.read("a.txt") != "hello\n" {
+	if h.Read("a.txt") != "hello\n" {
 		t.Fatal("the LSP preview run wrote the file")
 	}
 
-	if _, err := h.conn.LoadSession(h.ctx(), acp.LoadSessionRequest{SessionId: acp.SessionId(id), Cwd: h.dir, McpServers: []acp.McpServer{}}); err != nil {
+	if _, err := h.Conn.LoadSession(h.Ctx(), acp.LoadSessionRequest{SessionId: acp.SessionId(id), Cwd: h.Dir, McpServers: []acp.McpServer{}}); err != nil {
 		t.Fatal(err)
 	}
-	h.mustPrompt(acp.SessionId(id), "carry on over ACP")
-	if got := h.read("a.txt"); got != "hello, world\n" {
+	h.MustPrompt(acp.SessionId(id), "carry on over ACP")
+	if got := h.Read("a.txt"); got != "hello, world\n" {
 		t.Fatalf("the pending change was not written after permission: %q", got)
 	}
-	_, perms := h.client.snapshot()
+	_, perms := h.Client.Snapshot()
 	if len(perms) != 1 || perms[0].ToolCall.Content[0].Diff == nil {
 		t.Fatalf("permissions: %+v", perms)
 	}
-	reqs := h.chats()
+	reqs := h.Chats()
 	if !reqs[len(reqs)-1].Contains("The user accepted 1 hunk of your change to a.txt") {
 		t.Fatal("the ACP run was not told about the accepted change")
 	}
 
-	lsp2 := h.newLSP(t)
+	lsp2 := newLSP(t, h)
 	continueOverLSP(t, lsp2, id, "continue over LSP")
-	reqs = h.chats()
+	reqs = h.Chats()
 	if last := reqs[len(reqs)-1]; !last.Contains("carry on over ACP") || !last.Contains("acp answer") {
 		t.Fatal("the LSP run did not continue the conversation the ACP prompt added")
 	}
@@ -123,31 +124,31 @@ func TestSessionAcrossLSPAndACP(t *testing.T) {
 // continues from the turns the other added (neither drops them from its
 // copy, nor overwrites them with its next save).
 func TestLiveLSPAndACPTakeTurns(t *testing.T) {
-	h := start(t, func(r *llmtest.ChatRequest) llmtest.Reply {
+	h := acptest.Start(t, func(r *llmtest.ChatRequest) llmtest.Reply {
 		u := r.LastUser()
 		if _, task, ok := strings.Cut(u, "## Your new task\n"); ok {
 			u = task
 		}
 		return llmtest.Text("answer to " + u)
-	}, harnessOpts{})
-	lsp := h.newLSP(t)
+	}, acptest.Options{})
+	lsp := newLSP(t, h)
 	continueOverLSP(t, lsp, "", "one over LSP")
 	var sessions lspserver.SessionsResult
 	if err := lsp.Call(lsptest.Context(t), lspserver.MethodSessions, struct{}{}, &sessions); err != nil || len(sessions.Sessions) != 1 {
 		t.Fatalf("sessions: %+v %v", sessions, err)
 	}
 	id := sessions.Sessions[0].ID
-	if _, err := h.conn.LoadSession(h.ctx(), acp.LoadSessionRequest{SessionId: acp.SessionId(id), Cwd: h.dir, McpServers: []acp.McpServer{}}); err != nil {
+	if _, err := h.Conn.LoadSession(h.Ctx(), acp.LoadSessionRequest{SessionId: acp.SessionId(id), Cwd: h.Dir, McpServers: []acp.McpServer{}}); err != nil {
 		t.Fatal(err)
 	}
-	h.mustPrompt(acp.SessionId(id), "two over ACP")
+	h.MustPrompt(acp.SessionId(id), "two over ACP")
 	continueOverLSP(t, lsp, id, "three over LSP")
-	reqs := h.chats()
+	reqs := h.Chats()
 	if last := reqs[len(reqs)-1]; !last.Contains("answer to two over ACP") {
 		t.Fatal("the live LSP server dropped the turn made over ACP")
 	}
-	h.mustPrompt(acp.SessionId(id), "four over ACP")
-	reqs = h.chats()
+	h.MustPrompt(acp.SessionId(id), "four over ACP")
+	reqs = h.Chats()
 	last := reqs[len(reqs)-1]
 	for _, want := range []string{"answer to one over LSP", "answer to two over ACP", "answer to three over LSP"} {
 		if !last.Contains(want) {
@@ -159,20 +160,20 @@ func TestLiveLSPAndACPTakeTurns(t *testing.T) {
 // A session started over ACP after the LSP server started shows in the
 // live server's agentls/sessions, and continues there.
 func TestLSPListsSessionsStartedOverACP(t *testing.T) {
-	h := start(t, llmtest.Always(llmtest.Text("ok")), harnessOpts{})
-	lsp := h.newLSP(t)
+	h := acptest.Start(t, llmtest.Always(llmtest.Text("ok")), acptest.Options{})
+	lsp := newLSP(t, h)
 	var sessions lspserver.SessionsResult
 	if err := lsp.Call(lsptest.Context(t), lspserver.MethodSessions, struct{}{}, &sessions); err != nil || len(sessions.Sessions) != 0 {
 		t.Fatalf("sessions before: %+v %v", sessions, err)
 	}
-	id := h.newSession()
-	h.mustPrompt(id, "started in zed")
+	id := h.NewSession()
+	h.MustPrompt(id, "started in zed")
 	if err := lsp.Call(lsptest.Context(t), lspserver.MethodSessions, struct{}{}, &sessions); err != nil ||
 		len(sessions.Sessions) != 1 || sessions.Sessions[0].ID != string(id) || sessions.Sessions[0].Title != "started in zed" {
 		t.Fatalf("sessions after: %+v %v", sessions, err)
 	}
 	continueOverLSP(t, lsp, string(id), "continued in vs code")
-	reqs := h.chats()
+	reqs := h.Chats()
 	if !reqs[len(reqs)-1].Contains("started in zed") {
 		t.Fatal("the LSP run did not continue the ACP conversation")
 	}

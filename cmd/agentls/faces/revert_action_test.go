@@ -1,4 +1,4 @@
-package acpserver_test
+package faces_test
 
 import (
 	"encoding/json"
@@ -8,6 +8,7 @@ import (
 	"go.lsp.dev/protocol"
 	"go.lsp.dev/uri"
 
+	"github.com/agentls/agentls/acpserver/acptest"
 	"github.com/agentls/agentls/internal/testwait"
 	"github.com/agentls/agentls/lspserver/lsptest"
 )
@@ -45,20 +46,20 @@ func hasTitle(ts []string, want string) bool {
 // allowed over ACP changed, also when the run landed after the server
 // built its index.
 func TestLSPOffersRevertOfRunAllowedOverACP(t *testing.T) {
-	h := start(t, editAndCreate("done"), harnessOpts{})
-	a := h.write("a.txt", revertOrig)
-	lsp := h.newLSP(t)
+	h := acptest.Start(t, editAndCreate("done"), acptest.Options{})
+	a := h.Write("a.txt", revertOrig)
+	lsp := newLSP(t, h)
 	u := uri.File(a)
 	if err := lsp.DidOpen(lsptest.Context(t), u, "plaintext", 1, revertOrig); err != nil {
 		t.Fatal(err)
 	}
 	codeActionTitles(t, lsp, u, 1) // builds the index before the run
 
-	id := h.newSession()
-	h.mustPrompt(id, "greet the world")
-	_, perms := h.client.snapshot()
-	runID := runIDOf(t, perms)
-	after := h.read("a.txt")
+	id := h.NewSession()
+	h.MustPrompt(id, "greet the world")
+	_, perms := h.Client.Snapshot()
+	runID := acptest.RunID(t, perms)
+	after := h.Read("a.txt")
 	if err := lsp.DidChange(lsptest.Context(t), u, 2, lsptest.Whole(after)); err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package acpserver_test
+package faces_test
 
 import (
 	"context"
@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/agentls/agentls/acpserver/acptest"
 	"github.com/agentls/agentls/agent/llm/llmtest"
 	"github.com/agentls/agentls/internal/testpeers"
 	"github.com/agentls/agentls/lspserver"
@@ -54,14 +55,14 @@ func TestTypeScriptClient(t *testing.T) {
 			return llmtest.Text("continued over LSP")
 		}
 		if !r.HasToolResult("c1") {
-			return call("c1", "read_file", `{"path":"a.txt"}`).WithText("Reading a.txt. ")
+			return acptest.Call("c1", "read_file", `{"path":"a.txt"}`).WithText("Reading a.txt. ")
 		}
 		if !r.HasToolResult("c2") {
-			return call("c2", "edit_file", `{"path":"a.txt","old_string":"hello","new_string":"hello, world"}`)
+			return acptest.Call("c2", "edit_file", `{"path":"a.txt","old_string":"hello","new_string":"hello, world"}`)
 		}
 		return llmtest.Text("I greeted the world.")
 	})
-	work := realDir(t, t.TempDir())
+	work := acptest.RealDir(t, t.TempDir())
 	if err := os.WriteFile(filepath.Join(work, "a.txt"), []byte("hello\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -110,7 +111,7 @@ func TestTypeScriptClient(t *testing.T) {
 	default:
 		t.Fatal("the cancelled prompt's model stream is still open")
 	}
-	reqs := chatRequests(model)
+	reqs := acptest.ChatRequests(model)
 	if last := reqs[len(reqs)-1]; !last.Contains("I greeted the world.") {
 		t.Fatal("the session loaded after the restart did not carry the conversation")
 	}
@@ -126,7 +127,7 @@ func TestTypeScriptClient(t *testing.T) {
 		t.Fatal(err)
 	}
 	continueOverLSP(t, c, sum.SessionID, "continue over LSP")
-	reqs = chatRequests(model)
+	reqs = acptest.ChatRequests(model)
 	last := reqs[len(reqs)-1]
 	if !last.Contains("what did you change?") || !last.Contains("I greeted the world.") {
 		t.Fatal("the LSP run did not continue the ACP session's conversation")
