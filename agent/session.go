@@ -162,6 +162,9 @@ func NewModelClient(cfg config.Config, logger *slog.Logger) (*llm.Client, error)
 // setup.Config.ModelError first for a message naming what to set. A
 // prepared run must be Executed or Closed.
 func (s *Session) Prepare(setup Setup, req RunRequest) (*SessionRun, error) {
+	if err := CheckPrompt(req.Prompt); err != nil {
+		return nil, err
+	}
 	if req.RunID == "" {
 		req.RunID = NewRunID()
 	}

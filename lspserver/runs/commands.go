@@ -3,6 +3,7 @@ package runs
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"strings"
 
 	"go.lsp.dev/protocol"
@@ -139,6 +140,9 @@ func (rs *Runs) runCommand(_ context.Context, raw json.RawMessage) (any, error) 
 	if a.Prompt == "" {
 		return nil, core.InvalidParams("%s: arguments[0].prompt is required (the task for the agent)", CommandRun)
 	}
+	if err := agent.CheckPrompt(a.Prompt); err != nil {
+		return nil, core.InvalidParams("%s: arguments[0].prompt: %v", CommandRun, err)
+	}
 	if a.Mode != "" && a.Mode != config.ModePreview && a.Mode != config.ModeApply && a.Mode != ModePlan {
 		return nil, core.InvalidParams("%s: mode %q is not valid; use %q, %q or %q", CommandRun, a.Mode, config.ModePreview, config.ModeApply, ModePlan)
 	}
@@ -195,6 +199,9 @@ func (rs *Runs) runCommand(_ context.Context, raw json.RawMessage) (any, error) 
 	if err != nil {
 		cancel()
 		sess.Release(r.id)
+		if errors.Is(err, agent.ErrPromptTooLarge) {
+			return nil, core.InvalidParams("%s: arguments[0].prompt: %v", CommandRun, err)
+		}
 		rs.showError("agentls cannot start an agent run: " + err.Error())
 		return nil, core.RequestFailed("%v", err)
 	}
