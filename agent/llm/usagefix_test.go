@@ -2,6 +2,7 @@ package llm_test
 
 import (
 	"context"
+	"strings"
 	"testing"
 
 	"github.com/agentls/agentls/agent/llm"
@@ -50,5 +51,20 @@ func TestStreamRawReadableUsageKept(t *testing.T) {
 	}
 	if !resp.UsageKnown || resp.Usage != (llm.Usage{PromptTokens: 12, CompletionTokens: 3, TotalTokens: 15}) {
 		t.Fatalf("usage = %+v known=%v", resp.Usage, resp.UsageKnown)
+	}
+}
+
+// Model ids that would show as something else (bidi overrides, C1 and C0
+// controls, invalid UTF-8) are left out of the list every face offers.
+func TestListModelsDropsUnsafeIDs(t *testing.T) {
+	body := `{"object":"list","data":[{"id":"good-model"},{"id":"evil\u202eledom"},{"id":"c1\u009bx"},` +
+		`{"id":"esc\u001b[2J"},{"id":"mark\u200f"},{"id":"iso\u2066x\u2069"},{"id":"al\u061cm"},{"id":"del\u007f"},{"id":"模型-7b"}]}`
+	srv := llmtest.New(t, llmtest.Always(llmtest.Text("ok")), llmtest.WithModels(body))
+	ids, err := newClient(t, srv).ListModels(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(ids, ","); got != "good-model,模型-7b" {
+		t.Fatalf("models = %q", ids)
 	}
 }

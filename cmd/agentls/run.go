@@ -17,6 +17,7 @@ import (
 	"github.com/agentls/agentls/agent/config"
 	"github.com/agentls/agentls/agent/revert"
 	"github.com/agentls/agentls/internal/redact"
+	"github.com/agentls/agentls/internal/safetext"
 	"github.com/agentls/agentls/internal/text"
 	"github.com/agentls/agentls/internal/workspace"
 	"github.com/agentls/agentls/tools"
@@ -234,12 +235,12 @@ func runMainContext(parent context.Context, args []string, stdin io.Reader, stdo
 	// could not be written (exit status 1): only those stay pending.
 	if len(written) > 0 {
 		recordApplied(prepared.ID(), cs.session.ID(), prepared.TranscriptPath(), prepared.Env().Changes, written, stderr)
-		fmt.Fprintf(stderr, "agentls: run %s (take it back with: agentls revert --dir %s %s)\n", prepared.ID(), shellQuote(dir), prepared.ID())
+		fmt.Fprintf(stderr, "agentls: run %s (take it back with: agentls revert --dir %s %s)\n", prepared.ID(), safetext.ShellQuote(dir), prepared.ID())
 	}
 	cs.save(prepared.Env().Changes, written, cfg, stderr)
 	if f.plan && out.Status == agent.StatusFinished {
 		fmt.Fprintf(stderr, "agentls run: that was a plan; to carry it out (as proposals, or with --apply):\n  agentls run --dir %s --session %s %q\n",
-			shellQuote(dir), cs.session.ID(), "Carry out your plan.")
+			safetext.ShellQuote(dir), cs.session.ID(), "Carry out your plan.")
 	}
 	return code
 }
@@ -249,14 +250,6 @@ func planMode(plan bool) string {
 		return agent.ModePlan
 	}
 	return ""
-}
-
-// shellQuote quotes s for a POSIX shell when it needs it.
-func shellQuote(s string) string {
-	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./,:=@") == "" {
-		return s
-	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
 // finishRun prints the answer and the diff, applies the changes when asked

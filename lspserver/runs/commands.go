@@ -11,6 +11,7 @@ import (
 
 	"github.com/agentls/agentls/agent"
 	"github.com/agentls/agentls/agent/config"
+	"github.com/agentls/agentls/agent/llm"
 	"github.com/agentls/agentls/internal/text"
 	"github.com/agentls/agentls/lspserver/core"
 	"github.com/agentls/agentls/tools"
@@ -154,7 +155,7 @@ func (rs *Runs) runCommand(_ context.Context, raw json.RawMessage) (any, error) 
 	cfg, warnings, cerr := rs.loadConfig()
 	rs.reportConfig(rs.ctx, warnings, cerr)
 	a.Model = strings.TrimSpace(a.Model)
-	if len(a.Model) > 256 || strings.ContainsFunc(a.Model, func(r rune) bool { return r < 0x20 || r == 0x7f }) {
+	if a.Model != "" && !llm.ValidModelName(a.Model) {
 		return nil, core.InvalidParams("%s: model %q is not a model name", CommandRun, text.Clip(a.Model, 80))
 	}
 	if a.Model != "" {
