@@ -50,6 +50,9 @@ func (s *Server) Prompt(ctx context.Context, p acp.PromptRequest) (acp.PromptRes
 		return acp.PromptResponse{}, err
 	}
 	task = ss.expandCommand(task)
+	if err := agent.CheckPrompt(task); err != nil {
+		return acp.PromptResponse{}, invalidParams("%v", err)
+	}
 	tctx, end, err := ss.beginTurn(ctx)
 	if err != nil {
 		return acp.PromptResponse{StopReason: acp.StopReasonCancelled}, nil
@@ -188,14 +191,16 @@ func (ss *session) reviewPending(ctx context.Context) {
 	}
 }
 
-// maxPromptBytes bounds a prompt with its attachments: about half the
-// model's context window (three bytes a token, as the loop bounds tool
-// output), so the conversation, tools and answer still fit.
+// maxPromptBytes bounds a prompt with its attachments: the one bound of
+// every face (agent.MaxPromptBytes), or less when the model's context
+// window is small: about half the window (three bytes a token, as the
+// loop bounds tool output), so the conversation, tools and answer still
+// fit.
 func maxPromptBytes(window int) int {
 	if window <= 0 {
 		window = agent.DefaultContextWindow
 	}
-	return max(window*3/2, 16<<10)
+	return min(max(window*3/2, 16<<10), agent.MaxPromptBytes)
 }
 
 // attachmentsMarker starts the attached context in the task text (and is
@@ -239,7 +244,10 @@ func buildPrompt(blocks []acp.ContentBlock, cwd string, limit int) (string, erro
 			return "", invalidParams("prompt[%d]: agentls takes text and embedded resources (promptCapabilities); images and audio are not supported", i)
 		}
 		if size > limit {
-			return "", invalidParams("the prompt with its attachments is over %d bytes, the most this model's context window (model.contextWindow) leaves room for; attach less (the agent reads files itself)", limit)
+			if err := agent.CheckPromptSize(size); err != nil {
+				return "", invalidParams("%v (the text with its attachments); attach less (the agent reads files itself)", err)
+			}
+			return "", invalidParams("%v: the prompt with its attachments is over %d bytes, the most this model's context window (model.contextWindow) leaves room for; attach less (the agent reads files itself)", agent.ErrPromptTooLarge, limit)
 		}
 	}
 	task := strings.TrimSpace(text.String())

@@ -17,6 +17,7 @@ import (
 	"github.com/agentls/agentls/agent"
 	"github.com/agentls/agentls/agent/proposal"
 	"github.com/agentls/agentls/agent/revert"
+	"github.com/agentls/agentls/internal/safetext"
 	"github.com/agentls/agentls/internal/text"
 	"github.com/agentls/agentls/tools"
 )
@@ -367,7 +368,7 @@ func (ss *session) writeAccepted(ctx context.Context, runID, path, reason string
 		// this file I/O (as lspserver/runs does on accept).
 		note := "Written " + via + "."
 		if ss.recordLanded(runID, fe) {
-			note += " To take run " + runID + " back: agentls revert --dir " + shellWord(ss.cwd) + " " + runID
+			note += " To take run " + runID + " back: agentls revert --dir " + safetext.ShellQuote(ss.cwd) + " " + runID
 		}
 		if len(plan.Conflicts) > 0 {
 			note += " Not written (conflicted with your edits): " + conflictText(plan.Conflicts)
@@ -388,17 +389,6 @@ func (ss *session) recordLanded(runID string, fe proposal.FileEdit) bool {
 		ss.srv.log.Warn("this change cannot be reverted later", "run", runID, "path", fe.Path, "err", err)
 	}
 	return kept
-}
-
-// shellWord is s as one word for a POSIX shell: as is when it holds only
-// safe characters, else single-quoted.
-func shellWord(s string) string {
-	if s != "" && strings.IndexFunc(s, func(r rune) bool {
-		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("/._-+,:@%", r))
-	}) < 0 {
-		return s
-	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
 // reverts is the revert snapshot store under the state directory; nil

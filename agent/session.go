@@ -169,6 +169,9 @@ func NewModelClient(cfg config.Config, logger *slog.Logger) (*llm.Client, error)
 // which language servers serve the workspace (a large tree, a cancelled
 // request); it is not kept: Execute takes the run's own.
 func (s *Session) Prepare(ctx context.Context, setup Setup, req RunRequest) (*SessionRun, error) {
+	if err := CheckPrompt(req.Prompt); err != nil {
+		return nil, err
+	}
 	if req.RunID == "" {
 		req.RunID = NewRunID()
 	}

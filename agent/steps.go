@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"strings"
 
+	"github.com/agentls/agentls/internal/safetext"
 	"github.com/agentls/agentls/internal/text"
 )
 
@@ -13,6 +14,13 @@ import (
 // where the raw arguments read as noise. Invalid arguments get the generic
 // wording.
 func StepPhrase(tool string, args json.RawMessage, width int) string {
+	// Paths, patterns and commands are the model's (or an MCP server's
+	// tool names): they become progress text and permission titles on
+	// every face, so they are escaped as all text for people is.
+	return safetext.Line(stepPhrase(tool, args, width))
+}
+
+func stepPhrase(tool string, args json.RawMessage, width int) string {
 	var a struct {
 		Path        string `json:"path"`
 		Pattern     string `json:"pattern"`

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/agentls/agentls/internal/command"
+	"github.com/agentls/agentls/internal/safetext"
 )
 
 //go:embed descriptions/run_command.md
@@ -105,7 +106,11 @@ func (env *Env) approve(ctx context.Context, tool, summary string) (bool, Result
 	if env.Approver == nil {
 		return false, Errorf("%s needs the user's approval and there is no way to ask in this session; the command was not run", tool), nil
 	}
-	d, err := env.Approver.Approve(ctx, ApprovalRequest{Tool: tool, Summary: summary})
+	// The summary is the model's command, shown to the user to decide on
+	// (a terminal, a showMessageRequest, a permission title): escaped, so
+	// ESC sequences or a bidi override cannot show another command than
+	// the one that would run.
+	d, err := env.Approver.Approve(ctx, ApprovalRequest{Tool: tool, Summary: safetext.Text(summary)})
 	if err != nil {
 		if ctx.Err() != nil {
 			return false, Result{}, ctx.Err()

@@ -691,19 +691,6 @@ func TestTrustDescriptionSanitizedAndBounded(t *testing.T) {
 	}
 }
 
-func TestShellQuoteShowsControlCharacters(t *testing.T) {
-	for in, want := range map[string]string{
-		"plain":             "plain",
-		"two words":         "'two words'",
-		"a\nb":              `$'a\nb'`,
-		"it's\x1b":          `$'it\'s\x1b'`,
-		`back\slash` + "\t": `$'back\\slash\t'`,
-	} {
-		if got := shellQuote(in); got != want {
-			t.Errorf("shellQuote(%q) = %s, want %s", in, got, want)
-		}
-	}
-}
 func TestChecks(t *testing.T) {
 	f := newFixture(t)
 	f.user(`{"checks": [

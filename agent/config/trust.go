@@ -11,7 +11,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/agentls/agentls/internal/redact"
 	"github.com/agentls/agentls/internal/safetext"
@@ -372,11 +371,11 @@ func describeServer(name string, v any) string {
 		out = fmt.Sprintf("connect to MCP server \"%s\" at %s", displayKey(name), safetext.Line(redact.URL(url)))
 	} else {
 		cmd, _ := e["command"].(string)
-		words := []string{shellQuote(cmd)}
+		words := []string{safetext.ShellQuote(cmd)}
 		args, _ := e["args"].([]any)
 		for _, a := range args {
 			s, _ := a.(string)
-			words = append(words, shellQuote(s))
+			words = append(words, safetext.ShellQuote(s))
 		}
 		line := strings.Join(words, " ")
 		out = fmt.Sprintf("run the command %s (MCP server \"%s\")", line, displayKey(name))
@@ -384,7 +383,7 @@ func describeServer(name string, v any) string {
 			keys := slices.Sorted(maps.Keys(env))
 			shown := make([]string, 0, min(len(keys), maxEnvKeysShown))
 			for _, k := range keys[:min(len(keys), maxEnvKeysShown)] {
-				shown = append(shown, displayKey(shellQuote(k)))
+				shown = append(shown, displayKey(safetext.ShellQuote(k)))
 			}
 			if len(keys) > maxEnvKeysShown {
 				shown = append(shown, fmt.Sprintf("and %d more", len(keys)-maxEnvKeysShown))
@@ -409,10 +408,10 @@ func describeOAuth(o map[string]any) string {
 	var parts []string
 	str := func(m map[string]any, k string) string { v, _ := m[k].(string); return strings.TrimSpace(v) }
 	if v := str(o, "clientSecretEnv"); v != "" {
-		parts = append(parts, "send your environment variable "+displayKey(shellQuote(v))+" as its client secret")
+		parts = append(parts, "send your environment variable "+displayKey(safetext.ShellQuote(v))+" as its client secret")
 	}
 	if v := str(o, "privateKeyFile"); v != "" {
-		parts = append(parts, "sign its sign-in with the private key "+safetext.Bound(shellQuote(v), maxNameBytes*2))
+		parts = append(parts, "sign its sign-in with the private key "+safetext.Bound(safetext.ShellQuote(v), maxNameBytes*2))
 	}
 	if idp, _ := o["idp"].(map[string]any); idp != nil {
 		where := str(idp, "tokenEndpoint")
@@ -421,13 +420,13 @@ func describeOAuth(o map[string]any) string {
 		}
 		where = safetext.Bound(safetext.Line(redact.URL(where)), maxActionBytes/4)
 		if v := str(idp, "idTokenEnv"); v != "" {
-			parts = append(parts, "send your ID token from the environment variable "+displayKey(shellQuote(v))+" to the identity provider "+where)
+			parts = append(parts, "send your ID token from the environment variable "+displayKey(safetext.ShellQuote(v))+" to the identity provider "+where)
 		}
 		if v := str(idp, "idTokenFile"); v != "" {
-			parts = append(parts, "send your ID token from the file "+safetext.Bound(shellQuote(v), maxNameBytes*2)+" to the identity provider "+where)
+			parts = append(parts, "send your ID token from the file "+safetext.Bound(safetext.ShellQuote(v), maxNameBytes*2)+" to the identity provider "+where)
 		}
 		if v := str(idp, "clientSecretEnv"); v != "" {
-			parts = append(parts, "send your environment variable "+displayKey(shellQuote(v))+" to the identity provider as a client secret")
+			parts = append(parts, "send your environment variable "+displayKey(safetext.ShellQuote(v))+" to the identity provider as a client secret")
 		}
 	}
 	if len(parts) == 0 {
@@ -464,45 +463,6 @@ func envRefs(e map[string]any) []string {
 	}
 	walk(e)
 	return slices.Sorted(maps.Keys(seen))
-}
-
-// shellQuote quotes s for display the way a shell would need it; a word
-// with control characters is shown in $'…' form with them escaped, so it
-// stays on its line and reads as what the shell would get.
-func shellQuote(s string) string {
-	if safetext.Line(s) != s {
-		return ansiCQuote(s)
-	}
-	if s != "" && strings.IndexFunc(s, func(r rune) bool {
-		return !(r == '/' || r == '.' || r == '-' || r == '_' || r == '=' || r == ':' || r == '@' || r == ',' ||
-			r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9')
-	}) < 0 {
-		return s
-	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
-}
-
-// ansiCQuote is s in the shell's $'…' form, control characters escaped.
-func ansiCQuote(s string) string {
-	var b strings.Builder
-	b.WriteString("$'")
-	for i := 0; i < len(s); {
-		r, size := utf8.DecodeRuneInString(s[i:])
-		switch {
-		case r == utf8.RuneError && size <= 1:
-			fmt.Fprintf(&b, `\x%02x`, s[i])
-		case r == '\\' || r == '\'':
-			b.WriteByte('\\')
-			b.WriteRune(r)
-		case safetext.Unsafe(r):
-			b.WriteString(safetext.Line(string(r)))
-		default:
-			b.WriteString(s[i : i+size])
-		}
-		i += size
-	}
-	b.WriteByte('\'')
-	return b.String()
 }
 
 func fmtJSON(v any) string {
@@ -545,7 +505,7 @@ func describeLanguageServer(name string, v any) string {
 	var words []string
 	for _, c := range cmd {
 		s, _ := c.(string)
-		words = append(words, shellQuote(s))
+		words = append(words, safetext.ShellQuote(s))
 	}
 	line := strings.Join(words, " ")
 	if line == "" {

@@ -9,7 +9,9 @@ import (
 
 	"github.com/bmatcuk/doublestar/v4"
 
+	"github.com/agentls/agentls/agent/llm"
 	"github.com/agentls/agentls/internal/redact"
+	"github.com/agentls/agentls/internal/safetext"
 	"github.com/agentls/agentls/tools/mcp"
 )
 
@@ -89,6 +91,21 @@ func validate(c Config, origin map[string]string) (Config, []error, []string) {
 	}
 	c.Model.BaseURL = strings.TrimSpace(c.Model.BaseURL)
 	c.Model.Name = strings.TrimSpace(c.Model.Name)
+	if n := c.Model.Name; n != "" && !llm.ValidModelName(n) {
+		bad("model.name", safetext.Bound(n, 80), "use a model name the endpoint lists: no control or bidi characters, at most 256 bytes")
+		c.Model.Name = ""
+	}
+	if len(c.Model.Choices) > 0 {
+		var keep []string
+		for _, n := range c.Model.Choices {
+			if n = strings.TrimSpace(n); llm.ValidModelName(n) {
+				keep = append(keep, n)
+			} else if n != "" {
+				bad("model.choices", safetext.Bound(n, 80), "use model names the endpoint lists: no control or bidi characters, at most 256 bytes")
+			}
+		}
+		c.Model.Choices = keep
+	}
 	if b := c.Model.BaseURL; b != "" {
 		if u, err := url.Parse(b); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 			bad("model.baseURL", redact.URL(b), "use an http(s) URL such as https://api.openai.com/v1 or http://localhost:11434/v1")

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/agentls/agentls/internal/redact"
+	"github.com/agentls/agentls/internal/safetext"
 )
 
 // modelsTimeout bounds GET /models: a picker must not wait on a slow
@@ -17,6 +18,19 @@ const modelsTimeout = 10 * time.Second
 
 // maxModels bounds the list an endpoint may return.
 const maxModels = 1000
+
+// maxModelName bounds a model name.
+const maxModelName = 256
+
+// ValidModelName reports whether id can be offered and shown as a model
+// name: not empty, at most 256 bytes, and nothing internal/safetext would
+// escape (C0 and C1 controls, DEL, bidi controls, invalid UTF-8). Model
+// lists reach pickers on every face, and an id with U+202E would show
+// another name than the one sent; such an id is left out, not escaped,
+// because the id is also what goes back to the endpoint.
+func ValidModelName(id string) bool {
+	return id != "" && len(id) <= maxModelName && strings.TrimSpace(id) == id && safetext.Line(id) == id
+}
 
 // ListModels asks the endpoint which models it serves (GET /models), for
 // model pickers. A replayed client has no endpoint: it lists nothing.
@@ -36,7 +50,7 @@ func (c *Client) ListModels(ctx context.Context) ([]string, error) {
 	var out []string
 	for _, m := range list.Models {
 		id := strings.TrimSpace(m.ID)
-		if id == "" || len(id) > 256 || seen[id] || strings.ContainsFunc(id, func(r rune) bool { return r < 0x20 || r == 0x7f }) {
+		if !ValidModelName(id) || seen[id] {
 			continue
 		}
 		seen[id] = true

@@ -56,8 +56,11 @@ func (d metaDoer) Do(req *http.Request) (*http.Response, error) {
 	if err == nil {
 		if resp.StatusCode >= 300 {
 			resp.Body = limitedBody{Reader: io.LimitReader(resp.Body, maxErrorBody), Closer: resp.Body}
-		} else if d.maxLine > 0 {
-			resp.Body = &lineLimitBody{rc: resp.Body, max: d.maxLine}
+		} else {
+			if d.maxLine > 0 {
+				resp.Body = &lineLimitBody{rc: resp.Body, max: d.maxLine}
+			}
+			resp.Body = newUsageBody(resp.Body)
 		}
 	}
 	return resp, err

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -16,6 +17,7 @@ import (
 	"github.com/agentls/agentls/agent/config"
 	"github.com/agentls/agentls/agent/revert"
 	"github.com/agentls/agentls/internal/redact"
+	"github.com/agentls/agentls/internal/safetext"
 	"github.com/agentls/agentls/internal/text"
 	"github.com/agentls/agentls/internal/workspace"
 	"github.com/agentls/agentls/tools"
@@ -23,9 +25,12 @@ import (
 
 const runUsage = `usage: agentls run [--dir DIR] [--apply | --plan] [--model NAME] [--allow-commands]
                    [--trust-workspace] [--record FILE | --replay FILE]
-                   [--continue | --session ID] PROMPT
+                   [--continue | --session ID] PROMPT | -
 
 Runs one agent task on the files in DIR (default: the current directory).
+PROMPT is the task in words; - reads it from standard input instead (for
+a long task: agentls run - < task.md). A prompt over 192,000 bytes is
+refused (exit status 2).
 Model text and tool activity stream to stderr; the final answer and a
 unified diff of the proposed changes go to stdout. Nothing is written
 unless --apply is given.
@@ -72,7 +77,7 @@ type runFlags struct {
 
 // parseRunFlags accepts flags before and after the prompt words. It
 // returns an exit code >= 0 when the command should stop.
-func parseRunFlags(args []string, stdout, stderr io.Writer) (runFlags, int) {
+func parseRunFlags(args []string, stdin io.Reader, stdout, stderr io.Writer) (runFlags, int) {
 	var f runFlags
 	fs := flag.NewFlagSet("agentls run", flag.ContinueOnError)
 	fs.StringVar(&f.dir, "dir", ".", "workspace `directory` the agent works in")
@@ -90,10 +95,22 @@ func parseRunFlags(args []string, stdout, stderr io.Writer) (runFlags, int) {
 	if code >= 0 {
 		return f, code
 	}
+	if len(words) == 1 && words[0] == "-" {
+		p, err := readPrompt(stdin)
+		if err != nil {
+			fmt.Fprintf(stderr, "agentls run: %v\n", err)
+			return f, 2
+		}
+		words = []string{p}
+	}
 	f.prompt = strings.TrimSpace(strings.Join(words, " "))
 	if f.prompt == "" {
 		fmt.Fprintln(stderr, "agentls run: missing PROMPT")
 		usage(stderr)
+		return f, 2
+	}
+	if err := agent.CheckPrompt(f.prompt); err != nil {
+		fmt.Fprintf(stderr, "agentls run: %v\n", err)
 		return f, 2
 	}
 	if f.plan && f.apply {
@@ -121,6 +138,26 @@ func parseRunFlags(args []string, stdout, stderr io.Writer) (runFlags, int) {
 	return f, -1
 }
 
+// readPrompt reads `agentls run -`'s prompt from standard input, at most
+// one byte over agent.MaxPromptBytes: an endless pipe is refused, not
+// held in memory.
+func readPrompt(stdin io.Reader) (string, error) {
+	if stdin == nil {
+		return "", errors.New("no standard input to read the prompt from")
+	}
+	b, err := io.ReadAll(io.LimitReader(stdin, agent.MaxPromptBytes+1))
+	if err != nil {
+		return "", fmt.Errorf("reading the prompt from standard input: %w", err)
+	}
+	if len(b) > agent.MaxPromptBytes {
+		return "", fmt.Errorf("%w: standard input holds more than %d bytes; say what to do and let the agent read the files it needs", agent.ErrPromptTooLarge, agent.MaxPromptBytes)
+	}
+	if !utf8.Valid(b) {
+		return "", errors.New("the prompt on standard input is not UTF-8 text")
+	}
+	return string(b), nil
+}
+
 // runMain runs one agent task headless (`agentls run`) and returns the exit
 // status.
 func runMain(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
@@ -130,7 +167,7 @@ func runMain(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 // runMainContext is runMain under parent: cancelling it cancels the run
 // as Ctrl-C does.
 func runMainContext(parent context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	f, code := parseRunFlags(args, stdout, stderr)
+	f, code := parseRunFlags(args, stdin, stdout, stderr)
 	if code >= 0 {
 		return code
 	}
@@ -198,12 +235,12 @@ func runMainContext(parent context.Context, args []string, stdin io.Reader, stdo
 	// could not be written (exit status 1): only those stay pending.
 	if len(written) > 0 {
 		recordApplied(prepared.ID(), cs.session.ID(), prepared.TranscriptPath(), prepared.Env().Changes, written, stderr)
-		fmt.Fprintf(stderr, "agentls: run %s (take it back with: agentls revert --dir %s %s)\n", prepared.ID(), shellQuote(dir), prepared.ID())
+		fmt.Fprintf(stderr, "agentls: run %s (take it back with: agentls revert --dir %s %s)\n", prepared.ID(), safetext.ShellQuote(dir), prepared.ID())
 	}
 	cs.save(prepared.Env().Changes, written, cfg, stderr)
 	if f.plan && out.Status == agent.StatusFinished {
 		fmt.Fprintf(stderr, "agentls run: that was a plan; to carry it out (as proposals, or with --apply):\n  agentls run --dir %s --session %s %q\n",
-			shellQuote(dir), cs.session.ID(), "Carry out your plan.")
+			safetext.ShellQuote(dir), cs.session.ID(), "Carry out your plan.")
 	}
 	return code
 }
@@ -213,14 +250,6 @@ func planMode(plan bool) string {
 		return agent.ModePlan
 	}
 	return ""
-}
-
-// shellQuote quotes s for a POSIX shell when it needs it.
-func shellQuote(s string) string {
-	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./,:=@") == "" {
-		return s
-	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
 // finishRun prints the answer and the diff, applies the changes when asked

@@ -12,6 +12,7 @@ import (
 
 	"github.com/agentls/agentls/agent"
 	"github.com/agentls/agentls/agent/config"
+	"github.com/agentls/agentls/internal/safetext"
 	"github.com/agentls/agentls/internal/text"
 	"github.com/agentls/agentls/tools"
 )
@@ -94,7 +95,7 @@ func (cs *cliSession) save(changes *tools.Changeset, written []string, cfg confi
 		fmt.Fprintf(stderr, "agentls: warning: session not saved: %v\n", err)
 		return
 	}
-	fmt.Fprintf(stderr, "agentls: session %s (continue with: agentls run --dir %s --session %s PROMPT)\n", cs.session.ID(), shellQuote(cs.dir), cs.session.ID())
+	fmt.Fprintf(stderr, "agentls: session %s (continue with: agentls run --dir %s --session %s PROMPT)\n", cs.session.ID(), safetext.ShellQuote(cs.dir), cs.session.ID())
 }
 
 // runIDOf is the session's latest run.

@@ -3,6 +3,7 @@ package runs
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"strings"
 
 	"go.lsp.dev/protocol"
@@ -10,6 +11,7 @@ import (
 
 	"github.com/agentls/agentls/agent"
 	"github.com/agentls/agentls/agent/config"
+	"github.com/agentls/agentls/agent/llm"
 	"github.com/agentls/agentls/internal/text"
 	"github.com/agentls/agentls/lspserver/core"
 	"github.com/agentls/agentls/tools"
@@ -139,6 +141,9 @@ func (rs *Runs) runCommand(_ context.Context, raw json.RawMessage) (any, error) 
 	if a.Prompt == "" {
 		return nil, core.InvalidParams("%s: arguments[0].prompt is required (the task for the agent)", CommandRun)
 	}
+	if err := agent.CheckPrompt(a.Prompt); err != nil {
+		return nil, core.InvalidParams("%s: arguments[0].prompt: %v", CommandRun, err)
+	}
 	if a.Mode != "" && a.Mode != config.ModePreview && a.Mode != config.ModeApply && a.Mode != ModePlan {
 		return nil, core.InvalidParams("%s: mode %q is not valid; use %q, %q or %q", CommandRun, a.Mode, config.ModePreview, config.ModeApply, ModePlan)
 	}
@@ -150,7 +155,7 @@ func (rs *Runs) runCommand(_ context.Context, raw json.RawMessage) (any, error) 
 	cfg, warnings, cerr := rs.loadConfig()
 	rs.reportConfig(rs.ctx, warnings, cerr)
 	a.Model = strings.TrimSpace(a.Model)
-	if len(a.Model) > 256 || strings.ContainsFunc(a.Model, func(r rune) bool { return r < 0x20 || r == 0x7f }) {
+	if a.Model != "" && !llm.ValidModelName(a.Model) {
 		return nil, core.InvalidParams("%s: model %q is not a model name", CommandRun, text.Clip(a.Model, 80))
 	}
 	if a.Model != "" {
@@ -196,6 +201,9 @@ func (rs *Runs) runCommand(_ context.Context, raw json.RawMessage) (any, error) 
 	if err != nil {
 		cancel()
 		sess.Release(r.id)
+		if errors.Is(err, agent.ErrPromptTooLarge) {
+			return nil, core.InvalidParams("%s: arguments[0].prompt: %v", CommandRun, err)
+		}
 		rs.showError("agentls cannot start an agent run: " + err.Error())
 		return nil, core.RequestFailed("%v", err)
 	}

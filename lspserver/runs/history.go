@@ -278,7 +278,7 @@ func (rs *Runs) Models(ctx context.Context, _ *struct{}) (*ModelsResult, error) 
 	out := &ModelsResult{Models: []ModelInfo{}, Current: cfg.Model.Name}
 	seen := map[string]bool{}
 	add := func(id string) {
-		if id != "" && !seen[id] {
+		if llm.ValidModelName(id) && !seen[id] {
 			seen[id] = true
 			out.Models = append(out.Models, ModelInfo{ID: id})
 		}

@@ -55,6 +55,7 @@ type Reply struct {
 	pause       *Pause
 	noUsage     bool
 	usage       *usage
+	rawUsage    string // sent verbatim as the usage chunk's "usage" value
 	withoutRole bool
 	notStreamed bool
 }
@@ -191,6 +192,12 @@ func (r Reply) Usage(prompt, completion int) Reply {
 	r.usage = &usage{PromptTokens: prompt, CompletionTokens: completion, TotalTokens: prompt + completion}
 	return r
 }
+
+// RawUsage sends raw, verbatim, as the "usage" value of the usage chunk
+// of a streamed reply (whether or not the client asked for usage), to
+// play an endpoint whose counts do not decode: `{"prompt_tokens": 12.0}`,
+// `{"prompt_tokens": NaN}` (not even JSON), `{"prompt_tokens": "12"}`.
+func (r Reply) RawUsage(raw string) Reply { r.rawUsage = raw; return r }
 
 // CachedUsage sets the usage chunk with cached prompt tokens, as OpenAI
 // reports them (prompt_tokens_details.cached_tokens). Negative or huge

@@ -63,9 +63,10 @@ type promptDetails struct {
 
 // plan is a reply rendered into wire chunks.
 type plan struct {
-	content []chunk // role, text and tool-call chunks
-	finish  chunk
-	usage   *chunk // nil: no usage chunk
+	content  []chunk // role, text and tool-call chunks
+	finish   chunk
+	usage    *chunk // nil: no usage chunk
+	rawUsage string // the usage chunk's "usage" value, verbatim (Reply.RawUsage)
 }
 
 // render turns a Reply into the chunks to stream for req.
@@ -97,7 +98,11 @@ func (r Reply) render(req *ChatRequest) plan {
 		}
 	}
 	p.finish = mk(delta{}, &reason)
-	if req.WantsUsage() && !r.noUsage {
+	if r.rawUsage != "" {
+		c := base
+		c.Choices = []choice{}
+		p.usage, p.rawUsage = &c, r.rawUsage
+	} else if req.WantsUsage() && !r.noUsage {
 		u := r.usage
 		if u == nil {
 			u = r.estimateUsage(req)
@@ -319,7 +324,13 @@ func (r Reply) stream(ctx context.Context, done <-chan struct{}, w http.Response
 	if stop(len(p.content)) || !write(p.finish) {
 		return
 	}
-	if p.usage != nil && !write(p.usage) {
+	if p.rawUsage != "" {
+		b, _ := json.Marshal(p.usage) // strings and numbers only; no "usage" (nil)
+		if _, err := fmt.Fprintf(w, "data: %s,\"usage\":%s}\n\n", b[:len(b)-1], p.rawUsage); err != nil {
+			return
+		}
+		flush()
+	} else if p.usage != nil && !write(p.usage) {
 		return
 	}
 	fmt.Fprint(w, "data: [DONE]\n\n")
