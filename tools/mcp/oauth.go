@@ -39,7 +39,11 @@ import (
 // the request. Tokens (and registrations) are stored per server with
 // owner-only permissions; an expired token is refreshed first. mcp-go's own
 // OAuth handler is not used: it cannot take the scope from WWW-Authenticate,
-// step up on 403 or use client ID metadata documents.
+// step up on 403 or use client ID metadata documents. golang.org/x/oauth2
+// does the protocol's client side (PKCE, the authorization URL, token
+// requests, client authentication); the discovery, registration, resource
+// indicator, store, loopback listener and the grants it has no helper for
+// are here.
 
 // OAuthConfig is the optional "oauth" entry of a remote server's
 // configuration.
@@ -680,10 +684,7 @@ func (t *oauthTransport) authorizeCode(ctx context.Context, st *storedAuth, as *
 	if err != nil {
 		return err
 	}
-	if err := checkTokenEndpoint("token request", as.TokenEndpoint); err != nil {
-		return err
-	}
-	secret, style, fields, err := c.auth()
+	secret, style, fields, err := c.auth("token request", as.TokenEndpoint)
 	if err != nil {
 		return err
 	}
@@ -715,10 +716,7 @@ func (t *oauthTransport) refresh(ctx context.Context, st *storedAuth, as *asMeta
 		"resource":      {t.resource(prm)},
 	})
 	if err != nil {
-		return err
-	}
-	if tok.RefreshToken == "" {
-		tok.RefreshToken = st.Token.RefreshToken
+		return err // x/oauth2 kept the refresh token if the answer has none
 	}
 	if tok.Scope == "" {
 		tok.Scope = st.Token.Scope

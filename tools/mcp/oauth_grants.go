@@ -53,8 +53,9 @@ import (
 // access token.
 //
 // Every token endpoint must be https (or http on this machine): secrets,
-// assertions and ID tokens go there. Answers are checked: JSON, HTTP 200,
-// an access token of type Bearer, a lifetime that is not negative; an
+// assertions and ID tokens go there. Requests and answers are
+// golang.org/x/oauth2's; answers are also checked: JSON, bounded, a usable
+// access token of type Bearer, a lifetime that is not negative; an
 // error answer is reported with the server's error code and description,
 // never with what was sent.
 
@@ -168,8 +169,11 @@ func (t *oauthTransport) creds(st *storedAuth, as *asMetadata) (clientCreds, err
 // form-urlencoded first) or the form, never auto-detected (a refused
 // secret is not sent a second way), and the form fields it has no style
 // for (private_key_jwt's assertion). Without a secret, only client_id is
-// sent.
-func (c clientCreds) auth() (secret string, style oauth2.AuthStyle, fields url.Values, err error) {
+// sent. what names the request in errors; endpoint is checked first.
+func (c clientCreds) auth(what, endpoint string) (secret string, style oauth2.AuthStyle, fields url.Values, err error) {
+	if err := checkTokenEndpoint(what, endpoint); err != nil {
+		return "", 0, nil, err
+	}
 	switch c.method {
 	case authMethodBasic:
 		return c.secret, oauth2.AuthStyleInHeader, nil, nil
@@ -330,7 +334,7 @@ func (a answerCheck) RoundTrip(r *http.Request) (*http.Response, error) {
 	case code >= 500:
 	case jerr != nil:
 		return nil, &answerError{msg: fmt.Sprintf("HTTP %d, an answer that is not JSON", code)}
-	case code == http.StatusOK && out.Error == "" && out.AccessToken == "":
+	case code/100 == 2 && out.Error == "" && out.AccessToken == "":
 		return nil, &answerError{msg: "the answer has no access_token"}
 	}
 	resp.Header.Set("Content-Type", "application/json")
@@ -345,10 +349,7 @@ func (a answerCheck) RoundTrip(r *http.Request) (*http.Response, error) {
 // refresh cannot carry it), the token exchange and the JWT bearer grant need
 // them.
 func (t *oauthTransport) tokenRequest(ctx context.Context, what, endpoint string, c clientCreds, params url.Values) (*oauth2.Token, error) {
-	if err := checkTokenEndpoint(what, endpoint); err != nil {
-		return nil, err
-	}
-	secret, style, fields, err := c.auth()
+	secret, style, fields, err := c.auth(what, endpoint)
 	if err != nil {
 		return nil, err
 	}
