@@ -22,6 +22,7 @@ require (
 	go.uber.org/goleak v1.3.0
 	go.yaml.in/yaml/v3 v3.0.6
 	golang.org/x/net v0.57.0
+	golang.org/x/oauth2 v0.38.0
 	golang.org/x/sys v0.47.0
 	golang.org/x/tools v0.48.0
 )

@@ -4,8 +4,6 @@ import (
 	"bytes"
 	"context"
 	"crypto/rand"
-	"crypto/sha256"
-	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -16,6 +14,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"golang.org/x/oauth2"
 )
 
 // OAuth 2.1 for remote MCP servers, per the MCP authorization
@@ -39,7 +39,11 @@ import (
 // the request. Tokens (and registrations) are stored per server with
 // owner-only permissions; an expired token is refreshed first. mcp-go's own
 // OAuth handler is not used: it cannot take the scope from WWW-Authenticate,
-// step up on 403 or use client ID metadata documents.
+// step up on 403 or use client ID metadata documents. golang.org/x/oauth2
+// does the protocol's client side (PKCE, the authorization URL, token
+// requests, client authentication); the discovery, registration, resource
+// indicator, store, loopback listener and the grants it has no helper for
+// are here.
 
 // OAuthConfig is the optional "oauth" entry of a remote server's
 // configuration.
@@ -658,44 +662,42 @@ func (t *oauthTransport) authorizeCode(ctx context.Context, st *storedAuth, as *
 	if err := CheckBrowserURL(as.AuthorizationEndpoint); err != nil {
 		return fmt.Errorf("the authorization server's authorization_endpoint was refused: %w", err)
 	}
-	state, verifier := randomString(), randomString()
-	sum := sha256.Sum256([]byte(verifier))
+	state, verifier := rand.Text(), oauth2.GenerateVerifier()
 	lb, err := listenLoopback(state)
 	if err != nil {
 		return err
 	}
 	defer lb.close()
-	q := url.Values{
-		"response_type":         {"code"},
-		"client_id":             {st.ClientID},
-		"redirect_uri":          {lb.redirectURI},
-		"state":                 {state},
-		"code_challenge":        {base64.RawURLEncoding.EncodeToString(sum[:])},
-		"code_challenge_method": {"S256"},
-		"resource":              {t.resource(prm)},
-	}
-	if scope != "" {
-		q.Set("scope", scope)
-	}
-	sep := "?"
-	if strings.Contains(as.AuthorizationEndpoint, "?") {
-		sep = "&"
-	}
-	if err := t.opts.Open(ctx, t.server, as.AuthorizationEndpoint+sep+q.Encode()); err != nil {
+	conf := oauth2.Config{ClientID: st.ClientID, RedirectURL: lb.redirectURI, Scopes: strings.Fields(scope),
+		Endpoint: oauth2.Endpoint{AuthURL: as.AuthorizationEndpoint, TokenURL: as.TokenEndpoint}}
+	resource := oauth2.SetAuthURLParam("resource", t.resource(prm))
+	if err := t.opts.Open(ctx, t.server, conf.AuthCodeURL(state, oauth2.S256ChallengeOption(verifier), resource)); err != nil {
 		return fmt.Errorf("opening the authorization page: %w", err)
 	}
 	code, err := lb.wait(ctx)
 	if err != nil {
 		return err
 	}
-	form := url.Values{
-		"grant_type":    {"authorization_code"},
-		"code":          {code},
-		"redirect_uri":  {lb.redirectURI},
-		"code_verifier": {verifier},
-		"resource":      {t.resource(prm)},
+	// The client's credentials are looked up only now, as for every token
+	// request: a secret's variable may be set while the user signs in.
+	c, err := t.creds(st, as)
+	if err != nil {
+		return err
 	}
-	tok, err := t.token(ctx, st, as, form)
+	secret, style, fields, err := c.auth("token request", as.TokenEndpoint)
+	if err != nil {
+		return err
+	}
+	conf.ClientSecret, conf.Endpoint.AuthStyle = secret, style
+	opts := []oauth2.AuthCodeOption{oauth2.VerifierOption(verifier), resource}
+	for k := range fields {
+		opts = append(opts, oauth2.SetAuthURLParam(k, fields.Get(k)))
+	}
+	got, err := conf.Exchange(t.tokenContext(ctx), code, opts...)
+	if got, err = checkToken("token request", got, err); err != nil {
+		return err
+	}
+	tok, err := bearer("token request", got)
 	if err != nil {
 		return err
 	}
@@ -708,17 +710,13 @@ func (t *oauthTransport) authorizeCode(ctx context.Context, st *storedAuth, as *
 
 // refresh trades the refresh token for a new access token.
 func (t *oauthTransport) refresh(ctx context.Context, st *storedAuth, as *asMetadata, prm *resourceMetadata) error {
-	form := url.Values{
+	tok, err := t.token(ctx, st, as, url.Values{
 		"grant_type":    {"refresh_token"},
 		"refresh_token": {st.Token.RefreshToken},
 		"resource":      {t.resource(prm)},
-	}
-	tok, err := t.token(ctx, st, as, form)
+	})
 	if err != nil {
-		return err
-	}
-	if tok.RefreshToken == "" {
-		tok.RefreshToken = st.Token.RefreshToken
+		return err // x/oauth2 kept the refresh token if the answer has none
 	}
 	if tok.Scope == "" {
 		tok.Scope = st.Token.Scope
@@ -739,12 +737,6 @@ func (t *oauthTransport) resource(prm *resourceMetadata) string {
 	}
 	u.Fragment = ""
 	return u.String()
-}
-
-func randomString() string {
-	b := make([]byte, 32)
-	_, _ = rand.Read(b)
-	return base64.RawURLEncoding.EncodeToString(b)
 }
 
 // resourceCovers reports whether the resource identifier resource names the

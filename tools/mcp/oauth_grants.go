@@ -1,10 +1,12 @@
 package mcp
 
 import (
+	"bytes"
 	"context"
 	"crypto/ecdsa"
 	"crypto/ed25519"
 	"crypto/elliptic"
+	"crypto/rand"
 	"crypto/rsa"
 	"crypto/x509"
 	"encoding/json"
@@ -12,16 +14,18 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"net/http"
 	"net/url"
 	"os"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 
 	"github.com/golang-jwt/jwt/v5"
+	"golang.org/x/oauth2"
+	"golang.org/x/oauth2/clientcredentials"
 
 	"github.com/agentls/agentls/internal/safetext"
 )
@@ -49,8 +53,9 @@ import (
 // access token.
 //
 // Every token endpoint must be https (or http on this machine): secrets,
-// assertions and ID tokens go there. Answers are checked: JSON, HTTP 200,
-// an access token of type Bearer, a lifetime that is not negative; an
+// assertions and ID tokens go there. Requests and answers are
+// golang.org/x/oauth2's; answers are also checked: JSON, bounded, a usable
+// access token of type Bearer, a lifetime that is not negative; an
 // error answer is reported with the server's error code and description,
 // never with what was sent.
 
@@ -159,30 +164,29 @@ func (t *oauthTransport) creds(st *storedAuth, as *asMetadata) (clientCreds, err
 	return c, nil
 }
 
-// authenticate adds the client's authentication to a token request: form
-// fields, and the Basic credentials to set on the request ("" for none).
-func (c clientCreds) authenticate(form url.Values) (user, pass string, err error) {
+// auth is how x/oauth2 authenticates the client at a token endpoint: the
+// secret it sends, in the Basic header (RFC 6749 §2.3.1, both parts
+// form-urlencoded first) or the form, never auto-detected (a refused
+// secret is not sent a second way), and the form fields it has no style
+// for (private_key_jwt's assertion). Without a secret, only client_id is
+// sent. what names the request in errors; endpoint is checked first.
+func (c clientCreds) auth(what, endpoint string) (secret string, style oauth2.AuthStyle, fields url.Values, err error) {
+	if err := checkTokenEndpoint(what, endpoint); err != nil {
+		return "", 0, nil, err
+	}
 	switch c.method {
 	case authMethodBasic:
-		// RFC 6749 §2.3.1: both are form-urlencoded before Basic encoding.
-		return url.QueryEscape(c.id), url.QueryEscape(c.secret), nil
+		return c.secret, oauth2.AuthStyleInHeader, nil, nil
 	case authMethodPost:
-		form.Set("client_id", c.id)
-		form.Set("client_secret", c.secret)
+		return c.secret, oauth2.AuthStyleInParams, nil, nil
 	case authMethodPrivateKeyJWT:
 		a, err := c.assertion()
 		if err != nil {
-			return "", "", err
+			return "", 0, nil, err
 		}
-		form.Set("client_id", c.id)
-		form.Set("client_assertion_type", clientAssertionTypeJWT)
-		form.Set("client_assertion", a)
-	default:
-		if c.id != "" {
-			form.Set("client_id", c.id)
-		}
+		return "", oauth2.AuthStyleInParams, url.Values{"client_assertion_type": {clientAssertionTypeJWT}, "client_assertion": {a}}, nil
 	}
-	return "", "", nil
+	return "", oauth2.AuthStyleInParams, nil, nil
 }
 
 // assertion is the signed client assertion of private_key_jwt (RFC 7523
@@ -193,7 +197,7 @@ func (c clientCreds) assertion() (string, error) {
 	claims := jwt.RegisteredClaims{
 		Issuer: c.id, Subject: c.id, Audience: jwt.ClaimStrings{c.audience},
 		IssuedAt: jwt.NewNumericDate(now), ExpiresAt: jwt.NewNumericDate(now.Add(assertionLifetime)),
-		ID: randomString(),
+		ID: rand.Text(),
 	}
 	s, err := jwt.NewWithClaims(c.alg, claims).SignedString(c.key)
 	if err != nil {
@@ -286,119 +290,139 @@ func checkTokenEndpoint(what, raw string) error {
 	return fmt.Errorf("%s %s is refused: credentials are sent only over https (or http on this machine)", what, safetext.Bound(safetext.Line(raw), 200))
 }
 
-// tokenAnswer is a token endpoint's JSON answer (RFC 6749 §5, RFC 8693
-// §2.2).
-type tokenAnswer struct {
-	AccessToken     string `json:"access_token"`
-	TokenType       string `json:"token_type"`
-	IssuedTokenType string `json:"issued_token_type"`
-	RefreshToken    string `json:"refresh_token"`
-	ExpiresIn       any    `json:"expires_in"` // a number; some servers send a string
-	Scope           string `json:"scope"`
-	Error           string `json:"error"`
-	ErrorDesc       string `json:"error_description"`
+// tokenContext carries the HTTP client x/oauth2 uses for token requests:
+// the transport's own (so its proxies, test servers and timeouts apply)
+// under answerCheck.
+func (t *oauthTransport) tokenContext(ctx context.Context) context.Context {
+	return context.WithValue(ctx, oauth2.HTTPClient, &http.Client{Transport: answerCheck{t.base}, Timeout: 30 * time.Second})
 }
 
-// postToken sends a token request to endpoint with the client's
-// authentication and returns the checked answer.
-func (t *oauthTransport) postToken(ctx context.Context, what, endpoint string, form url.Values, c clientCreds) (*tokenAnswer, error) {
-	if err := checkTokenEndpoint(what, endpoint); err != nil {
-		return nil, err
-	}
-	user, pass, err := c.authenticate(form)
+// answerCheck holds a token endpoint's answer to what x/oauth2 does not
+// check, or reports without saying which: a bounded size (x/oauth2 cuts
+// the answer instead), JSON (whatever its Content-Type says; x/oauth2
+// would read a form body), and an access token in a successful answer.
+type answerCheck struct{ base http.RoundTripper }
+
+// answerError is an answer refused by answerCheck.
+type answerError struct {
+	msg string
+	err error
+}
+
+func (e *answerError) Error() string { return e.msg }
+func (e *answerError) Unwrap() error { return e.err }
+
+func (a answerCheck) RoundTrip(r *http.Request) (*http.Response, error) {
+	r = r.Clone(r.Context())
+	r.Header.Set("Accept", "application/json")
+	resp, err := a.base.RoundTrip(r)
 	if err != nil {
 		return nil, err
 	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, endpoint, strings.NewReader(form.Encode()))
-	if err != nil {
-		return nil, err
-	}
-	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
-	req.Header.Set("Accept", "application/json")
-	if c.method == authMethodBasic {
-		req.SetBasicAuth(user, pass)
-	}
-	resp, err := t.client().Do(req)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", what, err)
-	}
-	defer resp.Body.Close()
-	var out tokenAnswer
 	body, rerr := io.ReadAll(io.LimitReader(resp.Body, maxTokenAnswer+1))
+	_ = resp.Body.Close()
+	var out struct {
+		AccessToken string `json:"access_token"`
+		Error       string `json:"error"`
+	}
 	jerr := json.Unmarshal(body, &out)
-	switch {
+	switch code := resp.StatusCode; {
 	case rerr != nil:
-		return nil, fmt.Errorf("%s: HTTP %d, reading the answer: %w", what, resp.StatusCode, rerr)
+		return nil, &answerError{fmt.Sprintf("HTTP %d, reading the answer: %v", code, rerr), rerr}
 	case len(body) > maxTokenAnswer:
-		return nil, fmt.Errorf("%s: HTTP %d, an answer over %d bytes", what, resp.StatusCode, maxTokenAnswer)
-	case resp.StatusCode >= 500:
-		return nil, fmt.Errorf("%s: the server failed (HTTP %d)%s", what, resp.StatusCode, oauthError(out, jerr))
+		return nil, &answerError{msg: fmt.Sprintf("HTTP %d, an answer over %d bytes", code, maxTokenAnswer)}
+	case code >= 500:
 	case jerr != nil:
-		return nil, fmt.Errorf("%s: HTTP %d, an answer that is not JSON", what, resp.StatusCode)
-	case resp.StatusCode != http.StatusOK || out.Error != "":
-		return nil, fmt.Errorf("%s refused: HTTP %d%s", what, resp.StatusCode, oauthError(out, nil))
-	case out.AccessToken == "":
-		return nil, fmt.Errorf("%s: the answer has no access_token", what)
-	case len(out.AccessToken) > maxAccessToken || safetext.Line(out.AccessToken) != out.AccessToken || strings.ContainsAny(out.AccessToken, " \t"):
+		return nil, &answerError{msg: fmt.Sprintf("HTTP %d, an answer that is not JSON", code)}
+	case code/100 == 2 && out.Error == "" && out.AccessToken == "":
+		return nil, &answerError{msg: "the answer has no access_token"}
+	}
+	resp.Header.Set("Content-Type", "application/json")
+	resp.Body = io.NopCloser(bytes.NewReader(body))
+	return resp, nil
+}
+
+// tokenRequest asks endpoint for a token with params (grant_type
+// included) as client c. It goes through clientcredentials.Config, x/oauth2's
+// one token request that takes any parameters (grant_type may be
+// replaced): the refresh with RFC 8707's resource (Config.TokenSource's
+// refresh cannot carry it), the token exchange and the JWT bearer grant need
+// them.
+func (t *oauthTransport) tokenRequest(ctx context.Context, what, endpoint string, c clientCreds, params url.Values) (*oauth2.Token, error) {
+	secret, style, fields, err := c.auth(what, endpoint)
+	if err != nil {
+		return nil, err
+	}
+	maps.Copy(params, fields)
+	cc := clientcredentials.Config{ClientID: c.id, ClientSecret: secret, TokenURL: endpoint, AuthStyle: style, EndpointParams: params}
+	tok, err := cc.Token(t.tokenContext(ctx))
+	return checkToken(what, tok, err)
+}
+
+// checkToken reports a failed token request with the server's status,
+// error code and description (never with what was sent), and refuses an
+// access token that cannot go in a header.
+func checkToken(what string, tok *oauth2.Token, err error) (*oauth2.Token, error) {
+	var ae *answerError
+	var re *oauth2.RetrieveError
+	switch {
+	case errors.As(err, &ae):
+		return nil, fmt.Errorf("%s: %w", what, ae)
+	case errors.As(err, &re) && re.Response != nil && re.Response.StatusCode >= 500:
+		return nil, fmt.Errorf("%s: the server failed (HTTP %d)%s", what, re.Response.StatusCode, oauthError(re.ErrorCode, re.ErrorDescription))
+	case errors.As(err, &re) && re.Response != nil:
+		return nil, fmt.Errorf("%s refused: HTTP %d%s", what, re.Response.StatusCode, oauthError(re.ErrorCode, re.ErrorDescription))
+	case err != nil:
+		return nil, fmt.Errorf("%s: %w", what, err)
+	case len(tok.AccessToken) > maxAccessToken || safetext.Line(tok.AccessToken) != tok.AccessToken || strings.ContainsAny(tok.AccessToken, " \t"):
 		return nil, fmt.Errorf("%s: the access_token is not a usable token (too long, or with spaces or control characters)", what)
 	}
-	return &out, nil
+	return tok, nil
 }
 
 // oauthError is an error answer's code and description, bounded and on
 // one line, or "".
-func oauthError(a tokenAnswer, jerr error) string {
-	if jerr != nil || a.Error == "" {
+func oauthError(code, desc string) string {
+	if code == "" {
 		return ""
 	}
-	s := ": " + safetext.Bound(safetext.Line(a.Error), 100)
-	if a.ErrorDesc != "" {
-		s += " (" + safetext.Bound(safetext.Line(a.ErrorDesc), 300) + ")"
+	s := ": " + safetext.Bound(safetext.Line(code), 100)
+	if desc != "" {
+		s += " (" + safetext.Bound(safetext.Line(desc), 300) + ")"
 	}
 	return s
 }
 
+// extra is the string answer field key ("" when absent or not a string).
+func extra(tok *oauth2.Token, key string) string {
+	s, _ := tok.Extra(key).(string)
+	return s
+}
+
 // bearer turns an access token answer into a Token: only Bearer tokens
-// are used, and a lifetime must not be negative.
-func bearer(what string, a *tokenAnswer) (*Token, error) {
+// are used (x/oauth2 takes a missing token_type for Bearer), and one that
+// expired on arrival (a negative lifetime) is refused.
+func bearer(what string, a *oauth2.Token) (*Token, error) {
 	if !strings.EqualFold(a.TokenType, "bearer") {
 		if a.TokenType == "" {
 			return nil, fmt.Errorf("%s: the answer has no token_type (want Bearer)", what)
 		}
 		return nil, fmt.Errorf("%s: token_type %q is not supported (want Bearer)", what, safetext.Bound(safetext.Line(a.TokenType), 40))
 	}
-	tok := &Token{AccessToken: a.AccessToken, RefreshToken: a.RefreshToken, Scope: a.Scope}
-	var secs float64
-	switch v := a.ExpiresIn.(type) {
-	case nil:
-	case float64:
-		secs = v
-	case string:
-		f, err := strconv.ParseFloat(v, 64)
-		if err != nil {
-			return nil, fmt.Errorf("%s: expires_in %q is not a number", what, safetext.Bound(safetext.Line(v), 40))
-		}
-		secs = f
-	default:
-		return nil, fmt.Errorf("%s: expires_in is not a number", what)
+	if !a.Expiry.IsZero() && a.Expiry.Before(time.Now()) {
+		return nil, fmt.Errorf("%s: the token expired before it arrived (expires_in %v)", what, a.Extra("expires_in"))
 	}
-	switch {
-	case secs < 0:
-		return nil, fmt.Errorf("%s: the token expired before it arrived (expires_in %v)", what, secs)
-	case secs > 0:
-		tok.Expiry = time.Now().Add(time.Duration(min(secs, 1e9)) * time.Second)
-	}
-	return tok, nil
+	return &Token{AccessToken: a.AccessToken, RefreshToken: a.RefreshToken, Scope: extra(a, "scope"), Expiry: a.Expiry}, nil
 }
 
 // token calls the authorization server's token endpoint as the client
-// (authorization code, refresh) and returns the Bearer token.
-func (t *oauthTransport) token(ctx context.Context, st *storedAuth, as *asMetadata, form url.Values) (*Token, error) {
+// (refresh) and returns the Bearer token.
+func (t *oauthTransport) token(ctx context.Context, st *storedAuth, as *asMetadata, params url.Values) (*Token, error) {
 	c, err := t.creds(st, as)
 	if err != nil {
 		return nil, err
 	}
-	a, err := t.postToken(ctx, "token request", as.TokenEndpoint, form, c)
+	a, err := t.tokenRequest(ctx, "token request", as.TokenEndpoint, c, params)
 	if err != nil {
 		return nil, err
 	}
@@ -430,11 +454,11 @@ func (t *oauthTransport) clientCredentials(ctx context.Context, st *storedAuth, 
 	if err != nil {
 		return err
 	}
-	form := url.Values{"grant_type": {GrantClientCredentials}, "resource": {t.resource(prm)}}
+	params := url.Values{"resource": {t.resource(prm)}} // grant_type client_credentials is clientcredentials.Config's own
 	if scope != "" {
-		form.Set("scope", scope)
+		params.Set("scope", scope)
 	}
-	a, err := t.postToken(ctx, "client credentials token request", as.TokenEndpoint, form, c)
+	a, err := t.tokenRequest(ctx, "client credentials token request", as.TokenEndpoint, c, params)
 	if err != nil {
 		return err
 	}
@@ -491,12 +515,12 @@ func (t *oauthTransport) crossAppAccess(ctx context.Context, st *storedAuth, as 
 		form.Set("scope", scope)
 	}
 	const exchange = "token exchange at the identity provider"
-	a, err := t.postToken(ctx, exchange, endpoint, form, idpCreds)
+	a, err := t.tokenRequest(ctx, exchange, endpoint, idpCreds, form)
 	if err != nil {
 		return err
 	}
-	if a.IssuedTokenType != tokenTypeIDJAG {
-		return fmt.Errorf("%s: issued_token_type %q, want %s", exchange, safetext.Bound(safetext.Line(a.IssuedTokenType), 80), tokenTypeIDJAG)
+	if it := extra(a, "issued_token_type"); it != tokenTypeIDJAG {
+		return fmt.Errorf("%s: issued_token_type %q, want %s", exchange, safetext.Bound(safetext.Line(it), 80), tokenTypeIDJAG)
 	}
 
 	st.ClientID = t.cfg.ClientID
@@ -509,7 +533,7 @@ func (t *oauthTransport) crossAppAccess(ctx context.Context, st *storedAuth, as 
 		form.Set("scope", scope)
 	}
 	const grant = "JWT bearer grant at the authorization server"
-	b, err := t.postToken(ctx, grant, as.TokenEndpoint, form, c)
+	b, err := t.tokenRequest(ctx, grant, as.TokenEndpoint, c, form)
 	if err != nil {
 		return err
 	}
