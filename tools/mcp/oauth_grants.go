@@ -20,6 +20,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -338,8 +339,32 @@ func (a answerCheck) RoundTrip(r *http.Request) (*http.Response, error) {
 		return nil, &answerError{msg: "the answer has no access_token"}
 	}
 	resp.Header.Set("Content-Type", "application/json")
-	resp.Body = io.NopCloser(bytes.NewReader(body))
+	resp.Body = io.NopCloser(bytes.NewReader(wholeExpiry(body)))
 	return resp, nil
+}
+
+// wholeExpiry rewrites a fractional expires_in ("3600.0", which some
+// servers send and x/oauth2 refuses to parse) as whole seconds; any other
+// answer is returned as it is.
+func wholeExpiry(body []byte) []byte {
+	var m map[string]json.RawMessage
+	if json.Unmarshal(body, &m) != nil {
+		return body
+	}
+	raw, ok := m["expires_in"]
+	if !ok || !bytes.ContainsAny(raw, ".eE") {
+		return body
+	}
+	f, err := strconv.ParseFloat(string(raw), 64)
+	if err != nil || f < 0 || f > 1<<40 {
+		return body
+	}
+	m["expires_in"] = json.RawMessage(strconv.FormatInt(int64(f), 10))
+	out, err := json.Marshal(m)
+	if err != nil {
+		return body
+	}
+	return out
 }
 
 // tokenRequest asks endpoint for a token with params (grant_type

@@ -602,3 +602,19 @@ func BenchmarkClientCredentialsGrant(b *testing.B) {
 		_ = tr.store().Delete("svc")
 	}
 }
+
+// A token answer's fractional expires_in is read as whole seconds (x/oauth2
+// alone refuses it); other answers pass unchanged.
+func TestWholeExpiry(t *testing.T) {
+	for in, want := range map[string]string{
+		`{"access_token":"a","expires_in":3600.0}`:   `{"access_token":"a","expires_in":3600}`,
+		`{"access_token":"a","expires_in":1.5e3}`:    `{"access_token":"a","expires_in":1500}`,
+		`{"access_token":"a","expires_in":3600}`:     `{"access_token":"a","expires_in":3600}`,
+		`{"access_token":"a","expires_in":"3600.0"}`: `{"access_token":"a","expires_in":"3600.0"}`,
+		`not json`: `not json`,
+	} {
+		if got := string(wholeExpiry([]byte(in))); got != want {
+			t.Errorf("wholeExpiry(%s) = %s, want %s", in, got, want)
+		}
+	}
+}
