@@ -83,7 +83,7 @@ func (rs *Runs) CodeAction(_ context.Context, p *protocol.CodeActionParams) ([]p
 			out = append(out, agentAction("Agent: Refactor selection", protocol.CodeActionKindRefactorRewrite, promptRefactor, u, p.Range, nil),
 				planAction(u, p.Range))
 		}
-		if id, title := rs.sess.latestSession(); id != "" {
+		if id, title := rs.latestSession(); id != "" {
 			out = append(out, continueAction(id, title))
 		}
 		if a := rs.approvePlanAction(); a != nil {

@@ -207,7 +207,7 @@ func (rs *Runs) runCommand(_ context.Context, raw json.RawMessage) (any, error) 
 		rs.showError("agentls cannot start an agent run: " + err.Error())
 		return nil, core.RequestFailed("%v", err)
 	}
-	rs.sessions().setLatest(sess, a.Prompt, cfg.APIKey())
+	rs.sessions().Started(sess, a.Prompt, cfg.APIKey())
 	rs.reg.add(r)
 	rs.log.Info("run started", "run", r.id, "session", sess.ID(), "mode", mode, "uri", a.URI)
 	rs.core.Go("agent run "+r.id, func(context.Context) {

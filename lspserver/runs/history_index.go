@@ -82,13 +82,9 @@ func (rs *Runs) buildHistIndex() {
 	byPath := map[string][]landedRun{}
 	if st := rs.reverts(); st != nil {
 		var runIDs []string
-		ss := rs.sessions()
-		ss.mu.Lock()
-		rs.catchUpSessions() // runs of sessions continued elsewhere (agentls acp)
-		for _, sess := range ss.byID {
+		for _, sess := range rs.sessions().CatchUp() { // runs of sessions continued elsewhere (agentls acp)
 			runIDs = append(runIDs, sess.Info().Runs...)
 		}
-		ss.mu.Unlock()
 		if len(runIDs) > maxIndexedRuns {
 			runIDs = runIDs[len(runIDs)-maxIndexedRuns:]
 		}

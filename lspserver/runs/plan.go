@@ -134,10 +134,7 @@ func (rs *Runs) readPlans() {
 		if err != nil || json.Unmarshal(data, &sp) != nil || sp.RunID+".json" != name || strings.TrimSpace(sp.Plan) == "" {
 			continue
 		}
-		ss.mu.Lock()
-		_, ours := ss.byID[sp.SessionID]
-		ss.mu.Unlock()
-		if ours {
+		if ss.Has(sp.SessionID) {
 			plans = append(plans, found{waitingPlan{runID: sp.RunID, sessionID: sp.SessionID, plan: sp.Plan, file: path}, info.ModTime()})
 		}
 	}
