@@ -83,7 +83,7 @@ func (s *Server) Prompt(ctx context.Context, p acp.PromptRequest) (acp.PromptRes
 	ss.redact = agent.NewRedactor(cfg.APIKey())
 	ss.mu.Unlock()
 
-	release, err := s.runs.acquire(tctx, cfg.MaxConcurrentRuns)
+	release, err := s.runs.Acquire(tctx, cfg.MaxConcurrentRuns, nil)
 	if err != nil {
 		return cancelled()
 	}

@@ -72,7 +72,7 @@ type Server struct {
 	// (review.go).
 	review reviewState
 	// runs bounds the agent runs working at once (maxConcurrentRuns).
-	runs runLimiter
+	runs agent.RunSlots
 	// trust is what the user trusted over this connection (config.go).
 	trust config.Trust
 	// scripts bound the script programs of every prompt of the connection

@@ -162,7 +162,7 @@ func (rs *Runs) execute(ctx context.Context, r *run, j job) {
 	}()
 	prog = rs.startProgress(ctx, r, "starting")
 	r.prog, j.approver.progress = prog, prog
-	release, err := rs.reg.acquire(ctx, j.cfg.MaxConcurrentRuns, func(running int) {
+	release, err := rs.reg.Acquire(ctx, j.cfg.MaxConcurrentRuns, func(running int) {
 		prog.report(ctx, fmt.Sprintf("queued: %d agent runs are working; this one starts when one of them ends", running))
 	})
 	if err != nil { // cancelled while queued
