@@ -73,7 +73,7 @@ type Runs struct {
 	lang     agent.LanguageServerSet // the workspace's language servers (lang.go)
 	langOnce sync.Once               // the goroutine that closes them with the server
 	sess     sessionsState           // conversations and their persistence (sessions.go)
-	plans    planBook                // finished plans awaiting approval (plan.go)
+	plans    agent.Plans             // finished plans awaiting approval (plan.go)
 	hist     histIndex               // runs whose landed changes can be reverted (history_index.go)
 }
 
@@ -109,7 +109,9 @@ type Review interface {
 // New returns the runs part of c's session, on the documents of d, staging
 // into rv.
 func New(c *core.Server, d *docs.Docs, rv Review) *Runs {
-	return &Runs{core: c, docs: d, view: d.View(), log: c.Log(), ctx: c.Context(), review: rv, scripts: script.NewSlots(0)}
+	rs := &Runs{core: c, docs: d, view: d.View(), log: c.Log(), ctx: c.Context(), review: rv, scripts: script.NewSlots(0)}
+	rs.plans.Dir, rs.plans.Log = rs.planDir, rs.log
+	return rs
 }
 
 // run is one agent run.

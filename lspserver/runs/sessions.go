@@ -235,7 +235,7 @@ func (rs *Runs) deleteSessionCommand(a SessionArgs) (any, error) {
 	case err != nil:
 		return nil, core.RequestFailed("%s: %v", CommandDeleteSession, err)
 	}
-	rs.plans.dropSessions(a.SessionID)
+	rs.plans.DropSessions(a.SessionID)
 	return map[string]bool{"deleted": ok}, nil
 }
 
@@ -244,7 +244,7 @@ func (rs *Runs) deleteSessionCommand(a SessionArgs) (any, error) {
 // removed.
 func (rs *Runs) clearSessionsCommand() (any, error) {
 	ids, err := rs.sessions().Clear()
-	rs.plans.dropSessions(ids...)
+	rs.plans.DropSessions(ids...)
 	if err != nil {
 		return nil, core.RequestFailed("%s: %v", CommandClearSessions, err)
 	}
