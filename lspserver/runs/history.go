@@ -106,7 +106,7 @@ func (rs *Runs) recordLanded(runID, sessionID, path, before, after string, creat
 		rs.log.Warn("this change cannot be reverted later", "run", runID, "path", path, "err", err)
 	}
 	if kept {
-		rs.hist.forget()
+		rs.hist.Forget()
 	}
 }
 
@@ -193,7 +193,7 @@ func (rs *Runs) Revert(ctx context.Context, raw json.RawMessage) (any, error) {
 	if err := st.MarkReverted(a.RunID); err != nil {
 		rs.log.Warn("revert not remembered", "run", a.RunID, "err", err)
 	}
-	rs.hist.forget()
+	rs.hist.Forget()
 	tdir := rs.cfg.options().TranscriptDir
 	sess := rs.sessionOfRun(a.RunID)
 	for _, r := range results {

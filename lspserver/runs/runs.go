@@ -15,6 +15,7 @@ import (
 	"go.lsp.dev/uri"
 
 	"github.com/agentls/agentls/agent"
+	"github.com/agentls/agentls/agent/revert"
 	"github.com/agentls/agentls/agent/config"
 	"github.com/agentls/agentls/agent/proposal"
 	"github.com/agentls/agentls/internal/text"
@@ -74,7 +75,7 @@ type Runs struct {
 	langOnce sync.Once               // the goroutine that closes them with the server
 	sess     sessionsState           // conversations and their persistence (sessions.go)
 	plans    agent.Plans             // finished plans awaiting approval (plan.go)
-	hist     histIndex               // runs whose landed changes can be reverted (history_index.go)
+	hist     revert.Index            // runs whose landed changes can be reverted (history_index.go)
 }
 
 // Review is what runs need of the review part, wired by the root: where
@@ -111,6 +112,7 @@ type Review interface {
 func New(c *core.Server, d *docs.Docs, rv Review) *Runs {
 	rs := &Runs{core: c, docs: d, view: d.View(), log: c.Log(), ctx: c.Context(), review: rv, scripts: script.NewSlots(0)}
 	rs.plans.Dir, rs.plans.Log = rs.planDir, rs.log
+	rs.newHistIndex()
 	return rs
 }
 
