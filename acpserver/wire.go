@@ -11,6 +11,8 @@ import (
 	"sync"
 
 	acp "github.com/coder/acp-go-sdk"
+
+	"github.com/agentls/agentls/internal/rpchead"
 )
 
 // The Go SDK (acp-go-sdk v0.13.0) reads its input with a bufio.Scanner and
@@ -105,7 +107,7 @@ func (f *lineFilter) handle(line []byte, tooLong int) error {
 	trimmed := bytes.TrimSpace(line)
 	switch {
 	case tooLong > 0:
-		id, response := messageHead(trimmed)
+		id, response := rpchead.Of(trimmed)
 		if !response {
 			f.log.Warn("ACP message too large; answered and dropped", "bytes", tooLong)
 			return f.answer(id, -32600, fmt.Sprintf("Invalid Request: message of %d bytes is over agentls's limit of %d bytes per message", tooLong, maxLineBytes))
@@ -188,36 +190,4 @@ func (f *lineFilter) answer(id json.RawMessage, code int, msg string) error {
 	b, _ := json.Marshal(e) // plain types: always marshals
 	_, err := f.reply.Write(append(b, '\n'))
 	return err
-}
-
-// messageHead reads the top-level "id" of a (possibly cut) JSON object by
-// walking its tokens, so an oversized message can still be matched, and
-// whether it is a response: a "result" or "error" member and no "method"
-// before the cut. id is nil when it is not found before the cut.
-func messageHead(prefix []byte) (id json.RawMessage, response bool) {
-	dec := json.NewDecoder(bytes.NewReader(prefix))
-	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
-		return nil, false
-	}
-	method := false
-	for dec.More() {
-		k, err := dec.Token()
-		if err != nil {
-			break
-		}
-		switch k {
-		case "method":
-			method = true
-		case "result", "error":
-			response = true
-		}
-		var v json.RawMessage
-		if err := dec.Decode(&v); err != nil {
-			break
-		}
-		if k == "id" && len(v) > 0 && (v[0] == '"' || v[0] == '-' || (v[0] >= '0' && v[0] <= '9')) {
-			id = v
-		}
-	}
-	return id, response && !method
 }

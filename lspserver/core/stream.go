@@ -13,6 +13,8 @@ import (
 	"unicode/utf8"
 
 	"go.lsp.dev/jsonrpc2"
+
+	"github.com/agentls/agentls/internal/rpchead"
 )
 
 // Limits of the LSP base protocol framing accepted by the wire.
@@ -21,6 +23,14 @@ const (
 	// near this; a larger Content-Length is treated as a corrupt header rather
 	// than an instruction to allocate gigabytes.
 	maxFrameBytes = 256 << 20
+	// maxAnswerBytes bounds one answer from the editor to a request of
+	// ours, as the ACP face bounds every message (10 MiB): no answer
+	// agentls asks for (an approval, an applied edit, an editor tool's
+	// output, which is cut at 50 KiB anyway) needs more, and one larger
+	// fails its request at once (failPending) instead of being taken.
+	maxAnswerBytes = 10 << 20
+	// headBytes is how much of an oversized answer is read to find its id.
+	headBytes = 64 << 10
 	// maxHeaderLine bounds one header line ("Content-Length: 123\r\n" is 21
 	// bytes), so garbage without a newline cannot grow a buffer unbounded.
 	maxHeaderLine = 4096
@@ -145,10 +155,25 @@ func (w *wire) nextFrame() error {
 	w.buf = strconv.AppendInt(w.buf, int64(n), 10)
 	w.buf = append(w.buf, "\r\n\r\n"...)
 	h := len(w.buf)
-	w.buf = grow(w.buf, n)
-	body := w.buf[h : h+n]
+	w.buf = grow(w.buf, min(n, headBytes))
+	body := w.buf[h:]
 	if m, err := io.ReadFull(w.in, body); err != nil {
 		return fmt.Errorf("%w: input ended inside a body, after %d of %d bytes: %w", ErrBadHeader, m, n, io.ErrUnexpectedEOF)
+	}
+	if n > maxAnswerBytes {
+		if id, response := rpchead.Of(body); response {
+			if m, err := io.CopyN(io.Discard, w.in, int64(n-len(body))); err != nil {
+				return fmt.Errorf("%w: input ended inside a body, after %d of %d bytes: %w", ErrBadHeader, int64(len(body))+m, n, io.ErrUnexpectedEOF)
+			}
+			return w.failPending(id, n)
+		}
+	}
+	if rest := n - len(body); rest > 0 {
+		w.buf = grow(w.buf, rest)
+		if m, err := io.ReadFull(w.in, w.buf[h+len(body):]); err != nil {
+			return fmt.Errorf("%w: input ended inside a body, after %d of %d bytes: %w", ErrBadHeader, len(body)+m, n, io.ErrUnexpectedEOF)
+		}
+		body = w.buf[h:]
 	}
 	if !utf8.Valid(body) {
 		// LSP bodies are UTF-8. Invalid bytes can only be inside JSON
@@ -170,6 +195,32 @@ func (w *wire) nextFrame() error {
 		}
 		return nil
 	}
+	w.pending = w.buf
+	return nil
+}
+
+// failPending hands jsonrpc2 an error response for id in place of the
+// editor's oversized answer to one of our requests: that request fails at
+// once with an error saying why, and the connection goes on. Nothing goes
+// to the editor: an error response sent back would carry our own request
+// id, which can match one of the editor's requests. An answer whose id is
+// not in its first bytes cannot be matched: it is dropped, and its request
+// ends with its own bound (client.requestTimeoutSeconds or the run's).
+func (w *wire) failPending(id json.RawMessage, size int) error {
+	if id == nil {
+		w.log.Warn("editor's answer too large and without an id in its first bytes; dropped", "bytes", size)
+		return nil
+	}
+	w.log.Warn("editor's answer too large; failing the request it answers", "bytes", size, "id", string(id))
+	body, err := json.Marshal(newErrorReply(id, jsonrpc2.InternalError,
+		fmt.Sprintf("the editor's answer is %d bytes, over agentls's limit of %d bytes per answer", size, maxAnswerBytes)))
+	if err != nil {
+		return fmt.Errorf("encode the error for an oversized answer: %w", err)
+	}
+	w.buf = append(w.buf[:0], "Content-Length: "...)
+	w.buf = strconv.AppendInt(w.buf, int64(len(body)), 10)
+	w.buf = append(w.buf, "\r\n\r\n"...)
+	w.buf = append(w.buf, body...)
 	w.pending = w.buf
 	return nil
 }

@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"log/slog"
 	"strconv"
@@ -137,4 +138,50 @@ func TestWireSanitisesOutput(t *testing.T) {
 func w2len(r *bufio.Reader) (int, error) {
 	w := &wire{in: r}
 	return w.readHeader()
+}
+
+// An editor's answer over maxAnswerBytes fails only the request it
+// answers: jsonrpc2 gets an error response for that id saying why, the
+// editor gets nothing (a response of ours would carry our own request id),
+// and the frames after it pass as before. An oversized request is not an
+// answer and passes whole; an oversized answer without an id in its first
+// bytes is dropped.
+func TestWireFailsOversizedAnswer(t *testing.T) {
+	frame := func(body string) string { return "Content-Length: " + strconv.Itoa(len(body)) + "\r\n\r\n" + body }
+	big := strings.Repeat("x", maxAnswerBytes)
+	bigRequest := `{"jsonrpc":"2.0","id":9,"method":"workspace/executeCommand","params":{"arguments":["` + big + `"]}}`
+	answer5 := `{"jsonrpc":"2.0","id":5,"result":{"content":"` + big + `"}}`
+	in := frame(answer5) +
+		frame(`{"jsonrpc":"2.0","result":{"content":"`+big+`"},"id":6}`) +
+		frame(`{"jsonrpc":"2.0","id":1,"method":"shutdown"}`) +
+		frame(bigRequest)
+	var out bytes.Buffer
+	w := newWire(strings.NewReader(in), &out, slog.New(slog.DiscardHandler))
+	r := bufio.NewReader(w)
+	var bodies []string
+	for {
+		n, err := w2len(r)
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		b := make([]byte, n)
+		if _, err := io.ReadFull(r, b); err != nil {
+			t.Fatal(err)
+		}
+		bodies = append(bodies, string(b))
+	}
+	if out.Len() != 0 {
+		t.Fatalf("the wire answered the editor: %.300s", out.String())
+	}
+	want := fmt.Sprintf(`{"jsonrpc":"2.0","id":5,"error":{"code":-32603,"message":"the editor's answer is %d bytes, over agentls's limit of %d bytes per answer"}}`,
+		len(answer5), maxAnswerBytes)
+	if len(bodies) != 3 || bodies[0] != want || bodies[1] != `{"jsonrpc":"2.0","id":1,"method":"shutdown"}` || bodies[2] != bigRequest {
+		for i, b := range bodies {
+			t.Logf("body %d: %.200s", i, b)
+		}
+		t.Fatalf("jsonrpc2 got %d messages, want the error for id 5, shutdown and the big request", len(bodies))
+	}
 }

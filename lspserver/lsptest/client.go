@@ -37,6 +37,7 @@ type Client struct {
 	pending  map[string]chan Message // our calls by id
 	received []Message               // everything the server sent, in order
 	awaited  []bool                  // parallel to received: returned by Await or answered a call
+	stray    []Message               // responses that answered none of our pending calls
 	changed  chan struct{}           // closed and replaced on every new message
 	handlers map[string]Handler
 	readErr  error
@@ -251,6 +252,16 @@ func (c *Client) err() error {
 	return c.readErr
 }
 
+// StrayResponses are the responses the server sent that answered none of
+// the client's pending calls (a call given up on by its context counts
+// too): a server must not answer what nobody asked, and a response
+// carrying one of the server's own request ids shows up here.
+func (c *Client) StrayResponses() []Message {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return append([]Message(nil), c.stray...)
+}
+
 // readLoop records every message, routes responses to calls and runs
 // handlers for requests.
 func (c *Client) readLoop() {
@@ -283,6 +294,9 @@ func (c *Client) record(m Message) {
 			delete(c.pending, string(m.ID))
 			answered = true
 		}
+	}
+	if m.IsResponse() && !answered {
+		c.stray = append(c.stray, m)
 	}
 	c.received = append(c.received, m)
 	c.awaited = append(c.awaited, answered)
