@@ -202,7 +202,7 @@ func TestHugePrompt(t *testing.T) {
 	h := acptest.Start(t, llmtest.Always(llmtest.Text("small answer")), acptest.Options{})
 	id := h.NewSession()
 	_, err := h.Prompt(id, strings.Repeat("0123456789", 1_000_000))
-	if re := acptest.ReqErr(t, err); re.Code != -32602 || !strings.Contains(re.Message, "context window") {
+	if re := acptest.ReqErr(t, err); re.Code != -32602 || !strings.Contains(re.Message, "192000") {
 		t.Fatalf("10 MB prompt: %v", err)
 	}
 	if len(h.Chats()) != 0 {
