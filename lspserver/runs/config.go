@@ -198,8 +198,7 @@ func (rs *Runs) StartServices() {
 	if !first {
 		return
 	}
-	rs.mcp.init()
-	rs.core.Go("mcp servers", rs.superviseMCP)
+	rs.startMCP()
 	rs.core.OnSettingsChange(func(json.RawMessage) {
 		// On the read loop: only hand the work to a goroutine.
 		gen := rs.mcp.expect()
@@ -210,7 +209,7 @@ func (rs *Runs) StartServices() {
 }
 
 // reloadConfig loads the configuration, reports problems and passes the
-// MCP servers on to the supervisor.
+// MCP servers on to the server's set.
 //
 // Reloads run one at a time, each reading the settings when it starts, so
 // the last one to run has read the latest settings and its MCP servers are
@@ -220,5 +219,5 @@ func (rs *Runs) reloadConfig(ctx context.Context, gen uint64) {
 	defer rs.cfg.reload.Unlock()
 	cfg, warnings, err := rs.loadConfig()
 	rs.reportConfig(ctx, warnings, err)
-	rs.mcp.want(cfg.MCPServers, gen)
+	rs.applyMCP(ctx, cfg.MCPServers, gen)
 }
