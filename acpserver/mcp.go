@@ -70,10 +70,8 @@ func headers(hs []acp.HttpHeader) map[string]string {
 // client's (mcpset.Set.Ensure: restarted only when that changed, servers
 // still connecting waited for up to mcp.startupTimeoutSeconds).
 func (ss *session) ensureMCP(ctx context.Context, cfg config.Config) *mcp.Manager {
-	want := maps.Clone(cfg.MCPServers) // the client's servers join a copy, not the configuration
-	if want == nil {
-		want = map[string]mcp.ServerConfig{}
-	}
+	want := map[string]mcp.ServerConfig{}
+	maps.Copy(want, cfg.MCPServers) // the client's servers join a copy, not the configuration
 	ss.mu.Lock()
 	maps.Copy(want, ss.clientMCP)
 	ss.mu.Unlock()

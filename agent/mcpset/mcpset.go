@@ -1,16 +1,10 @@
-// Package mcpset is the one owner of a running set of MCP servers for every
-// face (the LSP server, the ACP server, `agentls run`). The faces hand it the
-// servers they want (from the configuration, and over ACP the client's own)
-// and map what it reports to their messages; the rules live here once:
-//
-//   - the set restarts only when it changed (mcp.SetKey): a configuration
-//     reload that names the same servers keeps them connected;
-//   - a run waits for servers still connecting, and never longer than
-//     mcp.startupTimeoutSeconds: a server that hangs must not hold it;
-//   - each server's settled state (ready with its tools, or failed with the
-//     reason) is reported once per change, not on every reconnection;
-//   - the caller's map is never changed nor kept: a configuration stays the
-//     caller's, and the running set cannot change behind the set's key.
+// Package mcpset is the one owner of a running MCP server set for every face
+// (LSP server, ACP session, `agentls run`), which only maps its reports to
+// messages. Rules: a set restarts only when it changed (mcp.SetKey), so a
+// reload naming the same servers keeps them connected; waits for servers
+// are bounded (mcp.startupTimeoutSeconds); a server's settled state is
+// reported once per change, not per reconnection; the caller's map is
+// neither changed nor kept.
 package mcpset
 
 import (
@@ -28,14 +22,12 @@ import (
 
 // Options configure a Set.
 type Options struct {
-	// OnState receives a server's state when it settles anew: ready (its
-	// tool count changed or it just connected) or failed (a new reason).
-	// Connecting and disabled servers are not reported, and a server that
-	// reconnects to the same state is not reported again. It runs on the
-	// set's watcher goroutine, one call at a time, and must not call Switch,
-	// Ensure or Close (they wait for that goroutine).
+	// OnState receives a server's state when it settles anew: ready (just
+	// connected, or with another tool count) or failed (a new reason). It
+	// runs on the set's watcher goroutine, one call at a time, and must not
+	// call Switch, Ensure or Close (they wait for that goroutine).
 	OnState func(mcp.ServerStatus)
-	// Logger receives starts, stops and state changes; nil discards them.
+	// Logger receives starts and state changes; nil discards them.
 	Logger *slog.Logger
 }
 
@@ -44,26 +36,27 @@ type Options struct {
 type Set struct {
 	life context.Context
 	opts Options
-	log  *slog.Logger
 
-	op sync.Mutex // serializes Switch and Close, which wait for servers
+	// op serializes Switch and Close, which wait for servers; key,
+	// closed and stopW are theirs.
+	op     sync.Mutex
+	key    string
+	closed bool
+	stopW  func() // stops cur's watcher and waits for it
 
-	mu      sync.Mutex
-	cur     *mcp.Manager // nil when no server runs
-	key     string
-	closed  bool
-	changed chan struct{} // closed and replaced when cur changes
-	stopW   func()        // stops cur's watcher and waits for it
+	mu                sync.Mutex
+	cur               *mcp.Manager  // nil when no server runs; written under op too
+	changed           chan struct{} // closed and replaced when cur or applied changes
+	expected, applied uint64        // sets announced (Expect), the highest applied
 }
 
 // New returns an empty set. ctx bounds the life of every server it starts
 // (cancelling it stops them like Close; call Close anyway to wait for them).
 func New(ctx context.Context, opts Options) *Set {
-	log := opts.Logger
-	if log == nil {
-		log = slog.New(slog.DiscardHandler)
+	if opts.Logger == nil {
+		opts.Logger = slog.New(slog.DiscardHandler)
 	}
-	return &Set{life: ctx, opts: opts, log: log, changed: make(chan struct{})}
+	return &Set{life: ctx, opts: opts, changed: make(chan struct{})}
 }
 
 // Current returns the running manager, nil when none.
@@ -83,29 +76,23 @@ func (s *Set) Switch(servers map[string]mcp.ServerConfig, mo mcp.Options) (*mcp.
 	s.op.Lock()
 	defer s.op.Unlock()
 	key := mcp.SetKey(servers)
-	s.mu.Lock()
 	if s.closed || key == s.key {
-		cur := s.cur
-		s.mu.Unlock()
-		return cur, false
+		return s.cur, false
 	}
-	s.mu.Unlock()
 	stopped := s.stop()
+	s.key = key
 	if len(servers) == 0 || s.life.Err() != nil {
-		s.mu.Lock()
-		s.key = key
-		s.mu.Unlock()
 		return nil, stopped
 	}
 	mo.Servers = maps.Clone(servers)
 	m := mcp.NewManager(mo)
 	m.Start(s.life)
-	stopW := s.watch(m)
+	s.stopW = s.watch(m)
 	s.mu.Lock()
-	s.cur, s.key, s.stopW = m, key, stopW
+	s.cur = m
 	s.wake()
 	s.mu.Unlock()
-	s.log.Info("MCP servers starting", "servers", strings.Join(slices.Sorted(maps.Keys(servers)), ", "))
+	s.opts.Logger.Info("MCP servers starting", "servers", strings.Join(slices.Sorted(maps.Keys(servers)), ", "))
 	return m, stopped
 }
 
@@ -114,70 +101,78 @@ func (s *Set) Switch(servers map[string]mcp.ServerConfig, mo mcp.Options) (*mcp.
 // then (mcp.Manager.SyncInto keeps a run's registry up to date later).
 func (s *Set) Ensure(ctx context.Context, servers map[string]mcp.ServerConfig, mo mcp.Options, timeout time.Duration) *mcp.Manager {
 	m, _ := s.Switch(servers, mo)
-	if m != nil {
-		if left := s.Wait(ctx, timeout, nil); len(left) > 0 && ctx.Err() == nil {
-			s.log.Warn("MCP servers still connecting; going on without them", "servers", strings.Join(left, ", "), "waited", timeout)
-		}
+	if m != nil && !s.Wait(ctx, timeout, nil) && ctx.Err() == nil {
+		s.opts.Logger.Warn("MCP servers still connecting; going on without them", "waited", timeout)
 	}
 	return m
 }
 
-// Wait holds the caller, for at most timeout, until every server of the
-// running set is ready or has failed (a server retrying after a failure
-// still connects), following the set when Switch replaces it. waiting, if
-// set, gets the names of the servers still connecting each time that list
-// changes. It returns the servers still connecting when it gave up (nil
-// when none); a timeout <= 0 does not wait.
-func (s *Set) Wait(ctx context.Context, timeout time.Duration, waiting func(names []string)) []string {
+// Expect announces a set on its way (a configuration load has started):
+// Wait waits for it too, until Applied gets the number Expect returns. A
+// face that loads its configuration in the background needs it, so that a
+// run started meanwhile waits for the servers of the latest configuration.
+func (s *Set) Expect() uint64 {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.expected++
+	return s.expected
+}
+
+// Applied records that the set announced as gen has been handed to Switch
+// (or that its load ended without one).
+func (s *Set) Applied(gen uint64) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.applied = max(s.applied, gen)
+	s.wake()
+}
+
+// Wait holds the caller, for at most timeout, until every set announced
+// (Expect) has been applied and every server of the running set is ready
+// or has failed (a server retrying after a failure still connects). waiting,
+// if set, is told what it waits for whenever that changes: the servers
+// still connecting, or none while an announced set is still on its way. It
+// reports whether everything settled; a timeout <= 0 does not wait.
+func (s *Set) Wait(ctx context.Context, timeout time.Duration, waiting func(connecting []string)) bool {
 	wctx, cancel := context.WithTimeout(ctx, max(timeout, 0))
 	defer cancel()
 	var last []string
-	for {
+	for told := false; ; told = true {
 		s.mu.Lock()
-		m, changed := s.cur, s.changed
+		m, changed, pending := s.cur, s.changed, s.applied < s.expected
 		s.mu.Unlock()
 		var mchanged <-chan struct{}
 		var left []string
-		if m != nil {
+		if m != nil && !pending {
 			mchanged = m.Changed() // before looking, so no change slips by
-			left = Connecting(m)
+			for _, st := range m.Status() {
+				if st.State == mcp.StateConnecting {
+					left = append(left, st.Name)
+				}
+			}
 		}
-		if len(left) == 0 {
-			return nil
+		if !pending && len(left) == 0 {
+			return true
 		}
-		if waiting != nil && !slices.Equal(left, last) {
+		if waiting != nil && (!told || !slices.Equal(left, last)) {
 			waiting(left)
 		}
 		last = left
 		select {
 		case <-wctx.Done():
-			return left
+			return false
 		case <-changed:
 		case <-mchanged:
 		}
 	}
 }
 
-// Connecting names m's servers still connecting, sorted.
-func Connecting(m *mcp.Manager) []string {
-	var out []string
-	for _, st := range m.Status() {
-		if st.State == mcp.StateConnecting {
-			out = append(out, st.Name)
-		}
-	}
-	return out
-}
-
 // Close stops the running set and waits for its servers (and their child
-// processes) to end; later Switches start nothing. Safe to call more than
-// once.
+// processes) to end; later Switches start nothing.
 func (s *Set) Close() {
 	s.op.Lock()
 	defer s.op.Unlock()
-	s.mu.Lock()
 	s.closed = true
-	s.mu.Unlock()
 	s.stop()
 }
 
@@ -185,18 +180,17 @@ func (s *Set) Close() {
 // one. Called with op held.
 func (s *Set) stop() bool {
 	s.mu.Lock()
-	m, stopW := s.cur, s.stopW
-	s.cur, s.key, s.stopW = nil, "", nil
+	m := s.cur
+	s.cur = nil
 	s.wake()
 	s.mu.Unlock()
 	if m == nil {
 		return false
 	}
-	stopW() // before Close: a closing set's states are no news
+	s.stopW() // before Close: a closing set's states are no news
 	if err := m.Close(); err != nil {
-		s.log.Warn("stopping MCP servers", "err", err)
+		s.opts.Logger.Warn("stopping MCP servers", "err", err)
 	}
-	s.log.Info("MCP servers stopped")
 	return true
 }
 
@@ -209,39 +203,36 @@ func (s *Set) wake() {
 // watch reports m's state changes on a goroutine until the returned func
 // stops it (which waits for it).
 func (s *Set) watch(m *mcp.Manager) func() {
-	quit, done := make(chan struct{}), make(chan struct{})
+	ctx, quit := context.WithCancel(s.life)
+	done := make(chan struct{})
 	go func() {
 		defer close(done)
 		seen := map[string]string{}
 		for {
 			changed := m.Changed() // before looking, so no change slips by
 			for _, st := range m.Status() {
-				var now string
-				switch st.State {
-				case mcp.StateReady:
-					now = fmt.Sprintf("ready %d", len(st.Tools))
-				case mcp.StateFailed:
-					now = "failed " + st.Err
-				default:
+				if st.State != mcp.StateReady && st.State != mcp.StateFailed {
 					continue
+				}
+				now := fmt.Sprint(st.State, len(st.Tools)) // ready: its tool count
+				if st.State == mcp.StateFailed {
+					now += st.Err
 				}
 				if seen[st.Name] == now {
 					continue
 				}
 				seen[st.Name] = now
-				s.log.Info("MCP server state", "server", st.Name, "state", st.State, "tools", len(st.Tools), "err", st.Err)
+				s.opts.Logger.Info("MCP server state", "server", st.Name, "state", st.State, "tools", len(st.Tools), "err", st.Err)
 				if s.opts.OnState != nil {
 					s.opts.OnState(st)
 				}
 			}
 			select {
 			case <-changed:
-			case <-quit:
-				return
-			case <-s.life.Done():
+			case <-ctx.Done():
 				return
 			}
 		}
 	}()
-	return func() { close(quit); <-done }
+	return func() { quit(); <-done }
 }

@@ -140,8 +140,8 @@ func TestSetReportsChangesOnly(t *testing.T) {
 	if m == nil || stopped {
 		t.Fatalf("Switch = %v, %v; want a new manager, nothing stopped", m, stopped)
 	}
-	if left := s.Wait(ctx, 30*time.Second, func(names []string) { waited = append(waited, names) }); left != nil {
-		t.Fatalf("still connecting: %v", left)
+	if !s.Wait(ctx, 30*time.Second, func(names []string) { waited = append(waited, names) }) {
+		t.Fatal("still connecting")
 	}
 	if len(waited) > 1 || (len(waited) == 1 && !slices.Equal(waited[0], []string{"a"})) {
 		t.Fatalf("waiting reports = %q, want at most [a]", waited)
@@ -164,5 +164,25 @@ func TestSetReportsChangesOnly(t *testing.T) {
 	case e := <-events:
 		t.Fatalf("state reported again: %+v", e)
 	default:
+	}
+}
+
+// A set announced (Expect) holds Wait until it is applied.
+func TestSetWaitsForAnnouncedSet(t *testing.T) {
+	s := New(t.Context(), Options{})
+	defer s.Close()
+	gen := s.Expect()
+	var told [][]string
+	if s.Wait(t.Context(), 0, func(names []string) { told = append(told, names) }) {
+		t.Fatal("Wait settled while a set was on its way")
+	}
+	if len(told) != 1 || told[0] != nil {
+		t.Fatalf("waiting told %q, want once, no server names (the set itself is awaited)", told)
+	}
+	done := make(chan bool)
+	go func() { done <- s.Wait(t.Context(), time.Minute, nil) }()
+	s.Applied(gen)
+	if !testwait.Recv(t, done, "Wait after Applied") {
+		t.Fatal("Wait did not settle once the announced set was applied")
 	}
 }

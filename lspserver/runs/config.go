@@ -198,13 +198,12 @@ func (rs *Runs) StartServices() {
 	if !first {
 		return
 	}
-	rs.startMCP()
 	rs.core.OnSettingsChange(func(json.RawMessage) {
 		// On the read loop: only hand the work to a goroutine.
-		gen := rs.mcp.expect()
+		gen := rs.mcp.Expect()
 		rs.core.Go("reload configuration", func(ctx context.Context) { rs.reloadConfig(ctx, gen) })
 	})
-	gen := rs.mcp.expect()
+	gen := rs.mcp.Expect()
 	rs.core.Go("load configuration", func(ctx context.Context) { rs.reloadConfig(ctx, gen) })
 }
 

@@ -16,6 +16,7 @@ import (
 
 	"github.com/agentls/agentls/agent"
 	"github.com/agentls/agentls/agent/config"
+	"github.com/agentls/agentls/agent/mcpset"
 	"github.com/agentls/agentls/agent/proposal"
 	"github.com/agentls/agentls/internal/text"
 	"github.com/agentls/agentls/internal/workspace"
@@ -60,7 +61,8 @@ type Runs struct {
 	review Review
 
 	cfg       runConfig
-	mcp       mcpState
+	mcp       *mcpset.Set // the MCP servers (mcp.go)
+	mcpOnce   sync.Once   // the goroutine that closes them with the server
 	reg       runRegistry
 	approvals sessionApprovals
 
@@ -109,7 +111,9 @@ type Review interface {
 // New returns the runs part of c's session, on the documents of d, staging
 // into rv.
 func New(c *core.Server, d *docs.Docs, rv Review) *Runs {
-	return &Runs{core: c, docs: d, view: d.View(), log: c.Log(), ctx: c.Context(), review: rv, scripts: script.NewSlots(0)}
+	rs := &Runs{core: c, docs: d, view: d.View(), log: c.Log(), ctx: c.Context(), review: rv, scripts: script.NewSlots(0)}
+	rs.mcp = mcpset.New(rs.ctx, mcpset.Options{Logger: rs.log.With("component", "mcp"), OnState: rs.reportMCP})
+	return rs
 }
 
 // run is one agent run.
