@@ -18,9 +18,9 @@ import (
 // in the editor, so they start whatever the workspace trust; configured
 // ones come through agent/config, where a workspace file's servers need
 // the user's trust. Each session has its own mcp.Manager, started on the
-// first prompt and restarted when the merged set changes; a prompt waits
-// for servers still connecting (mcp.startupTimeoutSeconds), and each turn
-// offers the tools that are ready.
+// first prompt and restarted when the merged set changes (agent/mcpset);
+// a prompt waits for servers still connecting (mcp.startupTimeoutSeconds),
+// and each turn offers the tools that are ready.
 
 // convertMCPServers turns the client's entries into the MCP client's.
 func convertMCPServers(in []acp.McpServer) (map[string]mcp.ServerConfig, error) {
@@ -66,46 +66,16 @@ func headers(hs []acp.HttpHeader) map[string]string {
 	return out
 }
 
-// ensureMCP starts (or restarts) the session's MCP servers for cfg and
-// waits, bounded by mcp.startupTimeoutSeconds, for those still connecting.
+// ensureMCP makes the session's set the configured servers plus the
+// client's (mcpset.Set.Ensure: restarted only when that changed, servers
+// still connecting waited for up to mcp.startupTimeoutSeconds).
 func (ss *session) ensureMCP(ctx context.Context, cfg config.Config) *mcp.Manager {
-	want := maps.Clone(cfg.MCPServers) // the client's servers join a copy, not the configuration
-	if want == nil {
-		want = map[string]mcp.ServerConfig{}
-	}
+	want := map[string]mcp.ServerConfig{}
+	maps.Copy(want, cfg.MCPServers) // the client's servers join a copy, not the configuration
 	ss.mu.Lock()
-	for name, sc := range ss.clientMCP {
-		want[name] = sc
-	}
-	key := mcp.SetKey(want)
-	cur, curKey := ss.mcp, ss.mcpKey
+	maps.Copy(want, ss.clientMCP)
 	ss.mu.Unlock()
-	if len(want) == 0 && cur == nil {
-		return nil
-	}
-	if cur == nil || curKey != key {
-		if cur != nil {
-			if err := cur.Close(); err != nil {
-				ss.srv.log.Warn("stopping MCP servers", "err", err)
-			}
-		}
-		cur = nil
-		if len(want) > 0 {
-			cur = mcp.NewManager(mcp.Options{Servers: want, Roots: []string{ss.cwd}, Env: ss.srv.opts.Env,
-				Logger: ss.srv.log.With("component", "mcp", "session", ss.id), ClientVersion: ss.srv.opts.Version})
-			cur.Start(ss.srv.ctx)
-		}
-		ss.mu.Lock()
-		ss.mcp, ss.mcpKey = cur, key
-		ss.mu.Unlock()
-	}
-	if cur == nil {
-		return nil
-	}
-	wctx, cancel := context.WithTimeout(ctx, time.Duration(cfg.MCP.StartupTimeoutSeconds)*time.Second)
-	defer cancel()
-	if err := cur.WaitReady(wctx); err != nil && ctx.Err() == nil {
-		ss.srv.log.Warn("MCP servers still connecting; going on without them", "session", ss.id)
-	}
-	return cur
+	return ss.mcp.Ensure(ctx, want, mcp.Options{Roots: []string{ss.cwd}, Env: ss.srv.opts.Env,
+		Logger: ss.srv.log.With("component", "mcp", "session", ss.id), ClientVersion: ss.srv.opts.Version},
+		time.Duration(cfg.MCP.StartupTimeoutSeconds)*time.Second)
 }

@@ -14,6 +14,7 @@ import (
 	acp "github.com/coder/acp-go-sdk"
 
 	"github.com/agentls/agentls/agent"
+	"github.com/agentls/agentls/agent/mcpset"
 	"github.com/agentls/agentls/internal/workspace"
 	"github.com/agentls/agentls/tools"
 	"github.com/agentls/agentls/tools/mcp"
@@ -38,6 +39,8 @@ type session struct {
 	// clientMCP are the MCP servers the client gave at session/new, load
 	// or resume: the user's choice, started whatever the workspace trust.
 	clientMCP map[string]mcp.ServerConfig
+	// mcp runs the session's MCP servers (ensureMCP).
+	mcp *mcpset.Set
 
 	mu       sync.Mutex
 	mode     string // "" = the configured mode (cfgMode)
@@ -46,11 +49,9 @@ type session struct {
 	// choices are model.choices of the latest configuration, discovered
 	// the models the endpoint listed (GET /models), for the model option.
 	choices, discovered []string
-	model               string // "" = the configured model
-	autoAllow           bool   // "allow always" for file changes in this session
-	turn                *turn  // the prompt in progress, nil when none
-	mcp                 *mcp.Manager
-	mcpKey              string
+	model               string             // "" = the configured model
+	autoAllow           bool               // "allow always" for file changes in this session
+	turn                *turn              // the prompt in progress, nil when none
 	saver               agent.SessionSaver // saves to store, merging with other agentls's saves
 	redact              *agent.Redactor
 	toolSeq             int
@@ -83,7 +84,8 @@ func (s *Server) newSessionState(id, cwd string, servers []acp.McpServer) (*sess
 	if err != nil {
 		return nil, err
 	}
-	ss := &session{srv: s, id: id, cwd: cwd, clientMCP: clientMCP, synced: map[string]bool{}}
+	ss := &session{srv: s, id: id, cwd: cwd, clientMCP: clientMCP, synced: map[string]bool{},
+		mcp: mcpset.New(s.ctx, mcpset.Options{Logger: s.log.With("component", "mcp", "session", id)})}
 	ss.view = workspace.New(workspace.Options{Folders: []string{cwd}, CacheBytes: viewCacheBytes, Logger: s.log.With("component", "view")})
 	ss.store = s.openStore(cwd)
 	ss.saver.Store, ss.saver.Log = ss.store, s.log
@@ -469,17 +471,7 @@ func (ss *session) waitTurn(ctx context.Context) {
 }
 
 // close stops the session's MCP servers.
-func (ss *session) close() {
-	ss.mu.Lock()
-	m := ss.mcp
-	ss.mcp, ss.mcpKey = nil, ""
-	ss.mu.Unlock()
-	if m != nil {
-		if err := m.Close(); err != nil {
-			ss.srv.log.Warn("stopping MCP servers", "session", ss.id, "err", err)
-		}
-	}
-}
+func (ss *session) close() { ss.mcp.Close() }
 
 // nextToolID returns a tool call id unique in the session for things that
 // are not model tool calls (trust questions, pending reviews).

@@ -9,27 +9,25 @@ import (
 	"time"
 
 	"github.com/agentls/agentls/agent/config"
+	"github.com/agentls/agentls/agent/mcpset"
 	"github.com/agentls/agentls/tools"
 	"github.com/agentls/agentls/tools/mcp"
 )
 
 // startRunMCP connects the configured MCP servers for a headless run and
-// puts their tools into reg. Servers that fail are reported on stderr and
-// the run goes on without their tools. The returned func stops every
-// server (and its child processes).
+// puts their tools into reg, waiting for them like a run in the editor
+// (mcpset.Set.Ensure, bounded by mcp.startupTimeoutSeconds): a run without
+// its configured tools would surprise. Servers that fail or are still
+// connecting are reported on stderr and the run goes on without their
+// tools. The returned func stops every server (and its child processes).
 func startRunMCP(ctx context.Context, cfg config.Config, dir string, reg *tools.Registry, logger *slog.Logger, stderr io.Writer) (closeAll func()) {
-	if len(cfg.MCPServers) == 0 {
-		return func() {}
-	}
-	m := mcp.NewManager(mcp.Options{Servers: cfg.MCPServers, Roots: []string{dir}, Registry: reg, Logger: logger, ClientVersion: currentVersion(),
-		Elicit: cliElicit(os.Stdin, stderr), OAuth: cliOAuth(stderr, false)})
-	m.Start(ctx)
-	// Like a run in the editor, wait (bounded by mcp.startupTimeoutSeconds)
-	// for the servers: a run without its configured tools would surprise.
+	set := mcpset.New(ctx, mcpset.Options{Logger: logger})
 	wait := time.Duration(cfg.MCP.StartupTimeoutSeconds) * time.Second
-	wctx, cancel := context.WithTimeout(ctx, wait)
-	err := m.WaitReady(wctx)
-	cancel()
+	m := set.Ensure(ctx, cfg.MCPServers, mcp.Options{Roots: []string{dir}, Registry: reg, Logger: logger, ClientVersion: currentVersion(),
+		Elicit: cliElicit(os.Stdin, stderr), OAuth: cliOAuth(stderr, false)}, wait)
+	if m == nil {
+		return set.Close
+	}
 	for _, st := range m.Status() {
 		switch st.State {
 		case mcp.StateFailed:
@@ -38,12 +36,5 @@ func startRunMCP(ctx context.Context, cfg config.Config, dir string, reg *tools.
 			fmt.Fprintf(stderr, "agentls run: MCP server %q still connecting after %s (mcp.startupTimeoutSeconds), going on without it\n", st.Name, wait)
 		}
 	}
-	if err != nil && ctx.Err() == nil {
-		logger.Warn("waiting for MCP servers", "err", err)
-	}
-	return func() {
-		if err := m.Close(); err != nil {
-			logger.Warn("stopping MCP servers", "err", err)
-		}
-	}
+	return set.Close
 }

@@ -198,19 +198,17 @@ func (rs *Runs) StartServices() {
 	if !first {
 		return
 	}
-	rs.mcp.init()
-	rs.core.Go("mcp servers", rs.superviseMCP)
 	rs.core.OnSettingsChange(func(json.RawMessage) {
 		// On the read loop: only hand the work to a goroutine.
-		gen := rs.mcp.expect()
+		gen := rs.mcp.Expect()
 		rs.core.Go("reload configuration", func(ctx context.Context) { rs.reloadConfig(ctx, gen) })
 	})
-	gen := rs.mcp.expect()
+	gen := rs.mcp.Expect()
 	rs.core.Go("load configuration", func(ctx context.Context) { rs.reloadConfig(ctx, gen) })
 }
 
 // reloadConfig loads the configuration, reports problems and passes the
-// MCP servers on to the supervisor.
+// MCP servers on to the server's set.
 //
 // Reloads run one at a time, each reading the settings when it starts, so
 // the last one to run has read the latest settings and its MCP servers are
@@ -220,5 +218,5 @@ func (rs *Runs) reloadConfig(ctx context.Context, gen uint64) {
 	defer rs.cfg.reload.Unlock()
 	cfg, warnings, err := rs.loadConfig()
 	rs.reportConfig(ctx, warnings, err)
-	rs.mcp.want(cfg.MCPServers, gen)
+	rs.applyMCP(ctx, cfg.MCPServers, gen)
 }

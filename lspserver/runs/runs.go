@@ -15,9 +15,10 @@ import (
 	"go.lsp.dev/uri"
 
 	"github.com/agentls/agentls/agent"
-	"github.com/agentls/agentls/agent/revert"
 	"github.com/agentls/agentls/agent/config"
+	"github.com/agentls/agentls/agent/mcpset"
 	"github.com/agentls/agentls/agent/proposal"
+	"github.com/agentls/agentls/agent/revert"
 	"github.com/agentls/agentls/internal/text"
 	"github.com/agentls/agentls/internal/workspace"
 	"github.com/agentls/agentls/lspserver/core"
@@ -61,7 +62,8 @@ type Runs struct {
 	review Review
 
 	cfg       runConfig
-	mcp       mcpState
+	mcp       *mcpset.Set // the MCP servers (mcp.go)
+	mcpOnce   sync.Once   // the goroutine that closes them with the server
 	reg       runRegistry
 	approvals sessionApprovals
 
@@ -113,6 +115,7 @@ func New(c *core.Server, d *docs.Docs, rv Review) *Runs {
 	rs := &Runs{core: c, docs: d, view: d.View(), log: c.Log(), ctx: c.Context(), review: rv, scripts: script.NewSlots(0)}
 	rs.plans.Dir, rs.plans.Log = rs.planDir, rs.log
 	rs.newHistIndex()
+	rs.mcp = mcpset.New(rs.ctx, mcpset.Options{Logger: rs.log.With("component", "mcp"), OnState: rs.reportMCP})
 	return rs
 }
 

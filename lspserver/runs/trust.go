@@ -70,6 +70,6 @@ func (rs *Runs) promptTrust(ctx context.Context, u config.Untrusted) {
 		rs.core.LogToEditor(ctx, protocol.MessageTypeWarning, fmt.Sprintf("agentls: %s is trusted for this session only: %v", safetext.Line(u.File), err))
 	}
 	rs.log.Info("workspace config trusted", "file", u.File, "sha256", u.SHA256, "store", rs.trust().Store().Path())
-	rs.reloadConfig(ctx, rs.mcp.expect())
+	rs.reloadConfig(ctx, rs.mcp.Expect())
 	rs.core.LogToEditor(ctx, protocol.MessageTypeInfo, fmt.Sprintf("agentls: %s is trusted; its settings now apply", safetext.Line(u.File)))
 }
