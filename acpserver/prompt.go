@@ -63,8 +63,18 @@ func (s *Server) Prompt(ctx context.Context, p acp.PromptRequest) (acp.PromptRes
 		return acp.PromptResponse{StopReason: acp.StopReasonCancelled}, nil
 	}
 
-	if un := cfg.Untrusted(); len(un) > 0 && s.askTrust(tctx, ss, un) {
-		cfg, warnings, cerr = s.loadConfig([]string{ss.cwd})
+	if un := cfg.Untrusted(); len(un) > 0 {
+		// The trust question waits for the person like a permission does:
+		// at most the run's wall clock (an unanswered one is a "not now").
+		qctx, qcancel := context.WithTimeoutCause(tctx, cfg.WallClock(), agent.ErrWallClock)
+		trusted := s.askTrust(qctx, ss, un)
+		qcancel()
+		if tctx.Err() != nil {
+			return cancelled()
+		}
+		if trusted {
+			cfg, warnings, cerr = s.loadConfig([]string{ss.cwd})
+		}
 	}
 	for _, w := range warnings {
 		s.log.Warn("configuration warning", "warning", w)

@@ -132,3 +132,34 @@ func TestOversizedClientAnswerFailsOnlyThatRequest(t *testing.T) {
 		t.Fatal("the connection did not keep working")
 	}
 }
+
+// An unanswered workspace-trust question ends with the run's wall clock
+// too: the file stays untrusted (its setting withheld) and the prompt goes
+// on without it.
+func TestUnansweredTrustEndsWithWallClock(t *testing.T) {
+	script := func(r *llmtest.ChatRequest) llmtest.Reply {
+		if r.HasTool("run_command") {
+			return llmtest.Text("trusted without an answer")
+		}
+		return llmtest.Text("untrusted")
+	}
+	h := acptest.Start(t, script, acptest.Options{})
+	h.UserConfig(`{"maxWallClockSeconds": 1}`)
+	h.Write(".agentls/config.json", `{"tools": {"runCommand": "ask"}}`)
+	never := make(chan struct{})
+	h.Client.OnPermission = func(p acp.RequestPermissionRequest) acp.RequestPermissionResponse {
+		<-never
+		return acptest.Allow(acptest.OptionID(p, acp.PermissionOptionKindAllowAlways))
+	}
+	t.Cleanup(func() { close(never) }) // before the harness closes
+	if r := h.MustPrompt(h.NewSession(), "run something"); r != acp.StopReasonEndTurn {
+		t.Fatalf("stop reason %s", r)
+	}
+	us, perms := h.Client.Snapshot()
+	if len(perms) != 1 || perms[0].ToolCall.Title == nil || !strings.HasPrefix(*perms[0].ToolCall.Title, "Trust ") {
+		t.Fatalf("asked %d questions, want the trust question once", len(perms))
+	}
+	if text := acptest.AgentText(us); !strings.Contains(text, "untrusted") {
+		t.Fatalf("the prompt did not go on untrusted: %q", text)
+	}
+}
