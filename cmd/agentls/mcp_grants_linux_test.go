@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/agentls/agentls/internal/testpty"
 	"github.com/agentls/agentls/tools/mcp"
 	"github.com/agentls/agentls/tools/mcp/mcptest"
 )
@@ -20,7 +21,7 @@ func TestMCPCallStepUpOnTerminal(t *testing.T) {
 	g := mcptest.StartGrants(t)
 	g.RequireForCall("mcp:write")
 	dir := mcpWorkspace(t, map[string]mcp.ServerConfig{"secure": {Type: "http", URL: g.ResourceURL, OAuth: &mcp.OAuthConfig{ClientID: "public-client"}}})
-	_, slave := openPTY(t)
+	_, slave := testpty.Open(t)
 
 	var out bytes.Buffer
 	errw := &scopeRecorder{}

@@ -10,52 +10,14 @@ import (
 	"testing"
 	"time"
 
-	"golang.org/x/sys/unix"
-
+	"github.com/agentls/agentls/internal/testpty"
 	"github.com/agentls/agentls/internal/testwait"
 )
-
-// openPTY opens a pseudo-terminal pair in raw mode (no echo, no CR/LF
-// translation), so LSP frames pass through unchanged.
-func openPTY(t *testing.T) (master, slave *os.File) {
-	t.Helper()
-	m, err := os.OpenFile("/dev/ptmx", os.O_RDWR|unix.O_NOCTTY, 0)
-	if err != nil {
-		t.Fatalf("open /dev/ptmx: %v", err)
-	}
-	fd := int(m.Fd())
-	if err := unix.IoctlSetPointerInt(fd, unix.TIOCSPTLCK, 0); err != nil {
-		t.Fatalf("unlockpt: %v", err)
-	}
-	n, err := unix.IoctlGetInt(fd, unix.TIOCGPTN)
-	if err != nil {
-		t.Fatalf("ptsname: %v", err)
-	}
-	s, err := os.OpenFile(fmt.Sprintf("/dev/pts/%d", n), os.O_RDWR|unix.O_NOCTTY, 0)
-	if err != nil {
-		t.Fatalf("open pts: %v", err)
-	}
-	tio, err := unix.IoctlGetTermios(int(s.Fd()), unix.TCGETS)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tio.Iflag &^= unix.IGNBRK | unix.BRKINT | unix.PARMRK | unix.ISTRIP | unix.INLCR | unix.IGNCR | unix.ICRNL | unix.IXON
-	tio.Oflag &^= unix.OPOST
-	tio.Lflag &^= unix.ECHO | unix.ECHONL | unix.ICANON | unix.ISIG | unix.IEXTEN
-	tio.Cflag &^= unix.CSIZE | unix.PARENB
-	tio.Cflag |= unix.CS8
-	tio.Cc[unix.VMIN], tio.Cc[unix.VTIME] = 1, 0
-	if err := unix.IoctlSetTermios(int(s.Fd()), unix.TCSETS, tio); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = m.Close(); _ = s.Close() })
-	return m, s
-}
 
 // TestServeOnTerminalPrintsHintAndKeepsServing: `agentls` started by hand
 // on a terminal says what it is on stderr, once, and still speaks LSP.
 func TestServeOnTerminalPrintsHintAndKeepsServing(t *testing.T) {
-	master, slave := openPTY(t)
+	master, slave := testpty.Open(t)
 	var stdout, stderr testwait.Buffer
 	done := make(chan int, 1)
 	go func() { done <- run(nil, slave, &stdout, &stderr) }()
@@ -101,7 +63,7 @@ func TestServeWithoutTerminalPrintsNoHint(t *testing.T) {
 // the "nothing was written" line are.
 func TestRunOnTerminalShowsAnswerOnce(t *testing.T) {
 	noModelEnv(t)
-	master, slave := openPTY(t)
+	master, slave := testpty.Open(t)
 	var screen testwait.Buffer
 	copied := make(chan struct{})
 	go func() {
