@@ -11,7 +11,6 @@ import (
 	acp "github.com/coder/acp-go-sdk"
 
 	"github.com/agentls/agentls/acpserver/acptest"
-	"github.com/agentls/agentls/agent/llm/llmtest"
 	"github.com/agentls/agentls/agent/revert"
 	"github.com/agentls/agentls/internal/workspace"
 )
@@ -19,30 +18,6 @@ import (
 // Changes allowed over ACP can be taken back later: each write records a
 // revert snapshot (agent/revert) in the state directory that `agentls
 // revert` and the LSP server's agentls.revert read.
-
-const revertOrig = "# title\nhello\nlast\n"
-
-// editAndCreate edits line 2 of a.txt and creates NEW.md.
-func editAndCreate(answer string) llmtest.Script {
-	return func(r *llmtest.ChatRequest) llmtest.Reply {
-		if strings.Contains(r.LastUser(), "what changed?") {
-			return llmtest.Text("noted")
-		}
-		switch {
-		case !r.HasToolResult("c1"):
-			return acptest.Call("c1", "read_file", `{"path":"a.txt"}`)
-		case !r.HasToolResult("c2"):
-			return llmtest.ToolCalls(
-				llmtest.Call{ID: "c2", Name: "edit_file", Args: `{"path":"a.txt","old_string":"hello","new_string":"hello, world"}`},
-				llmtest.Call{ID: "c3", Name: "write_file", Args: `{"path":"NEW.md","content":"new\n"}`})
-		}
-		return llmtest.Text(answer)
-	}
-}
-
-func reverts(h *acptest.Harness) *revert.Store {
-	return revert.NewStore(filepath.Join(h.State, "agentls", "reverts"))
-}
 
 // An allowed change, written by the client (fs/write_text_file, then
 // saved) or by agentls (the confined write), is recorded; undoing the
@@ -52,8 +27,8 @@ func TestRevertChangesAllowedOverACP(t *testing.T) {
 	for _, byClient := range []bool{true, false} {
 		name := map[bool]string{true: "fs_write_text_file", false: "confined_write"}[byClient]
 		t.Run(name, func(t *testing.T) {
-			h := acptest.Start(t, editAndCreate("done"), acptest.Options{FS: byClient})
-			h.Write("a.txt", revertOrig)
+			h := acptest.Start(t, acptest.EditAndCreate("done"), acptest.Options{FS: byClient})
+			h.Write("a.txt", acptest.RevertOrig)
 			id := h.NewSession()
 			h.MustPrompt(id, "greet the world")
 			_, perms := h.Client.Snapshot()
@@ -78,7 +53,7 @@ func TestRevertChangesAllowedOverACP(t *testing.T) {
 			if want := "To take run " + runID + " back: agentls revert --dir " + h.Dir + " " + runID; !strings.Contains(acptest.UpdateTexts(us), want) {
 				t.Errorf("the tool calls do not say %q:\n%s", want, acptest.UpdateTexts(us))
 			}
-			snap, err := reverts(h).Load(runID)
+			snap, err := h.Reverts().Load(runID)
 			if err != nil {
 				t.Fatalf("no revert snapshot of run %s: %v", runID, err)
 			}
@@ -88,7 +63,7 @@ func TestRevertChangesAllowedOverACP(t *testing.T) {
 			for _, f := range snap.Files {
 				switch filepath.Base(f.Path) {
 				case "a.txt":
-					if f.Before != revertOrig || f.After != "# title\nhello, world\nlast\n" || f.Created {
+					if f.Before != acptest.RevertOrig || f.After != "# title\nhello, world\nlast\n" || f.Created {
 						t.Errorf("a.txt snapshot %+v", f)
 					}
 				case "NEW.md":
@@ -126,8 +101,8 @@ func TestRevertChangesAllowedOverACP(t *testing.T) {
 // Changes written without asking (mode apply) are recorded too. The run
 // id is the snapshot's: the only one in the store.
 func TestApplyModeOverACPRecordsRevert(t *testing.T) {
-	h := acptest.Start(t, editAndCreate("done"), acptest.Options{})
-	h.Write("a.txt", revertOrig)
+	h := acptest.Start(t, acptest.EditAndCreate("done"), acptest.Options{})
+	h.Write("a.txt", acptest.RevertOrig)
 	id := h.NewSession()
 	if _, err := h.Conn.SetSessionMode(h.Ctx(), acp.SetSessionModeRequest{SessionId: id, ModeId: "apply"}); err != nil {
 		t.Fatal(err)
@@ -140,7 +115,7 @@ func TestApplyModeOverACPRecordsRevert(t *testing.T) {
 	if err != nil || len(names) != 1 {
 		t.Fatalf("snapshots %v %v, want one", names, err)
 	}
-	snap, err := reverts(h).Load(strings.TrimSuffix(filepath.Base(names[0]), ".json"))
+	snap, err := h.Reverts().Load(strings.TrimSuffix(filepath.Base(names[0]), ".json"))
 	if err != nil || snap.SessionID != string(id) || len(snap.Files) != 2 {
 		t.Fatalf("snapshot %+v %v", snap, err)
 	}
@@ -150,8 +125,8 @@ func TestApplyModeOverACPRecordsRevert(t *testing.T) {
 // run with one change rejected (a.txt) and one allowed (NEW.md), the
 // snapshot holds NEW.md alone.
 func TestRejectedChangeRecordsNoRevert(t *testing.T) {
-	h := acptest.Start(t, editAndCreate("done"), acptest.Options{})
-	h.Write("a.txt", revertOrig)
+	h := acptest.Start(t, acptest.EditAndCreate("done"), acptest.Options{})
+	h.Write("a.txt", acptest.RevertOrig)
 	h.Client.OnPermission = func(p acp.RequestPermissionRequest) acp.RequestPermissionResponse {
 		if p.ToolCall.Title != nil && strings.Contains(*p.ToolCall.Title, "a.txt") {
 			return acptest.Allow(acptest.OptionID(p, acp.PermissionOptionKindRejectOnce))
@@ -161,10 +136,10 @@ func TestRejectedChangeRecordsNoRevert(t *testing.T) {
 	h.MustPrompt(h.NewSession(), "greet the world")
 	_, perms := h.Client.Snapshot()
 	runID := acptest.RunID(t, perms)
-	if len(perms) != 2 || h.Read("a.txt") != revertOrig || h.Read("NEW.md") != "new\n" {
+	if len(perms) != 2 || h.Read("a.txt") != acptest.RevertOrig || h.Read("NEW.md") != "new\n" {
 		t.Fatalf("%d permissions, a.txt %q", len(perms), h.Read("a.txt"))
 	}
-	snap, err := reverts(h).Load(runID)
+	snap, err := h.Reverts().Load(runID)
 	if err != nil {
 		t.Fatalf("no snapshot of the allowed change: %v", err)
 	}
@@ -179,8 +154,8 @@ func TestRevertHintQuotesWorkspace(t *testing.T) {
 	if err := os.Mkdir(dir, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	h := acptest.Start(t, editAndCreate("done"), acptest.Options{Dir: dir})
-	h.Write("a.txt", revertOrig)
+	h := acptest.Start(t, acptest.EditAndCreate("done"), acptest.Options{Dir: dir})
+	h.Write("a.txt", acptest.RevertOrig)
 	h.MustPrompt(h.NewSession(), "greet the world")
 	us, perms := h.Client.Snapshot()
 	runID := acptest.RunID(t, perms)

@@ -28,6 +28,7 @@ import (
 
 	"github.com/agentls/agentls/acpserver"
 	"github.com/agentls/agentls/agent/llm/llmtest"
+	"github.com/agentls/agentls/agent/revert"
 	"github.com/agentls/agentls/internal/testwait"
 )
 
@@ -528,4 +529,31 @@ func ReqErr(t testing.TB, err error) *acp.RequestError {
 // Call is one scripted tool call.
 func Call(id, name, args string) llmtest.Reply {
 	return llmtest.ToolCalls(llmtest.Call{ID: id, Name: name, Args: args})
+}
+
+// RevertOrig is a.txt before EditAndCreate's run.
+const RevertOrig = "# title\nhello\nlast\n"
+
+// EditAndCreate is a run that edits line 2 of a.txt and creates NEW.md,
+// then answers answer (and "noted" to a prompt asking "what changed?").
+func EditAndCreate(answer string) llmtest.Script {
+	return func(r *llmtest.ChatRequest) llmtest.Reply {
+		if strings.Contains(r.LastUser(), "what changed?") {
+			return llmtest.Text("noted")
+		}
+		switch {
+		case !r.HasToolResult("c1"):
+			return Call("c1", "read_file", `{"path":"a.txt"}`)
+		case !r.HasToolResult("c2"):
+			return llmtest.ToolCalls(
+				llmtest.Call{ID: "c2", Name: "edit_file", Args: `{"path":"a.txt","old_string":"hello","new_string":"hello, world"}`},
+				llmtest.Call{ID: "c3", Name: "write_file", Args: `{"path":"NEW.md","content":"new\n"}`})
+		}
+		return llmtest.Text(answer)
+	}
+}
+
+// Reverts is the revert snapshot store of h's state directory.
+func (h *Harness) Reverts() *revert.Store {
+	return revert.NewStore(filepath.Join(h.State, "agentls", "reverts"))
 }

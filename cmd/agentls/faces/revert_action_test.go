@@ -46,11 +46,11 @@ func hasTitle(ts []string, want string) bool {
 // allowed over ACP changed, also when the run landed after the server
 // built its index.
 func TestLSPOffersRevertOfRunAllowedOverACP(t *testing.T) {
-	h := acptest.Start(t, editAndCreate("done"), acptest.Options{})
-	a := h.Write("a.txt", revertOrig)
+	h := acptest.Start(t, acptest.EditAndCreate("done"), acptest.Options{})
+	a := h.Write("a.txt", acptest.RevertOrig)
 	lsp := newLSP(t, h)
 	u := uri.File(a)
-	if err := lsp.DidOpen(lsptest.Context(t), u, "plaintext", 1, revertOrig); err != nil {
+	if err := lsp.DidOpen(lsptest.Context(t), u, "plaintext", 1, acptest.RevertOrig); err != nil {
 		t.Fatal(err)
 	}
 	codeActionTitles(t, lsp, u, 1) // builds the index before the run

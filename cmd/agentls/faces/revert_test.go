@@ -23,8 +23,8 @@ import (
 // workspace/applyEdit that takes a.txt back, keeping the user's line, and
 // deletes NEW.md; the session's next prompt over ACP is told.
 func TestLSPRevertsRunAllowedOverACP(t *testing.T) {
-	h := acptest.Start(t, editAndCreate("done"), acptest.Options{})
-	h.Write("a.txt", revertOrig)
+	h := acptest.Start(t, acptest.EditAndCreate("done"), acptest.Options{})
+	h.Write("a.txt", acptest.RevertOrig)
 	id := h.NewSession()
 	h.MustPrompt(id, "greet the world")
 	_, perms := h.Client.Snapshot()
@@ -48,7 +48,7 @@ func TestLSPRevertsRunAllowedOverACP(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(h.Dir, "NEW.md")); !errors.Is(err, fs.ErrNotExist) {
 		t.Fatalf("NEW.md survived the revert: %v", err)
 	}
-	if snap, err := reverts(h).Load(runID); err != nil || !snap.Reverted {
+	if snap, err := h.Reverts().Load(runID); err != nil || !snap.Reverted {
 		t.Fatalf("the revert is not remembered: %+v %v", snap, err)
 	}
 	h.MustPrompt(id, "what changed?")
