@@ -8,8 +8,9 @@
 // front-end: `agentls revert` and the LSP server's agentls.revert read
 // the same store. Undoing is per hunk: the run's change to a file is
 // reversed only where the file still holds what the run put there; lines
-// the user changed since are left alone and reported. A file the run
-// created is deleted only if it is unchanged.
+// the user changed since are left alone and reported, while lines the user
+// added or changed next to the run's lines neither block the revert nor
+// are lost. A file the run created is deleted only if it is unchanged.
 package revert
 
 import (
@@ -133,12 +134,18 @@ func undoStep(f File, current string, exists bool) (Result, error) {
 		return r, nil
 	}
 	// The user changed the file since: undo the run's hunks whose lines
-	// the user did not touch, leave the others.
-	undo := udiff.Lines(f.After, f.Before)
-	user := udiff.Lines(f.After, current)
+	// the user did not touch, leave the others. The three texts are
+	// diffed with one more line ending at their end, so that a last line
+	// without one is a whole line too: otherwise appending below it
+	// rewrites it (adds its ending) and looks like a change to the run's
+	// line.
+	eol := lineEnding(f.After, current, f.Before)
+	after, was, now := f.After+eol, f.Before+eol, current+eol
+	undo := udiff.Lines(after, was)
+	user := udiff.Lines(after, now)
 	var keep []udiff.Edit
 	for _, h := range hunks(undo) {
-		if overlaps(h, user) {
+		if conflicts(h, user) {
 			r.Kept++
 			continue
 		}
@@ -147,11 +154,18 @@ func undoStep(f File, current string, exists bool) (Result, error) {
 	}
 	if len(keep) > 0 {
 		m, ok := udiff.Merge(user, keep)
-		if !ok { // cannot happen after the overlap check; keep the file as it is
+		out, err := "", errors.New("conflicting edits")
+		if ok {
+			out, err = udiff.Apply(after, m)
+		}
+		// The merged text ends with the added ending unless the lines
+		// mix endings in a way the merge cannot line up; then nothing is
+		// guessed and the file stays as it is.
+		if trimmed, cut := strings.CutSuffix(out, eol); err == nil && cut {
+			r.Text, r.Changed = trimmed, trimmed != current
+		} else {
 			r.Kept += r.Reverted
 			r.Reverted = 0
-		} else if out, err := udiff.Apply(f.After, m); err == nil {
-			r.Text, r.Changed = out, out != current
 		}
 	}
 	if !r.Changed {
@@ -177,24 +191,36 @@ func hunks(edits []udiff.Edit) [][]udiff.Edit {
 	return out
 }
 
-// overlaps reports whether a hunk of the undo touches bytes (of the
-// run's text) that the user's edits touch, or sits where the user inserted.
-func overlaps(h []udiff.Edit, user []udiff.Edit) bool {
+// conflicts reports whether the user's edits (of the run's text) touch a
+// line of the run's hunk: change one of its lines, or insert between two
+// of them. Lines the user added right above or below the hunk, or
+// neighbouring lines the user changed, do not: the merge keeps them where
+// they are. Where the run removed lines (an empty hunk), the user's lines
+// inserted at that very place do conflict: the run's old lines could go
+// above them or below, and the user may have typed them back.
+func conflicts(h []udiff.Edit, user []udiff.Edit) bool {
 	start, end := h[0].Start, h[len(h)-1].End
 	for _, u := range user {
 		if u.Start < end && start < u.End {
 			return true
 		}
-		// Insertions (empty ranges) at the same place, or touching ends,
-		// are overlaps too: ordering them would be a guess.
-		if u.Start == u.End && u.Start >= start && u.Start <= end {
-			return true
-		}
-		if start == end && start >= u.Start && start <= u.End {
+		if start == end && u.Start == start && u.End == start {
 			return true
 		}
 	}
 	return false
+}
+
+// lineEnding is the line ending of the first of texts that has one.
+func lineEnding(texts ...string) string {
+	for _, t := range texts {
+		if i := strings.IndexByte(t, '\n'); i > 0 && t[i-1] == '\r' {
+			return "\r\n"
+		} else if i >= 0 {
+			return "\n"
+		}
+	}
+	return "\n"
 }
 
 // Summary is one line per file for people (CLI, showMessage).

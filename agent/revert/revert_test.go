@@ -52,20 +52,62 @@ func TestUndoCreatedFile(t *testing.T) {
 	}
 }
 
-// An insertion by the user right where the run's change was counts as
-// touching it; CRLF text and multi-byte characters survive.
+// Lines the user added or changed next to the run's lines are kept and do
+// not block the revert; only the run's own lines (or lines typed between
+// them) do. CRLF text and multi-byte characters survive.
 func TestUndoInsertionsAndEncodings(t *testing.T) {
 	b := "α\r\n😀 one\r\n二\r\n"
 	a := "α\r\n😀 ONE\r\n二\r\n"
 	f := File{Path: "/w/x", Before: b, After: a}
-	user := "α\r\n😀 ONE\r\nnew line\r\n二\r\n"
-	r, _ := Undo(f, user, true)
-	if r.Changed || r.Kept != 1 {
-		t.Fatalf("insertion beside the change: %+v", r)
+	r, _ := Undo(f, "α\r\n😀 ONE\r\nnew line\r\n二\r\n", true)
+	if want := "α\r\n😀 one\r\nnew line\r\n二\r\n"; r.Text != want || r.Kept != 0 || r.Reverted != 1 {
+		t.Fatalf("insertion below the change: %+v, want %q", r, want)
 	}
 	r, _ = Undo(f, "x\r\n"+a+"tail\r\n", true)
 	if want := "x\r\n" + b + "tail\r\n"; r.Text != want {
 		t.Fatalf("edits away from the change: %q, want %q", r.Text, want)
+	}
+}
+
+// The revert merges per line: the user's edits conflict with a change of
+// the run only on the run's own lines (or between two of them).
+func TestUndoMergesPerLine(t *testing.T) {
+	const leftAlone = "1 of 1 changes left alone: you changed those lines after the run"
+	for _, tc := range []struct {
+		name, before, after, current string
+		want                         string // the file after the revert
+		conflict                     string // "" when the run's change was undone
+	}{
+		{"user added a line below the run's line", "a\nb\n", "a\nb\nc\n", "a\nb\nc\nd\n", "a\nb\nd\n", ""},
+		{"user added a line above the run's line", "a\nb\n", "a\nb\nc\n", "a\nb\nx\nc\n", "a\nb\nx\n", ""},
+		{"user added lines on both sides of a changed line", "a\nb\nc\n", "a\nB\nc\n", "a\nup\nB\ndown\nc\n", "a\nup\nb\ndown\nc\n", ""},
+		{"user changed the run's own line", "a\nb\n", "a\nb\nc\n", "a\nb\nC\n", "a\nb\nC\n", leftAlone},
+		{"user typed between two of the run's lines", "a\nb\n", "a\nb\nc1\nc2\n", "a\nb\nc1\nx\nc2\n", "a\nb\nc1\nx\nc2\n", leftAlone},
+		{"user changed the line next to the run's", "a\nb\n", "a\nb\nc\n", "a\nB\nc\n", "a\nB\n", ""},
+		{"user deleted the line next to the run's", "a\nb\n", "a\nb\nc\n", "a\nc\n", "a\n", ""},
+		{"run deleted a line, user changed its neighbour", "a\nb\nc\n", "a\nc\n", "a\nC\n", "a\nb\nC\n", ""},
+		{"run deleted a line, user typed where it was", "a\nb\nc\n", "a\nc\n", "a\nx\nc\n", "a\nx\nc\n", leftAlone},
+		{"no final newline: user appended a line", "a\nb", "a\nb\nc", "a\nb\nc\nd", "a\nb\nd", ""},
+		{"no final newline: user appended a line and a newline", "a\nb", "a\nb\nc", "a\nb\nc\nd\n", "a\nb\nd\n", ""},
+		{"no final newline: run changed the last line", "a\nb", "a\nB", "x\na\nB", "x\na\nb", ""},
+		{"no final newline: user changed the run's last line", "a\nb", "a\nb\nc", "a\nb\nC", "a\nb\nC", leftAlone},
+		{"run added the final newline, user appended a line", "a\nb", "a\nb\n", "a\nb\nc\n", "a\nb\nc", ""},
+		{"CRLF: user added a line below the run's line", "a\r\nb\r\n", "a\r\nb\r\nc\r\n", "a\r\nb\r\nc\r\nd\r\n", "a\r\nb\r\nd\r\n", ""},
+		{"CRLF, no final newline: user appended a line", "a\r\nb", "a\r\nb\r\nc", "a\r\nb\r\nc\r\nd", "a\r\nb\r\nd", ""},
+		{"CRLF: user changed the run's own line", "a\r\nb\r\n", "a\r\nb\r\nc\r\n", "a\r\nb\r\nC\r\n", "a\r\nb\r\nC\r\n", leftAlone},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r, err := Undo(File{Path: "/w/x", Before: tc.before, After: tc.after}, tc.current, true)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if r.Text != tc.want || r.Conflict != tc.conflict || r.Changed != (tc.want != tc.current) {
+				t.Fatalf("got %q (changed %v, conflict %q), want %q (conflict %q)", r.Text, r.Changed, r.Conflict, tc.want, tc.conflict)
+			}
+			if tc.conflict == "" && (r.Reverted != 1 || r.Kept != 0) || tc.conflict != "" && (r.Reverted != 0 || r.Kept != 1) {
+				t.Fatalf("reverted %d, kept %d", r.Reverted, r.Kept)
+			}
+		})
 	}
 }
 

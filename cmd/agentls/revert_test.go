@@ -109,6 +109,31 @@ func TestRevertLeavesUsersLines(t *testing.T) {
 	}
 }
 
+// The issue's case: the run added line c below b, the user then added d
+// below c; the revert takes c back and keeps d (a line next to the run's
+// is no conflict).
+func TestRevertKeepsUsersLineBelowRunsLine(t *testing.T) {
+	srv := llmtest.New(t, llmtest.Sequence(
+		llmtest.ToolCalls(llmtest.Call{ID: "r", Name: "read_file", Args: `{"path":"a.txt"}`}),
+		llmtest.ToolCalls(llmtest.Call{ID: "e", Name: "edit_file", Args: `{"path":"a.txt","old_string":"b\n","new_string":"b\nc\n"}`}),
+		llmtest.Text("done"),
+	))
+	cliEnv(t, srv)
+	ws := t.TempDir()
+	a := filepath.Join(ws, "a.txt")
+	writeFile(t, a, "a\nb\n", 0o644)
+	code, _, stderr := runCLI(t, "--dir", ws, "--apply", "add c")
+	m := regexp.MustCompile(`transcript \S+-([0-9a-f]+)\.jsonl`).FindStringSubmatch(stderr)
+	if code != 0 || m == nil || readFile(t, a) != "a\nb\nc\n" {
+		t.Fatalf("run: %d, a.txt %q\n%s", code, readFile(t, a), stderr)
+	}
+	writeFile(t, a, "a\nb\nc\nd\n", 0o644)
+	code, out, errOut := runRevert(t, "--dir", ws, m[1])
+	if code != 0 || !strings.Contains(out, "a.txt: reverted") || readFile(t, a) != "a\nb\nd\n" {
+		t.Fatalf("revert: code %d, a.txt %q, want \"a\\nb\\nd\\n\"\n%s%s", code, readFile(t, a), out, errOut)
+	}
+}
+
 func runRevert(t *testing.T, args ...string) (int, string, string) {
 	t.Helper()
 	var out, errb strings.Builder
