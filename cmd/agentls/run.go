@@ -54,12 +54,13 @@ session, for the editor to review.
 Checks (the "checks" configuration: the project's tests and linters) run
 on the proposal at the end of a run that changed files, in a scratch copy
 of DIR with the changes applied; each result is printed, and failing ones
-go back to the model to fix (at most maxCheckRounds times). With checks
-still failing at the end, --apply writes nothing.
+go back to the model to fix (at most maxCheckRounds times); one whose
+command is not installed could not run and does not. With checks still
+failing, or not run, at the end, --apply writes nothing.
 
 Exit status: 0 the run finished (and its checks passed), 1 it failed or was
 cancelled (or --apply could not write everything), 2 bad usage or
-configuration, 3 it finished but a check still fails.
+configuration, 3 it finished but a check still fails or could not run.
 
 flags:
 `
