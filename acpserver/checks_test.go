@@ -101,3 +101,47 @@ func TestCheckShownWhileRunning(t *testing.T) {
 		t.Fatalf("updates of the check: %+v", ups)
 	}
 }
+
+// A check whose command is not installed: its tool call says "could not
+// run" with the shell's line, and the model is not sent back (two model
+// calls, as without checks).
+func TestCheckThatCannotRunOverACP(t *testing.T) {
+	h := acptest.Start(t, llmtest.Sequence(
+		acptest.Call("w1", "write_file", `{"path":"state.txt","content":"x\n"}`),
+		llmtest.Text("wrote state"),
+	), acptest.Options{})
+	userConfig(t, h.Env, `{"checks": [{"name": "test", "command": "definitely-not-installed-xyz --run"}]}`)
+	if r := h.MustPrompt(h.NewSession(), "write state"); r != acp.StopReasonEndTurn {
+		t.Fatalf("stop reason %q", r)
+	}
+	us, _ := h.Client.Snapshot()
+	var texts []string
+	for _, c := range acptest.ToolCalls(us) {
+		if c.Title != "Check test" {
+			continue
+		}
+		for _, u := range acptest.ToolUpdates(us, c.ToolCallId) {
+			for _, b := range u.Content {
+				if b.Content != nil && b.Content.Content.Text != nil {
+					texts = append(texts, b.Content.Content.Text.Text)
+				}
+			}
+		}
+	}
+	if len(texts) != 1 || !strings.HasPrefix(texts[0], "check test could not run: sh: 1: definitely-not-installed-xyz: not found\n") || !strings.Contains(texts[0], "PATH=") {
+		t.Fatalf("check tool call texts %q", texts)
+	}
+	// Requests without messages are the endpoint probes, not turns.
+	turns := 0
+	for _, r := range h.Model.Requests() {
+		if r.Contains(`check "test"`) || r.Contains("could not run") {
+			t.Fatalf("the check went back to the model: %q", r.LastUser())
+		}
+		if len(r.Messages) > 0 {
+			turns++
+		}
+	}
+	if turns != 2 {
+		t.Fatalf("%d model turns, want 2 as without checks", turns)
+	}
+}

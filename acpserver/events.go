@@ -175,6 +175,11 @@ func (te *turnEvents) check(c *tools.CheckResult) {
 		}
 	}
 	msg := fmt.Sprintf("check %s %s in %.1fs\n%s", c.Name, verdict, c.Seconds, c.Output)
+	if c.NotRun {
+		// ACP has no status for "did not run"; the text says it, first,
+		// as the output begins "could not run: <the shell's line>".
+		msg = fmt.Sprintf("check %s %s", c.Name, c.Output)
+	}
 	ss.update(te.ctx, acp.UpdateToolCall(id, acp.WithUpdateStatus(status), acp.WithUpdateContent([]acp.ToolCallContent{acp.ToolContent(acp.TextBlock(msg))})))
 }
 

@@ -19,8 +19,9 @@ const DefaultMaxCheckRounds = 2
 // a check failed, rounds are left, and the failures went to the model as
 // a user message. Each result is an EventCheck and a transcript record;
 // r.checks keeps the latest result of each check for the end. A check
-// that could not run at all (no proposal view) is reported, never sent
-// back: the model cannot fix it.
+// that could not run at all (no proposal view, its command not installed
+// or not executable) is reported, never sent back: the model cannot fix
+// it, and a round spent trying costs tokens and may "fix" working code.
 func (r *runner) runChecks(ctx context.Context) (again bool, err error) {
 	if !r.willCheck() || r.env.Changes == nil {
 		return false, nil

@@ -3,6 +3,7 @@ package agent
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -329,5 +330,94 @@ func TestChecksApplyByPath(t *testing.T) {
 	quiet := llmtest.New(t, llmtest.Always(llmtest.Text("nothing to change")))
 	if out := cr2.run(t, context.Background(), quiet, tools.Check{Name: "never", Command: "exit 1"}); len(out.Checks) != 0 || len(cr2.checkEvents()) != 0 {
 		t.Fatalf("checks ran without changes: %+v", out.Checks)
+	}
+}
+
+// conversations is what the model was sent, request by request: every
+// message but the system prompt (role, tool calls and content), so two
+// runs of one script compare equal when the model saw the same thing.
+func conversations(srv *llmtest.Server) []string {
+	var out []string
+	for _, req := range srv.Requests() {
+		var b strings.Builder
+		for _, m := range req.Messages {
+			if m.Role == "system" {
+				continue
+			}
+			fmt.Fprintf(&b, "[%s %s %v] %s\n", m.Role, m.ToolCallID, m.ToolCalls, m.Content)
+		}
+		out = append(out, b.String())
+	}
+	return out
+}
+
+// A check whose command is not installed (sh exits 127) or not executable
+// (126) is reported as could not run, with the shell's line and a PATH
+// hint, and never goes back to the model: the run makes exactly the model
+// calls it makes without checks, and ends normally.
+func TestCheckThatCannotStartIsNotSentBack(t *testing.T) {
+	plain := newCheckRun(t, map[string]string{"a.txt": "a\n"})
+	without := stageThenFinish(t)
+	if out := plain.run(t, context.Background(), without); out.Status != StatusFinished {
+		t.Fatalf("run without checks: %v %v", out.Status, out.Err)
+	}
+	want := conversations(without)
+	for _, tc := range []struct {
+		name, command, line, hint string
+		exit                      int
+		setup                     func(root string)
+	}{
+		{name: "missing", command: "definitely-not-installed-xyz --run", exit: 127, line: "definitely-not-installed-xyz: not found", hint: "not on the PATH the check ran with (PATH=" + os.Getenv("PATH") + ")"},
+		{name: "not-executable", command: "./tools/check.sh", exit: 126, line: "./tools/check.sh: Permission denied", hint: "Not executable: make it so (chmod +x)", setup: func(root string) {
+			os.MkdirAll(filepath.Join(root, "tools"), 0o755)
+			if err := os.WriteFile(filepath.Join(root, "tools", "check.sh"), []byte("#!/bin/sh\nexit 0\n"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			cr := newCheckRun(t, map[string]string{"a.txt": "a\n"})
+			if tc.setup != nil {
+				tc.setup(cr.root)
+				cr.before = testtree.Take(t, cr.root)
+			}
+			srv := stageThenFinish(t)
+			out := cr.run(t, context.Background(), srv, tools.Check{Name: "test", Command: tc.command})
+			if out.Status != StatusFinished || out.Answer != "done" {
+				t.Fatalf("outcome %v %v %q", out.Status, out.Err, out.Answer)
+			}
+			if got := conversations(srv); strings.Join(got, "\n---\n") != strings.Join(want, "\n---\n") {
+				t.Fatalf("the model was sent (%d requests):\n%s\nwithout checks (%d requests):\n%s", len(got), strings.Join(got, "\n---\n"), len(want), strings.Join(want, "\n---\n"))
+			}
+			evs := cr.checkEvents()
+			if len(evs) != 1 {
+				t.Fatalf("check events %+v", evs)
+			}
+			ev := evs[0]
+			first, _, _ := strings.Cut(ev.Output, "\n")
+			if !ev.NotRun || ev.Passed || ev.ExitCode != tc.exit || !strings.HasPrefix(first, "could not run: sh: ") || !strings.HasSuffix(first, tc.line) ||
+				!strings.Contains(ev.Output, tc.hint) {
+				t.Fatalf("check event %+v", ev)
+			}
+			if c := out.Checks; len(c) != 1 || !c[0].NotRun || c[0].Output != ev.Output {
+				t.Fatalf("outcome checks %+v", c)
+			}
+			cr.untouched(t)
+		})
+	}
+}
+
+// A check that starts and fails with a status of its own, even 127, is a
+// failure the model is sent back to fix.
+func TestCheckExit127OfItsOwnIsAFailure(t *testing.T) {
+	cr := newCheckRun(t, map[string]string{"a.txt": "a\n"})
+	srv := stageThenFinish(t)
+	out := Run(context.Background(), Options{Model: newClient(t, srv), Registry: tools.NewRegistry(tools.Builtins(cr.env.Policy)...), Env: cr.env,
+		Prompt: "x", OnEvent: cr.log.on, Checks: []tools.Check{{Name: "suite", Command: "echo 'FAIL: TestX'; exit 127"}}, NoAgentTools: true, Limits: Limits{MaxCheckRounds: 1}})
+	if c := out.Checks; len(c) != 1 || c[0].NotRun || c[0].Passed || c[0].ExitCode != 127 || c[0].Output != "FAIL: TestX\n" {
+		t.Fatalf("checks %+v", c)
+	}
+	if reqs := srv.Requests(); len(reqs) != 3 || !strings.Contains(reqs[2].LastUser(), `check "suite" failed (exit code 127`) {
+		t.Fatalf("%d model calls; last user message %q", len(reqs), reqs[len(reqs)-1].LastUser())
 	}
 }

@@ -134,6 +134,56 @@ func TestChecksStillFailingThroughTheServer(t *testing.T) {
 	}
 }
 
+// A check whose command is not installed could not run: the runEvent says
+// so with the shell's line and the PATH hint, the progress names it, the
+// end message is a warning that says "could not run" (not "failed"), and
+// the model is not sent back: two model calls, as without checks.
+func TestCheckThatCannotRunThroughTheServer(t *testing.T) {
+	t.Parallel()
+	script := func(req *llmtest.ChatRequest) llmtest.Reply {
+		if req.Turns() == 0 {
+			return llmtest.ToolCalls(llmtest.Call{ID: "w1", Name: "write_file", Args: `{"path":"a.txt","content":"new\n"}`})
+		}
+		return llmtest.Text("Done.")
+	}
+	rs := newRunSession(t, script, runOpts{
+		settings: map[string]any{"checks": []any{map[string]any{"name": "test", "command": "definitely-not-installed-xyz --run"}}},
+		runOpts:  lspserver.RunOptions{ViewDir: t.TempDir()},
+	})
+	id := rs.start(t, lspserver.RunArgs{Prompt: "write a"})
+	if _, err := rs.c.Await(lsptest.Context(t), protocol.MethodProgress, func(m lsptest.Message) bool {
+		return strings.Contains(string(m.Params), "check test could not run: sh: 1: definitely-not-installed-xyz: not found")
+	}); err != nil {
+		t.Fatalf("no progress saying the check could not run: %v", err)
+	}
+	evs := rs.events(t, id)
+	var checks []lspserver.RunEvent
+	for _, e := range evs {
+		if e.Kind == "check" {
+			checks = append(checks, e)
+		}
+	}
+	if len(checks) != 1 {
+		t.Fatalf("check events: %d (%v)", len(checks), kinds(evs))
+	}
+	c := checks[0]
+	if c.Name != "test" || !c.NotRun || c.Passed == nil || *c.Passed || c.ExitCode == nil || *c.ExitCode != 127 || c.Output == nil ||
+		!strings.HasPrefix(*c.Output, "could not run: sh: 1: definitely-not-installed-xyz: not found\n") || !strings.Contains(*c.Output, "not on the PATH the check ran with (PATH=") {
+		t.Fatalf("check event %+v output %q", c, deref(c.Output))
+	}
+	if fin := evs[len(evs)-1]; fin.Kind != "finished" || !slices.Equal(fin.Checks, []lspserver.CheckState{{Name: "test", NotRun: true}}) {
+		t.Fatalf("finished %+v", fin)
+	}
+	msg := rs.showMessage(t, "Agent run "+id)
+	if msg.Type != protocol.MessageTypeWarning || !strings.Contains(msg.Message, "finished: Done.; could not run: test (sh: 1: definitely-not-installed-xyz: not found; is it on the PATH agentls runs with?); 1 changed file pending review") ||
+		strings.Contains(msg.Message, "checks failed") {
+		t.Fatalf("showMessage %+v", msg)
+	}
+	if n := len(rs.model.Requests()); n != 2 {
+		t.Fatalf("a check that could not run sent the run back: %d model calls", n)
+	}
+}
+
 func deref(s *string) string {
 	if s == nil {
 		return "<nil>"

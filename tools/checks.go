@@ -11,6 +11,7 @@ import (
 	"github.com/bmatcuk/doublestar/v4"
 
 	"github.com/agentls/agentls/internal/command"
+	"github.com/agentls/agentls/internal/text"
 )
 
 // Check is one of the project's own commands (tests, linters, type
@@ -43,8 +44,10 @@ type CheckResult struct {
 	ExitCode int     `json:"exitCode"` // -1: did not exit by itself (timeout) or did not run
 	Seconds  float64 `json:"seconds"`
 	Output   string  `json:"output"` // the tail, ANSI escapes stripped
-	// NotRun says the check could not run at all (no proposal view): the
-	// model cannot fix that, so it is reported, never sent back.
+	// NotRun says the check could not run at all: no proposal view, or
+	// its command is not installed or not executable (couldNotRun). The
+	// model cannot fix that, so it is reported, never sent back, and it
+	// is neither passed nor failed; Output then starts "could not run: ".
 	NotRun bool `json:"-"`
 	// InView says it ran in the proposal view (else in the workspace).
 	InView bool `json:"-"`
@@ -92,7 +95,7 @@ func (env *Env) RunCheck(ctx context.Context, c Check) (CheckResult, error) {
 		if ctx.Err() != nil {
 			return res, ctx.Err()
 		}
-		res.NotRun, res.Output = true, fmt.Sprintf("not run: %v\n", err)
+		res.NotRun, res.Output = true, fmt.Sprintf("could not run: %v\n", err)
 		return res, nil
 	}
 	if !inView && env.buffersOpen(dir) {
@@ -121,14 +124,87 @@ func (env *Env) RunCheck(ctx context.Context, c Check) (CheckResult, error) {
 	case err != nil && ctx.Err() != nil:
 		return res, ctx.Err()
 	case err != nil:
-		res.NotRun, res.Output = true, fmt.Sprintf("not run: %v\n", err)
+		res.NotRun, res.Output = true, fmt.Sprintf("could not run: %v\n", err)
 	case out.TimedOut:
 		res.Output += fmt.Sprintf("[killed after %v with its child processes: the check took longer than its timeoutSeconds]\n", timeout)
+	case couldNotStart(out.ExitCode, out.Output) != "":
+		res.NotRun, res.ExitCode = true, out.ExitCode
+		res.Output = notRunReport(out.ExitCode, couldNotStart(out.ExitCode, out.Output), out.Output, childPath())
 	default:
 		res.ExitCode = out.ExitCode
 		res.Passed = out.ExitCode == 0
 	}
 	return res, nil
+}
+
+// couldNotStart returns the shell's own complaint when a check's command
+// never started: sh exits 127 when it cannot find a command and 126 when
+// it cannot execute one, and says so on a line of its own ("sh: 1: go:
+// not found", bash's "sh: line 1: go: command not found", "sh: 1:
+// ./t.sh: Permission denied"). Both the status and the line are needed:
+// a test suite may exit 127 itself, and its failure is the model's to fix.
+// A line from a nested script ("./run.sh: line 3: go: not found") also
+// counts when the status is the shell's: the tool is missing all the same.
+func couldNotStart(exitCode int, output string) string {
+	if exitCode != 126 && exitCode != 127 {
+		return ""
+	}
+	lines := strings.Split(strings.TrimRight(output, "\n"), "\n")
+	for i := len(lines) - 1; i >= 0; i-- {
+		l := strings.TrimSpace(lines[i])
+		for _, says := range []string{"not found", "No such file or directory", "Permission denied", "cannot execute", "Is a directory", "Exec format error"} {
+			if strings.Contains(l, says) && strings.Contains(l, ": ") {
+				return l
+			}
+		}
+	}
+	return ""
+}
+
+// notRunReport is a could-not-run check's output: the shell's line
+// (control characters escaped, so it stays one line in every client), a
+// hint at the usual cause, then the whole of what the command printed
+// when that was more than the line.
+// Editors started from a desktop launcher, and code-server's extension
+// host, often run agentls without the PATH of the user's shell, so the
+// hint names the PATH the check had.
+func notRunReport(exitCode int, line, output, path string) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "could not run: %s\n", escapeLine(text.Clip(line, 300)))
+	if exitCode == 127 {
+		fmt.Fprintf(&b, "Not installed, or not on the PATH the check ran with (PATH=%s): an editor started from a launcher may lack your shell's PATH. Install the tool, start the editor from a shell, or give the command's full path in the check.\n", text.Clip(path, 400))
+	} else {
+		b.WriteString("Not executable: make it so (chmod +x), or run it through its interpreter (\"sh ./script\").\n")
+	}
+	if rest := strings.TrimSpace(output); rest != "" && rest != line {
+		fmt.Fprintf(&b, "output:\n%s", output)
+	}
+	return b.String()
+}
+
+// escapeLine writes s's control characters as \xNN: a file name in the
+// shell's complaint may hold any byte, and the line goes into one-line
+// messages (showMessage, progress, the CLI's stderr).
+func escapeLine(s string) string {
+	var b strings.Builder
+	for _, r := range s {
+		if r < 0x20 || r == 0x7f {
+			fmt.Fprintf(&b, "\\x%02x", r)
+			continue
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}
+
+// childPath is the PATH a check runs with (ChildEnv keeps agentls's own).
+func childPath() string {
+	for _, kv := range ChildEnv(os.Environ(), nil) {
+		if v, ok := strings.CutPrefix(kv, "PATH="); ok {
+			return v
+		}
+	}
+	return "(unset)"
 }
 
 // buffersOpen reports whether the editor has a buffer open inside folder.

@@ -83,6 +83,7 @@ type record struct {
 	ExitCode *int    `json:"exitCode"`
 	Output   string  `json:"output"`
 	Seconds  float64 `json:"seconds"`
+	NotRun   bool    `json:"notRun"`
 
 	raw json.RawMessage
 }

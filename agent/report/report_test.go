@@ -61,6 +61,7 @@ func TestRenderHostileAndHuge(t *testing.T) {
 		map[string]any{"kind": "tool_result", "time": "2026-11-25T10:00:05Z", "id": "c1", "name": "read_file", "summary": "read " + evil, "text": huge + "\n[output truncated: showing lines 1-1 of 9 …]"},
 		map[string]any{"kind": "staged", "time": "2026-11-25T10:00:06Z", "path": "a.go", "pending": true, "diff": "--- a/a.go\n+++ b/a.go\n@@ -1 +1 @@\n-old\n+new " + evil + "\n"},
 		map[string]any{"kind": "check", "time": "2026-11-25T10:00:07Z", "name": "go test", "passed": false, "exitCode": 1, "output": "FAIL " + evil},
+		map[string]any{"kind": "check", "time": "2026-11-25T10:00:07Z", "name": "lint", "passed": false, "exitCode": 127, "notRun": true, "output": "could not run: sh: 1: staticcheck: not found\n"},
 		map[string]any{"kind": "some_future_record", "time": "2026-11-25T10:00:07Z", "detail": evil},
 		map[string]any{"kind": "finish", "time": "2026-11-25T10:00:08Z", "status": "finished", "answer": "done " + evil, "turns": 1, "toolCalls": 1, "usage": map[string]any{"promptTokens": 1200, "completionTokens": 34, "costUSD": 0.0123}},
 		map[string]any{"kind": "fate", "time": "2026-11-25T10:01:00Z", "path": "/ws/a.go", "fate": "rejected", "hunks": 1, "reason": "no " + evil},
@@ -120,6 +121,7 @@ func TestRenderHostileAndHuge(t *testing.T) {
 		`<span class="add">&#43;new &lt;/style&gt;`, `class="badge rejected fate">rejected (1 hunk)`,
 		"some_future_record", "unreadable", "{&#34;kind&#34;:&#34;tool_res",
 		"1,200 in (1,000 cached) / 34 out · $0.0123", "2.5 s", "failed (exit 1)",
+		`<span class="badge other">could not run</span>`, "could not run: sh: 1: staticcheck: not found",
 	} {
 		if !strings.Contains(page, want) {
 			t.Errorf("page lacks %q", want)

@@ -106,6 +106,7 @@ type Check struct {
 	ExitCode int
 	Seconds  float64
 	Output   string
+	NotRun   bool // could not run (command not installed): neither passed nor failed
 }
 
 // build turns one transcript's records into its run and nested sub-runs.
@@ -240,7 +241,7 @@ func buildOne(recs []record) *Run {
 		case "todo":
 			r.Steps = append(r.Steps, &Step{Kind: "todo", Time: t, Todos: rec.Todos})
 		case "check":
-			c := Check{Name: rec.Name, Output: rec.Output, Seconds: rec.Seconds}
+			c := Check{Name: rec.Name, Output: rec.Output, Seconds: rec.Seconds, NotRun: rec.NotRun}
 			if rec.Passed != nil {
 				c.Passed = *rec.Passed
 			}

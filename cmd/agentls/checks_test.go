@@ -102,6 +102,40 @@ func TestRunFailingCheckExits3AndAppliesNothing(t *testing.T) {
 	}
 }
 
+// A check whose command is not installed: agentls run says it could not
+// run (the shell's line, the PATH hint), never "failed", does not send
+// the run back, and --apply writes nothing, since the changes are
+// unchecked (exit status 3).
+func TestRunCheckThatCannotRunIsReportedNotSentBack(t *testing.T) {
+	srv := llmtest.New(t, func(req *llmtest.ChatRequest) llmtest.Reply {
+		if req.Turns() == 0 {
+			return llmtest.ToolCalls(llmtest.Call{ID: "w1", Name: "write_file", Args: `{"path":"state.txt","content":"x\n"}`})
+		}
+		return llmtest.Text("Wrote it.")
+	})
+	cliEnv(t, srv)
+	userConfig(t, `{"checks": [{"name": "state", "command": "definitely-not-installed-xyz --run"}]}`)
+	dir := t.TempDir()
+	before := testtree.Take(t, dir)
+	code, _, stderr := runCLI(t, "--dir", dir, "--apply", "write state")
+	if code != 3 {
+		t.Fatalf("exit %d, want 3\n%s", code, stderr)
+	}
+	for _, want := range []string{"⚠ check state could not run: sh: 1: definitely-not-installed-xyz: not found\n", "    Not installed, or not on the PATH the check ran with (PATH=",
+		"agentls run: checks could not run: state", "nothing applied because a check could not run"} {
+		if !strings.Contains(stderr, want) {
+			t.Fatalf("stderr lacks %q:\n%s", want, stderr)
+		}
+	}
+	if strings.Contains(stderr, "failed") {
+		t.Fatalf("a check that could not run reported as failed:\n%s", stderr)
+	}
+	if len(srv.Requests()) != 2 {
+		t.Fatalf("the check went back to the model: %d model calls", len(srv.Requests()))
+	}
+	testtree.Same(t, before, dir)
+}
+
 // triggerWriter is stderr that creates file once it has seen want: the
 // test's way to act the moment agentls prints a line.
 type triggerWriter struct {

@@ -54,12 +54,13 @@ session, for the editor to review.
 Checks (the "checks" configuration: the project's tests and linters) run
 on the proposal at the end of a run that changed files, in a scratch copy
 of DIR with the changes applied; each result is printed, and failing ones
-go back to the model to fix (at most maxCheckRounds times). With checks
-still failing at the end, --apply writes nothing.
+go back to the model to fix (at most maxCheckRounds times); one whose
+command is not installed could not run and does not. With checks still
+failing, or not run, at the end, --apply writes nothing.
 
 Exit status: 0 the run finished (and its checks passed), 1 it failed or was
 cancelled (or --apply could not write everything), 2 bad usage or
-configuration, 3 it finished but a check still fails.
+configuration, 3 it finished but a check still fails or could not run.
 
 flags:
 `
@@ -268,17 +269,24 @@ func finishRun(out agent.Outcome, cs *tools.Changeset, view *workspace.View, app
 		}
 		fmt.Fprint(stdout, diff)
 	}
-	var failing []string
+	var failing, notRun []string
 	for _, c := range out.Checks {
-		if !c.Passed {
+		switch {
+		case c.NotRun:
+			notRun = append(notRun, c.Name)
+		case !c.Passed:
 			failing = append(failing, c.Name)
 		}
 	}
 	if len(out.Checks) > 0 && out.Status == agent.StatusFinished {
-		if len(failing) == 0 {
-			fmt.Fprintf(stderr, "agentls run: checks passed: %s\n", checkNames(out.Checks))
-		} else {
+		switch {
+		case len(failing) > 0:
 			fmt.Fprintf(stderr, "agentls run: checks failed: %s\n", strings.Join(failing, ", "))
+		case len(notRun) == 0:
+			fmt.Fprintf(stderr, "agentls run: checks passed: %s\n", checkNames(out.Checks))
+		}
+		if len(notRun) > 0 {
+			fmt.Fprintf(stderr, "agentls run: checks could not run: %s (see above; the changes are unchecked)\n", strings.Join(notRun, ", "))
 		}
 	}
 	switch out.Status {
@@ -293,10 +301,15 @@ func finishRun(out agent.Outcome, cs *tools.Changeset, view *workspace.View, app
 		}
 		return 1, nil
 	}
-	if len(failing) > 0 {
-		if apply && diff != "" {
+	if len(failing) > 0 || len(notRun) > 0 {
+		// A check that could not run did not fail, but it did not pass
+		// either: --apply writes only what the configured checks passed.
+		switch {
+		case apply && diff != "" && len(failing) > 0:
 			fmt.Fprintln(stderr, "agentls run: nothing applied because a check still fails")
-		} else if diff != "" {
+		case apply && diff != "":
+			fmt.Fprintln(stderr, "agentls run: nothing applied because a check could not run")
+		case diff != "":
 			fmt.Fprintln(stderr, "agentls run: nothing was written")
 		}
 		return 3, nil
@@ -404,6 +417,12 @@ func (p *progress) event(ev agent.Event) {
 		p.endLine()
 		c := ev.Check
 		switch {
+		case c.NotRun:
+			// Its output is the reason and a hint, not a log to tail.
+			first, rest, _ := strings.Cut(c.Output, "\n")
+			fmt.Fprintf(p.w, "⚠ check %s %s\n", c.Name, first)
+			fmt.Fprint(p.w, indent(lastLines(rest, 30), "    "))
+			return
 		case c.Passed:
 			fmt.Fprintf(p.w, "✓ check %s passed (%.1fs)\n", c.Name, c.Seconds)
 		case c.ExitCode == -1:

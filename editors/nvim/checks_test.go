@@ -84,3 +84,35 @@ func TestRunChecksFailedMessage(t *testing.T) {
 		t.Fatalf("no warning about the failed check: %+v", r.Notifications)
 	}
 }
+
+// TestRunCheckThatCannotRunInTheLog: a check whose command is not
+// installed shows as could not run (the shell's line, the PATH hint), not
+// as failed, and the end message warns.
+func TestRunCheckThatCannotRunInTheLog(t *testing.T) {
+	t.Parallel()
+	srv := writeState(t)
+	env := modelEnv(srv)
+	env["AGENTLS_TEST_CHECK"] = "definitely-not-installed-xyz --run"
+	r := runScript(t, "run_checks.lua", options{env: env, files: map[string]string{"notes.txt": "notes\n"}})
+	var log []string
+	r.fact(t, "log", &log)
+	joined := strings.Join(log, "\n")
+	for _, want := range []string{"  ⚠ check state could not run: sh: 1: definitely-not-installed-xyz: not found\n    │ Not installed, or not on the PATH", "finished · could not run: state"} {
+		if !strings.Contains(joined, want) {
+			t.Fatalf("run log lacks %q:\n%s", want, joined)
+		}
+	}
+	if strings.Contains(joined, "failed") {
+		t.Fatalf("run log says failed:\n%s", joined)
+	}
+	warned := false
+	for _, n := range r.Notifications {
+		warned = warned || (strings.Contains(n.Msg, "could not run: state") && n.Level == 3)
+	}
+	if !warned {
+		t.Fatalf("no warning about the check that could not run: %+v", r.Notifications)
+	}
+	if n := len(srv.Requests()); n != 2 {
+		t.Fatalf("%d model calls: the check went back to the model", n)
+	}
+}

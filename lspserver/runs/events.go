@@ -92,6 +92,10 @@ type RunEvent struct {
 	ExitCode *int     `json:"exitCode,omitzero"`
 	Seconds  *float64 `json:"seconds,omitzero"`
 	Output   *string  `json:"output,omitzero"`
+	// NotRun: the check could not run (its command is not installed or
+	// not executable, or there was no proposal view); output starts
+	// "could not run: ". It neither passed nor failed.
+	NotRun bool `json:"notRun,omitzero"`
 	// Checks on the terminal events: the latest result of every check
 	// that ran; absent when none did.
 	Checks []CheckState `json:"checks,omitzero"`
@@ -118,6 +122,7 @@ type RunEvent struct {
 type CheckState struct {
 	Name   string `json:"name"`
 	Passed bool   `json:"passed"`
+	NotRun bool   `json:"notRun,omitzero"`
 }
 
 func checkStates(results []tools.CheckResult) []CheckState {
@@ -126,7 +131,7 @@ func checkStates(results []tools.CheckResult) []CheckState {
 	}
 	out := make([]CheckState, len(results))
 	for i, c := range results {
-		out[i] = CheckState{Name: c.Name, Passed: c.Passed}
+		out[i] = CheckState{Name: c.Name, Passed: c.Passed, NotRun: c.NotRun}
 	}
 	return out
 }
@@ -205,7 +210,7 @@ func (e *eventStream) fromAgent(ev agent.Event) (out RunEvent, held bool) {
 		}
 	case agent.EventCheck:
 		if c := ev.Check; c != nil {
-			out.Name, out.Passed, out.ExitCode, out.Seconds, out.Output = c.Name, core.Ptr(c.Passed), core.Ptr(c.ExitCode), core.Ptr(c.Seconds), core.Ptr(c.Output)
+			out.Name, out.Passed, out.ExitCode, out.Seconds, out.Output, out.NotRun = c.Name, core.Ptr(c.Passed), core.Ptr(c.ExitCode), core.Ptr(c.Seconds), core.Ptr(c.Output), c.NotRun
 		}
 	case agent.EventProblems:
 		fp := ev.Problems

@@ -256,6 +256,11 @@ func (rs *Runs) onEvent(ctx context.Context, r *run, ev agent.Event) {
 	r.events.agentEvent(ev, r.mode)
 	switch {
 	case ev.ParentRunID != "":
+	case ev.Kind == agent.EventCheck && ev.Check != nil && ev.Check.NotRun:
+		// Otherwise "running check NAME" would stay on while the run ends
+		// without the check, and a client without our plugins would never
+		// learn why.
+		r.prog.report(ctx, "check "+ev.Check.Name+" "+text.Clip(text.FirstLine(ev.Check.Output), 160))
 	case ev.Kind == agent.EventToolCall:
 		r.prog.report(ctx, stepMessage(ev.Tool, ev.Args)) // stepwords.go
 	case ev.Kind == agent.EventTodo:
@@ -389,32 +394,44 @@ func endMessage(id string, out agent.Outcome, note string) (string, protocol.Mes
 }
 
 // checksNote says how the run's checks ended: "checks passed (test,
-// lint)", "checks failed: test (exit code 1), lint (timed out)"; "" when
-// none ran. Clients without our plugins (eglot) see it in the end message.
+// lint)", "checks failed: test (exit code 1), lint (timed out)", then
+// "could not run: test (sh: 1: go: not found)" apart, since those neither
+// passed nor failed; "" when none ran. Clients without our plugins (eglot) see it in the end message.
 func checksNote(checks []tools.CheckResult) string {
 	if len(checks) == 0 {
 		return ""
 	}
-	var passed, failed []string
+	var passed, failed, notRun []string
 	for _, c := range checks {
 		switch {
 		case c.Passed:
 			passed = append(passed, c.Name)
 		case c.NotRun:
-			failed = append(failed, c.Name+" (not run: "+text.Clip(strings.TrimSpace(strings.TrimPrefix(c.Output, "not run: ")), 120)+")")
+			why := text.Clip(strings.TrimPrefix(text.FirstLine(c.Output), "could not run: "), 120)
+			if c.ExitCode == 127 {
+				why += "; is it on the PATH agentls runs with?"
+			}
+			notRun = append(notRun, c.Name+" ("+why+")")
 		case c.ExitCode == -1:
 			failed = append(failed, c.Name+" (timed out)")
 		default:
 			failed = append(failed, fmt.Sprintf("%s (exit code %d)", c.Name, c.ExitCode))
 		}
 	}
-	if len(failed) == 0 {
-		return "checks passed (" + strings.Join(passed, ", ") + ")"
+	var parts []string
+	if len(failed) > 0 {
+		parts = append(parts, "checks failed: "+strings.Join(failed, ", "))
+	} else if len(passed) > 0 {
+		parts = append(parts, "checks passed ("+strings.Join(passed, ", ")+")")
 	}
-	return "checks failed: " + strings.Join(failed, ", ")
+	if len(notRun) > 0 {
+		parts = append(parts, "could not run: "+strings.Join(notRun, ", "))
+	}
+	return strings.Join(parts, "; ")
 }
 
-// checksPassed reports whether every check that ran passed.
+// checksPassed reports whether every check passed (one that could not run
+// did not: the end message is then a warning, as the user must act).
 func checksPassed(checks []tools.CheckResult) bool {
 	for _, c := range checks {
 		if !c.Passed {

@@ -6,7 +6,7 @@ local H = dofile(vim.fn.fnamemodify(debug.getinfo(1, "S").source:sub(2), ":h") .
 H.run(function()
   vim.cmd("runtime plugin/agentls.lua")
   H.setup({ settings = H.model_settings({
-    checks = { { name = "state", command = "grep -q fixed state.txt || { echo not fixed yet; exit 1; }" } },
+    checks = { { name = "state", command = vim.env.AGENTLS_TEST_CHECK or "grep -q fixed state.txt || { echo not fixed yet; exit 1; }" } },
     maxCheckRounds = tonumber(vim.env.AGENTLS_TEST_ROUNDS or "2"),
   }) })
   H.open(H.env.ws .. "/notes.txt")

@@ -304,12 +304,14 @@ export interface RunEvent {
   pending?: number;
   /** kind "todo": the model's whole plan. */
   todos?: Todo[];
-  /** kind "check": the check's name, whether it passed, its exit code (-1: timed out or not run), seconds and output (the tail). */
+  /** kind "check": the check's name, whether it passed, its exit code (-1: timed out), seconds and output (the tail). */
   name?: string;
   passed?: boolean;
   exitCode?: number;
   seconds?: number;
   output?: string;
+  /** kind "check": it could not run (command not installed or not executable); output starts "could not run: ". */
+  notRun?: boolean;
   /** kinds "finished" / "failed" / "cancelled": the latest result of every check that ran. */
   checks?: CheckState[];
   /** kind "problems": how many problems the change introduced in `uri`, and those problems. */
@@ -341,6 +343,8 @@ export interface TokenUsage {
 export interface CheckState {
   name: string;
   passed: boolean;
+  /** It could not run: neither passed nor failed. */
+  notRun?: boolean;
 }
 
 /** One item of the model's plan (todo_write). */

@@ -50,16 +50,30 @@ function problemLines(ev: RunEvent): string[] {
   return out;
 }
 
-/** "checks passed (test, lint)" / "checks failed: test"; "" when none ran. */
+/**
+ * "checks passed (test, lint)" / "checks failed: test", then "could not run: lint" for checks that
+ * neither passed nor failed (their command is not installed); "" when none ran.
+ */
 export function checksSummary(checks: CheckState[] | undefined): string {
   if (!checks || checks.length === 0) {
     return "";
   }
-  const failed = checks.filter((c) => !c.passed).map((c) => c.name);
-  return failed.length === 0 ? `checks passed (${checks.map((c) => c.name).join(", ")})` : `checks failed: ${failed.join(", ")}`;
+  const ran = checks.filter((c) => !c.notRun);
+  const failed = ran.filter((c) => !c.passed).map((c) => c.name);
+  const notRun = checks.filter((c) => c.notRun).map((c) => c.name);
+  const parts: string[] = [];
+  if (failed.length > 0) {
+    parts.push(`checks failed: ${failed.join(", ")}`);
+  } else if (ran.length > 0) {
+    parts.push(`checks passed (${ran.map((c) => c.name).join(", ")})`);
+  }
+  if (notRun.length > 0) {
+    parts.push(`could not run: ${notRun.join(", ")}`);
+  }
+  return parts.join("; ");
 }
 
-/** Whether the run ended with a check still failing. */
+/** Whether the run ended with a check still failing or not run (the user has to act either way). */
 export function checksFailed(r: RunState): boolean {
   return (r.checks ?? []).some((c) => !c.passed);
 }
@@ -68,13 +82,17 @@ export function checksFailed(r: RunState): boolean {
 function checkLines(ev: RunEvent): string[] {
   const secs = typeof ev.seconds === "number" ? ` (${ev.seconds.toFixed(1)}s)` : "";
   const name = ev.name ?? "?";
+  const out = (ev.output ?? "").replace(/\n+$/, "");
+  let lines = out === "" ? [] : out.split("\n");
+  if (ev.notRun) {
+    // The output's first line is the reason ("could not run: sh: 1: go: not found"), the rest a hint.
+    return [`  ⚠ check ${name} ${lines[0] ?? "could not run"}`, ...lines.slice(1).map((l) => "    │ " + l)];
+  }
   const head = ev.passed
     ? `  ✓ check ${name} passed${secs}`
     : ev.exitCode === -1 || ev.exitCode === undefined
       ? `  ✗ check ${name} failed${secs}`
       : `  ✗ check ${name} failed: exit code ${ev.exitCode}${secs}`;
-  const out = (ev.output ?? "").replace(/\n+$/, "");
-  let lines = out === "" ? [] : out.split("\n");
   if (ev.passed) {
     lines = lines.slice(-3);
   }

@@ -140,7 +140,7 @@ function M.on_event(client_id, ev)
     -- The server's end message says it too; this one points at the output.
     local summary = M.checks_summary(ev.checks)
     if summary then
-      local failed = summary:find("^checks failed") ~= nil
+      local failed = summary:find("^checks failed") ~= nil or summary:find("could not run") ~= nil
       log.notify(failed and vim.log.levels.WARN or vim.log.levels.INFO, "run %s %s%s", tostring(r.id), summary,
         failed and " (:AgentLog shows their output)" or "")
     end

@@ -98,20 +98,31 @@ end
 local todo_marks = { pending = "[ ]", in_progress = "[~]", completed = "[x]" }
 
 --- How a run's checks ended, from finished/failed/cancelled's checks
---- ({ {name, passed} }): "checks passed (test, lint)", "checks failed:
---- test"; nil when no check ran.
+--- ({ {name, passed, notRun} }): "checks passed (test, lint)", "checks
+--- failed: test", then "could not run: lint" for checks that neither
+--- passed nor failed (command not installed); nil when no check ran.
 function M.checks_summary(checks)
   if type(checks) ~= "table" or #checks == 0 then
     return nil
   end
-  local passed, failed = {}, {}
+  local passed, failed, not_run = {}, {}, {}
   for _, c in ipairs(checks) do
-    table.insert(c.passed and passed or failed, tostring(c.name))
+    if c.notRun then
+      table.insert(not_run, tostring(c.name))
+    else
+      table.insert(c.passed and passed or failed, tostring(c.name))
+    end
   end
-  if #failed == 0 then
-    return "checks passed (" .. table.concat(passed, ", ") .. ")"
+  local parts = {}
+  if #failed > 0 then
+    table.insert(parts, "checks failed: " .. table.concat(failed, ", "))
+  elseif #passed > 0 then
+    table.insert(parts, "checks passed (" .. table.concat(passed, ", ") .. ")")
   end
-  return "checks failed: " .. table.concat(failed, ", ")
+  if #not_run > 0 then
+    table.insert(parts, "could not run: " .. table.concat(not_run, ", "))
+  end
+  return table.concat(parts, "; ")
 end
 
 --- "introduces N problem(s)" from finished's problems (the problems the
@@ -153,7 +164,11 @@ end
 local function check_lines(ev)
   local secs = type(ev.seconds) == "number" and string.format(" (%.1fs)", ev.seconds) or ""
   local head
-  if ev.passed then
+  if ev.notRun then
+    -- The output's first line is the reason ("could not run: sh: 1: go:
+    -- not found"); what follows is the hint.
+    head = "  ⚠ check " .. tostring(ev.name) .. " " .. tostring((ev.output or "could not run"):match("^[^\n]*"))
+  elseif ev.passed then
     head = "  ✓ check " .. tostring(ev.name) .. " passed" .. secs
   elseif ev.exitCode == -1 then
     head = "  ✗ check " .. tostring(ev.name) .. " failed" .. secs
@@ -168,7 +183,7 @@ local function check_lines(ev)
   while #out > 0 and out[#out] == "" do
     table.remove(out)
   end
-  local first = ev.passed and math.max(1, #out - 2) or 1
+  local first = ev.passed and math.max(1, #out - 2) or (ev.notRun and 2 or 1)
   for i = first, #out do
     table.insert(lines, "    │ " .. out[i])
   end

@@ -209,6 +209,24 @@ describe("checks", () => {
     assert.equal(checksSummary(undefined), "");
   });
 
+  it("says a check could not run, apart from failures", () => {
+    const t = new RunTracker();
+    const log: string[] = [];
+    const feed = (ev: Partial<RunEvent>) => log.push(...t.onEvent(ev as RunEvent));
+    feed({ runId: "r", seq: 1, kind: "started" });
+    feed({ runId: "r", seq: 2, kind: "check", name: "test", passed: false, notRun: true, exitCode: 127, seconds: 0, output: "could not run: sh: 1: go: not found\nNot installed, or not on the PATH the check ran with (PATH=/usr/bin)\n" });
+    feed({ runId: "r", seq: 3, kind: "finished", text: "Done", checks: [{ name: "lint", passed: true }, { name: "test", passed: false, notRun: true }] });
+    assert.deepEqual(log, [
+      "[r] started",
+      "  ⚠ check test could not run: sh: 1: go: not found",
+      "    │ Not installed, or not on the PATH the check ran with (PATH=/usr/bin)",
+      "[r] finished · checks passed (lint); could not run: test",
+      "  Done",
+    ]);
+    assert.equal(checksFailed(t.run("r")!), true);
+    assert.equal(endMessage(t.run("r")!), "agentls: run finished: Done; checks passed (lint); could not run: test.");
+  });
+
   it("logs the problems a change introduced and says how many the run left", () => {
     const t = new RunTracker();
     const log: string[] = [];
