@@ -111,3 +111,30 @@ func BenchmarkScanNoTask(b *testing.B) {
 		Scan(doc, Any)
 	}
 }
+
+// FuzzScan: whatever the text, tasks lie inside it, in order, on the
+// lines they name, and their range holds the marker.
+func FuzzScan(f *testing.F) {
+	for _, s := range []string{"// do it agent!\n", "a\r\n  # x\r\n  # y agent!\r\n", "/* z agent! */", "s := \"// q agent!\"", "-- 词agent!", "agent!"} {
+		f.Add(s, "a.go")
+		f.Add(s, "x.unknown")
+	}
+	f.Fuzz(func(t *testing.T, doc, name string) {
+		prev := -1
+		for _, task := range Scan(doc, SyntaxFor(name)) {
+			if task.Start < 0 || task.End > len(doc) || task.Start >= task.End || task.Start < prev {
+				t.Fatalf("task %+v out of place in %q", task, doc)
+			}
+			prev = task.End
+			if !strings.Contains(strings.ToLower(doc[task.Start:task.End]), Marker) {
+				t.Fatalf("task %+v covers %q", task, doc[task.Start:task.End])
+			}
+			if got := strings.Count(doc[:task.Start], "\n"); got != task.FirstLine {
+				t.Fatalf("task %+v: Start is on line %d", task, got)
+			}
+			if task.Words == "" {
+				t.Fatalf("task without words in %q", doc)
+			}
+		}
+	})
+}
