@@ -7,5 +7,6 @@ func DocumentMapSizes(s *Server) map[string]int {
 	out["view.overlays"], out["view.aliases"] = s.view.BufferMaps()
 	out["docs.alias"], out["docs.editorKey"] = s.docs.AliasSizes()
 	out["diags.pending"], out["diags.published"] = s.review.DiagnosticMaps()
+	out["runs.tasks"] = s.runs.TaskMaps()
 	return out
 }

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"go.lsp.dev/protocol"
 
@@ -53,6 +54,13 @@ type previewDiags struct {
 	pending   map[string]struct{} // store paths to republish
 	published map[string]bool     // store paths whose last publication was not empty
 	wake      chan struct{}       // capacity 1
+
+	// Diagnostics computed from documents' text (docdiags.go), under mu.
+	sources []DocumentDiagnostics
+	scan    map[string]struct{}              // paths whose text changed since their last scan
+	rescan  map[string]struct{}              // paths to scan at their next publication
+	extra   map[string][]protocol.Diagnostic // paths' latest document diagnostics
+	settle  *time.Timer                      // fires a quiet moment after the last change
 }
 
 // startPreviewDiagnostics subscribes the publisher to the store and starts
@@ -64,11 +72,17 @@ func (v *Review) startPreviewDiagnostics(r *reviewState) {
 		d.pending = map[string]struct{}{}
 		d.published = map[string]bool{}
 		d.wake = make(chan struct{}, 1)
+		d.mu.Lock()
+		d.scan, d.rescan, d.extra = map[string]struct{}{}, map[string]struct{}{}, map[string][]protocol.Diagnostic{}
+		d.settle = time.AfterFunc(time.Hour, d.scanSettled)
+		d.settle.Stop()
+		d.mu.Unlock()
 		d.off.Store(!v.previewDiagnosticsSetting())
 		v.core.OnSettingsChange(func(json.RawMessage) { v.previewSettingsChanged() })
 		stop := r.store.OnChange(d.queue)
 		v.core.Go("publish preview diagnostics", func(ctx context.Context) {
 			defer stop()
+			defer d.settle.Stop()
 			v.publishLoop(ctx, r)
 		})
 	})
@@ -129,17 +143,49 @@ func (d *previewDiags) queue(path string) {
 	}
 }
 
+// docEvent is what happened to a document, for previewDocChanged.
+type docEvent int
+
+const (
+	docOpened docEvent = iota
+	docTyped
+	docClosed
+)
+
 // previewDocChanged is the text synchronisation hook (didOpen, didChange,
 // didClose): a document whose hunks are on screen is republished, so the
 // diagnostics follow the user's typing. Documents without proposals cost
-// one map lookup.
-func (v *Review) previewDocChanged(path string) {
+// one map lookup, plus, with document diagnostics (docdiags.go), the
+// scan's bookkeeping: a scan at once after didOpen, a quiet moment after
+// the last keystroke, and everything of the document dropped at didClose.
+func (v *Review) previewDocChanged(path string, ev docEvent) {
 	d := &v.diags
 	r := v.state()
 	d.mu.Lock()
 	shown := d.published[path]
+	scanned := len(d.sources) > 0
+	var drop []DocumentDiagnostics
+	switch {
+	case !scanned:
+	case ev == docTyped:
+		d.scan[path] = struct{}{}
+		d.settle.Reset(scanDelay)
+	case ev == docOpened:
+		d.rescan[path] = struct{}{}
+	case ev == docClosed:
+		delete(d.scan, path)
+		delete(d.rescan, path)
+		delete(d.extra, path)
+		if !shown {
+			delete(d.pending, path) // a scan queued by didOpen has nothing left to read
+		}
+		drop = d.sources
+	}
 	d.mu.Unlock()
-	if shown || r.tracks(path) {
+	for _, fn := range drop {
+		fn(path, "", false)
+	}
+	if shown || (scanned && ev == docOpened) || r.tracks(path) {
 		d.queue(path)
 	}
 }
@@ -174,7 +220,7 @@ func (v *Review) publishLoop(ctx context.Context, r *reviewState) {
 func (v *Review) publishPreview(ctx context.Context, r *reviewState, path string) {
 	d := &v.diags
 	var diags []protocol.Diagnostic
-	var version *int32
+	version := v.scanDocument(path)
 	if !d.off.Load() {
 		for _, pr := range r.store.ListLSP(path, v.core.Session().Encoding) {
 			version = pr.Version
@@ -185,6 +231,7 @@ func (v *Review) publishPreview(ctx context.Context, r *reviewState, path string
 		}
 	}
 	d.mu.Lock()
+	diags = append(diags, d.extra[path]...)
 	was := d.published[path]
 	if len(diags) > 0 {
 		d.published[path] = true

@@ -44,7 +44,7 @@ func (v *Review) ChangeDocument(key string, version int32, changes []text.Change
 	if err := v.changeDocument(key, path, version, changes, enc); err != nil {
 		return err
 	}
-	v.previewDocChanged(path) // diagnostics follow the typing (diagnostics.go)
+	v.previewDocChanged(path, docTyped) // diagnostics follow the typing (diagnostics.go)
 	return nil
 }
 
@@ -79,7 +79,7 @@ func (v *Review) DocumentOpened(path string, version int32, content string) {
 		r.store.DocumentChanged(path, &version, content)
 	}
 	r.docMu.Unlock()
-	v.previewDocChanged(path)
+	v.previewDocChanged(path, docOpened)
 }
 
 // DocumentClosed is didClose's hook, after the view dropped the buffer:
@@ -90,7 +90,7 @@ func (v *Review) DocumentClosed(path string) {
 	if r.tracks(path) {
 		v.resyncClosed(path)
 	}
-	v.previewDocChanged(path)
+	v.previewDocChanged(path, docClosed)
 }
 
 // diskChanged handles a view event for a file on disk (watcher,

@@ -111,7 +111,7 @@ func (v *Review) DiagnosticMaps() (pending, published int) {
 	d := &v.diags
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	return len(d.pending), len(d.published)
+	return len(d.pending) + len(d.scan) + len(d.rescan), len(d.published) + len(d.extra)
 }
 
 // Args is arguments[0] of agentls.accept and agentls.reject

@@ -19,6 +19,8 @@ import (
 // carries a Command (agentls.run with the prompt, uri and range); the run
 // starts when the user picks it. Titles start with "Agent: " (docs/protocol.md):
 //
+//   - "Agent: <words>" (quickfix) for each task comment ("… agent!",
+//     tasks.go) on the range's lines, with the lines around it;
 //   - "Agent: Fix: <message>" (quickfix) for each diagnostic in the
 //     request's context, with the diagnostic's range and its text in the
 //     prompt;
@@ -66,6 +68,7 @@ func (rs *Runs) CodeAction(_ context.Context, p *protocol.CodeActionParams) ([]p
 		out = append(out, a)
 	}
 	if kindWanted(only, protocol.CodeActionKindQuickFix) {
+		out = append(out, rs.taskActions(rs.docs.StorePath(core.DocKey(p.TextDocument.URI)), u, p.Range)...)
 		for _, d := range p.Context.Diagnostics {
 			msg := diagnosticText(d)
 			if msg == "" || rs.review.IsPreviewDiagnostic(d) { // our own previews are decided, not fixed

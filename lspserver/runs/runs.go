@@ -72,6 +72,7 @@ type Runs struct {
 	clientTimeout atomic.Int64
 
 	editor editorToolsState // the editor's own tools (editortools.go)
+	tasks  taskBook         // task comments of open documents (tasks.go)
 
 	lang     agent.LanguageServerSet // the workspace's language servers (lang.go)
 	langOnce sync.Once               // the goroutine that closes them with the server
