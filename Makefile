@@ -24,7 +24,7 @@ bench:
 	$(GO) test -run '^$$' -bench . -benchmem ./...
 
 # fuzz: each fuzz target for a bounded time, starting from its committed
-# corpus (testdata/fuzz/<target>); CI runs it after the tests. Nine targets
+# corpus (testdata/fuzz/<target>); CI runs it after the tests. Ten targets
 # at 15 s keep CI's fuzzing at about 2.5 minutes of 2 cores.
 FUZZTIME ?= 15s
 fuzz:
@@ -37,3 +37,4 @@ fuzz:
 	$(GO) test -run '^$$' -fuzz '^FuzzWireFrames$$' -fuzztime $(FUZZTIME) ./lspserver/core
 	$(GO) test -run '^$$' -fuzz '^FuzzParamDecoders$$' -fuzztime $(FUZZTIME) ./lspserver
 	$(GO) test -run '^$$' -fuzz '^FuzzTextSync$$' -fuzztime $(FUZZTIME) ./lspserver
+	$(GO) test -run '^$$' -fuzz '^FuzzScan$$' -fuzztime $(FUZZTIME) ./agent/aicomment
