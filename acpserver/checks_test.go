@@ -9,6 +9,7 @@ import (
 	acp "github.com/coder/acp-go-sdk"
 
 	"github.com/agentls/agentls/acpserver/acptest"
+	"github.com/agentls/agentls/agent"
 	"github.com/agentls/agentls/agent/llm/llmtest"
 )
 
@@ -99,6 +100,194 @@ func TestCheckShownWhileRunning(t *testing.T) {
 	ups := acptest.ToolUpdates(us, checks[0].ToolCallId)
 	if len(ups) != 1 || ups[0].Status == nil || *ups[0].Status != acp.ToolCallStatusCompleted {
 		t.Fatalf("updates of the check: %+v", ups)
+	}
+}
+
+// mulScript edits calc.go to a wrong product first and, once the check
+// "test" failed on it, fixes it: the scene of issue 31 (a `go test` check
+// and `return a*b + 1`), with a shell check standing in for go test.
+func mulScript(r *llmtest.ChatRequest) llmtest.Reply {
+	switch {
+	case !r.HasToolResult("r1"):
+		return acptest.Call("r1", "read_file", `{"path":"calc.go"}`)
+	case !r.HasToolResult("e1"):
+		return acptest.Call("e1", "edit_file", `{"path":"calc.go","old_string":"return a + b","new_string":"return a*b + 1"}`)
+	case r.Contains(`check "test" failed`) && !r.HasToolResult("e2"):
+		return acptest.Call("e2", "edit_file", `{"path":"calc.go","old_string":"return a*b + 1","new_string":"return a*b"}`)
+	}
+	return llmtest.Text("Mul multiplies now.")
+}
+
+const (
+	calcBefore = "package calc\n\nfunc Mul(a, b int) int {\n\treturn a + b\n}\n"
+	calcAfter  = "package calc\n\nfunc Mul(a, b int) int {\n\treturn a*b\n}\n"
+	// mulCheck passes only on the right product, in the proposal view.
+	mulCheck = `{"checks": [{"name": "test", "command": "grep -q 'return a\\*b$' calc.go || { echo 'Mul(2, 3) = 7, want 6'; exit 1; }"}]}`
+)
+
+// With checks configured, a turn's changes are asked about only once the
+// checks passed: the first, failing edit is never put to the user nor
+// written; the fixed file is asked about once, with its final diff and the
+// check's result, and written only after the allow.
+func TestCheckedChangeAskedOnceAtTheEnd(t *testing.T) {
+	h := acptest.Start(t, mulScript, acptest.Options{})
+	userConfig(t, h.Env, mulCheck)
+	path := h.Write("calc.go", calcBefore)
+	var onDisk []string
+	h.Client.OnPermission = func(p acp.RequestPermissionRequest) acp.RequestPermissionResponse {
+		onDisk = append(onDisk, h.Read("calc.go"))
+		return acptest.Allow(acptest.OptionID(p, acp.PermissionOptionKindAllowOnce))
+	}
+	if r := h.MustPrompt(h.NewSession(), "make Mul multiply"); r != acp.StopReasonEndTurn {
+		t.Fatalf("stop reason %q", r)
+	}
+	us, perms := h.Client.Snapshot()
+	if len(perms) != 1 {
+		t.Fatalf("%d permission requests, want one for the fixed file", len(perms))
+	}
+	if onDisk[0] != calcBefore {
+		t.Fatalf("calc.go was written before the allow: %q", onDisk[0])
+	}
+	tc := perms[0].ToolCall
+	if tc.Title == nil || *tc.Title != "Edit calc.go" {
+		t.Fatalf("title %v", tc.Title)
+	}
+	var diff *acp.ToolCallContentDiff
+	for _, c := range tc.Content {
+		if c.Diff != nil {
+			diff = c.Diff
+		}
+	}
+	if diff == nil || diff.Path != path || diff.NewText != calcAfter || diff.OldText == nil || *diff.OldText != calcBefore {
+		t.Fatalf("the permission's diff is not the final change: %+v", diff)
+	}
+	if text := acptest.ContentText(tc.Content); !strings.Contains(text, "✓ check test passed") {
+		t.Fatalf("the permission does not show the check's result: %q", text)
+	}
+	if got := h.Read("calc.go"); got != calcAfter {
+		t.Fatalf("calc.go after the allow: %q", got)
+	}
+	// The failing check was shown and went back to the model; the edit's
+	// tool calls say the change waits for the end of the turn.
+	if texts := acptest.UpdateTexts(us); !strings.Contains(texts, "check test failed (exit code 1)") ||
+		!strings.Contains(texts, "calc.go: not written yet; asked about at the end of the turn") {
+		t.Fatalf("updates:\n%s", texts)
+	}
+	if !strings.Contains(acptest.AgentText(us), "Mul multiplies now.") {
+		t.Fatalf("agent text %q", acptest.AgentText(us))
+	}
+}
+
+// A change whose check still fails when the run ends is neither asked
+// about nor written: the turn's last message says so, the change stays
+// pending in the saved session, and the next prompt does not ask about
+// it either.
+func TestFailingCheckNeverAsked(t *testing.T) {
+	script := func(r *llmtest.ChatRequest) llmtest.Reply {
+		if strings.Contains(r.LastUser(), "anything else") {
+			return llmtest.Text("nothing else")
+		}
+		if !r.HasToolResult("r1") {
+			return acptest.Call("r1", "read_file", `{"path":"calc.go"}`)
+		}
+		if !r.HasToolResult("e1") {
+			return acptest.Call("e1", "edit_file", `{"path":"calc.go","old_string":"return a + b","new_string":"return a*b + 1"}`)
+		}
+		return llmtest.Text("done, I think")
+	}
+	h := acptest.Start(t, script, acptest.Options{FS: true})
+	userConfig(t, h.Env, `{"maxCheckRounds": 1, "checks": [{"name": "test", "command": "echo 'Mul(2, 3) = 7, want 6'; exit 1"}]}`)
+	path := h.Write("calc.go", calcBefore)
+	id := h.NewSession()
+	if r := h.MustPrompt(id, "make Mul multiply"); r != acp.StopReasonEndTurn {
+		t.Fatalf("stop reason %q", r)
+	}
+	rec := h.Client.Recorded()
+	if len(rec.Perms) != 0 || len(rec.Writes) != 0 || h.Read("calc.go") != calcBefore {
+		t.Fatalf("a failing change was asked about or written: %d permissions, writes %+v, calc.go %q", len(rec.Perms), rec.Writes, h.Read("calc.go"))
+	}
+	if text := acptest.AgentText(rec.Updates); !strings.Contains(text, "checks still fail (test), so nothing was asked about or written: 1 changed file stay pending in the session (calc.go)") {
+		t.Fatalf("the turn does not say why nothing was asked: %q", text)
+	}
+	st, err := agent.OpenSessionStore(filepath.Join(h.State, "agentls"), h.Dir, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	saved, err := st.LoadOne(string(id))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(saved.Proposals) != 1 || saved.Proposals[0].Path != path || !strings.Contains(saved.Proposals[0].Proposed, "return a*b + 1") {
+		t.Fatalf("the held change is not pending in the session: %+v", saved.Proposals)
+	}
+	if r := h.MustPrompt(id, "anything else?"); r != acp.StopReasonEndTurn {
+		t.Fatalf("second prompt: %q", r)
+	}
+	if rec := h.Client.Recorded(); len(rec.Perms) != 0 || h.Read("calc.go") != calcBefore {
+		t.Fatalf("the next prompt asked about the failing change: %d permissions", len(rec.Perms))
+	}
+}
+
+// A permission at the end of a turn nobody answers still ends with the
+// run's wall clock, and cancelling while it is asked ends the prompt as
+// cancelled; neither writes.
+func TestHeldChangeUnansweredOrCancelled(t *testing.T) {
+	for _, cancel := range []bool{false, true} {
+		name := "wall clock"
+		if cancel {
+			name = "cancel"
+		}
+		t.Run(name, func(t *testing.T) {
+			h := acptest.Start(t, mulScript, acptest.Options{})
+			cfg := strings.TrimSuffix(mulCheck, "}") + `, "maxWallClockSeconds": 4}`
+			if cancel {
+				cfg = mulCheck
+			}
+			userConfig(t, h.Env, cfg)
+			h.Write("calc.go", calcBefore)
+			id := h.NewSession()
+			asked, never := make(chan struct{}, 1), make(chan struct{})
+			h.Client.OnPermission = func(acp.RequestPermissionRequest) acp.RequestPermissionResponse {
+				asked <- struct{}{}
+				<-never
+				return acptest.Allow("allow")
+			}
+			t.Cleanup(func() { close(never) }) // before the harness closes
+			done := make(chan acp.StopReason, 1)
+			go func() {
+				r, _ := h.Prompt(id, "make Mul multiply")
+				done <- r
+			}()
+			select {
+			case <-asked:
+			case r := <-done:
+				t.Fatalf("the prompt ended (%q) before the change was asked about", r)
+			}
+			if cancel {
+				if err := h.Conn.Cancel(h.Ctx(), acp.CancelNotification{SessionId: id}); err != nil {
+					t.Fatal(err)
+				}
+			}
+			want := acp.StopReasonEndTurn
+			if cancel {
+				want = acp.StopReasonCancelled
+			}
+			if r := <-done; r != want {
+				t.Fatalf("stop reason %q, want %q", r, want)
+			}
+			if got := h.Read("calc.go"); got != calcBefore {
+				t.Fatalf("written without an answer: %q", got)
+			}
+			if !cancel {
+				us, _ := h.Client.Snapshot()
+				if text := acptest.AgentText(us); !strings.Contains(text, "wall-clock limit reached") {
+					t.Fatalf("the prompt does not say the run hit its wall clock: %q", text)
+				}
+				if !strings.Contains(acptest.UpdateTexts(us), "no answer within the run's time limit (maxWallClockSeconds)") {
+					t.Fatalf("the review's tool call does not say why:\n%s", acptest.UpdateTexts(us))
+				}
+			}
+		})
 	}
 }
 

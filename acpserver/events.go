@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	acp "github.com/coder/acp-go-sdk"
@@ -18,7 +19,9 @@ import (
 //
 //	EventText        agent_message_chunk (sub-agents' text is left out)
 //	EventToolCall    tool_call: title in words, kind, locations, rawInput
-//	EventStaged      tool_call_update with the diff, then review (review.go)
+//	EventStaged      tool_call_update with the diff, then review (review.go),
+//	                 or, with checks configured, held for the end of the
+//	                 turn (turnreview.go)
 //	EventToolResult  tool_call_update: completed or failed, the outcome
 //	EventTodo        plan
 //	EventProblems    lines added to the edit's tool_call_update: what the
@@ -42,6 +45,10 @@ type turnEvents struct {
 	// checkCall is the tool call of the check running now
 	// (EventCheckStarted to its EventCheck), "" when none.
 	checkCall acp.ToolCallId
+	// hold says staged changes wait for the end of the turn (checks are
+	// configured); held lists them in the order first staged.
+	hold bool
+	held []heldChange
 }
 
 // callState is what a tool call showed so far.
@@ -208,7 +215,15 @@ func (te *turnEvents) staged(ev agent.Event) {
 	}
 	ss.update(te.ctx, acp.UpdateToolCall(id, acp.WithUpdateContent(st.diffs),
 		acp.WithUpdateLocations([]acp.ToolCallLocation{{Path: ev.Path, Line: acp.Ptr(line)}})))
-	res := ss.reviewChange(te.ctx, id, ev.RunID, ev.Path)
+	if te.hold {
+		te.holdChange(ev.RunID, ev.Path)
+		note := ss.display(ev.Path) + ": not written yet; asked about at the end of the turn, once the checks pass."
+		if !slices.Contains(st.notes, note) {
+			st.notes = append(st.notes, note)
+		}
+		return
+	}
+	res := ss.reviewChange(te.ctx, id, ev.RunID, ev.Path, "")
 	if res.note != "" {
 		st.notes = append(st.notes, ss.display(ev.Path)+": "+res.note)
 	}

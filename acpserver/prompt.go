@@ -122,6 +122,7 @@ func (s *Server) Prompt(ctx context.Context, p acp.PromptRequest) (acp.PromptRes
 	}
 	runID := agent.NewRunID()
 	te := newTurnEvents(ss, wctx)
+	te.hold = holdsChanges(len(cfg.Checks), mode)
 	runMode := ""
 	if mode == modePlan {
 		runMode = agent.ModePlan
@@ -147,6 +148,11 @@ func (s *Server) Prompt(ctx context.Context, p acp.PromptRequest) (acp.PromptRes
 	}
 	s.log.Info("prompt", "session", ss.id, "run", runID, "mode", mode, "model", model)
 	out := prepared.Execute(wctx)
+	if out.Status == agent.StatusFinished && !te.answered && strings.TrimSpace(out.Answer) != "" {
+		te.answered = true
+		ss.update(tctx, acp.UpdateAgentMessageText(out.Answer))
+	}
+	heldNote := te.reviewHeld(out)
 	s.review.store.ForgetRun(runID)
 	ss.save()
 	info := ss.core.Info()
@@ -156,11 +162,17 @@ func (s *Server) Prompt(ctx context.Context, p acp.PromptRequest) (acp.PromptRes
 		"toolCalls", out.ToolCalls, "tokens", out.Usage.TotalTokens)
 	switch out.Status {
 	case agent.StatusFinished:
-		if !te.answered && strings.TrimSpace(out.Answer) != "" {
-			ss.update(tctx, acp.UpdateAgentMessageText(out.Answer))
+		if heldNote != "" {
+			ss.update(tctx, acp.UpdateAgentMessageText("\n\n"+heldNote))
+		}
+		if tctx.Err() != nil { // cancelled while the changes were asked about
+			return cancelled()
 		}
 		return acp.PromptResponse{StopReason: acp.StopReasonEndTurn}, nil
 	case agent.StatusCancelled:
+		if heldNote != "" {
+			ss.update(tctx, acp.UpdateAgentMessageText("\n\n"+heldNote))
+		}
 		return cancelled()
 	}
 	reason := "unknown error"
@@ -168,6 +180,9 @@ func (s *Server) Prompt(ctx context.Context, p acp.PromptRequest) (acp.PromptRes
 		reason = out.Err.Error()
 	}
 	ss.update(tctx, acp.UpdateAgentMessageText(fmt.Sprintf("\n\nagentls: the run stopped: %s", reason)))
+	if heldNote != "" {
+		ss.update(tctx, acp.UpdateAgentMessageText("\n"+heldNote))
+	}
 	switch {
 	case errors.Is(out.Err, agent.ErrMaxTurns):
 		return acp.PromptResponse{StopReason: acp.StopReasonMaxTurnRequests}, nil
@@ -179,11 +194,12 @@ func (s *Server) Prompt(ctx context.Context, p acp.PromptRequest) (acp.PromptRes
 
 // reviewPending asks about the session's changes still in review from
 // earlier runs (left pending over LSP, by `agentls run`, or by a prompt
-// cancelled before its answer), before the new run starts.
+// cancelled before its answer), before the new run starts; not those a
+// turn held because its checks did not pass (turnreview.go).
 func (ss *session) reviewPending(ctx context.Context) {
 	s := ss.srv
 	for _, p := range s.review.store.List("") {
-		if ctx.Err() != nil || !ss.core.HasRun(p.RunID) || !p.HasPending() {
+		if ctx.Err() != nil || !ss.core.HasRun(p.RunID) || !p.HasPending() || ss.isHeld(p.RunID, p.Path) {
 			continue
 		}
 		id := ss.nextToolID("pending")
@@ -191,7 +207,7 @@ func (ss *session) reviewPending(ctx context.Context) {
 			acp.WithStartKind(acp.ToolKindEdit), acp.WithStartStatus(acp.ToolCallStatusPending),
 			acp.WithStartContent([]acp.ToolCallContent{diffContent(p.Path, p.Text, p.Result(), p.Created && p.Text == "")}),
 			acp.WithStartLocations([]acp.ToolCallLocation{{Path: p.Path, Line: acp.Ptr(firstLine(p))}})))
-		res := ss.reviewChange(ctx, id, p.RunID, p.Path)
+		res := ss.reviewChange(ctx, id, p.RunID, p.Path, "")
 		status := acp.ToolCallStatusCompleted
 		if res.written == 0 && !res.pending {
 			status = acp.ToolCallStatusFailed

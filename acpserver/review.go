@@ -25,7 +25,9 @@ import (
 // Review over ACP. A run's staged change goes into the proposal store
 // (the same store, hunks and rebase rules as over LSP) and is asked about
 // at once with session/request_permission, showing its diff; the run
-// waits for the answer, as ACP agents do. The answer is a review
+// waits for the answer, as ACP agents do. With checks configured it is
+// asked about only at the end of the turn, once the checks passed
+// (turnreview.go). The answer is a review
 // decision, handed to the session as an input (agent.Decision) exactly
 // like agentls.accept / agentls.reject: the run applies it at its next
 // step, and the session tells the model on its next prompt (with the
@@ -125,8 +127,9 @@ type reviewResult struct {
 
 // reviewChange asks about runID's proposal for path (unless the session
 // allows every change) and carries out the answer. callID is the tool
-// call that staged it.
-func (ss *session) reviewChange(ctx context.Context, callID acp.ToolCallId, runID, path string) reviewResult {
+// call that staged it; checks, when not "", is what the turn's checks
+// said about the change, shown with its diff (turnreview.go).
+func (ss *session) reviewChange(ctx context.Context, callID acp.ToolCallId, runID, path, checks string) reviewResult {
 	s := ss.srv
 	s.resync(ss, path)
 	p, ok := s.proposalOf(runID, path)
@@ -145,7 +148,7 @@ func (ss *session) reviewChange(ctx context.Context, callID acp.ToolCallId, runI
 		for i, h := range p.Hunks {
 			one := p
 			one.Hunks = []proposal.Hunk{h}
-			opt, meta, err := ss.askChange(ctx, callID, one, fmt.Sprintf(" (change %d of %d)", i+1, len(p.Hunks)))
+			opt, meta, err := ss.askChange(ctx, callID, one, fmt.Sprintf(" (change %d of %d)", i+1, len(p.Hunks)), checks)
 			if err != nil {
 				return reviewResult{pending: true, note: "Not decided: " + err.Error() + ". The change stays pending in the session."}
 			}
@@ -162,7 +165,7 @@ func (ss *session) reviewChange(ctx context.Context, callID acp.ToolCallId, runI
 			}
 		}
 	} else {
-		opt, meta, err := ss.askChange(ctx, callID, p, "")
+		opt, meta, err := ss.askChange(ctx, callID, p, "", checks)
 		if err != nil {
 			return reviewResult{pending: true, note: "Not decided: " + err.Error() + ". The change stays pending in the session."}
 		}
@@ -216,7 +219,9 @@ func (ss *session) setAutoAllow() {
 
 // askChange sends the permission request for p (all its hunks, or the one
 // it holds) and returns the chosen option and the answer's agentls _meta.
-func (ss *session) askChange(ctx context.Context, callID acp.ToolCallId, p proposal.Proposal, suffix string) (string, map[string]any, error) {
+// checks, when not "", follows the diff as text: the person decides
+// knowing what the project's checks said.
+func (ss *session) askChange(ctx context.Context, callID acp.ToolCallId, p proposal.Proposal, suffix, checks string) (string, map[string]any, error) {
 	rev, _ := ss.srv.review.store.Revision(p.Path)
 	sum := sha256.Sum256([]byte(p.Text))
 	hunks := make([]map[string]any, len(p.Hunks))
@@ -240,12 +245,16 @@ func (ss *session) askChange(ctx context.Context, callID acp.ToolCallId, p propo
 	if p.Created && p.Text == "" {
 		title = "Create " + ss.display(p.Path) + suffix
 	}
+	content := []acp.ToolCallContent{diffContent(p.Path, p.Text, newText, p.Created && p.Text == "")}
+	if checks != "" {
+		content = append(content, acp.ToolContent(acp.TextBlock(checks)))
+	}
 	tc := acp.ToolCallUpdate{
 		ToolCallId: callID,
 		Title:      &title,
 		Kind:       acp.Ptr(acp.ToolKindEdit),
 		Status:     acp.Ptr(acp.ToolCallStatusPending),
-		Content:    []acp.ToolCallContent{diffContent(p.Path, p.Text, newText, p.Created && p.Text == "")},
+		Content:    content,
 		Locations:  []acp.ToolCallLocation{{Path: p.Path, Line: acp.Ptr(firstLine(p))}},
 	}
 	return ss.ask(ctx, callID, &tc, []acp.PermissionOption{

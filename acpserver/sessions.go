@@ -49,15 +49,18 @@ type session struct {
 	// choices are model.choices of the latest configuration, discovered
 	// the models the endpoint listed (GET /models), for the model option.
 	choices, discovered []string
-	model               string             // "" = the configured model
-	autoAllow           bool               // "allow always" for file changes in this session
-	turn                *turn              // the prompt in progress, nil when none
-	saver               agent.SessionSaver // saves to store, merging with other agentls's saves
-	redact              *agent.Redactor
-	toolSeq             int
-	synced              map[string]bool // paths whose client buffer is an overlay in view
-	bufVer              int32
-	used                time.Time // last session/new, load, resume or prompt
+	model               string // "" = the configured model
+	autoAllow           bool   // "allow always" for file changes in this session
+	// held are changes a turn kept pending because its checks did not
+	// pass: not asked about at later prompts (turnreview.go).
+	held    map[heldChange]bool
+	turn    *turn              // the prompt in progress, nil when none
+	saver   agent.SessionSaver // saves to store, merging with other agentls's saves
+	redact  *agent.Redactor
+	toolSeq int
+	synced  map[string]bool // paths whose client buffer is an overlay in view
+	bufVer  int32
+	used    time.Time // last session/new, load, resume or prompt
 	// reqTimeout is client.requestTimeoutSeconds of the latest prompt.
 	reqTimeout time.Duration
 }

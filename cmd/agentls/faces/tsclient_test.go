@@ -147,3 +147,68 @@ func TestTypeScriptClient(t *testing.T) {
 		t.Fatalf("a.txt after agentls revert: %q", b)
 	}
 }
+
+// Over the official TypeScript SDK's client, a turn with a configured
+// check (issue 31): the model's first edit fails the check and is never
+// put to the user nor written; the fixed file is asked about once, with
+// its final diff and the check's result, and written after the allow.
+func TestTypeScriptClientChecks(t *testing.T) {
+	sdk := acpSDKDir(t)
+	bin := lsptest.BuildBinary(t)
+	model := llmtest.New(t, func(r *llmtest.ChatRequest) llmtest.Reply {
+		switch {
+		case !r.HasToolResult("r1"):
+			return acptest.Call("r1", "read_file", `{"path":"calc.go"}`)
+		case !r.HasToolResult("e1"):
+			return acptest.Call("e1", "edit_file", `{"path":"calc.go","old_string":"return a + b","new_string":"return a*b + 1"}`)
+		case r.Contains(`check "test" failed`) && !r.HasToolResult("e2"):
+			return acptest.Call("e2", "edit_file", `{"path":"calc.go","old_string":"return a*b + 1","new_string":"return a*b"}`)
+		}
+		return llmtest.Text("Mul multiplies now.")
+	})
+	work := acptest.RealDir(t, t.TempDir())
+	const before, after = "package calc\n\nfunc Mul(a, b int) int {\n\treturn a + b\n}\n", "package calc\n\nfunc Mul(a, b int) int {\n\treturn a*b\n}\n"
+	if err := os.WriteFile(filepath.Join(work, "calc.go"), []byte(before), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	home, logs := t.TempDir(), t.TempDir()
+	cfg := filepath.Join(home, "config", "agentls", "config.json")
+	if err := os.MkdirAll(filepath.Dir(cfg), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	check := `{"checks": [{"name": "test", "command": "grep -q 'return a\\*b$' calc.go || { echo 'Mul(2, 3) = 7, want 6'; exit 1; }"}]}`
+	if err := os.WriteFile(cfg, []byte(check), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	script, err := filepath.Abs("testdata/tsclient.mjs")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 3*60e9)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, "node", script)
+	cmd.Env = append(os.Environ(), "SCENARIO=checks", "AGENTLS_BIN="+bin, "AGENTLS_ACP_DIR="+sdk, "WORKDIR="+work, "LOG_DIR="+logs,
+		"HOME="+home, "XDG_CONFIG_HOME="+filepath.Join(home, "config"), "XDG_STATE_HOME="+filepath.Join(home, "state"),
+		"OPENAI_BASE_URL="+model.URL(), "AGENTLS_MODEL=test-model", "OPENAI_API_KEY=")
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		b, _ := os.ReadFile(filepath.Join(logs, "checks.log"))
+		t.Fatalf("tsclient: %v\n%s\nchecks.log:\n%s", err, stderr.String(), b)
+	}
+	var sum struct {
+		Permissions int      `json:"permissions"`
+		Writes      []string `json:"writes"`
+		Validated   int      `json:"validated"`
+	}
+	if err := json.Unmarshal(out, &sum); err != nil {
+		t.Fatalf("summary %q: %v", out, err)
+	}
+	if sum.Permissions != 1 || len(sum.Writes) != 1 || sum.Writes[0] != after || sum.Validated < 10 {
+		t.Fatalf("summary: %+v", sum)
+	}
+	if b, _ := os.ReadFile(filepath.Join(work, "calc.go")); string(b) != after {
+		t.Fatalf("calc.go after the turn: %q", b)
+	}
+}

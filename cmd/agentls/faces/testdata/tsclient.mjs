@@ -7,7 +7,8 @@
 // exits non-zero with a message on the first failure.
 //
 // Environment: AGENTLS_BIN (the binary), AGENTLS_ACP_DIR (where the SDK
-// is installed), WORKDIR (the session's cwd, holding a.txt), LOG_DIR.
+// is installed), WORKDIR (the session's cwd, holding a.txt), LOG_DIR;
+// SCENARIO=checks runs only the checked-turn scenario (calc.go).
 import { spawn } from "node:child_process";
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -169,6 +170,42 @@ async function waitUpdate(pred, what) {
 }
 
 const summary = {};
+
+// SCENARIO=checks: with a check configured, the model's first, failing
+// edit of calc.go is never asked about nor written; the fixed file is
+// asked about once, with its final diff and the check's result, and
+// written by fs/write_text_file only after the allow.
+if (process.env.SCENARIO === "checks") {
+  const calc = join(workdir, "calc.go");
+  const before = readFileSync(calc, "utf8");
+  const c = connect("checks");
+  await c.app.connectWith(c.stream, async (ctx) => {
+    await ctx.request(acp.methods.agent.initialize, {
+      protocolVersion: acp.PROTOCOL_VERSION,
+      clientCapabilities: { fs: { readTextFile: true, writeTextFile: true } },
+    });
+    const ns = await ctx.request(acp.methods.agent.session.new, { cwd: workdir, mcpServers: [] });
+    onPermission = async (p) => {
+      const diff = (p.toolCall.content || []).find((c) => c.type === "diff");
+      expect(diff && diff.path === calc && diff.newText.includes("return a*b\n") && !diff.newText.includes("+ 1"), "permission without the final diff: " + JSON.stringify(p.toolCall));
+      const text = (p.toolCall.content || []).filter((c) => c.type === "content").map((c) => c.content.text).join("\n");
+      expect(text.includes("check test passed"), "permission without the check's result: " + JSON.stringify(p.toolCall));
+      expect(readFileSync(calc, "utf8") === before && state.writes.length === 0, "calc.go written before the permission was answered");
+      return { outcome: { outcome: "selected", optionId: p.options.find((o) => o.kind === "allow_once").optionId } };
+    };
+    const r = await ctx.request(acp.methods.agent.session.prompt, { sessionId: ns.sessionId, prompt: [{ type: "text", text: "make Mul multiply" }] });
+    expect(r.stopReason === "end_turn", "prompt ended " + r.stopReason);
+    const checks = state.updates.filter((u) => updateKind(u) === "tool_call" && u.update.title === "Check test");
+    expect(checks.length === 2, "check tool calls " + JSON.stringify(checks));
+  });
+  c.tapIn.end();
+  expect((await c.exited) === 0, "agentls acp exited");
+  summary.permissions = state.perms.length;
+  summary.writes = state.writes.map((w) => w.content);
+  summary.validated = validated;
+  process.stdout.write(JSON.stringify(summary) + "\n");
+  process.exit(0);
+}
 
 // Connection 1: a whole session.
 {
