@@ -69,6 +69,9 @@ type ClientFeatures struct {
 	ShowDocument           bool // window.showDocument.support
 	ElicitationForms       bool // experimental.agentls.elicitationForms: answers agentls/elicit (runs/elicit.go)
 	AnswerViews            bool // experimental.agentls.answerViews: shows runs' whole answers itself (runs/answers.go)
+	// Plugin: experimental.agentls was sent at all, so the client is one of
+	// our plugins, which ask the user themselves (a rejection's reason).
+	Plugin bool
 }
 
 // Session returns what initialize negotiated (a zero Session before it).
@@ -180,12 +183,13 @@ func clientFeatures(c protocol.ClientCapabilities) ClientFeatures {
 		f.ShowDocument = w.ShowDocument != nil && w.ShowDocument.Support
 	}
 	var exp struct {
-		Agentls struct {
+		Agentls *struct {
 			ElicitationForms bool `json:"elicitationForms"`
 			AnswerViews      bool `json:"answerViews"`
 		} `json:"agentls"`
 	}
-	if len(c.Experimental) > 0 && json.Unmarshal(c.Experimental, &exp) == nil {
+	if len(c.Experimental) > 0 && json.Unmarshal(c.Experimental, &exp) == nil && exp.Agentls != nil {
+		f.Plugin = true
 		f.ElicitationForms = exp.Agentls.ElicitationForms
 		f.AnswerViews = exp.Agentls.AnswerViews
 	}

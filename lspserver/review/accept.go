@@ -222,7 +222,9 @@ func (v *Review) planRuns(plan proposal.AcceptPlan) map[string]map[string]int {
 
 // rejectCommand implements agentls.reject. The decisions it returns (one
 // per run and file whose hunks were dropped, with the user's reason) are
-// for the runs' sessions.
+// for the runs' sessions; a reject without a reason from a client that
+// cannot type one returns none and passes them to OnDecided once the user
+// chose a reason (reason.go).
 func (v *Review) rejectCommand(_ context.Context, a Args) (RejectResult, []agent.Decision, error) {
 	r := v.state()
 	filter, err := v.reviewFilter(a)
@@ -243,6 +245,11 @@ func (v *Review) rejectCommand(_ context.Context, a Args) (RejectResult, []agent
 	decisions := make([]agent.Decision, 0, len(touched))
 	for _, k := range touched {
 		decisions = append(decisions, v.decisionFor(k.run, k.path, false, "", a.Reason, count[k]))
+	}
+	if a.Reason == "" && len(decisions) > 0 && v.asksReason() {
+		// The decisions go to OnDecided once the user chose (reason.go).
+		v.core.Go("reason for a rejection", func(sctx context.Context) { v.askReason(sctx, decisions) })
+		return RejectResult{Rejected: n, AskingReason: true}, nil, nil
 	}
 	return RejectResult{Rejected: n}, decisions, nil
 }

@@ -151,4 +151,8 @@ type HunkConflict struct {
 // RejectResult is the result of agentls.reject.
 type RejectResult struct {
 	Rejected int `json:"rejected"`
+	// AskingReason (an addition to the contract): the hunks are rejected
+	// and the server now asks the user why with window/showMessageRequest;
+	// the session is told once they answer (reason.go).
+	AskingReason bool `json:"askingReason,omitempty"`
 }

@@ -1,0 +1,101 @@
+package review
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"go.lsp.dev/protocol"
+
+	"github.com/agentls/agentls/agent"
+)
+
+// Reasons for clients that cannot type one. A reject without a reason from
+// a client that is not one of our plugins (those ask with an input box and
+// pass the reason in the arguments) is answered at once, then followed by
+// a window/showMessageRequest offering a few common reasons; the answer is
+// the rejection's reason, told to the model like a typed one.
+//
+// The question comes after the command's answer, never inside it: eglot
+// and Helix execute commands synchronously with a short timeout, and a
+// person choosing would make it fail. The decisions wait for the answer
+// (bounded by reasonWait), so the reason travels with them.
+//
+// Rejecting is the user's explicit act: a dismissed question, no answer
+// within the bound, or the server stopping still rejects, without a
+// reason. That is not fail-open: a reject writes nothing.
+
+// reasonNone is the first action so that a client whose default choice is
+// the first one (eglot's completing-read on RET) tells the model nothing
+// rather than a reason the user never chose.
+const reasonNone = "No reason"
+
+// rejectReasons are the choices offered, reasonNone first.
+var rejectReasons = []string{reasonNone, "Wrong approach", "Breaks behaviour", "Not what I asked", "Style / conventions"}
+
+// reasonWait bounds the wait for the user's choice; afterwards the
+// rejection is passed on without a reason.
+const reasonWait = 2 * time.Minute
+
+// asksReason reports whether a reject without a reason is followed by the
+// question: the client can show one and is not one of our plugins.
+func (v *Review) asksReason() bool {
+	f := v.core.Session().Features
+	return f.ShowMessageActions && !f.Plugin
+}
+
+// askReason asks why ds were rejected and then passes them, with the
+// chosen reason if any, to OnDecided. It runs on the server's context.
+func (v *Review) askReason(ctx context.Context, ds []agent.Decision) {
+	reason := v.chooseReason(ctx, ds)
+	for i := range ds {
+		ds[i].Reason = reason
+	}
+	if f := v.st.decided.Load(); f != nil {
+		(*f)(ds)
+	}
+	// The editor's log says what the agent will be told: a user who
+	// wonders can look, and it marks the end of the question.
+	msg := "agentls: rejection passed on without a reason"
+	if reason != "" {
+		msg = fmt.Sprintf("agentls: rejection passed on with the reason %q", reason)
+	}
+	v.core.LogToEditor(ctx, protocol.MessageTypeInfo, msg)
+}
+
+// chooseReason asks the user and returns the reason chosen, "" for none.
+func (v *Review) chooseReason(ctx context.Context, ds []agent.Decision) string {
+	ctx, cancel := context.WithTimeout(ctx, reasonWait)
+	defer cancel()
+	actions := make([]protocol.MessageActionItem, len(rejectReasons))
+	for i, r := range rejectReasons {
+		actions[i] = protocol.MessageActionItem{Title: r}
+	}
+	item, err := v.core.Client().ShowMessageRequest(ctx, &protocol.ShowMessageRequestParams{
+		Type:    protocol.MessageTypeInfo,
+		Message: fmt.Sprintf("Agent: rejected the change to %s. Why reject? (the agent is told)", decidedFiles(ds)),
+		Actions: actions,
+	})
+	switch {
+	case err != nil:
+		v.log.Debug("no reason for the rejection", "err", err)
+		return ""
+	case item == nil || item.Title == reasonNone || !slices.Contains(rejectReasons, item.Title):
+		return ""
+	}
+	return item.Title
+}
+
+// decidedFiles names the files of ds for the question.
+func decidedFiles(ds []agent.Decision) string {
+	var names []string
+	for _, d := range ds {
+		if n := filepath.Base(d.Path); !slices.Contains(names, n) {
+			names = append(names, n)
+		}
+	}
+	return strings.Join(names, ", ")
+}
