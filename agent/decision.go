@@ -41,12 +41,29 @@ type Decision struct {
 
 // Decide records a review decision: the session's next run is told about
 // it, and a decision on the run in progress is applied by that run at its
-// next step boundary.
+// next step boundary. It is Queue and Record at once.
 func (s *Session) Decide(d Decision) {
+	s.Queue(d)
+	s.Record(d)
+}
+
+// Queue passes d to the run in progress when d is about it, which applies
+// it at its next step boundary. A front end that asks the user why they
+// rejected after the rejection (lspserver/review/reason.go) queues it at
+// once, so the run never works on a file the user rejected, and records it
+// once the reason is known.
+func (s *Session) Queue(d Decision) {
 	s.mu.Lock()
 	if d.RunID != "" && d.RunID == s.active {
 		s.inputs = append(s.inputs, d)
 	}
+	s.mu.Unlock()
+}
+
+// Record tells the session's next run about d and writes it into its
+// run's transcript.
+func (s *Session) Record(d Decision) {
+	s.mu.Lock()
 	s.note(d)
 	dir := s.transcriptDir
 	s.mu.Unlock()

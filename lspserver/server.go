@@ -83,6 +83,9 @@ func New(opts Options) *Server {
 	// An accept the editor shows only after the command's answer is
 	// settled then; its decisions go where the command's own go.
 	s.review.OnDecided(s.runs.Decide)
+	// A rejection whose reason the user is asked reaches a run still
+	// working at once and the sessions' next runs with the reason.
+	s.review.OnReason(s.runs.Queue, s.runs.Record)
 	// Task comments are published with the proposals' previews: one
 	// publisher per document, or each publication would erase the other's.
 	s.review.AddDocumentDiagnostics(s.runs.TaskDiagnostics)

@@ -223,8 +223,8 @@ func (v *Review) planRuns(plan proposal.AcceptPlan) map[string]map[string]int {
 // rejectCommand implements agentls.reject. The decisions it returns (one
 // per run and file whose hunks were dropped, with the user's reason) are
 // for the runs' sessions; a reject without a reason from a client that
-// cannot type one returns none and passes them to OnDecided once the user
-// chose a reason (reason.go).
+// cannot type one returns none and passes them to OnReason's functions
+// (reason.go).
 func (v *Review) rejectCommand(_ context.Context, a Args) (RejectResult, []agent.Decision, error) {
 	r := v.state()
 	filter, err := v.reviewFilter(a)
@@ -247,8 +247,7 @@ func (v *Review) rejectCommand(_ context.Context, a Args) (RejectResult, []agent
 		decisions = append(decisions, v.decisionFor(k.run, k.path, false, "", a.Reason, count[k]))
 	}
 	if a.Reason == "" && len(decisions) > 0 && v.asksReason() {
-		// The decisions go to OnDecided once the user chose (reason.go).
-		v.core.Go("reason for a rejection", func(sctx context.Context) { v.askReason(sctx, decisions) })
+		v.rejectAsking(decisions)
 		return RejectResult{Rejected: n, AskingReason: true}, nil, nil
 	}
 	return RejectResult{Rejected: n}, decisions, nil

@@ -120,6 +120,9 @@ type reviewState struct {
 	// decided receives the decisions of accepts settled after the
 	// command's answer (OnDecided).
 	decided atomic.Pointer[func([]agent.Decision)]
+	// reasons receives rejections whose reason the user is asked
+	// (OnReason, reason.go).
+	reasons atomic.Pointer[reasonSinks]
 }
 
 // state returns the review state, starting it on first use: the store, its

@@ -21,8 +21,9 @@ import (
 //
 // The question comes after the command's answer, never inside it: eglot
 // and Helix execute commands synchronously with a short timeout, and a
-// person choosing would make it fail. The decisions wait for the answer
-// (bounded by reasonWait), so the reason travels with them.
+// person choosing would make it fail. A run still working applies the
+// rejection at once; the session's next run is told about it, with the
+// reason, once the user answered (bounded by reasonWait).
 //
 // Rejecting is the user's explicit act: a dismissed question, no answer
 // within the bound, or the server stopping still rejects, without a
@@ -40,23 +41,40 @@ var rejectReasons = []string{reasonNone, "Wrong approach", "Breaks behaviour", "
 // rejection is passed on without a reason.
 const reasonWait = 2 * time.Minute
 
+// reasonSinks are the wiring's functions for rejections whose reason is
+// asked: queue passes them to the runs still working at once, record tells
+// the sessions' next runs once the reason is known.
+type reasonSinks struct{ queue, record func([]agent.Decision) }
+
+// OnReason sets where rejections whose reason the user is asked go (see
+// reasonSinks). Without it, no reason is asked. Call it before Serve.
+func (v *Review) OnReason(queue, record func([]agent.Decision)) {
+	v.st.reasons.Store(&reasonSinks{queue: queue, record: record})
+}
+
 // asksReason reports whether a reject without a reason is followed by the
 // question: the client can show one and is not one of our plugins.
 func (v *Review) asksReason() bool {
 	f := v.core.Session().Features
-	return f.ShowMessageActions && !f.Plugin
+	return f.ShowMessageActions && !f.Plugin && v.st.reasons.Load() != nil
 }
 
-// askReason asks why ds were rejected and then passes them, with the
-// chosen reason if any, to OnDecided. It runs on the server's context.
-func (v *Review) askReason(ctx context.Context, ds []agent.Decision) {
+// rejectAsking passes ds to the runs still working now, answers the
+// command, and asks the user why on a goroutine of the server's.
+func (v *Review) rejectAsking(ds []agent.Decision) {
+	sinks := v.st.reasons.Load()
+	sinks.queue(ds)
+	v.core.Go("reason for a rejection", func(ctx context.Context) { v.askReason(ctx, sinks, ds) })
+}
+
+// askReason asks why ds were rejected and then records them, with the
+// chosen reason if any. It runs on the server's context.
+func (v *Review) askReason(ctx context.Context, sinks *reasonSinks, ds []agent.Decision) {
 	reason := v.chooseReason(ctx, ds)
 	for i := range ds {
 		ds[i].Reason = reason
 	}
-	if f := v.st.decided.Load(); f != nil {
-		(*f)(ds)
-	}
+	sinks.record(ds)
 	// The editor's log says what the agent will be told: a user who
 	// wonders can look, and it marks the end of the question.
 	msg := "agentls: rejection passed on without a reason"

@@ -273,6 +273,24 @@ func (rs *Runs) onEvent(ctx context.Context, r *run, ev agent.Event) {
 // (a run still working applies them at its next step; the session's next
 // run is told), then saves those sessions.
 func (rs *Runs) Decide(ds []agent.Decision) {
+	rs.Queue(ds)
+	rs.Record(ds)
+}
+
+// Queue passes rejections whose reason the user is still asked to the
+// runs still working (agent.Session.Queue); Record follows with the
+// reason.
+func (rs *Runs) Queue(ds []agent.Decision) {
+	for _, d := range ds {
+		if sess := rs.sessionOfRun(d.RunID); sess != nil {
+			sess.Queue(d)
+		}
+	}
+}
+
+// Record tells the sessions' next runs about review decisions already
+// queued (agent.Session.Record) and saves those sessions.
+func (rs *Runs) Record(ds []agent.Decision) {
 	var touched []*agent.Session
 	for _, d := range ds {
 		sess := rs.sessionOfRun(d.RunID)
@@ -284,7 +302,7 @@ func (rs *Runs) Decide(ds []agent.Decision) {
 				d.Document = content
 			}
 		}
-		sess.Decide(d)
+		sess.Record(d)
 		if !slices.Contains(touched, sess) {
 			touched = append(touched, sess)
 		}

@@ -156,6 +156,8 @@ export interface AcceptResult {
 /** agentls.reject result. */
 export interface RejectResult {
   rejected: number;
+  /** The server asks the user why (clients without our plugins only). */
+  askingReason?: boolean;
 }
 
 /** One change inside a proposal; `range` is in the document as it is now. */
