@@ -26,7 +26,8 @@
 // agentls.accept/agentls.reject with agent.Decisions, which the command
 // table (methods.go) passes to runs.Runs.Decide (and, for an accept the
 // editor shows only after the command's answer, review.Review.OnDecided,
-// connected in New). docs/architecture.md
+// and for a rejection whose reason is asked after it, review.Review.OnReason
+// with runs.Runs.Queue and Record, connected in New). docs/architecture.md
 // draws the whole module's graph.
 //
 // # Message handling

@@ -13,7 +13,8 @@
 // Boundary: review is fed by the runs part through Stage (runs.Review is
 // the interface runs see) and by the documents part through docs.Follower.
 // It answers with results and agent.Decisions that the wiring (lspserver's
-// command table, and OnDecided for accepts settled after their answer)
+// command table, OnDecided for accepts settled after their answer, and
+// OnReason for rejections whose reason is asked after it)
 // passes to the runs' sessions; it never imports lspserver/runs, and the
 // compiler keeps it that way.
 package review
