@@ -67,6 +67,12 @@ local function run()
     flags = { debounce_text_changes = 0 },
     init_options = { model = { baseURL = model_url, name = "test-model" }, mode = "preview" },
     handlers = {
+      -- Plain Neovim asks the reject's "why?" with inputlist, which a
+      -- headless Neovim cannot answer: pick the first action ("No reason"),
+      -- as Enter would.
+      ["window/showMessageRequest"] = function(_, params)
+        return params.actions and params.actions[1] or vim.NIL
+      end,
       ["agentls/runEvent"] = function(_, ev)
         if ev.kind == "finished" or ev.kind == "failed" or ev.kind == "cancelled" then
           run_end = ev
