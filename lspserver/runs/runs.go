@@ -378,7 +378,7 @@ func endMessage(id string, out agent.Outcome, note string) (string, protocol.Mes
 	}
 	switch out.Status {
 	case agent.StatusFinished:
-		answer := text.FirstLine(out.Answer)
+		answer := text.Headline(out.Answer)
 		if answer == "" {
 			answer = "(no answer)"
 		}

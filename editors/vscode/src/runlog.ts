@@ -124,7 +124,7 @@ function endText(r: RunState, pending?: number): string {
     return `agentls: changes proposed in ${named}: review them.`;
   }
   if (r.mode === "plan") {
-    return `agentls: plan ready: ${oneLine(r.answer ?? "", 200)} (Show Plan shows it whole)`;
+    return `agentls: plan ready: ${oneLine(planText(r.answer ?? ""), 200)} (Show Plan shows it whole)`;
   }
   const answer = oneLine(r.answer ?? "", 200);
   return `agentls: run finished${answer ? ": " + answer : "."}`;
@@ -138,6 +138,25 @@ export function planProgress(todos: Todo[] | undefined): string {
   const done = todos.filter((t) => t.status === "completed").length;
   const current = todos.find((t) => t.status === "in_progress");
   return current ? `${done + 1}/${todos.length} · ${current.content}` : `${done}/${todos.length} done`;
+}
+
+/**
+ * A plan for a one-line notice: Markdown heading markers go, and a heading or
+ * label that only says "Plan" (or "Summary", …) goes entirely, as the server's
+ * text.Headline does for its titles.
+ */
+export function planText(plan: string): string {
+  const generic = /^(the |my |proposed |implementation )?(plan|summary|overview|steps|approach|changes|answer)\s*:?$/i;
+  return plan
+    .split("\n")
+    .map((l) => l.trim())
+    .filter((l) => {
+      const bare = l.replace(/^#+\s*/, "").replace(/^\*\*(.*)\*\*$/, "$1").trim();
+      return !((l.startsWith("#") || l.startsWith("**") || bare.endsWith(":")) && generic.test(bare));
+    })
+    .map((l) => l.replace(/^#+\s*/, ""))
+    .join("\n")
+    .trim();
 }
 
 function oneLine(v: unknown, max: number): string {

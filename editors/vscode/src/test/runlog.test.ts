@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import type { RunEvent } from "../lsp_ext";
-import { checksFailed, checksSummary, endMessage, planProgress, problemsSummary, RunTracker } from "../runlog";
+import { checksFailed, checksSummary, endMessage, planProgress, planText, problemsSummary, RunTracker } from "../runlog";
 
 describe("RunTracker", () => {
   it("turns run events into log lines and run states", () => {
@@ -123,6 +123,10 @@ describe("RunTracker", () => {
     const r = t.run("p1")!;
     assert.equal(r.mode, "plan");
     assert.equal(endMessage(r, 0), "agentls: plan ready: 1. change a.go 2. test (Show Plan shows it whole)");
+    t.onEvent({ runId: "p2", seq: 1, kind: "started", mode: "plan", text: "plan it" } as RunEvent);
+    t.onEvent({ runId: "p2", seq: 2, kind: "finished", text: "## Plan\n\n1. change a.go\n2. test" } as RunEvent);
+    assert.equal(endMessage(t.run("p2")!, 0), "agentls: plan ready: 1. change a.go 2. test (Show Plan shows it whole)");
+    assert.equal(planText("Plan:\n### Add Div\nthen test"), "Add Div\nthen test");
   });
 });
 
