@@ -18,6 +18,8 @@ export interface RunState {
   mode?: string;
   /** The documents the run proposed changes to (URIs, in first-change order). */
   files?: string[];
+  /** The documents the run's changes left problems in, so far (their "no problems left" is news). */
+  troubled?: Set<string>;
   /** A Markdown file with the whole answer (a plan, or more than one line), from the finished event. */
   answerUri?: string;
   /** The end event's checks: the latest result of every check that ran. */
@@ -35,13 +37,21 @@ export function problemsSummary(n: number | undefined): string {
   return typeof n === "number" && n > 0 ? `introduces ${n} problem${n === 1 ? "" : "s"}` : "";
 }
 
-/** A problems event's log lines: the file and each problem its change introduced, or that none are left. */
-function problemLines(ev: RunEvent): string[] {
+/**
+ * A problems event's log lines: the file and each problem its change introduced, or that none are
+ * left, once problems had been reported in it (`troubled`, the run's files that had some).
+ */
+function problemLines(ev: RunEvent, troubled: Set<string>): string[] {
   const name = ev.uri ? basename(ev.uri) : "?";
+  const key = ev.uri ?? "?";
   const n = ev.introduced ?? 0;
   if (n === 0) {
-    return ev.outstanding === 0 ? [`  ✓ ${name}: no problems left`] : [];
+    if (ev.outstanding === 0 && troubled.delete(key)) {
+      return [`  ✓ ${name}: no problems left`];
+    }
+    return [];
   }
+  troubled.add(key);
   const out = [`  ⚠ ${name} ${problemsSummary(n)}`];
   for (const it of (ev.items ?? []).slice(0, 10)) {
     out.push(`    ${name}:${(it.range?.start?.line ?? 0) + 1}: ${oneLine(it.message, 200)}`);
@@ -295,7 +305,8 @@ export class RunTracker {
         out.push(...checkLines(ev));
         break;
       case "problems":
-        out.push(...problemLines(ev));
+        r.troubled = r.troubled ?? new Set();
+        out.push(...problemLines(ev, r.troubled));
         break;
       case "finished":
         r.status = "finished";
