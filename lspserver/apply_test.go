@@ -157,7 +157,7 @@ func TestApplyModeEdits(t *testing.T) {
 			if applied != 2 {
 				t.Errorf("%d applied proposal events, want 2", applied)
 			}
-			rs.showMessage(t, "Agent run "+id+" finished: Greeting changed.; 1 file changed in the editor")
+			rs.showMessage(t, "Agent run "+id+" finished: Greeting changed; 1 file changed in the editor")
 		})
 	}
 }

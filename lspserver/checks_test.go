@@ -86,7 +86,7 @@ func TestChecksLoopThroughTheServer(t *testing.T) {
 		t.Fatalf("finished %+v", fin)
 	}
 	msg := rs.showMessage(t, "Agent run "+id)
-	if msg.Type != protocol.MessageTypeInfo || msg.Message != "Agent run "+id+" finished: Fixed Sub.; checks passed (test); 2 changed files pending review (calc.go, sub_test.go)" {
+	if msg.Type != protocol.MessageTypeInfo || msg.Message != "Agent run "+id+" finished: Fixed Sub; checks passed (test); 2 changed files pending review (calc.go, sub_test.go)" {
 		t.Fatalf("showMessage %+v", msg)
 	}
 	testtree.Same(t, before, rs.root)
@@ -126,7 +126,7 @@ func TestChecksStillFailingThroughTheServer(t *testing.T) {
 	if fin := evs[len(evs)-1]; !slices.Equal(fin.Checks, []lspserver.CheckState{{Name: "lint", Passed: false}}) {
 		t.Fatalf("finished.checks %+v", fin.Checks)
 	}
-	if msg := rs.showMessage(t, "Agent run "+id); msg.Type != protocol.MessageTypeWarning || !strings.Contains(msg.Message, "finished: Done.; checks failed: lint (exit code 2); 1 changed file pending review") {
+	if msg := rs.showMessage(t, "Agent run "+id); msg.Type != protocol.MessageTypeWarning || !strings.Contains(msg.Message, "finished: Done; checks failed: lint (exit code 2); 1 changed file pending review") {
 		t.Fatalf("showMessage %+v", msg)
 	}
 	if len(rs.model.Requests()) != 2 {
@@ -175,7 +175,7 @@ func TestCheckThatCannotRunThroughTheServer(t *testing.T) {
 		t.Fatalf("finished %+v", fin)
 	}
 	msg := rs.showMessage(t, "Agent run "+id)
-	if msg.Type != protocol.MessageTypeWarning || !strings.Contains(msg.Message, "finished: Done.; could not run: test (sh: 1: definitely-not-installed-xyz: not found; is it on the PATH agentls runs with?); 1 changed file pending review") ||
+	if msg.Type != protocol.MessageTypeWarning || !strings.Contains(msg.Message, "finished: Done; could not run: test (sh: 1: definitely-not-installed-xyz: not found; is it on the PATH agentls runs with?); 1 changed file pending review") ||
 		strings.Contains(msg.Message, "checks failed") {
 		t.Fatalf("showMessage %+v", msg)
 	}

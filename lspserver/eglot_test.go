@@ -137,7 +137,7 @@ func TestEglotReview(t *testing.T) {
 		"agentls.approvePlan",
 		"plan in a window: yes",
 		"plan message names the file: yes",
-		"Agent: Approve plan “Plan:”",
+		"Agent: Approve plan “1. Keep the greeting.”",
 		"new-file run: finished",
 		"exists before: no",
 		"project diagnostics: notes2.txt: agentls [proposal]: Agent proposes inserting 2 lines:\n+ first note\n+ second note",

@@ -255,3 +255,91 @@ func TestRevertKeepsTypingBetweenAccepts(t *testing.T) {
 		t.Fatalf("after revert %q, want %q: the user's line between the accepts was taken back", e.text(t, u), want)
 	}
 }
+
+// Four runs each change one line of a.go and are accepted in turn, the
+// last adding a line above the others' lines. The
+// history actions ("Agent: Revert run …", "Agent: Open report of run …")
+// are offered on a run's own line, where it is now, and at once after its
+// accept; on a line no run changed, none; over the whole file, those of
+// the two newest runs only (issue 31: eglot's menu gained two entries per
+// run on every line).
+func TestHistoryActionsOnlyOnTheRunsLines(t *testing.T) {
+	const base = "package demo\n\nfunc A() int { return 1 }\n\nfunc B() int { return 2 }\n\nfunc C() int { return 3 }\n\nfunc D() int { return 4 }\n"
+	edits := map[string][2]string{
+		"Change A.": {"func A() int { return 1 }", "// A is ten.\nfunc A() int { return 10 }"}, // two lines: the lines below move
+		"Change B.": {"return 2", "return 20"},
+		"Change C.": {"return 3", "return 30"},
+		"Change D.": {"return 4", "return 40"},
+	}
+	script := func(req *llmtest.ChatRequest) llmtest.Reply {
+		for prompt, e := range edits {
+			if !req.Contains(prompt) {
+				continue
+			}
+			id := "e" + prompt[7:8]
+			if !req.HasToolResult("r" + id) {
+				return llmtest.ToolCalls(llmtest.Call{ID: "r" + id, Name: "read_file", Args: callArgs(map[string]any{"path": "a.go"})})
+			}
+			if !req.HasToolResult(id) {
+				return llmtest.ToolCalls(llmtest.Call{ID: id, Name: "edit_file", Args: callArgs(map[string]any{"path": "a.go", "old_string": e[0], "new_string": e[1]})})
+			}
+		}
+		return llmtest.Text("Done.")
+	}
+	rs := newRunSession(t, script, runOpts{transcript: true, runOpts: lspserver.RunOptions{StateDir: t.TempDir()}})
+	e := editorFor(rs.session, text.UTF16)
+	u := e.open(t, "a.go", base)
+	lineOf := func(s string) uint32 {
+		cur := e.text(t, u)
+		return uint32(strings.Count(cur[:strings.Index(cur, s)], "\n"))
+	}
+	history := func(acts []json.RawMessage) []string {
+		var out []string
+		for _, a := range acts {
+			var x struct {
+				Title string `json:"title"`
+			}
+			if json.Unmarshal(a, &x) == nil && (strings.HasPrefix(x.Title, "Agent: Revert run") || strings.HasPrefix(x.Title, "Agent: Open report of run")) {
+				out = append(out, x.Title)
+			}
+		}
+		return out
+	}
+	var ids []string
+	for _, prompt := range []string{"Change B.", "Change C.", "Change D.", "Change A."} {
+		id := rs.start(t, lspserver.RunArgs{Prompt: prompt, URI: string(u)})
+		rs.event(t, id, "finished")
+		if res := e.accept(t, reviewArgs{RunID: id}); !res.Applied {
+			t.Fatalf("accept of %q = %+v", prompt, res)
+		}
+		ids = append(ids, id)
+		// At once: the run's revert is on its line right after the accept.
+		line := lineOf(edits[prompt][1][strings.LastIndex(edits[prompt][1], "return"):])
+		want := []string{"Agent: Revert run " + id, "Agent: Open report of run " + id}
+		if got := history(codeActions(t, rs.session, u, line, 0)); strings.Join(got, "|") != strings.Join(want, "|") {
+			t.Fatalf("right after accepting %s, its line %d offers %q, want %q", id, line, got, want)
+		}
+	}
+	for i, ret := range []string{"return 20", "return 30", "return 40", "return 10"} {
+		want := []string{"Agent: Revert run " + ids[i], "Agent: Open report of run " + ids[i]}
+		if got := history(codeActions(t, rs.session, u, lineOf(ret), 0)); strings.Join(got, "|") != strings.Join(want, "|") {
+			t.Errorf("the line of %q offers %q, want %q", ret, got, want)
+		}
+	}
+	if got := history(codeActions(t, rs.session, u, lineOf("package demo"), 0)); len(got) != 0 {
+		t.Errorf("a line no run changed offers %q, want none", got)
+	}
+	if got := history(codeActions(t, rs.session, u, lineOf("// A is ten."), 0)); len(got) != 2 || !strings.Contains(got[0], ids[3]) {
+		t.Errorf("the first run's other line offers %q, want its two actions", got)
+	}
+	var all []json.RawMessage
+	p := &protocol.CodeActionParams{TextDocument: protocol.TextDocumentIdentifier{URI: u},
+		Range: protocol.Range{End: protocol.Position{Line: lineOf("return 40") + 1}}}
+	if err := rs.c.Call(lsptest.Context(t), protocol.MethodTextDocumentCodeAction, p, &all); err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"Agent: Revert run " + ids[3], "Agent: Open report of run " + ids[3], "Agent: Revert run " + ids[2], "Agent: Open report of run " + ids[2]} // A's, then D's
+	if got := history(all); strings.Join(got, "|") != strings.Join(want, "|") {
+		t.Errorf("the whole file offers %q, want the two newest runs' %q", got, want)
+	}
+}

@@ -36,7 +36,7 @@ func TestRunPreviewProposes(t *testing.T) {
 	if fin := evs[len(evs)-1]; fin.Kind != "finished" || *fin.Pending != 1 {
 		t.Errorf("final event %+v", fin)
 	}
-	rs.showMessage(t, "Agent run "+id+" finished: Renamed.; 1 changed file pending review")
+	rs.showMessage(t, "Agent run "+id+" finished: Renamed; 1 changed file pending review")
 	var props lspserver.ProposalsResult
 	if err := rs.c.Call(lsptest.Context(t), lspserver.MethodProposals, &lspserver.ProposalsParams{URI: u}, &props); err != nil {
 		t.Fatal(err)

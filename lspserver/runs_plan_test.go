@@ -218,7 +218,7 @@ func TestSkillLoadedOnDemand(t *testing.T) {
 func TestPlanApprovedAfterRestart(t *testing.T) {
 	t.Parallel()
 	state, root, other := t.TempDir(), t.TempDir(), t.TempDir()
-	const plan = "Plan:\n1. Change hello to goodbye."
+	const plan = "## Plan\n\n1. Change hello to goodbye." // the title skips the heading
 	script := func(req *llmtest.ChatRequest) llmtest.Reply {
 		if !strings.Contains(req.LastUser(), "The user approved your plan") {
 			return llmtest.Text(plan)
@@ -257,7 +257,7 @@ func TestPlanApprovedAfterRestart(t *testing.T) {
 			approve = &as[i]
 		}
 	}
-	if approve == nil || !strings.Contains(approve.Title, "Plan:") {
+	if approve == nil || approve.Title != "Agent: Approve plan “1. Change hello to goodbye.”" {
 		t.Fatalf("after a restart no approve action in %q", titles(as))
 	}
 	var next lspserver.RunResult

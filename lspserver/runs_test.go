@@ -92,11 +92,11 @@ func TestRunEventSequence(t *testing.T) {
 	if !strings.Contains(reports, "reading notes.txt") || strings.Contains(reports, "{") {
 		t.Errorf("no report says the tool call in words: %s", reports)
 	}
-	if end := values[len(values)-1]["message"].(string); !strings.Contains(end, "finished: The notes say hello.") {
+	if end := values[len(values)-1]["message"].(string); !strings.Contains(end, "finished: The notes say hello; no changes") {
 		t.Errorf("progress end message %q", end)
 	}
 	msg := rs.showMessage(t, "Agent run "+id)
-	if msg.Type != protocol.MessageTypeInfo || msg.Message != "Agent run "+id+" finished: The notes say hello.; no changes" {
+	if msg.Type != protocol.MessageTypeInfo || msg.Message != "Agent run "+id+" finished: The notes say hello; no changes" {
 		t.Errorf("showMessage = %+v", msg)
 	}
 

@@ -78,6 +78,10 @@ type record struct {
 	// todo
 	Todos []Todo `json:"todos"`
 
+	// problems: what the language server said of a file after a change
+	Introduced int           `json:"introduced"`
+	Items      []problemItem `json:"items"`
+
 	// check (proposal checks)
 	Passed   *bool   `json:"passed"`
 	ExitCode *int    `json:"exitCode"`
@@ -200,4 +204,14 @@ func decodeRecord(line string) (record, json.RawMessage) {
 func parseTime(s string) time.Time {
 	t, _ := time.Parse(time.RFC3339Nano, s)
 	return t
+}
+
+// problemItem is a tools.Problem as the transcript holds it.
+type problemItem struct {
+	Range struct {
+		Start struct {
+			Line int `json:"line"`
+		} `json:"start"`
+	}
+	Severity, Message, Source string
 }

@@ -11,6 +11,8 @@ import (
 	"golang.org/x/net/html"
 
 	"github.com/agentls/agentls/internal/testpeers"
+	"github.com/agentls/agentls/internal/text"
+	"github.com/agentls/agentls/tools"
 )
 
 // writeTranscript writes records as a transcript file and returns its path.
@@ -294,5 +296,30 @@ func TestScriptCallsNestUnderTheScript(t *testing.T) {
 	script, out, inner := strings.Index(page, `<span class="kind">script</span>`), strings.Index(page, "SCRIPT-OUT"), strings.Index(page, "INNER-SUMMARY")
 	if script < 0 || !(script < out && out < inner) || strings.Count(page, "INNER-PATH") != 1 {
 		t.Fatalf("inner call not shown once inside the script: script %d output %d inner %d", script, out, inner)
+	}
+}
+
+// The language server's word on a change reads as lines, not as the
+// record's JSON (issue 31).
+func TestProblemsReadable(t *testing.T) {
+	dir := t.TempDir()
+	item, err := json.Marshal(tools.Problem{Range: text.Range{Start: text.Position{Line: 2}}, Severity: "error", Message: "undefined: x", Source: "compiler"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := writeTranscript(t, dir, "111111111111",
+		map[string]any{"kind": "session", "time": "2026-11-25T10:00:00Z", "runId": "111111111111", "folders": []string{dir}, "prompt": "fix it"},
+		map[string]any{"kind": "problems", "time": "2026-11-25T10:00:01Z", "id": "e1", "path": filepath.Join(dir, "pkg", "calc.go"), "introduced": 1, "items": []json.RawMessage{item}},
+		map[string]any{"kind": "problems", "time": "2026-11-25T10:00:02Z", "id": "e2", "path": filepath.Join(dir, "pkg", "calc.go"), "introduced": 0, "items": nil},
+		map[string]any{"kind": "finish", "time": "2026-11-25T10:00:03Z", "status": "finished", "answer": "Fixed.", "turns": 1},
+	)
+	page := render(t, p)
+	for _, want := range []string{"pkg/calc.go:3: error: undefined: x (compiler)", "pkg/calc.go: no problems"} {
+		if !strings.Contains(page, want) {
+			t.Errorf("the page lacks %q", want)
+		}
+	}
+	if strings.Contains(page, "&#34;items&#34;") || strings.Contains(page, `"items"`) {
+		t.Error("the page shows the problems record as JSON")
 	}
 }

@@ -2,6 +2,8 @@ package report
 
 import (
 	"encoding/json"
+	"fmt"
+	"path/filepath"
 	"strings"
 	"time"
 )
@@ -261,6 +263,8 @@ func buildOne(recs []record) *Run {
 			r.Steps = append(r.Steps, &Step{Kind: "note", Time: t, Title: "warning", Text: rec.Warning, Warn: true})
 		case "retry":
 			r.Steps = append(r.Steps, &Step{Kind: "note", Time: t, Title: "model call retried", Text: rec.Reason})
+		case "problems":
+			r.Steps = append(r.Steps, &Step{Kind: "note", Time: t, Title: "language server", Text: problemsText(rec, r.Folders)})
 		case "truncated":
 			r.Steps = append(r.Steps, &Step{Kind: "note", Time: t, Title: "transcript cut", Text: rec.Note, Warn: true})
 		default:
@@ -273,6 +277,37 @@ func buildOne(recs []record) *Run {
 		}
 	}
 	return r
+}
+
+// problemsText is a problems record as lines to read: "calc.go:3: error:
+// undefined: x (compiler)" per problem, or "calc.go: no problems".
+func problemsText(rec record, folders []string) string {
+	name := rec.Path
+	for _, f := range folders {
+		if rel, err := filepath.Rel(f, rec.Path); err == nil && filepath.IsLocal(rel) {
+			name = rel
+			break
+		}
+	}
+	if len(rec.Items) == 0 && rec.Introduced == 0 {
+		return name + ": no problems"
+	}
+	var b strings.Builder
+	for _, it := range rec.Items {
+		fmt.Fprintf(&b, "%s:%d: ", name, it.Range.Start.Line+1)
+		if it.Severity != "" {
+			b.WriteString(it.Severity + ": ")
+		}
+		b.WriteString(it.Message)
+		if it.Source != "" {
+			b.WriteString(" (" + it.Source + ")")
+		}
+		b.WriteByte('\n')
+	}
+	if more := rec.Introduced - len(rec.Items); more > 0 {
+		fmt.Fprintf(&b, "… and %d more\n", more)
+	}
+	return strings.TrimSuffix(b.String(), "\n")
 }
 
 // matchChange finds the change a fate is about: fates name files by

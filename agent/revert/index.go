@@ -2,6 +2,7 @@ package revert
 
 import (
 	"os"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -33,11 +34,22 @@ type Index struct {
 	// dirStamp is the snapshot directory's modification time when the
 	// last build began (a snapshot is written by rename, which changes it).
 	dirStamp time.Time
+	// recent are the runs Landed put in byPath ahead of a build, with the
+	// landing's number; a build that began before a landing keeps it.
+	recent   map[string]landing
+	landings int // Landed calls so far
+	buildAt  int // landings when the running build began
+}
+
+type landing struct {
+	n  int
+	ls []Landed // one per file
 }
 
 // Landed is one run's landed change to a file.
 type Landed struct {
 	RunID string
+	Path  string
 	After string   // the file as the run left it
 	Lines [][2]int // 0-based line spans [start, end] the run changed, in After
 }
@@ -48,18 +60,58 @@ const MaxIndexedRuns = 50
 // Forget marks the index out of date; the next lookup rebuilds it.
 func (x *Index) Forget() {
 	x.mu.Lock()
-	x.stale = true
+	x.stale, x.recent = true, nil
 	x.mu.Unlock()
 }
 
-// LandedIn returns the runs that changed path, as of the last build; it
+// Landed puts runID's landed changes in the index at once (a lookup right
+// after an accept offers the run's revert, where a rebuild in the
+// background would show it only later) and marks the index out of date.
+func (x *Index) Landed(runID string) {
+	st := x.Store()
+	if st == nil {
+		return
+	}
+	snap, err := st.Load(runID)
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	x.stale = true
+	if err != nil || snap.Reverted {
+		return
+	}
+	if x.recent == nil {
+		x.recent = map[string]landing{}
+	}
+	x.landings++
+	var ls []Landed
+	for _, f := range snap.Files {
+		ls = append(ls, Landed{RunID: runID, Path: f.Path, After: f.After, Lines: ChangedLines(f.Before, f.After)})
+	}
+	x.recent[runID] = landing{n: x.landings, ls: ls}
+	x.byPath = merge(x.byPath, runID, ls)
+}
+
+// merge returns byPath with run's entries replaced by ls (newest last).
+func merge(byPath map[string][]Landed, run string, ls []Landed) map[string][]Landed {
+	out := make(map[string][]Landed, len(byPath)+len(ls))
+	for p, l := range byPath {
+		out[p] = slices.DeleteFunc(slices.Clone(l), func(e Landed) bool { return e.RunID == run })
+	}
+	for _, l := range ls {
+		out[l.Path] = append(out[l.Path], l)
+	}
+	return out
+}
+
+// LandedIn returns the runs that changed path, oldest landing first, as
+// of the last build; it
 // starts a (re)build in the background when one is due.
 func (x *Index) LandedIn(path string) []Landed {
 	stamp := x.stamp()
 	x.mu.Lock()
 	defer x.mu.Unlock()
 	if (!x.built || x.stale || !stamp.Equal(x.dirStamp)) && !x.building {
-		x.building, x.stale, x.dirStamp = true, false, stamp
+		x.building, x.stale, x.dirStamp, x.buildAt = true, false, stamp, x.landings
 		x.Go(x.build)
 	}
 	return x.byPath[path]
@@ -86,17 +138,31 @@ func (x *Index) build() {
 		if len(runIDs) > MaxIndexedRuns {
 			runIDs = runIDs[len(runIDs)-MaxIndexedRuns:]
 		}
+		var snaps []Snapshot
 		for _, id := range runIDs {
 			snap, err := st.Load(id)
 			if err != nil || snap.Reverted {
 				continue
 			}
+			snaps = append(snaps, snap)
+		}
+		// Oldest landing first: the runs come session by session.
+		slices.SortStableFunc(snaps, func(a, b Snapshot) int { return a.Updated.Compare(b.Updated) })
+		for _, snap := range snaps {
+			id := snap.RunID
 			for _, f := range snap.Files {
-				byPath[f.Path] = append(byPath[f.Path], Landed{RunID: id, After: f.After, Lines: ChangedLines(f.Before, f.After)})
+				byPath[f.Path] = append(byPath[f.Path], Landed{RunID: id, Path: f.Path, After: f.After, Lines: ChangedLines(f.Before, f.After)})
 			}
 		}
 	}
 	x.mu.Lock()
+	for run, l := range x.recent {
+		if l.n <= x.buildAt {
+			delete(x.recent, run) // the build read its snapshot
+		} else {
+			byPath = merge(byPath, run, l.ls)
+		}
+	}
 	x.byPath, x.built, x.building = byPath, true, false
 	x.mu.Unlock()
 }
@@ -117,4 +183,59 @@ func ChangedLines(before, after string) [][2]int {
 		delta += len(e.New) - (e.End - e.Start)
 	}
 	return out
+}
+
+// MapLines follows the line spans of after into cur, the file's text now:
+// the lines of a span that are still there, where they are now. A line a
+// later edit replaced is gone (the later change owns it), so a run's
+// revert is offered only where its own lines still are.
+func MapLines(after, cur string, spans [][2]int) [][2]int {
+	if after == cur {
+		return spans
+	}
+	type cut struct{ from, to, delta int } // after's lines [from, to) replaced; delta applies from `to` on
+	var cuts []cut
+	delta := 0
+	for _, e := range udiff.Lines(after, cur) {
+		from := strings.Count(after[:e.Start], "\n")
+		to := from + lineCount(after[e.Start:e.End])
+		delta += lineCount(e.New) - (to - from)
+		cuts = append(cuts, cut{from, to, delta})
+	}
+	var out [][2]int
+	for _, s := range spans {
+		for l := s[0]; l <= s[1]; l++ {
+			at, d, gone := l, 0, false
+			for _, c := range cuts {
+				if l < c.from {
+					break
+				}
+				if l < c.to {
+					gone = true
+					break
+				}
+				d = c.delta
+			}
+			if gone {
+				continue
+			}
+			at += d
+			if n := len(out); n > 0 && out[n-1][1] == at-1 {
+				out[n-1][1] = at
+			} else {
+				out = append(out, [2]int{at, at})
+			}
+		}
+	}
+	return out
+}
+
+// lineCount is the number of lines s spans (a last line without its
+// newline counts).
+func lineCount(s string) int {
+	n := strings.Count(s, "\n")
+	if s != "" && !strings.HasSuffix(s, "\n") {
+		n++
+	}
+	return n
 }

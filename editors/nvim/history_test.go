@@ -196,6 +196,10 @@ func TestRunRevert(t *testing.T) {
 	if len(lines) != 2 || !strings.HasSuffix(lines[0], id+".html") || !strings.HasSuffix(lines[1], second+".html") {
 		t.Fatalf("the opener was asked to open %q, want the run's report, then the follow-up's", lines)
 	}
+	// :AgentReport alone is the latest run's, although it changed nothing.
+	if got := r.str(t, "bare_report"); got != second {
+		t.Errorf(":AgentReport without a run id wrote the report of %s, want the latest run %s", got, second)
+	}
 	page, err := os.ReadFile(lines[0])
 	if err != nil {
 		t.Fatal(err)

@@ -312,6 +312,12 @@ func TestPositions(t *testing.T) {
 func TestRunLog(t *testing.T) {
 	t.Parallel()
 	r := runScript(t, "runlog.lua", options{})
+	// "no problems left" only of a file the run's problems were reported in.
+	var probs []string
+	r.fact(t, "problems_log", &probs)
+	if want := "[r5] started: problems|  ⚠ calc.go introduces 1 problem|    calc.go:3: undefined: z|  ✓ calc.go: no problems left"; strings.Join(probs, "|") != want {
+		t.Errorf("problems in the run log:\n%s\nwant:\n%s", strings.Join(probs, "\n"), strings.ReplaceAll(want, "|", "\n"))
+	}
 	for key, want := range map[string]string{
 		"status_running": "agent: 1 running", "status_two": "agent: 2 running", "status_done": "",
 		"r3_after_exit": "failed",

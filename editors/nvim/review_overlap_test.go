@@ -51,7 +51,7 @@ func TestTwoOverlappingRunsNeverDuplicate(t *testing.T) {
 					t.Errorf("the superseded hunk is still drawn as applicable: %+v", m)
 				}
 			}
-			if ex := r.str(t, "explain"); !strings.Contains(ex, "already changed these lines") {
+			if ex := r.str(t, "explain"); !strings.Contains(ex, "already made this same change") || !strings.Contains(ex, "twice") {
 				t.Errorf(":AgentExplain of the left hunk:\n%s", ex)
 			}
 			var second struct {
@@ -161,5 +161,19 @@ func TestNewFileProposal(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// The explanation of a hunk superseded by another run's accepted change
+// says "twice" only when that change was the same; a different change to
+// the same lines overlaps (issue 31).
+func TestExplainSupersededWording(t *testing.T) {
+	t.Parallel()
+	r := runScript(t, "explain_overlap.lua", options{})
+	if same := r.str(t, "same"); !strings.Contains(same, "already made this same change") || !strings.Contains(same, "twice") {
+		t.Errorf("same change explained as:\n%s", same)
+	}
+	if diff := r.str(t, "different"); strings.Contains(diff, "twice") || !strings.Contains(diff, "changed these lines differently") || !strings.Contains(diff, "only one of them can be applied") {
+		t.Errorf("a different change explained as:\n%s", diff)
 	}
 }

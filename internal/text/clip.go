@@ -28,3 +28,35 @@ func FirstLine(s string) string {
 	}
 	return s
 }
+
+// Headline is the first meaningful line of a Markdown text (a model's plan
+// or answer) for a title: heading, quote and emphasis markers go, and a
+// heading or label that only names the kind of text ("## Plan", "Plan:",
+// "**Summary**") is passed over for the line after it, as it tells the
+// user nothing.
+func Headline(s string) string {
+	first := ""
+	for line := range strings.Lines(s) {
+		l := strings.TrimSpace(line)
+		heading := strings.HasPrefix(l, "#") || (len(l) > 4 && strings.HasPrefix(l, "**") && strings.HasSuffix(l, "**"))
+		l = strings.TrimSpace(strings.TrimLeft(l, "#>"))
+		l = strings.TrimSpace(strings.Trim(l, "*_"))
+		if l == "" || strings.Trim(l, "-=*_`~ ") == "" || strings.HasPrefix(l, "```") {
+			continue
+		}
+		if first == "" {
+			first = l
+		}
+		if (heading || strings.HasSuffix(l, ":")) && genericHeading[strings.ToLower(strings.TrimRight(l, ": "))] {
+			continue
+		}
+		return l
+	}
+	return first
+}
+
+// genericHeading are headings models open a plan or an answer with.
+var genericHeading = map[string]bool{
+	"plan": true, "the plan": true, "proposed plan": true, "implementation plan": true, "my plan": true,
+	"summary": true, "overview": true, "steps": true, "approach": true, "changes": true, "answer": true,
+}

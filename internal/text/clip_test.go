@@ -24,3 +24,21 @@ func TestClip(t *testing.T) {
 		}
 	}
 }
+
+func TestHeadline(t *testing.T) {
+	for _, c := range []struct{ in, want string }{
+		{"## Plan\n\n1. Add a Div function to calc.go\n2. Test it", "1. Add a Div function to calc.go"},
+		{"# Add Div\n\nSteps follow.", "Add Div"},
+		{"**Plan:**\n- add Div", "- add Div"},
+		{"Fixed the bug.\nMore.", "Fixed the bug."},
+		{"Plan:\n1. Say goodbye.", "1. Say goodbye."},
+		{"Plan: say goodbye.", "Plan: say goodbye."},
+		{"## Plan", "Plan"},
+		{"---\n\n## Summary:\n> Renamed Foo to Bar", "Renamed Foo to Bar"},
+		{"", ""},
+	} {
+		if got := Headline(c.in); got != c.want {
+			t.Errorf("Headline(%q) = %q, want %q", c.in, got, c.want)
+		}
+	}
+}

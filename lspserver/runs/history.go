@@ -106,7 +106,7 @@ func (rs *Runs) recordLanded(runID, sessionID, path, before, after string, creat
 		rs.log.Warn("this change cannot be reverted later", "run", runID, "path", path, "err", err)
 	}
 	if kept {
-		rs.hist.Forget()
+		rs.hist.Landed(runID)
 	}
 }
 

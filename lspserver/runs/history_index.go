@@ -6,6 +6,7 @@ import (
 
 	"go.lsp.dev/protocol"
 
+	"github.com/agentls/agentls/agent/revert"
 	"github.com/agentls/agentls/lspserver/core"
 )
 
@@ -28,8 +29,12 @@ func (rs *Runs) newHistIndex() {
 	rs.hist.Go = func(build func()) { rs.core.Go("revert index", func(context.Context) { build() }) }
 }
 
-// historyActions are the revert and report actions for the runs that
-// changed the lines of r in path.
+// maxHistoryActions bounds the runs offered on one line: a menu that
+// grows with every run buries the actions the user came for.
+const maxHistoryActions = 2
+
+// historyActions are the revert and report actions for the (newest two)
+// runs whose changed lines are in r in path, where those lines are now.
 func (rs *Runs) historyActions(path string, r protocol.Range, only []protocol.CodeActionKind) []protocol.CommandOrCodeAction {
 	if !kindWanted(only, protocol.CodeActionKindRefactorRewrite) {
 		return nil
@@ -44,11 +49,13 @@ func (rs *Runs) historyActions(path string, r protocol.Range, only []protocol.Co
 	}
 	cur := c.Text
 	var out []protocol.CommandOrCodeAction
-	for i := len(runs) - 1; i >= 0; i-- { // newest run first
+	offered := 0
+	for i := len(runs) - 1; i >= 0 && offered < maxHistoryActions; i-- { // newest run first
 		lr := runs[i]
-		if cur == lr.After && !touches(lr.Lines, int(r.Start.Line), int(r.End.Line)) {
-			continue // unchanged since: only on the lines the run changed
+		if !touches(revert.MapLines(lr.After, cur, lr.Lines), int(r.Start.Line), int(r.End.Line)) {
+			continue
 		}
+		offered++
 		rev, _ := json.Marshal(RevertArgs{RunID: lr.RunID})
 		rep, _ := json.Marshal(ReportArgs{RunID: lr.RunID})
 		t1 := "Agent: Revert run " + lr.RunID

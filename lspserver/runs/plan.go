@@ -88,7 +88,7 @@ func (rs *Runs) approvePlanAction() *protocol.CodeAction {
 	if !ok {
 		return nil
 	}
-	title := "Agent: Approve plan “" + text.Clip(text.FirstLine(p.Plan), 60) + "”"
+	title := "Agent: Approve plan “" + text.Clip(text.Headline(p.Plan), 60) + "”"
 	arg, _ := json.Marshal(ApprovePlanArgs{RunID: p.RunID})
 	return &protocol.CodeAction{
 		Title:   title,

@@ -392,24 +392,41 @@ func endMessage(id string, out agent.Outcome, note string) (string, protocol.Mes
 	}
 	if out.Status == agent.StatusFinished && (!checksPassed(out.Checks) || out.Problems > 0) {
 		msg, _ := endMessage(id, agent.Outcome{Status: out.Status, Answer: out.Answer}, "")
-		return msg + suffix, protocol.MessageTypeWarning
+		return joinNotes(msg, suffix), protocol.MessageTypeWarning
 	}
 	switch out.Status {
 	case agent.StatusFinished:
-		answer := text.FirstLine(out.Answer)
+		answer := text.Headline(out.Answer)
 		if answer == "" {
 			answer = "(no answer)"
 		}
-		return fmt.Sprintf("Agent run %s finished: %s%s", id, text.Clip(answer, 200), suffix), protocol.MessageTypeInfo
+		return fmt.Sprintf("Agent run %s finished: %s", id, joinNotes(text.Clip(answer, 200), suffix)), protocol.MessageTypeInfo
 	case agent.StatusFailed:
 		reason := "unknown error"
 		if out.Err != nil {
 			reason = out.Err.Error()
 		}
-		return fmt.Sprintf("Agent run %s failed: %s%s", id, text.Clip(reason, 300), suffix), protocol.MessageTypeError
+		return fmt.Sprintf("Agent run %s failed: %s", id, joinNotes(text.Clip(reason, 300), suffix)), protocol.MessageTypeError
 	default:
 		return fmt.Sprintf("Agent run %s cancelled%s", id, suffix), protocol.MessageTypeInfo
 	}
+}
+
+// joinNotes appends the notes ("; 2 changed files …") to a sentence
+// without a ".;" between them: the sentence's closing period goes (one
+// that ends an ellipsis stays), a question or exclamation keeps its mark
+// and the notes follow after a dash.
+func joinNotes(sentence, notes string) string {
+	if notes == "" {
+		return sentence
+	}
+	switch {
+	case strings.HasSuffix(sentence, "?"), strings.HasSuffix(sentence, "!"), strings.HasSuffix(sentence, "..."):
+		return sentence + " — " + strings.TrimPrefix(notes, "; ")
+	case strings.HasSuffix(sentence, "."), strings.HasSuffix(sentence, ";"), strings.HasSuffix(sentence, ":"), strings.HasSuffix(sentence, ","):
+		return sentence[:len(sentence)-1] + notes
+	}
+	return sentence + notes
 }
 
 // checksNote says how the run's checks ended: "checks passed (test,

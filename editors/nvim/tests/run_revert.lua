@@ -178,6 +178,31 @@ H.run(function()
   H.wait("the second report to open", function()
     return #vim.split(vim.trim(H.read(H.env.dir .. "/opened.txt")), "\n") == 2
   end)
+  -- Without an argument, the latest run: the follow-up, which changed nothing.
+  -- (The opener is not asked again for a page it opened just now: the
+  -- run log says which report was written.)
+  local function reports()
+    local n = {}
+    for _, l in ipairs(H.run_log()) do
+      local id = l:match("^%[(%w+)%] report: ")
+      if id then
+        n[id] = (n[id] or 0) + 1
+      end
+    end
+    return n
+  end
+  local before = reports()
+  vim.cmd("AgentReport")
+  H.wait("the latest run's report to be written", function()
+    local now = reports()
+    for id, n in pairs(now) do
+      if n > (before[id] or 0) then
+        H.fact("bare_report", id)
+        return true
+      end
+    end
+    return false
+  end)
   H.fact("runs_listed", listed)
   H.fact("second_id", second.id)
   H.fact("opened", H.read(H.env.dir .. "/opened.txt"))

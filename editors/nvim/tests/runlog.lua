@@ -48,4 +48,17 @@ H.run(function()
   H.fact("current_is_log", vim.api.nvim_get_current_buf() == run.log_buffer())
   H.fact("log", vim.api.nvim_buf_get_lines(run.log_buffer(), 0, -1, false))
   H.fact("log_modifiable", vim.bo[run.log_buffer()].modifiable)
+
+  -- Problems: "no problems left" only of a file that had some.
+  local before = #vim.api.nvim_buf_get_lines(run.log_buffer(), 0, -1, false)
+  local function problems(seq, name, introduced, outstanding)
+    run.on_event(cid, { runId = "r5", seq = seq, kind = "problems", uri = vim.uri_from_fname(H.env.ws .. "/" .. name),
+      introduced = introduced, outstanding = outstanding,
+      items = introduced > 0 and { { range = { start = { line = 2, character = 0 } }, message = "undefined: z" } } or {} })
+  end
+  run.on_event(cid, { runId = "r5", seq = 1, kind = "started", text = "problems" })
+  problems(2, "util.go", 0, 0)
+  problems(3, "calc.go", 1, 1)
+  problems(4, "calc.go", 0, 0)
+  H.fact("problems_log", vim.list_slice(vim.api.nvim_buf_get_lines(run.log_buffer(), 0, -1, false), before + 1))
 end)

@@ -147,7 +147,13 @@ export class InlineReview implements vscode.Disposable, vscode.TextDocumentConte
       if (!v.conflicted) {
         out.push(new vscode.CodeLens(range, { title: `$(check) Accept (run ${v.runId})`, command: ext.Commands.accept, arguments: [args] }));
       } else {
-        const why = v.supersededBy ? `already made by accepted change ${v.supersededBy}` : "conflicted: the lines changed since";
+        // The server's reason tells the same change from a different one to the same lines.
+        const same = (v.reason ?? "").includes("already makes this change");
+        const why = v.supersededBy
+          ? same
+            ? `already made by accepted change ${v.supersededBy}`
+            : `overlaps accepted change ${v.supersededBy}: only one can apply`
+          : "conflicted: the lines changed since";
         out.push(new vscode.CodeLens(range, { title: `$(warning) ${why} (run ${v.runId})`, command: "" }));
       }
       out.push(new vscode.CodeLens(range, { title: "$(close) Reject", command: ext.Commands.reject, arguments: [args] }));

@@ -18,6 +18,8 @@ export interface RunState {
   mode?: string;
   /** The documents the run proposed changes to (URIs, in first-change order). */
   files?: string[];
+  /** The documents the run's changes left problems in, so far (their "no problems left" is news). */
+  troubled?: Set<string>;
   /** A Markdown file with the whole answer (a plan, or more than one line), from the finished event. */
   answerUri?: string;
   /** The end event's checks: the latest result of every check that ran. */
@@ -35,13 +37,21 @@ export function problemsSummary(n: number | undefined): string {
   return typeof n === "number" && n > 0 ? `introduces ${n} problem${n === 1 ? "" : "s"}` : "";
 }
 
-/** A problems event's log lines: the file and each problem its change introduced, or that none are left. */
-function problemLines(ev: RunEvent): string[] {
+/**
+ * A problems event's log lines: the file and each problem its change introduced, or that none are
+ * left, once problems had been reported in it (`troubled`, the run's files that had some).
+ */
+function problemLines(ev: RunEvent, troubled: Set<string>): string[] {
   const name = ev.uri ? basename(ev.uri) : "?";
+  const key = ev.uri ?? "?";
   const n = ev.introduced ?? 0;
   if (n === 0) {
-    return ev.outstanding === 0 ? [`  ✓ ${name}: no problems left`] : [];
+    if (ev.outstanding === 0 && troubled.delete(key)) {
+      return [`  ✓ ${name}: no problems left`];
+    }
+    return [];
   }
+  troubled.add(key);
   const out = [`  ⚠ ${name} ${problemsSummary(n)}`];
   for (const it of (ev.items ?? []).slice(0, 10)) {
     out.push(`    ${name}:${(it.range?.start?.line ?? 0) + 1}: ${oneLine(it.message, 200)}`);
@@ -124,7 +134,7 @@ function endText(r: RunState, pending?: number): string {
     return `agentls: changes proposed in ${named}: review them.`;
   }
   if (r.mode === "plan") {
-    return `agentls: plan ready: ${oneLine(r.answer ?? "", 200)} (Show Plan shows it whole)`;
+    return `agentls: plan ready: ${oneLine(planText(r.answer ?? ""), 200)} (Show Plan shows it whole)`;
   }
   const answer = oneLine(r.answer ?? "", 200);
   return `agentls: run finished${answer ? ": " + answer : "."}`;
@@ -138,6 +148,25 @@ export function planProgress(todos: Todo[] | undefined): string {
   const done = todos.filter((t) => t.status === "completed").length;
   const current = todos.find((t) => t.status === "in_progress");
   return current ? `${done + 1}/${todos.length} · ${current.content}` : `${done}/${todos.length} done`;
+}
+
+/**
+ * A plan for a one-line notice: Markdown heading markers go, and a heading or
+ * label that only says "Plan" (or "Summary", …) goes entirely, as the server's
+ * text.Headline does for its titles.
+ */
+export function planText(plan: string): string {
+  const generic = /^(the |my |proposed |implementation )?(plan|summary|overview|steps|approach|changes|answer)\s*:?$/i;
+  return plan
+    .split("\n")
+    .map((l) => l.trim())
+    .filter((l) => {
+      const bare = l.replace(/^#+\s*/, "").replace(/^\*\*(.*)\*\*$/, "$1").trim();
+      return !((l.startsWith("#") || l.startsWith("**") || bare.endsWith(":")) && generic.test(bare));
+    })
+    .map((l) => l.replace(/^#+\s*/, ""))
+    .join("\n")
+    .trim();
 }
 
 function oneLine(v: unknown, max: number): string {
@@ -276,7 +305,8 @@ export class RunTracker {
         out.push(...checkLines(ev));
         break;
       case "problems":
-        out.push(...problemLines(ev));
+        r.troubled = r.troubled ?? new Set();
+        out.push(...problemLines(ev, r.troubled));
         break;
       case "finished":
         r.status = "finished";

@@ -36,22 +36,14 @@ local function find_run(id)
 end
 
 --- The run :AgentRevert and :AgentReport act on without an argument: the
---- latest run that ended having proposed or applied changes, else the
---- latest run that ended.
+--- latest run that ended; with `need_changes` (:AgentRevert), the latest
+--- that ended having proposed or applied changes.
 function M.default_run(need_changes)
   local list = runs()
   for i = #list, 1, -1 do
     local r = list[i]
-    if r.status ~= "running" and r.files and #r.files > 0 then
+    if r.status ~= "running" and (not need_changes or (r.files and #r.files > 0)) then
       return r
-    end
-  end
-  if need_changes then
-    return nil
-  end
-  for i = #list, 1, -1 do
-    if list[i].status ~= "running" then
-      return list[i]
     end
   end
   return nil

@@ -69,8 +69,15 @@ function M.explain_lines(h, reason)
   local superseded = type(h.supersededBy) == "string" and h.supersededBy ~= ""
   if h.status == "conflicted" and superseded then
     table.insert(lines, string.format("Agent change at line %d is not applied", h.first + 1))
-    table.insert(lines, string.format("Another run's change (%s), which you accepted, already changed these lines", h.supersededBy))
-    table.insert(lines, "or made the same change: applying this one too would apply it twice.")
+    -- The server's reason says which: the same change ("already makes
+    -- this change") or a different one to the same lines ("overlaps").
+    if type(reason) == "string" and reason:find("already makes this change", 1, true) then
+      table.insert(lines, string.format("Another run's change (%s), which you accepted, already made this same change:", h.supersededBy))
+      table.insert(lines, "applying this one too would apply it twice.")
+    else
+      table.insert(lines, string.format("Another run's change (%s), which you accepted, changed these lines differently:", h.supersededBy))
+      table.insert(lines, "the two changes overlap, so only one of them can be applied.")
+    end
     if type(reason) == "string" and reason ~= "" then
       table.insert(lines, "Why: " .. readable(reason))
     end

@@ -137,16 +137,22 @@ end
 
 -- The problems one change introduced (agentls/runEvent "problems"): a
 -- line for the file, one per problem; a change that fixed what the run
--- had broken says so. Nothing for a change that introduced nothing.
-local function problem_lines(ev)
+-- had broken says so (only then: "no problems left" of a file nothing was
+-- reported in tells of a trouble that never was). Nothing for a change
+-- that introduced nothing. `r` remembers the files with problems.
+local function problem_lines(ev, r)
   local name = ev.uri and vim.fn.fnamemodify(vim.uri_to_fname(ev.uri), ":~:.") or "?"
   local n = tonumber(ev.introduced) or 0
+  r.troubled = r.troubled or {}
+  local key = ev.uri or "?"
   if n == 0 then
-    if ev.outstanding == 0 then
+    if ev.outstanding == 0 and r.troubled[key] then
+      r.troubled[key] = nil
       return { "  ✓ " .. name .. ": no problems left" }
     end
     return {}
   end
+  r.troubled[key] = true
   local lines = { string.format("  ⚠ %s introduces %d problem%s", name, n, n == 1 and "" or "s") }
   for i, it in ipairs(ev.items or {}) do
     if i > 10 then
@@ -250,7 +256,7 @@ function M.event_lines(r, ev)
   elseif kind == "check" then
     return check_lines(ev)
   elseif kind == "problems" then
-    return problem_lines(ev)
+    return problem_lines(ev, r)
   elseif kind == "finished" then
     local summary = M.checks_summary(ev.checks)
     local probs = M.problems_summary(ev.problems)

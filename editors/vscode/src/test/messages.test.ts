@@ -14,7 +14,7 @@ describe("errorMessage", () => {
 
 describe("isRunEndMessage", () => {
   it("matches the server's end-of-run messages only", () => {
-    assert.ok(isRunEndMessage("Agent run 74f86fe14eac finished: Done.; 1 changed file pending review"));
+    assert.ok(isRunEndMessage("Agent run 74f86fe14eac finished: Done; 1 changed file pending review"));
     assert.ok(isRunEndMessage("Agent run r1 failed: model: 401"));
     assert.ok(isRunEndMessage("Agent run r1 cancelled"));
     assert.ok(!isRunEndMessage("agentls cannot start an agent run: no model configured"));

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import type { RunEvent } from "../lsp_ext";
-import { checksFailed, checksSummary, endMessage, planProgress, problemsSummary, RunTracker } from "../runlog";
+import { checksFailed, checksSummary, endMessage, planProgress, planText, problemsSummary, RunTracker } from "../runlog";
 
 describe("RunTracker", () => {
   it("turns run events into log lines and run states", () => {
@@ -123,6 +123,10 @@ describe("RunTracker", () => {
     const r = t.run("p1")!;
     assert.equal(r.mode, "plan");
     assert.equal(endMessage(r, 0), "agentls: plan ready: 1. change a.go 2. test (Show Plan shows it whole)");
+    t.onEvent({ runId: "p2", seq: 1, kind: "started", mode: "plan", text: "plan it" } as RunEvent);
+    t.onEvent({ runId: "p2", seq: 2, kind: "finished", text: "## Plan\n\n1. change a.go\n2. test" } as RunEvent);
+    assert.equal(endMessage(t.run("p2")!, 0), "agentls: plan ready: 1. change a.go 2. test (Show Plan shows it whole)");
+    assert.equal(planText("Plan:\n### Add Div\nthen test"), "Add Div\nthen test");
   });
 });
 
@@ -236,15 +240,20 @@ describe("checks", () => {
     feed({ runId: "r", seq: 2, kind: "proposal", uri: "file:///w/main.go" });
     feed({ runId: "r", seq: 3, kind: "problems", uri: "file:///w/main.go", introduced: 2, outstanding: 2, items: [item(5, "undefined: x"), item(7, "undefined: y")] });
     feed({ runId: "r", seq: 4, kind: "problems", uri: "file:///w/main.go", introduced: 0, outstanding: 2, items: [] });
+    // util.go never had a problem: nothing to say of it; calc.go's are fixed.
     feed({ runId: "r", seq: 5, kind: "problems", uri: "file:///w/util.go", introduced: 0, outstanding: 0, items: [] });
-    feed({ runId: "r", seq: 6, kind: "finished", text: "Done.", problems: 2 });
+    feed({ runId: "r", seq: 6, kind: "problems", uri: "file:///w/calc.go", introduced: 1, outstanding: 1, items: [item(2, "undefined: z")] });
+    feed({ runId: "r", seq: 7, kind: "problems", uri: "file:///w/calc.go", introduced: 0, outstanding: 0, items: [] });
+    feed({ runId: "r", seq: 8, kind: "finished", text: "Done.", problems: 2 });
     assert.deepEqual(log, [
       "[r] started: use x",
       "  ✎ proposal for main.go",
       "  ⚠ main.go introduces 2 problems",
       "    main.go:6: undefined: x",
       "    main.go:8: undefined: y",
-      "  ✓ util.go: no problems left",
+      "  ⚠ calc.go introduces 1 problem",
+      "    calc.go:3: undefined: z",
+      "  ✓ calc.go: no problems left",
       "[r] finished · introduces 2 problems",
       "  Done.",
     ]);
