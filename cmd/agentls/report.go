@@ -20,13 +20,24 @@ directory unless -o says where.
 flags:
 `
 
+// reportFlags are the parsed flags of `agentls report`.
+type reportFlags struct{ dir, session, out, transcripts string }
+
+// reportFlagSet is report's flags, shared by parsing, help and completion.
+func reportFlagSet(f *reportFlags) *flag.FlagSet {
+	fs := flag.NewFlagSet("agentls report", flag.ContinueOnError)
+	fs.StringVar(&f.dir, "dir", ".", "workspace `directory` (for its newest run)")
+	fs.StringVar(&f.session, "session", "", "report every run of session `ID`")
+	fs.StringVar(&f.out, "o", "", "write the page to `file`")
+	fs.StringVar(&f.transcripts, "transcripts", "", "transcript `directory` (default: the state directory's runs/)")
+	return fs
+}
+
 // reportMain implements `agentls report`.
 func reportMain(args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("agentls report", flag.ContinueOnError)
-	dirFlag := fs.String("dir", ".", "workspace `directory` (for its newest run)")
-	session := fs.String("session", "", "report every run of session `ID`")
-	out := fs.String("o", "", "write the page to `file`")
-	transcripts := fs.String("transcripts", "", "transcript `directory` (default: the state directory's runs/)")
+	var rf reportFlags
+	fs := reportFlagSet(&rf)
+	dirFlag, session, out, transcripts := &rf.dir, &rf.session, &rf.out, &rf.transcripts
 	usage := func(w io.Writer) { fmt.Fprint(w, reportUsage); printFlags(w, fs) }
 	if code := parseFlags(fs, args, usage, stdout, stderr); code >= 0 {
 		return code

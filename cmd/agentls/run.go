@@ -76,10 +76,8 @@ type runFlags struct {
 	session              string // --session
 }
 
-// parseRunFlags accepts flags before and after the prompt words. It
-// returns an exit code >= 0 when the command should stop.
-func parseRunFlags(args []string, stdin io.Reader, stdout, stderr io.Writer) (runFlags, int) {
-	var f runFlags
+// runFlagSet is run's flags, shared by parsing, help and completion.
+func runFlagSet(f *runFlags) *flag.FlagSet {
 	fs := flag.NewFlagSet("agentls run", flag.ContinueOnError)
 	fs.StringVar(&f.dir, "dir", ".", "workspace `directory` the agent works in")
 	fs.BoolVar(&f.apply, "apply", false, "write the proposed changes to disk")
@@ -91,6 +89,14 @@ func parseRunFlags(args []string, stdin io.Reader, stdout, stderr io.Writer) (ru
 	fs.BoolVar(&f.plan, "plan", false, "plan only: read-only tools, the answer is a plan to approve")
 	fs.BoolVar(&f.cont, "continue", false, "continue the latest session of --dir")
 	fs.StringVar(&f.session, "session", "", "continue the session `ID` (agentls sessions lists them)")
+	return fs
+}
+
+// parseRunFlags accepts flags before and after the prompt words. It
+// returns an exit code >= 0 when the command should stop.
+func parseRunFlags(args []string, stdin io.Reader, stdout, stderr io.Writer) (runFlags, int) {
+	var f runFlags
+	fs := runFlagSet(&f)
 	usage := func(w io.Writer) { fmt.Fprint(w, runUsage); printFlags(w, fs) }
 	words, code := parseInterleaved(fs, args, usage, stdout, stderr)
 	if code >= 0 {
@@ -106,8 +112,8 @@ func parseRunFlags(args []string, stdin io.Reader, stdout, stderr io.Writer) (ru
 	}
 	f.prompt = strings.TrimSpace(strings.Join(words, " "))
 	if f.prompt == "" {
-		fmt.Fprintln(stderr, "agentls run: missing PROMPT")
-		usage(stderr)
+		// One line: the whole help would bury what is missing.
+		fmt.Fprintln(stderr, "agentls run: missing PROMPT (usage: agentls run [flags] PROMPT, or - to read it from standard input; see agentls help run)")
 		return f, 2
 	}
 	if err := agent.CheckPrompt(f.prompt); err != nil {

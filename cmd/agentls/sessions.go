@@ -116,10 +116,17 @@ The editor and 'agentls run --continue / --session ID' continue them.
 flags:
 `
 
+// sessionsFlagSet is sessions' flags, shared by parsing, help and completion.
+func sessionsFlagSet(dir *string) *flag.FlagSet {
+	fs := flag.NewFlagSet("agentls sessions", flag.ContinueOnError)
+	fs.StringVar(dir, "dir", ".", "workspace `directory`")
+	return fs
+}
+
 // sessionsMain lists the sessions of a workspace (`agentls sessions`).
 func sessionsMain(args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("agentls sessions", flag.ContinueOnError)
-	dirFlag := fs.String("dir", ".", "workspace `directory`")
+	dirFlag := new(string)
+	fs := sessionsFlagSet(dirFlag)
 	usage := func(w io.Writer) { fmt.Fprint(w, sessionsUsage); printFlags(w, fs) }
 	if code := parseFlags(fs, args, usage, stdout, stderr); code >= 0 {
 		return code
