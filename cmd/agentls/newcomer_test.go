@@ -9,6 +9,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/agentls/agentls/lspserver/lsptest"
 )
@@ -17,7 +18,14 @@ import (
 // environment and returns its exit status and output.
 func agentlsBin(t *testing.T, env []string, args ...string) (code int, stdout, stderr string) {
 	t.Helper()
+	return agentlsIn(t, "", env, args...)
+}
+
+// agentlsIn is agentlsBin in the directory dir ("": the test's).
+func agentlsIn(t *testing.T, dir string, env []string, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
 	cmd := exec.Command(lsptest.BuildBinary(t), args...)
+	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), env...)
 	cmd.Stdin = strings.NewReader("")
 	var out, errb bytes.Buffer
@@ -186,5 +194,91 @@ func TestCompletionScripts(t *testing.T) {
 	}
 	if got := complete("agentls ru"); len(got) != 1 {
 		t.Errorf("agentls ru completes to %q, want only run", got)
+	}
+}
+
+// stateFiles lists the files under the state directory.
+func stateFiles(t *testing.T, state string) []string {
+	t.Helper()
+	var out []string
+	err := filepath.WalkDir(state, func(p string, d os.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			out = append(out, p)
+		}
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// The README's demo, as a newcomer meets it: a replay with a mistyped
+// prompt or a missing cassette leaves nothing (no session for the editor
+// to show, no transcript); the right prompt's run ends naming its report
+// command; and `agentls report` one directory too high lists that run
+// (id, time, workspace) instead of only failing.
+func TestNewcomerReplayAndReport(t *testing.T) {
+	noModelEnv(t)
+	state := os.Getenv("XDG_STATE_HOME")
+	cas, err := filepath.Abs(exampleCassette)
+	if err != nil {
+		t.Fatal(err)
+	}
+	root := t.TempDir()
+	ws := filepath.Join(root, "examples", "hello")
+	writeFile(t, filepath.Join(ws, "greet.py"), readFile(t, filepath.Join(exampleDir, "greet.py")), 0o644)
+
+	code, _, stderr := agentlsIn(t, root, nil, "report")
+	if code != 1 || !strings.Contains(stderr, "no run in "+root+" nor in a workspace below it") {
+		t.Fatalf("report with no runs at all: exit %d\n%s", code, stderr)
+	}
+
+	for name, args := range map[string][]string{
+		"wrong prompt":     {"--replay", cas, "Fix greet.py"},
+		"missing cassette": {"--replay", filepath.Join(root, "nope.cassette.json"), examplePrompt},
+	} {
+		code, _, stderr := agentlsIn(t, root, nil, append([]string{"run", "--dir", ws}, args...)...)
+		if code == 0 || !strings.Contains(stderr, "agentls run:") {
+			t.Fatalf("%s: exit %d\n%s", name, code, stderr)
+		}
+		if left := stateFiles(t, state); len(left) > 0 {
+			t.Fatalf("%s left %q behind\n%s", name, left, stderr)
+		}
+		if strings.Contains(stderr, "agentls report") || strings.Contains(stderr, "session ") {
+			t.Errorf("%s names a report or session it did not keep:\n%s", name, stderr)
+		}
+	}
+	if _, stdout, _ := agentlsIn(t, root, nil, "sessions", "--dir", ws); stdout != "" {
+		t.Fatalf("a failed replay left a session:\n%s", stdout)
+	}
+
+	code, _, stderr = agentlsIn(t, root, nil, "run", "--dir", ws, "--replay", cas, examplePrompt)
+	if code != 0 {
+		t.Fatalf("replay: exit %d\n%s", code, stderr)
+	}
+	runID := regexp.MustCompile(`transcript \S+-([0-9a-f]+)\.jsonl`).FindStringSubmatch(stderr)
+	if runID == nil {
+		t.Fatalf("no transcript:\n%s", stderr)
+	}
+	lines := strings.Split(strings.TrimSpace(stderr), "\n")
+	if got, want := lines[len(lines)-2], "agentls: see this run as a page: agentls report "+runID[1]; got != want {
+		t.Fatalf("the line above the usage line is %q, want %q\n%s", got, want, stderr)
+	}
+
+	code, stdout, stderr := agentlsIn(t, root, nil, "report")
+	if code != 1 || stdout != "" {
+		t.Fatalf("report above the workspace: exit %d, stdout %q\n%s", code, stdout, stderr)
+	}
+	row := regexp.MustCompile(`(?m)^  ` + runID[1] + `  (\d{4}-\d\d-\d\d \d\d:\d\d:\d\d)  examples/hello$`).FindStringSubmatch(stderr)
+	if row == nil || !strings.Contains(stderr, "agentls report "+runID[1]) {
+		t.Fatalf("report above the workspace does not list the run with its time and workspace:\n%s", stderr)
+	}
+	if when, err := time.ParseInLocation(time.DateTime, row[1], time.Local); err != nil || time.Since(when) > time.Hour || time.Until(when) > time.Minute {
+		t.Errorf("the run's time %q is not now (%v)", row[1], err)
+	}
+	code, stdout, stderr = agentlsIn(t, root, nil, "report", runID[1])
+	if code != 0 || !strings.HasSuffix(strings.TrimSpace(stdout), runID[1]+".html") {
+		t.Fatalf("the listed command: exit %d, stdout %q\n%s", code, stdout, stderr)
 	}
 }

@@ -8,13 +8,16 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"io/fs"
 	"log/slog"
+	"os"
 	"path/filepath"
 	"strings"
 	"unicode/utf8"
 
 	"github.com/agentls/agentls/agent"
 	"github.com/agentls/agentls/agent/config"
+	"github.com/agentls/agentls/agent/llm"
 	"github.com/agentls/agentls/agent/revert"
 	"github.com/agentls/agentls/internal/redact"
 	"github.com/agentls/agentls/internal/safetext"
@@ -227,10 +230,18 @@ func runMainContext(parent context.Context, args []string, stdin io.Reader, stdo
 	defer closeMCP()
 	out := prepared.Execute(ctx)
 	p.endLine()
+	if replayFailed(out) {
+		return discardReplay(out, prepared.TranscriptPath(), stderr)
+	}
 	if path := prepared.TranscriptPath(); path != "" {
 		fmt.Fprintf(stderr, "agentls: transcript %s\n", path)
 	}
 	defer fmt.Fprintln(stderr, usageLine(out))
+	if prepared.TranscriptPath() != "" {
+		// Deferred: among the last lines, right above the usage line, where
+		// someone who just watched the run looks for what to do next.
+		defer fmt.Fprintf(stderr, "agentls: see this run as a page: agentls report %s\n", prepared.ID())
+	}
 	if out.Problems > 0 {
 		fmt.Fprintf(stderr, "agentls run: the proposal introduces %d problem(s) the language server still reports\n", out.Problems)
 	}
@@ -250,6 +261,30 @@ func runMainContext(parent context.Context, args []string, stdin io.Reader, stdo
 			safetext.ShellQuote(dir), cs.session.ID(), "Carry out your plan.")
 	}
 	return code
+}
+
+// replayFailed says whether a --replay run failed because its cassette
+// cannot answer it (another prompt, other files).
+func replayFailed(out agent.Outcome) bool {
+	var re *llm.ReplayError
+	return out.Status == agent.StatusFailed && errors.As(out.Err, &re)
+}
+
+// discardReplay ends a run whose cassette did not match: a replay is a
+// demonstration or a test, and what it did before diverging is not a run
+// of the user's, so neither its transcript nor its session is kept (a
+// newcomer who mistyped the demo's prompt found a stray session in the
+// editor). It returns the exit status, 1.
+func discardReplay(out agent.Outcome, transcript string, stderr io.Writer) int {
+	if transcript != "" {
+		if err := os.Remove(transcript); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			fmt.Fprintf(stderr, "agentls: warning: %v\n", err)
+		}
+		_ = os.Remove(filepath.Dir(transcript)) // the runs directory, when this run made it (only if empty)
+	}
+	fmt.Fprintf(stderr, "agentls run: failed: %s\n", redact.Text(fmt.Sprint(out.Err)))
+	fmt.Fprintln(stderr, "agentls run: the recording does not answer this run; nothing was written or saved (no session, no transcript)")
+	return 1
 }
 
 func planMode(plan bool) string {
