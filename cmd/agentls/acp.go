@@ -30,13 +30,20 @@ const acpTTYHint = `agentls acp: this speaks the Agent Client Protocol on stdin/
 agentls acp: waiting for ACP messages, one JSON object per line; Ctrl-C quits.
 `
 
+// acpFlagSet is acp's flags, shared by parsing, help and completion.
+func acpFlagSet(logFile, logLevel *string) *flag.FlagSet {
+	fs := flag.NewFlagSet("agentls acp", flag.ContinueOnError)
+	fs.StringVar(logFile, "log-file", "", "append logs to `file` instead of stderr")
+	fs.StringVar(logLevel, "log-level", "info", "log `level`: debug, info, warn or error")
+	return fs
+}
+
 // acpMain serves ACP on stdin/stdout (`agentls acp`). It returns 0 when
 // the client closes the connection, 2 for bad flags, 1 for unreadable
 // input.
 func acpMain(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("agentls acp", flag.ContinueOnError)
-	logFile := fs.String("log-file", "", "append logs to `file` instead of stderr")
-	logLevel := fs.String("log-level", "info", "log `level`: debug, info, warn or error")
+	var logFile, logLevel string
+	fs := acpFlagSet(&logFile, &logLevel)
 	usage := func(w io.Writer) { fmt.Fprint(w, acpUsage); printFlags(w, fs) }
 	if code := parseFlags(fs, args, usage, stdout, stderr); code >= 0 {
 		return code
@@ -45,7 +52,7 @@ func acpMain(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "agentls acp: unexpected arguments %q\n", fs.Args())
 		return 2
 	}
-	logger, closeLog, err := newLogger(*logFile, *logLevel, stderr)
+	logger, closeLog, err := newLogger(logFile, logLevel, stderr)
 	if err != nil {
 		fmt.Fprintf(stderr, "agentls acp: %v\n", err)
 		return 2

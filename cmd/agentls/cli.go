@@ -8,12 +8,13 @@ import (
 	"strings"
 )
 
-// printFlags lists a flag set's flags the way the usage texts write them,
-// with two dashes (flag.PrintDefaults writes "-apply").
+// printFlags lists a flag set's flags the way the usage texts and
+// docs/cli.md write them: --long, -o (flag.PrintDefaults writes "-apply",
+// and "--o" reads as a typo).
 func printFlags(w io.Writer, fs *flag.FlagSet) {
 	fs.VisitAll(func(f *flag.Flag) {
 		name, usage := flag.UnquoteUsage(f)
-		left := "  --" + f.Name
+		left := "  " + flagName(f.Name)
 		if name != "" {
 			left += " " + strings.ToUpper(name)
 		}
@@ -47,12 +48,28 @@ func parseFlags(fs *flag.FlagSet, args []string, usage func(io.Writer), stdout, 
 	return -1
 }
 
-// dashes rewrites the flag package's "-name" in its messages as "--name".
-func dashes(msg string) string {
-	if i := strings.LastIndex(msg, ": -"); i >= 0 && !strings.HasPrefix(msg[i+2:], "--") {
-		return msg[:i+2] + "-" + msg[i+2:]
+// flagName is how a flag is written: one dash for a single letter (-o,
+// -v), two for a word (--dir), as in the usage texts and docs/cli.md.
+// The flag package accepts either.
+func flagName(name string) string {
+	if len(name) == 1 {
+		return "-" + name
 	}
-	return msg
+	return "--" + name
+}
+
+// dashes rewrites the flag package's "-name" in its messages as flagName
+// writes it.
+func dashes(msg string) string {
+	i := strings.LastIndex(msg, ": -")
+	if i < 0 || strings.HasPrefix(msg[i+2:], "--") {
+		return msg
+	}
+	name, _, _ := strings.Cut(msg[i+3:], " ")
+	if len(name) == 1 {
+		return msg
+	}
+	return msg[:i+2] + "-" + msg[i+2:]
 }
 
 // parseInterleaved parses flags placed before and after positional words

@@ -35,11 +35,6 @@ func TestHelpGoesToStdout(t *testing.T) {
 			t.Errorf("run --help lacks %q:\n%s", want, stdout)
 		}
 	}
-	for _, line := range strings.Split(stdout, "\n") {
-		if strings.HasPrefix(strings.TrimSpace(line), "-") && !strings.HasPrefix(strings.TrimSpace(line), "--") {
-			t.Errorf("flag shown with one dash: %q", line)
-		}
-	}
 }
 
 // TestUsageErrorsGoToStderr: bad flags and commands exit 2 with a message

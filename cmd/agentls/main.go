@@ -44,10 +44,10 @@ const usage = `usage: agentls [serve] [flags]      serve LSP on stdin/stdout (wh
        agentls sessions [--dir DIR]   list the saved agent sessions of a workspace
        agentls mcp [flags] ...        inspect configured MCP servers
        agentls report [RUN_ID]        render a run's transcript as an HTML page
-       agentls revert RUN_ID          take back a run made with --apply
+       agentls revert RUN_ID          take back a run whose changes landed
        agentls version                print the version (also --version)
-
-Run 'agentls COMMAND --help' for a command's flags.
+       agentls help COMMAND           print a command's help (as agentls COMMAND --help)
+       agentls completion SHELL       print a completion script for bash, zsh or fish
 
 flags for serve:
   --log-file FILE           append logs to FILE instead of stderr
@@ -71,6 +71,11 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		stdout, stderr = terminalSafe(stdout, stderr)
 		defer flush(stdout, stderr)
 	}
+	return dispatch(cmd, args, stdin, stdout, stderr)
+}
+
+// dispatch runs the subcommand cmd.
+func dispatch(cmd string, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	switch cmd {
 	case "serve":
 		return serveMain(args, stdin, stdout, stderr)
@@ -87,13 +92,22 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	case "revert":
 		return revertMain(args, stdout, stderr)
 	case "version":
+		if isHelp(args) {
+			fmt.Fprint(stdout, versionUsage)
+			return 0
+		}
 		fmt.Fprintf(stdout, "agentls %s\n", currentVersion())
 		return 0
 	case "help":
-		fmt.Fprint(stdout, usage)
-		return 0
+		if isHelp(args) {
+			fmt.Fprint(stdout, helpUsage)
+			return 0
+		}
+		return helpMain(args, stdin, stdout, stderr)
+	case "completion":
+		return completionMain(args, stdout, stderr)
 	default:
-		fmt.Fprintf(stderr, "agentls: unknown command %q\n\n%s", cmd, usage)
+		fmt.Fprintf(stderr, "agentls: unknown command %q; the commands are %s (see agentls help)\n", cmd, strings.Join(commandNames(), ", "))
 		return 2
 	}
 }
@@ -129,12 +143,19 @@ const ttyHint = `agentls: this is a language server: it speaks LSP on stdin/stdo
 agentls: to try a task from the shell: agentls run --dir DIR "PROMPT" (agentls run --help). Waiting for LSP input; Ctrl-C quits.
 `
 
+// serveFlagSet is serve's flags, shared by parsing, help and completion.
+func serveFlagSet(logFile, logLevel *string) *flag.FlagSet {
+	fs := flag.NewFlagSet("agentls serve", flag.ContinueOnError)
+	fs.StringVar(logFile, "log-file", "", "append logs to `file` instead of stderr")
+	fs.StringVar(logLevel, "log-level", "", "log `level`: debug, info, warn or error (default: warn on stderr, info in a --log-file)")
+	return fs
+}
+
 // serveMain serves LSP on stdin/stdout and returns the exit code LSP
 // prescribes: 0 after shutdown+exit, 1 otherwise, 2 for unreadable input.
 func serveMain(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("agentls serve", flag.ContinueOnError)
-	logFile := fs.String("log-file", "", "append logs to `file` instead of stderr")
-	logLevel := fs.String("log-level", "", "log `level`: debug, info, warn or error (default: warn on stderr, info in a --log-file)")
+	var logFile, logLevel string
+	fs := serveFlagSet(&logFile, &logLevel)
 	printUsage := func(w io.Writer) { fmt.Fprint(w, usage) }
 	if code := parseFlags(fs, args, printUsage, stdout, stderr); code >= 0 {
 		return code
@@ -148,7 +169,7 @@ func serveMain(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "agentls serve: unexpected arguments %q\n", fs.Args())
 		return 2
 	}
-	logger, closeLog, err := newLogger(*logFile, *logLevel, stderr)
+	logger, closeLog, err := newLogger(logFile, logLevel, stderr)
 	if err != nil {
 		fmt.Fprintf(stderr, "agentls: %v\n", err)
 		return 2

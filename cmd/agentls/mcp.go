@@ -68,10 +68,11 @@ type mcpFlags struct {
 	args    []string // subcommand and its arguments
 }
 
-// parseMCPFlags accepts flags before and after the subcommand. It returns
-// an exit code >= 0 when the command should stop.
-func parseMCPFlags(args []string, stdout, stderr io.Writer) (mcpFlags, int) {
-	var f mcpFlags
+// mcpSubcommands are the words `agentls mcp` takes (for completion).
+var mcpSubcommands = []string{"list", "call", "login", "logout"}
+
+// mcpFlagSet is mcp's flags, shared by parsing, help and completion.
+func mcpFlagSet(f *mcpFlags) *flag.FlagSet {
 	fs := flag.NewFlagSet("agentls mcp", flag.ContinueOnError)
 	fs.StringVar(&f.dir, "dir", ".", "workspace `directory` (config and MCP root)")
 	fs.DurationVar(&f.timeout, "timeout", 30*time.Second, "how long to wait for servers to connect (call on a terminal: at least the 5 minutes a sign-in may take; Ctrl-C stops)")
@@ -80,6 +81,14 @@ func parseMCPFlags(args []string, stdout, stderr io.Writer) (mcpFlags, int) {
 	fs.BoolVar(&f.trust, "trust-workspace", false, trustWorkspaceUsage)
 	fs.BoolVar(&f.browser, "browser", false, "call: open a sign-in page in your browser when a server asks (when a desktop is present); it is always printed")
 	fs.BoolVar(&f.json, "json", false, "list: print servers and tools as JSON")
+	return fs
+}
+
+// parseMCPFlags accepts flags before and after the subcommand. It returns
+// an exit code >= 0 when the command should stop.
+func parseMCPFlags(args []string, stdout, stderr io.Writer) (mcpFlags, int) {
+	var f mcpFlags
+	fs := mcpFlagSet(&f)
 	usage := func(w io.Writer) { fmt.Fprint(w, mcpUsage); printFlags(w, fs) }
 	words, code := parseInterleaved(fs, args, usage, stdout, stderr)
 	if code >= 0 {
@@ -87,8 +96,7 @@ func parseMCPFlags(args []string, stdout, stderr io.Writer) (mcpFlags, int) {
 	}
 	f.args = words
 	if len(f.args) == 0 {
-		fmt.Fprintln(stderr, "agentls mcp: missing subcommand (list, call, login or logout)")
-		usage(stderr)
+		fmt.Fprintln(stderr, "agentls mcp: missing subcommand: list, call, login or logout (see agentls help mcp)")
 		return f, 2
 	}
 	return f, -1

@@ -26,17 +26,24 @@ the editor's revert (agentls.revert), which edits its buffers.
 flags:
 `
 
+// revertFlagSet is revert's flags, shared by parsing, help and completion.
+func revertFlagSet(dir *string) *flag.FlagSet {
+	fs := flag.NewFlagSet("agentls revert", flag.ContinueOnError)
+	fs.StringVar(dir, "dir", ".", "workspace `directory` the run worked in")
+	return fs
+}
+
 // revertMain implements `agentls revert`. Exit status: 0 when everything
 // was reverted, 1 when something was left alone or failed, 2 for usage.
 func revertMain(args []string, stdout, stderr io.Writer) int {
-	flags := flag.NewFlagSet("agentls revert", flag.ContinueOnError)
-	dirFlag := flags.String("dir", ".", "workspace `directory` the run worked in")
+	dirFlag := new(string)
+	flags := revertFlagSet(dirFlag)
 	usage := func(w io.Writer) { fmt.Fprint(w, revertUsage); printFlags(w, flags) }
 	if code := parseFlags(flags, args, usage, stdout, stderr); code >= 0 {
 		return code
 	}
 	if flags.NArg() != 1 {
-		usage(stderr)
+		fmt.Fprintln(stderr, "agentls revert: want one RUN_ID (usage: agentls revert [--dir DIR] RUN_ID; see agentls help revert)")
 		return 2
 	}
 	runID := flags.Arg(0)

@@ -8,13 +8,16 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"io/fs"
 	"log/slog"
+	"os"
 	"path/filepath"
 	"strings"
 	"unicode/utf8"
 
 	"github.com/agentls/agentls/agent"
 	"github.com/agentls/agentls/agent/config"
+	"github.com/agentls/agentls/agent/llm"
 	"github.com/agentls/agentls/agent/revert"
 	"github.com/agentls/agentls/internal/redact"
 	"github.com/agentls/agentls/internal/safetext"
@@ -76,10 +79,8 @@ type runFlags struct {
 	session              string // --session
 }
 
-// parseRunFlags accepts flags before and after the prompt words. It
-// returns an exit code >= 0 when the command should stop.
-func parseRunFlags(args []string, stdin io.Reader, stdout, stderr io.Writer) (runFlags, int) {
-	var f runFlags
+// runFlagSet is run's flags, shared by parsing, help and completion.
+func runFlagSet(f *runFlags) *flag.FlagSet {
 	fs := flag.NewFlagSet("agentls run", flag.ContinueOnError)
 	fs.StringVar(&f.dir, "dir", ".", "workspace `directory` the agent works in")
 	fs.BoolVar(&f.apply, "apply", false, "write the proposed changes to disk")
@@ -91,6 +92,14 @@ func parseRunFlags(args []string, stdin io.Reader, stdout, stderr io.Writer) (ru
 	fs.BoolVar(&f.plan, "plan", false, "plan only: read-only tools, the answer is a plan to approve")
 	fs.BoolVar(&f.cont, "continue", false, "continue the latest session of --dir")
 	fs.StringVar(&f.session, "session", "", "continue the session `ID` (agentls sessions lists them)")
+	return fs
+}
+
+// parseRunFlags accepts flags before and after the prompt words. It
+// returns an exit code >= 0 when the command should stop.
+func parseRunFlags(args []string, stdin io.Reader, stdout, stderr io.Writer) (runFlags, int) {
+	var f runFlags
+	fs := runFlagSet(&f)
 	usage := func(w io.Writer) { fmt.Fprint(w, runUsage); printFlags(w, fs) }
 	words, code := parseInterleaved(fs, args, usage, stdout, stderr)
 	if code >= 0 {
@@ -106,8 +115,8 @@ func parseRunFlags(args []string, stdin io.Reader, stdout, stderr io.Writer) (ru
 	}
 	f.prompt = strings.TrimSpace(strings.Join(words, " "))
 	if f.prompt == "" {
-		fmt.Fprintln(stderr, "agentls run: missing PROMPT")
-		usage(stderr)
+		// One line: the whole help would bury what is missing.
+		fmt.Fprintln(stderr, "agentls run: missing PROMPT (usage: agentls run [flags] PROMPT, or - to read it from standard input; see agentls help run)")
 		return f, 2
 	}
 	if err := agent.CheckPrompt(f.prompt); err != nil {
@@ -221,10 +230,18 @@ func runMainContext(parent context.Context, args []string, stdin io.Reader, stdo
 	defer closeMCP()
 	out := prepared.Execute(ctx)
 	p.endLine()
+	if replayFailed(out) {
+		return discardReplay(out, prepared.TranscriptPath(), stderr)
+	}
 	if path := prepared.TranscriptPath(); path != "" {
 		fmt.Fprintf(stderr, "agentls: transcript %s\n", path)
 	}
 	defer fmt.Fprintln(stderr, usageLine(out))
+	if prepared.TranscriptPath() != "" {
+		// Deferred: among the last lines, right above the usage line, where
+		// someone who just watched the run looks for what to do next.
+		defer fmt.Fprintf(stderr, "agentls: see this run as a page: agentls report %s\n", prepared.ID())
+	}
 	if out.Problems > 0 {
 		fmt.Fprintf(stderr, "agentls run: the proposal introduces %d problem(s) the language server still reports\n", out.Problems)
 	}
@@ -244,6 +261,30 @@ func runMainContext(parent context.Context, args []string, stdin io.Reader, stdo
 			safetext.ShellQuote(dir), cs.session.ID(), "Carry out your plan.")
 	}
 	return code
+}
+
+// replayFailed says whether a --replay run failed because its cassette
+// cannot answer it (another prompt, other files).
+func replayFailed(out agent.Outcome) bool {
+	var re *llm.ReplayError
+	return out.Status == agent.StatusFailed && errors.As(out.Err, &re)
+}
+
+// discardReplay ends a run whose cassette did not match: a replay is a
+// demonstration or a test, and what it did before diverging is not a run
+// of the user's, so neither its transcript nor its session is kept (a
+// newcomer who mistyped the demo's prompt found a stray session in the
+// editor). It returns the exit status, 1.
+func discardReplay(out agent.Outcome, transcript string, stderr io.Writer) int {
+	if transcript != "" {
+		if err := os.Remove(transcript); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			fmt.Fprintf(stderr, "agentls: warning: %v\n", err)
+		}
+		_ = os.Remove(filepath.Dir(transcript)) // the runs directory, when this run made it (only if empty)
+	}
+	fmt.Fprintf(stderr, "agentls run: failed: %s\n", redact.Text(fmt.Sprint(out.Err)))
+	fmt.Fprintln(stderr, "agentls run: the recording does not answer this run; nothing was written or saved (no session, no transcript)")
+	return 1
 }
 
 func planMode(plan bool) string {

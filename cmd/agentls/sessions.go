@@ -21,7 +21,9 @@ import (
 // proposals (changes earlier runs left pending).
 type cliSession struct {
 	session   *agent.Session
-	store     *agent.SessionStore // nil: not saved
+	store     *agent.SessionStore // nil: not opened yet (a new session), or not saved
+	stateDir  string              // where a new session's store is opened when it is saved
+	logger    *slog.Logger
 	proposals []agent.SavedProposal
 	dir       string // the workspace, named in the command that continues the session
 }
@@ -32,9 +34,9 @@ type cliSession struct {
 // usable state directory a new session still runs (with a warning), but
 // nothing can be continued.
 func openCLISession(f runFlags, dir string, logger *slog.Logger, stderr io.Writer) (*cliSession, int) {
-	cs := &cliSession{dir: dir}
+	cs := &cliSession{dir: dir, logger: logger}
 	stateDir, err := agent.DefaultStateDir(nil)
-	if err == nil {
+	if err == nil && (f.cont || f.session != "") {
 		cs.store, err = agent.OpenSessionStore(stateDir, dir, logger)
 	}
 	if err != nil {
@@ -62,7 +64,9 @@ func openCLISession(f runFlags, dir string, logger *slog.Logger, stderr io.Write
 		}
 		cs.session, cs.proposals = all[0].Session, all[0].Proposals
 	default:
-		cs.session = agent.NewSession("")
+		// The store is opened when the session is saved: a run that
+		// saves nothing (a failed replay) leaves no session directory.
+		cs.session, cs.stateDir = agent.NewSession(""), stateDir
 	}
 	return cs, -1
 }
@@ -79,6 +83,14 @@ func (cs *cliSession) states() []agent.ProposalState {
 // save writes the session: earlier pending proposals stay, and this run's
 // changes join them, except the files --apply wrote.
 func (cs *cliSession) save(changes *tools.Changeset, written []string, cfg config.Config, stderr io.Writer) {
+	if cs.store == nil && cs.stateDir != "" {
+		st, err := agent.OpenSessionStore(cs.stateDir, cs.dir, cs.logger)
+		if err != nil {
+			fmt.Fprintf(stderr, "agentls: warning: session not saved: %v\n", err)
+			return
+		}
+		cs.store = st
+	}
 	if cs.store == nil {
 		return
 	}
@@ -116,10 +128,17 @@ The editor and 'agentls run --continue / --session ID' continue them.
 flags:
 `
 
+// sessionsFlagSet is sessions' flags, shared by parsing, help and completion.
+func sessionsFlagSet(dir *string) *flag.FlagSet {
+	fs := flag.NewFlagSet("agentls sessions", flag.ContinueOnError)
+	fs.StringVar(dir, "dir", ".", "workspace `directory`")
+	return fs
+}
+
 // sessionsMain lists the sessions of a workspace (`agentls sessions`).
 func sessionsMain(args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("agentls sessions", flag.ContinueOnError)
-	dirFlag := fs.String("dir", ".", "workspace `directory`")
+	dirFlag := new(string)
+	fs := sessionsFlagSet(dirFlag)
 	usage := func(w io.Writer) { fmt.Fprint(w, sessionsUsage); printFlags(w, fs) }
 	if code := parseFlags(fs, args, usage, stdout, stderr); code >= 0 {
 		return code
