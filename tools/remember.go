@@ -82,7 +82,7 @@ func NormalizeNote(note string) (string, error) {
 	}
 	n = strings.TrimSpace(n)
 	switch {
-	case n == "":
+	case n == "" || n == "-" || n == "*" || n == "+":
 		return "", errors.New("note is empty; give the rule to remember in one sentence")
 	case len(n) > MaxNoteBytes:
 		return "", fmt.Errorf("note is %d bytes, more than %d; keep it to one short rule", len(n), MaxNoteBytes)
