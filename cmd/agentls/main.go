@@ -45,6 +45,7 @@ const usage = `usage: agentls [serve] [flags]      serve LSP on stdin/stdout (wh
        agentls mcp [flags] ...        inspect configured MCP servers
        agentls report [RUN_ID]        render a run's transcript as an HTML page
        agentls revert RUN_ID          take back a run made with --apply
+       agentls remember [flags] NOTE  add a rule to AGENTS.md (diff; --apply writes)
        agentls version                print the version (also --version)
 
 Run 'agentls COMMAND --help' for a command's flags.
@@ -86,6 +87,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return reportMain(args, stdout, stderr)
 	case "revert":
 		return revertMain(args, stdout, stderr)
+	case "remember":
+		return rememberMain(args, stdout, stderr)
 	case "version":
 		fmt.Fprintf(stdout, "agentls %s\n", currentVersion())
 		return 0
