@@ -400,7 +400,7 @@ func TestFixedCostWithAgentTools(t *testing.T) {
 	// The system prompt without the skills listing and the temp paths.
 	sys := c.Count(buildSystemPrompt(mapView{folders: []string{"/home/user/src/project"}}, day))
 	t.Logf("%d tools: %d tokens; system prompt %d; total %d (budget %d)", len(req.Tools), toolsTok, sys, toolsTok+sys, fixedCostBudget)
-	if len(req.Tools) != 12 {
+	if len(req.Tools) != 13 {
 		t.Fatalf("tools = %v", toolNamesOf(req.Tools))
 	}
 	if toolsTok+sys > fixedCostBudget {
@@ -542,12 +542,12 @@ func TestFixedCostWithLanguageServer(t *testing.T) {
 	req := m.reqs()[0]
 	c := NewCounter()
 	toolsTok := c.Tools(req.Tools)
-	sys := c.Count(buildSystemPromptCore(systemPromptCore+languageRule, mapView{folders: []string{"/home/user/src/project"}}, day))
+	sys := c.Count(buildSystemPromptCore(systemPromptCore+languageRule, mapView{folders: []string{"/home/user/src/project"}}, day, ""))
 	if !strings.Contains(req.Messages[0].Content, strings.TrimPrefix(languageRule, "\n")) {
 		t.Fatal("the system prompt lacks the language rule")
 	}
 	names := toolNamesOf(req.Tools)
-	if slices.Contains(names, "tool_search") || len(req.Tools) != 17 {
+	if slices.Contains(names, "tool_search") || len(req.Tools) != 18 {
 		t.Fatalf("tools = %v", names)
 	}
 	for _, n := range []string{"diagnostics", "definition", "references", "symbols", "rename"} {
@@ -601,7 +601,7 @@ func TestFixedCostOfSubAgent(t *testing.T) {
 	}
 	c := NewCounter()
 	toolsTok := c.Tools(sub.Tools)
-	sys := c.Count(buildSystemPromptCore(taskSystemCore+taskLanguageRule, mapView{folders: []string{"/home/user/src/project"}}, day))
+	sys := c.Count(buildSystemPromptCore(taskSystemCore+taskLanguageRule, mapView{folders: []string{"/home/user/src/project"}}, day, ""))
 	t.Logf("sub-agent: %d tools: %d tokens; system prompt %d; total %d (budget %d)", len(sub.Tools), toolsTok, sys, toolsTok+sys, fixedCostBudget)
 	if toolsTok+sys > fixedCostBudget {
 		t.Fatalf("sub-agent fixed cost %d tokens, budget %d", toolsTok+sys, fixedCostBudget)

@@ -2,6 +2,8 @@ package agent
 
 import (
 	"fmt"
+	"io"
+	"os"
 	"path/filepath"
 	"runtime"
 	"strings"
@@ -55,6 +57,7 @@ Rules:
 - A CONFLICT error means the file changed since you read it: use the diff it shows, or read again, then redo the edit.
 - Keep changes minimal and in the project's style; do not touch unrelated code.
 - When a tool fails, change your approach instead of repeating the same call.
+- A rejection stating a lasting rule: you may propose it via remember.
 - Finish with a short answer: what you changed and why, or the answer to the question. Do not paste whole files.`
 
 // languageRule ends the rules when a language server serves the
@@ -89,7 +92,7 @@ func (r *runner) systemPrompt(view workspaceReader, now time.Time) string {
 			core += planModeRules
 		}
 	}
-	s := buildSystemPromptCore(core, view, now)
+	s := buildSystemPromptCore(core, view, now, r.userRules)
 	if l := r.env.Skills.Listing(); l != "" {
 		s += "\n\n" + l
 	}
@@ -106,10 +109,12 @@ type workspaceReader interface {
 // folders, OS, date, and the project's rules files (read through the view so
 // an unsaved buffer counts, size-capped).
 func buildSystemPrompt(view workspaceReader, now time.Time) string {
-	return buildSystemPromptCore(systemPromptCore, view, now)
+	return buildSystemPromptCore(systemPromptCore, view, now, "")
 }
 
-func buildSystemPromptCore(core string, view workspaceReader, now time.Time) string {
+// buildSystemPromptCore assembles the prompt; userRules is the path of
+// the user's own AGENTS.md ("" for none).
+func buildSystemPromptCore(core string, view workspaceReader, now time.Time, userRules string) string {
 	var b strings.Builder
 	b.WriteString(core)
 	b.WriteString("\n\nEnvironment:\n")
@@ -121,7 +126,7 @@ func buildSystemPromptCore(core string, view workspaceReader, now time.Time) str
 		fmt.Fprintf(&b, "- Workspace folders: %s (relative paths resolve against the first)\n", strings.Join(folders, ", "))
 	}
 	fmt.Fprintf(&b, "- OS: %s/%s\n- Date: %s\n", runtime.GOOS, runtime.GOARCH, now.Format("2006-01-02"))
-	if rules := readRules(view, folders); rules != "" {
+	if rules := readRules(view, folders, userRules); rules != "" {
 		b.WriteString("\nProject rules (from the repository; follow them):\n")
 		b.WriteString(rules)
 		b.WriteString("\n")
@@ -129,30 +134,71 @@ func buildSystemPromptCore(core string, view workspaceReader, now time.Time) str
 	return strings.TrimRight(b.String(), "\n")
 }
 
-// readRules concatenates the rules files of the first folder, capped at
-// maxRulesBytes in total.
-func readRules(view workspaceReader, folders []string) string {
-	if view == nil || len(folders) == 0 {
-		return ""
-	}
+// readRules concatenates the rules files of the first folder, then the
+// user's own AGENTS.md (userRules, read from disk: it is outside the
+// workspace), capped at maxRulesBytes in total. The project's come first
+// so a large user file is what gets truncated, not the repository's.
+// Each run reads them afresh, so an accepted remember proposal reaches
+// the next run.
+func readRules(view workspaceReader, folders []string, userRules string) string {
 	var parts []string
 	left := maxRulesBytes
-	for _, name := range rulesFiles {
-		snap, err := view.Read(filepath.Join(folders[0], name))
-		if err != nil || strings.TrimSpace(snap.Text) == "" {
-			continue
-		}
-		body := strings.TrimSpace(snap.Text)
-		if left <= 0 {
-			break
+	add := func(tag, text string) {
+		body := strings.TrimSpace(text)
+		if body == "" || left <= 0 {
+			return
 		}
 		if len(body) > left {
 			body = cutUTF8(body, left) + "\n[rules truncated]"
 		}
 		left -= len(body)
-		parts = append(parts, fmt.Sprintf("<%s>\n%s\n</%s>", filepath.ToSlash(name), body, filepath.ToSlash(name)))
+		parts = append(parts, fmt.Sprintf("<%s>\n%s\n</%s>", tag, body, tag))
+	}
+	if view != nil && len(folders) > 0 {
+		for _, name := range rulesFiles {
+			if snap, err := view.Read(filepath.Join(folders[0], name)); err == nil {
+				add(filepath.ToSlash(name), snap.Text)
+			}
+		}
+	}
+	if userRules != "" {
+		if text, err := readBounded(userRules, maxRulesBytes); err == nil {
+			add("user AGENTS.md", text)
+		}
 	}
 	return strings.Join(parts, "\n")
+}
+
+// UserRulesPath is the user's own AGENTS.md, included in every
+// workspace's prompt: $XDG_CONFIG_HOME/agentls/AGENTS.md, else
+// ~/.config/agentls/AGENTS.md; "" when neither is known.
+func UserRulesPath() string {
+	if x := os.Getenv("XDG_CONFIG_HOME"); x != "" && filepath.IsAbs(x) {
+		return filepath.Join(x, "agentls", "AGENTS.md")
+	}
+	home, err := os.UserHomeDir()
+	if err != nil || home == "" {
+		return ""
+	}
+	return filepath.Join(home, ".config", "agentls", "AGENTS.md")
+}
+
+// readBounded reads at most n bytes of a regular file (a FIFO or a huge
+// file in the user's config folder cannot stall or flood a run).
+func readBounded(path string, n int) (string, error) {
+	if st, err := os.Stat(path); err != nil || !st.Mode().IsRegular() {
+		return "", fmt.Errorf("%s is not a readable regular file", path)
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return "", fmt.Errorf("read user rules: %w", err)
+	}
+	defer f.Close()
+	b, err := io.ReadAll(io.LimitReader(f, int64(n)))
+	if err != nil {
+		return "", fmt.Errorf("read %s: %w", path, err)
+	}
+	return strings.ToValidUTF8(string(b), ""), nil
 }
 
 // buildTaskMessage returns the first user message: the task and, when the

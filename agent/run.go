@@ -50,6 +50,9 @@ type runner struct {
 	ctx         context.Context     // the run's context (wall clock included), for background work it starts
 	checks      []tools.CheckResult // latest result of each check (checks.go)
 	checkRounds int                 // times failing checks sent the run back to the model
+
+	userRules string      // the user's own AGENTS.md, read into the system prompt
+	nested    nestedRules // nested AGENTS.md files already shown (nestedrules.go)
 }
 
 // Run executes one agent task and returns how it ended. It blocks until the
@@ -321,6 +324,7 @@ func (r *runner) run(parent context.Context) Outcome {
 			r.transcript.record("warning", map[string]any{"warning": w})
 		}
 	}
+	r.userRules = UserRulesPath()
 	system := r.systemPrompt(view, now())
 	task := buildTaskMessage(r.opts.Prompt, r.opts.Editor, folders)
 	r.conv.add(llm.Message{Role: openai.ChatMessageRoleSystem, Content: system}, kindSystem, "")

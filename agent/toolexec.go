@@ -156,6 +156,10 @@ func (r *runner) execOne(ctx context.Context, pc plannedCall) callResult {
 	if res.text == "" {
 		res.text = "(no output)"
 	}
+	if !res.isError {
+		// After truncation, so the rules are never what gets cut.
+		res.text += r.nestedRulesNote(pc.call)
+	}
 	if pc.repeat >= r.limits.RepeatWarnAt && r.limits.RepeatWarnAt > 0 {
 		res.text += repeatWarning(pc.call.Name, pc.repeat, r.limits.RepeatStopAt)
 	}

@@ -45,6 +45,10 @@ type (
 	ReviewArgs = review.Args
 	// AcceptResult is the result of agentls.accept.
 	AcceptResult = review.AcceptResult
+	// RememberArgs is arguments[0] of agentls.remember.
+	RememberArgs = review.RememberArgs
+	// RememberResult is the result of agentls.remember.
+	RememberResult = review.RememberResult
 	// HunkConflict is a hunk an accept could not apply, and why.
 	HunkConflict = review.HunkConflict
 	// RejectResult is the result of agentls.reject.
@@ -111,6 +115,7 @@ const (
 	CommandRun           = runs.CommandRun
 	CommandCancel        = runs.CommandCancel
 	CommandAccept        = review.CommandAccept
+	CommandRemember      = review.CommandRemember
 	CommandReject        = review.CommandReject
 	CommandApprovePlan   = runs.CommandApprovePlan
 	CommandDeleteSession = runs.CommandDeleteSession

@@ -82,6 +82,7 @@ func (s *Server) commandTable() []core.Command {
 			s.runs.Decide(decisions)
 			return res, err
 		}},
+		{Name: review.CommandRemember, Run: s.review.Remember},
 		{Name: runs.CommandDeleteSession, Run: s.runs.DeleteSession},
 		{Name: runs.CommandClearSessions, Run: s.runs.ClearSessions},
 		{Name: runs.CommandApprovePlan, Run: s.runs.ApprovePlan},

@@ -18,6 +18,7 @@ func Builtins(policy Policy) []Tool {
 		EditFile(),
 		MultiEdit(),
 		WriteFile(),
+		Remember(),
 	}
 	if policy.RunCommand == "ask" {
 		ts = append(ts, RunCommand())

@@ -259,3 +259,7 @@ func (c *Changeset) Discard(path string) {
 		c.notify(path)
 	}
 }
+
+// HashText is the content hash of StagedFile.BaseHash and TextHash, for
+// front-ends that stage a change without a run (agentls.remember).
+func HashText(s string) string { return hashText(s) }

@@ -144,7 +144,7 @@ func TestRegistry(t *testing.T) {
 	for _, tl := range r.List() {
 		names = append(names, tl.Name())
 	}
-	if !slices.IsSorted(names) || len(names) != 7 {
+	if !slices.IsSorted(names) || len(names) != 8 {
 		t.Fatalf("List must be sorted and complete: %v", names)
 	}
 	r.Remove("grep")

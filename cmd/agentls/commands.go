@@ -28,6 +28,7 @@ func commands() []command {
 		{name: "mcp", summary: "inspect configured MCP servers", flags: func() *flag.FlagSet { return mcpFlagSet(new(mcpFlags)) }, words: mcpSubcommands},
 		{name: "report", summary: "render a run's transcript as an HTML page", flags: func() *flag.FlagSet { return reportFlagSet(new(reportFlags)) }},
 		{name: "revert", summary: "take back a run whose changes landed", flags: func() *flag.FlagSet { return revertFlagSet(new(string)) }},
+		{name: "remember", summary: "add a rule to AGENTS.md (diff; --apply writes)", flags: func() *flag.FlagSet { return rememberFlagSet(new(rememberFlags)) }},
 		{name: "version", summary: "print the version"},
 		{name: "help", summary: "print a command's help", words: commandNames()},
 		{name: "completion", summary: "print a shell completion script", words: shells},
@@ -37,7 +38,7 @@ func commands() []command {
 // commandNames are the subcommands' names (help's words, without the list
 // itself: commands would call itself).
 func commandNames() []string {
-	return []string{"serve", "run", "acp", "sessions", "mcp", "report", "revert", "version", "help", "completion"}
+	return []string{"serve", "run", "acp", "sessions", "mcp", "report", "revert", "remember", "version", "help", "completion"}
 }
 
 // shells are the shells `agentls completion` writes a script for.

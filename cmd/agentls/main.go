@@ -45,6 +45,7 @@ const usage = `usage: agentls [serve] [flags]      serve LSP on stdin/stdout (wh
        agentls mcp [flags] ...        inspect configured MCP servers
        agentls report [RUN_ID]        render a run's transcript as an HTML page
        agentls revert RUN_ID          take back a run whose changes landed
+       agentls remember [flags] NOTE  add a rule to AGENTS.md (diff; --apply writes)
        agentls version                print the version (also --version)
        agentls help COMMAND           print a command's help (as agentls COMMAND --help)
        agentls completion SHELL       print a completion script for bash, zsh or fish
@@ -91,6 +92,8 @@ func dispatch(cmd string, args []string, stdin io.Reader, stdout, stderr io.Writ
 		return reportMain(args, stdout, stderr)
 	case "revert":
 		return revertMain(args, stdout, stderr)
+	case "remember":
+		return rememberMain(args, stdout, stderr)
 	case "version":
 		if isHelp(args) {
 			fmt.Fprint(stdout, versionUsage)

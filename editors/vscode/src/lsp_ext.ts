@@ -30,6 +30,7 @@ export const Commands = {
   approvePlan: "agentls.approvePlan",
   revert: "agentls.revert",
   openReport: "agentls.openReport",
+  remember: "agentls.remember",
 } as const;
 
 /** agentls.revert arguments[0]. */
@@ -64,6 +65,22 @@ export interface ReportArgs {
 /** agentls.openReport result: the HTML report the server wrote. */
 export interface ReportResult {
   uri: string;
+}
+
+/** agentls.remember arguments[0]: a rule for the project's AGENTS.md. */
+export interface RememberArgs {
+  note: string;
+  scope?: string;
+}
+
+/**
+ * agentls.remember result: the run id the proposal is filed under and the
+ * file it changes; `unchanged` when the file already holds the rule.
+ */
+export interface RememberResult {
+  runId?: string;
+  uri?: string;
+  unchanged?: boolean;
 }
 
 /** One model a run may pick. */

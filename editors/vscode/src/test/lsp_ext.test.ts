@@ -19,5 +19,6 @@ it("uses the protocol's method and command names", () => {
     approvePlan: "agentls.approvePlan",
     revert: "agentls.revert",
     openReport: "agentls.openReport",
+    remember: "agentls.remember",
   });
 });
