@@ -6,6 +6,8 @@ import (
 	"io"
 	"slices"
 	"strings"
+
+	"github.com/agentls/agentls/internal/safetext"
 )
 
 const completionUsage = `usage: agentls completion bash|zsh|fish
@@ -142,7 +144,7 @@ func zshCompletion(cmds []command) string {
 	b.WriteString("#compdef agentls\n# zsh completion for agentls (agentls completion zsh); generated, do not edit.\n")
 	b.WriteString("_agentls() {\n    local -a commands\n    commands=(\n")
 	for _, c := range cmds {
-		fmt.Fprintf(&b, "        %s\n", zshQuote(c.name+":"+c.summary))
+		fmt.Fprintf(&b, "        %s\n", safetext.ShellQuote(c.name+":"+c.summary))
 	}
 	b.WriteString("    )\n")
 	b.WriteString("    if (( CURRENT == 2 )) && [[ $PREFIX != -* ]]; then\n        _describe -t commands 'agentls command' commands\n        return\n    fi\n")
@@ -161,10 +163,10 @@ func zshCompletion(cmds []command) string {
 			default:
 				spec += ":" + f.value + ": "
 			}
-			fmt.Fprintf(&b, " \\\n            %s", zshQuote(spec))
+			fmt.Fprintf(&b, " \\\n            %s", safetext.ShellQuote(spec))
 		}
 		if len(c.words) > 0 {
-			fmt.Fprintf(&b, " \\\n            %s", zshQuote("*:word:("+strings.Join(c.words, " ")+")"))
+			fmt.Fprintf(&b, " \\\n            %s", safetext.ShellQuote("*:word:("+strings.Join(c.words, " ")+")"))
 		} else {
 			b.WriteString(" \\\n            '*:argument:_default'")
 		}
@@ -179,16 +181,9 @@ func zshDesc(s string) string {
 	return strings.NewReplacer("[", "(", "]", ")", ":", " -", "\\", "", "`", "").Replace(s)
 }
 
-// zshQuote single-quotes s for zsh.
-func zshQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
-
 // fishCompletion writes the fish script (complete -c agentls …).
 func fishCompletion(cmds []command) string {
 	var b strings.Builder
-	var top []string
-	for _, c := range cmds {
-		top = append(top, c.name)
-	}
 	b.WriteString("# fish completion for agentls (agentls completion fish); generated, do not edit.\n")
 	b.WriteString("complete -c agentls -f\n")
 	for _, c := range cmds {
@@ -222,7 +217,8 @@ func fishCompletion(cmds []command) string {
 	return b.String()
 }
 
-// fishQuote single-quotes s for fish.
+// fishQuote single-quotes s for fish, whose quotes escape \\ and \' (not
+// POSIX, so safetext.ShellQuote does not apply).
 func fishQuote(s string) string {
 	return "'" + strings.NewReplacer(`\`, `\\`, "'", `\'`).Replace(s) + "'"
 }
