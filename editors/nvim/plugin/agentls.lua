@@ -32,3 +32,4 @@ define("AgentRevert", "history", "revert_command", { nargs = "?", complete = fun
 define("AgentReport", "history", "report_command", { nargs = "*", complete = function(lead) return require("agentls.history").complete_runs(lead) end, desc = "agentls: open a run's report (default: the latest run); :AgentReport session [id] for a session" })
 define("AgentModel", "history", "model_command", { nargs = "?", complete = function(lead) return require("agentls.history").complete_models(lead) end, desc = "agentls: choose the model of the next runs (no name: pick from the server's list)" })
 define("AgentRuns", "history", "runs_command", { nargs = 0, desc = "agentls: list runs and sessions with their tokens and cost (revert, report, follow up)" })
+define("AgentRemember", "remember", "command", { nargs = "*", desc = "agentls: propose a rule for the project's AGENTS.md (reviewed like any change)" })
