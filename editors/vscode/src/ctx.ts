@@ -7,8 +7,9 @@
 // commands with those ids itself. The executeCommand middleware below is
 // where the extension adds its UI to them: agentls.run invoked without
 // arguments (command palette, keybinding) asks for a prompt, agentls.cancel
-// without arguments asks which run, and every result is reported back (run
-// ids for the run log, accept failures, preview refreshes).
+// without arguments asks which run, agentls.remember without a note asks
+// for one, and every result is reported back (run ids for the run log,
+// accept failures, preview refreshes).
 import * as vscode from "vscode";
 import * as lc from "vscode-languageclient/node";
 import { AgentlsSettings, buildSettings, findExecutable } from "./config";
@@ -17,6 +18,7 @@ import { elicitForm } from "./elicit";
 import { vscodePrompter } from "./elicit_ui";
 import * as ext from "./lsp_ext";
 import { errorMessage, isRunEndMessage } from "./messages";
+import { argsFromInvocation } from "./remember";
 
 /** LSP RequestFailed: agentls.run's answer when a run cannot start. */
 const runNotStarted = -32803;
@@ -31,6 +33,8 @@ export interface CtxHooks {
   promptRun(): Promise<ext.RunArgs | undefined>;
   /** Asks which run to cancel; undefined when dismissed or none runs. */
   pickRun(): Promise<string | undefined>;
+  /** Asks for a rule to remember (agentls.remember); undefined when dismissed. */
+  promptRemember(): Promise<ext.RememberArgs | undefined>;
   /** agentls.run's arguments as sent (the picked model added when due). */
   prepareRun(args: ext.RunArgs): ext.RunArgs;
   /** Takes a window/showDocument of the server (a run report); false: the default handling. */
@@ -242,6 +246,12 @@ export class Ctx implements vscode.Disposable {
         return undefined;
       }
       args = [{ runId } satisfies ext.CancelArgs];
+    } else if (command === ext.Commands.remember) {
+      const rememberArgs = argsFromInvocation(args) ?? (await this.hooks.promptRemember());
+      if (!rememberArgs) {
+        return undefined;
+      }
+      args = [rememberArgs];
     }
     if (command === ext.Commands.run && args[0] && typeof args[0] === "object") {
       args = [this.hooks.prepareRun(args[0] as ext.RunArgs), ...args.slice(1)];

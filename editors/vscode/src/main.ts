@@ -12,6 +12,7 @@ import * as ext from "./lsp_ext";
 import { ProposedFiles } from "./files";
 import { InlineReview, inlineScheme } from "./inline";
 import { Preview, proposalScheme } from "./preview";
+import { noteArgs, rememberMessage, validateNote } from "./remember";
 import { Runs } from "./runs";
 
 let ctx: Ctx | undefined;
@@ -61,6 +62,21 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
         runs.started((result as ext.RunResult).runId, { prompt: `carry out the approved plan (${planRun})`, mode: "preview" }, (result as ext.RunResult).sessionId);
       } else if (command === ext.Commands.revert) {
         history.onRevertResult((args[0] as ext.RevertArgs | undefined)?.runId ?? "?", result as ext.RevertResult | undefined);
+      } else if (command === ext.Commands.remember && result) {
+        const r = result as ext.RememberResult;
+        const note = (args[0] as ext.RememberArgs | undefined)?.note ?? "";
+        if (r.runId) {
+          runs.log([`[${r.runId}] proposed for AGENTS.md: ${note}`]);
+        }
+        // The proposal shows in AGENTS.md like a run's change; the button
+        // opens it for review (the file may not be open, or not exist yet).
+        const uri = r.runId ? r.uri : undefined;
+        const buttons = uri ? ["Review"] : [];
+        void vscode.window.showInformationMessage(rememberMessage(r), ...buttons).then((pick) => {
+          if (pick === "Review" && uri) {
+            void reviewFile(uri);
+          }
+        });
       } else if (command === ext.Commands.openReport && result && typeof (result as ext.ReportResult).uri === "string") {
         void history.showReport((result as ext.ReportResult).uri);
       } else if (command === ext.Commands.accept || command === ext.Commands.reject) {
@@ -82,6 +98,16 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     },
     promptRun: () => runs.promptRun(),
     pickRun: () => runs.pickRun(),
+    promptRemember: async () =>
+      noteArgs(
+        await vscode.window.showInputBox({
+          title: "agentls: Remember",
+          prompt: "A rule for the project's AGENTS.md, which every later run reads. It is proposed as a change you review.",
+          placeHolder: "e.g. we wrap errors with %w",
+          ignoreFocusOut: true,
+          validateInput: validateNote,
+        }),
+      ),
     prepareRun: (args) => history.prepareRun(args),
     showDocument: (params) => history.handlesShowDocument(params),
     onStarted: () => {
