@@ -71,6 +71,7 @@ func TestProtocolParams(t *testing.T) {
 		"multi_edit":  {"path", "edits"},
 		"write_file":  {"path", "content"},
 		"run_command": {"command", "timeout_seconds"},
+		"remember":    {"note"},
 	}
 	got := map[string][]string{}
 	for _, tool := range Builtins(Policy{RunCommand: "ask"}) {
@@ -92,10 +93,10 @@ func TestProtocolParams(t *testing.T) {
 	if len(got) != len(want) {
 		t.Errorf("tools %v", got)
 	}
-	if n := len(Builtins(Policy{})); n != 7 {
+	if n := len(Builtins(Policy{})); n != 8 {
 		t.Errorf("run_command must be off by default: %d tools", n)
 	}
-	if n := len(Builtins(Policy{RunCommand: "yes"})); n != 7 {
+	if n := len(Builtins(Policy{RunCommand: "yes"})); n != 8 {
 		t.Errorf("only \"ask\" enables run_command: %d tools", n)
 	}
 }
