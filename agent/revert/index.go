@@ -1,6 +1,7 @@
 package revert
 
 import (
+	"hash/maphash"
 	"os"
 	"slices"
 	"strings"
@@ -39,6 +40,19 @@ type Index struct {
 	recent   map[string]landing
 	landings int // Landed calls so far
 	buildAt  int // landings when the running build began
+	// now remembers, per run and file, where its lines stand in the text
+	// last asked about (Now): code actions on a document that did not
+	// change since do not diff every landed run again. Emptied whenever
+	// byPath is replaced.
+	now  map[nowKey]nowLines
+	seed maphash.Seed
+}
+
+type nowKey struct{ run, path string }
+
+type nowLines struct {
+	sum   uint64 // of the text the lines were mapped into
+	lines [][2]int
 }
 
 type landing struct {
@@ -83,12 +97,18 @@ func (x *Index) Landed(runID string) {
 		x.recent = map[string]landing{}
 	}
 	x.landings++
-	var ls []Landed
-	for _, f := range snap.Files {
-		ls = append(ls, Landed{RunID: runID, Path: f.Path, After: f.After, Lines: ChangedLines(f.Before, f.After)})
-	}
+	ls := landedOf(snap)
 	x.recent[runID] = landing{n: x.landings, ls: ls}
-	x.byPath = merge(x.byPath, runID, ls)
+	x.byPath, x.now = merge(x.byPath, runID, ls), nil
+}
+
+// landedOf is a snapshot's landed changes, one per file.
+func landedOf(snap Snapshot) []Landed {
+	ls := make([]Landed, 0, len(snap.Files))
+	for _, f := range snap.Files {
+		ls = append(ls, Landed{RunID: snap.RunID, Path: f.Path, After: f.After, Lines: ChangedLines(f.Before, f.After)})
+	}
+	return ls
 }
 
 // merge returns byPath with run's entries replaced by ls (newest last).
@@ -149,9 +169,8 @@ func (x *Index) build() {
 		// Oldest landing first: the runs come session by session.
 		slices.SortStableFunc(snaps, func(a, b Snapshot) int { return a.Updated.Compare(b.Updated) })
 		for _, snap := range snaps {
-			id := snap.RunID
-			for _, f := range snap.Files {
-				byPath[f.Path] = append(byPath[f.Path], Landed{RunID: id, Path: f.Path, After: f.After, Lines: ChangedLines(f.Before, f.After)})
+			for _, l := range landedOf(snap) {
+				byPath[l.Path] = append(byPath[l.Path], l)
 			}
 		}
 	}
@@ -163,8 +182,47 @@ func (x *Index) build() {
 			byPath = merge(byPath, run, l.ls)
 		}
 	}
-	x.byPath, x.built, x.building = byPath, true, false
+	x.byPath, x.built, x.building, x.now = byPath, true, false, nil
 	x.mu.Unlock()
+}
+
+// Placed is a landed run with the lines it changed as they stand now.
+type Placed struct {
+	Landed
+	Now [][2]int
+}
+
+// Now returns the runs that changed path (LandedIn), each with its changed
+// lines followed into the file's text now (MapLines), remembered until the
+// text or the index changes. read gives the text, and is called only when
+// a run changed path (most files: nothing is read); false: no file, no runs.
+func (x *Index) Now(path string, read func() (string, bool)) []Placed {
+	runs := x.LandedIn(path)
+	if len(runs) == 0 {
+		return nil
+	}
+	cur, ok := read()
+	if !ok {
+		return nil
+	}
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	if x.now == nil {
+		x.now = map[nowKey]nowLines{}
+		x.seed = maphash.MakeSeed()
+	}
+	sum := maphash.String(x.seed, cur)
+	out := make([]Placed, len(runs))
+	for i, l := range runs {
+		k := nowKey{l.RunID, l.Path}
+		m, ok := x.now[k]
+		if !ok || m.sum != sum {
+			m = nowLines{sum: sum, lines: MapLines(l.After, cur, l.Lines)}
+			x.now[k] = m
+		}
+		out[i] = Placed{Landed: l, Now: m.lines}
+	}
+	return out
 }
 
 // ChangedLines are the line spans of after that differ from before (an

@@ -39,3 +39,31 @@ func TestMapLines(t *testing.T) {
 		}
 	}
 }
+
+// TestIndexNow: the index gives each landed run's lines where they stand in
+// the text now, and reads no text for a file no run changed.
+func TestIndexNow(t *testing.T) {
+	st := NewStore(t.TempDir())
+	if _, err := st.Keep("0a1b", "s", File{Path: "/w/a", Before: "a\nb\n", After: "a\nRUN\nb\n"}); err != nil {
+		t.Fatal(err)
+	}
+	x := &Index{Store: func() *Store { return st }, Runs: func() []string { return []string{"0a1b"} }, Go: func(f func()) { go f() }}
+	x.Landed("0a1b")
+	if got := x.Now("/w/other", func() (string, bool) { t.Error("read a file no run changed"); return "", false }); got != nil {
+		t.Fatalf("Now of an untouched file = %v", got)
+	}
+	for _, c := range []struct {
+		cur  string
+		want [][2]int
+	}{
+		{"a\nRUN\nb\n", [][2]int{{1, 1}}},
+		{"x\na\nRUN\nb\n", [][2]int{{2, 2}}},
+		{"x\na\nRUN\nb\n", [][2]int{{2, 2}}}, // the same text again: remembered
+		{"a\nLATER\nb\n", nil},
+	} {
+		got := x.Now("/w/a", func() (string, bool) { return c.cur, true })
+		if len(got) != 1 || got[0].RunID != "0a1b" || !slices.EqualFunc(got[0].Now, c.want, func(a, b [2]int) bool { return a == b }) {
+			t.Fatalf("Now(%q) = %+v, want the run's line at %v", c.cur, got, c.want)
+		}
+	}
+}

@@ -6,7 +6,6 @@ import (
 
 	"go.lsp.dev/protocol"
 
-	"github.com/agentls/agentls/agent/revert"
 	"github.com/agentls/agentls/lspserver/core"
 )
 
@@ -39,20 +38,15 @@ func (rs *Runs) historyActions(path string, r protocol.Range, only []protocol.Co
 	if !kindWanted(only, protocol.CodeActionKindRefactorRewrite) {
 		return nil
 	}
-	runs := rs.hist.LandedIn(path)
-	if len(runs) == 0 {
-		return nil
-	}
-	c, err := rs.currentText(path)
-	if err != nil || !c.Exists {
-		return nil
-	}
-	cur := c.Text
+	runs := rs.hist.Now(path, func() (string, bool) {
+		c, err := rs.currentText(path)
+		return c.Text, err == nil && c.Exists
+	})
 	var out []protocol.CommandOrCodeAction
 	offered := 0
 	for i := len(runs) - 1; i >= 0 && offered < maxHistoryActions; i-- { // newest run first
 		lr := runs[i]
-		if !touches(revert.MapLines(lr.After, cur, lr.Lines), int(r.Start.Line), int(r.End.Line)) {
+		if !touches(lr.Now, int(r.Start.Line), int(r.End.Line)) {
 			continue
 		}
 		offered++
