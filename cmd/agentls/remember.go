@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 
 	"github.com/agentls/agentls/agent"
+	"github.com/agentls/agentls/internal/atomicfile"
 	"github.com/agentls/agentls/internal/workspace"
 	"github.com/agentls/agentls/tools"
 )
@@ -118,26 +119,12 @@ func rememberMain(args []string, stdout, stderr io.Writer) int {
 	return 0
 }
 
-// writeUserRules writes the user's AGENTS.md atomically (temporary file,
-// rename), creating its folder.
+// writeUserRules writes the user's AGENTS.md through the one atomic write
+// (internal/atomicfile), creating its folder; owner-only, like the file a
+// temporary-file rename left before.
 func writeUserRules(path, text string) error {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return fmt.Errorf("create %s: %w", filepath.Dir(path), err)
 	}
-	tmp, err := os.CreateTemp(filepath.Dir(path), ".AGENTS.md.*")
-	if err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	defer os.Remove(tmp.Name())
-	if _, err := tmp.WriteString(text); err != nil {
-		tmp.Close()
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if err := tmp.Close(); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	return nil
+	return atomicfile.WriteFile(path, []byte(text), 0o600)
 }
