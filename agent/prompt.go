@@ -12,6 +12,8 @@ import (
 	"github.com/agentls/agentls/agent/llm"
 	"github.com/agentls/agentls/internal/text"
 	"github.com/agentls/agentls/internal/workspace"
+	"github.com/agentls/agentls/tools"
+	"github.com/agentls/agentls/tools/skills"
 )
 
 // EditorContext is the editor state a command was given in: the file, the
@@ -171,16 +173,14 @@ func readRules(view workspaceReader, folders []string, userRules string) string 
 
 // UserRulesPath is the user's own AGENTS.md, included in every
 // workspace's prompt: $XDG_CONFIG_HOME/agentls/AGENTS.md, else
-// ~/.config/agentls/AGENTS.md; "" when neither is known.
+// ~/.config/agentls/AGENTS.md; "" when neither is known. It sits beside
+// the user's skills folder, by the same rule (skills.UserDir).
 func UserRulesPath() string {
-	if x := os.Getenv("XDG_CONFIG_HOME"); x != "" && filepath.IsAbs(x) {
-		return filepath.Join(x, "agentls", "AGENTS.md")
-	}
-	home, err := os.UserHomeDir()
-	if err != nil || home == "" {
+	dir := skills.UserDir()
+	if dir == "" {
 		return ""
 	}
-	return filepath.Join(home, ".config", "agentls", "AGENTS.md")
+	return filepath.Join(filepath.Dir(dir), tools.RulesFile)
 }
 
 // readBounded reads at most n bytes of a regular file (a FIFO or a huge
