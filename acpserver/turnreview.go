@@ -4,11 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	acp "github.com/coder/acp-go-sdk"
 
 	"github.com/agentls/agentls/agent"
+	"github.com/agentls/agentls/internal/text"
 	"github.com/agentls/agentls/tools"
 )
 
@@ -42,13 +44,9 @@ func holdsChanges(checks int, mode string) bool {
 
 // holdChange notes a staged change for the end of the turn.
 func (te *turnEvents) holdChange(runID, path string) {
-	h := heldChange{runID, path}
-	for _, x := range te.held {
-		if x == h {
-			return
-		}
+	if h := (heldChange{runID, path}); !slices.Contains(te.held, h) {
+		te.held = append(te.held, h)
 	}
-	te.held = append(te.held, h)
 }
 
 // reviewHeld asks about the turn's held changes now that its run is over,
@@ -158,13 +156,5 @@ func (ss *session) isHeld(runID, path string) bool {
 
 // displayList names the files, at most three.
 func (ss *session) displayList(files []heldChange) string {
-	var names []string
-	for i, h := range files {
-		if i == 3 {
-			names = append(names, fmt.Sprintf("and %d more", len(files)-3))
-			break
-		}
-		names = append(names, ss.display(h.path))
-	}
-	return strings.Join(names, ", ")
+	return strings.Join(text.FirstOf(len(files), 3, func(i int) string { return ss.display(files[i].path) }), ", ")
 }

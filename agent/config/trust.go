@@ -14,6 +14,7 @@ import (
 
 	"github.com/agentls/agentls/internal/redact"
 	"github.com/agentls/agentls/internal/safetext"
+	"github.com/agentls/agentls/internal/text"
 )
 
 // Workspace trust. A workspace's .agentls/config.json arrives with the
@@ -381,13 +382,7 @@ func describeServer(name string, v any) string {
 		out = fmt.Sprintf("run the command %s (MCP server \"%s\")", line, displayKey(name))
 		if env, _ := e["env"].(map[string]any); len(env) > 0 {
 			keys := slices.Sorted(maps.Keys(env))
-			shown := make([]string, 0, min(len(keys), maxEnvKeysShown))
-			for _, k := range keys[:min(len(keys), maxEnvKeysShown)] {
-				shown = append(shown, displayKey(safetext.ShellQuote(k)))
-			}
-			if len(keys) > maxEnvKeysShown {
-				shown = append(shown, fmt.Sprintf("and %d more", len(keys)-maxEnvKeysShown))
-			}
+			shown := text.FirstOf(len(keys), maxEnvKeysShown, func(i int) string { return displayKey(safetext.ShellQuote(keys[i])) })
 			out += " with the environment variables " + strings.Join(shown, ", ") + " set by the file"
 		}
 	}

@@ -1,6 +1,9 @@
 package text
 
-import "strings"
+import (
+	"strconv"
+	"strings"
+)
 
 // Clip returns s as one line for a human-facing summary (progress messages,
 // tool listings, code action titles): runs of white space, line breaks
@@ -59,4 +62,18 @@ func Headline(s string) string {
 var genericHeading = map[string]bool{
 	"plan": true, "the plan": true, "proposed plan": true, "implementation plan": true, "my plan": true,
 	"summary": true, "overview": true, "steps": true, "approach": true, "changes": true, "answer": true,
+}
+
+// FirstOf names the first max of n items for people, comma-separated, then
+// "and K more": a message names a few files (or keys) and counts the rest.
+// name(i) gives item i; it is called for the named ones only.
+func FirstOf(n, max int, name func(i int) string) []string {
+	out := make([]string, 0, min(n, max)+1)
+	for i := 0; i < n && i < max; i++ {
+		out = append(out, name(i))
+	}
+	if n > max {
+		out = append(out, "and "+strconv.Itoa(n-max)+" more")
+	}
+	return out
 }

@@ -1,6 +1,7 @@
 package text
 
 import (
+	"strings"
 	"testing"
 	"unicode/utf8"
 )
@@ -39,6 +40,24 @@ func TestHeadline(t *testing.T) {
 	} {
 		if got := Headline(c.in); got != c.want {
 			t.Errorf("Headline(%q) = %q, want %q", c.in, got, c.want)
+		}
+	}
+}
+
+func TestFirstOf(t *testing.T) {
+	items := []string{"a.go", "b.go", "c.go", "d.go", "e.go"}
+	name := func(i int) string { return items[i] }
+	for _, c := range []struct {
+		n, max int
+		want   string
+	}{
+		{0, 3, ""},
+		{2, 3, "a.go, b.go"},
+		{3, 3, "a.go, b.go, c.go"},
+		{5, 3, "a.go, b.go, c.go, and 2 more"},
+	} {
+		if got := strings.Join(FirstOf(c.n, c.max, name), ", "); got != c.want {
+			t.Errorf("FirstOf(%d, %d) = %q, want %q", c.n, c.max, got, c.want)
 		}
 	}
 }

@@ -215,15 +215,7 @@ const maxNamedFiles = 3
 // fileList names paths as the editor shows them, at most maxNamedFiles,
 // then how many more.
 func (rs *Runs) fileList(paths []string) string {
-	var names []string
-	for i, p := range paths {
-		if i == maxNamedFiles {
-			names = append(names, fmt.Sprintf("and %d more", len(paths)-maxNamedFiles))
-			break
-		}
-		names = append(names, rs.docs.DisplayName(p))
-	}
-	return strings.Join(names, ", ")
+	return strings.Join(text.FirstOf(len(paths), maxNamedFiles, func(i int) string { return rs.docs.DisplayName(paths[i]) }), ", ")
 }
 
 // onEvent is the agent's OnEvent for run r: events go to the editor as
