@@ -10,6 +10,7 @@ import (
 	"go.lsp.dev/jsonrpc2"
 	"go.lsp.dev/protocol"
 
+	"github.com/agentls/agentls/agent"
 	"github.com/agentls/agentls/internal/redact"
 )
 
@@ -207,6 +208,25 @@ func (s *Server) Show(typ protocol.MessageType, msg string) {
 	if err := s.client.ShowMessage(s.ctx, &protocol.ShowMessageParams{Type: typ, Message: msg}); err != nil {
 		s.log.Debug("showMessage not sent", "err", err)
 	}
+}
+
+// Ask puts a question to the user with window/showMessageRequest, one
+// action per choice, and reads the answer by the core's one rule
+// (agent.Decide): only an offered action counts; a dismissed, unknown or
+// failed answer is the deny. err says why there was no answer, for logs
+// and for callers that tell a cancelled run from a refusal. It waits for
+// a person: ctx must bound it.
+func (s *Server) Ask(ctx context.Context, typ protocol.MessageType, message string, choices []agent.Choice) (agent.Choice, error) {
+	actions := make([]protocol.MessageActionItem, len(choices))
+	for i, c := range choices {
+		actions[i] = protocol.MessageActionItem{Title: c.ID}
+	}
+	item, err := s.client.ShowMessageRequest(ctx, &protocol.ShowMessageRequestParams{Type: typ, Message: message, Actions: actions})
+	title := ""
+	if item != nil {
+		title = item.Title
+	}
+	return agent.Decide(choices, title, err), err
 }
 
 // LogToEditor writes msg to the editor's log for this server

@@ -34,8 +34,10 @@ import (
 // rather than a reason the user never chose.
 const reasonNone = "No reason"
 
-// rejectReasons are the choices offered, reasonNone first.
-var rejectReasons = []string{reasonNone, "Wrong approach", "Breaks behaviour", "Not what I asked", "Style / conventions"}
+// rejectReasons are the choices offered, reasonNone first; as
+// agent.Decide reads them, choosing one of the others gives a reason.
+var rejectReasons = []agent.Choice{{ID: reasonNone}, {ID: "Wrong approach", Allow: true}, {ID: "Breaks behaviour", Allow: true},
+	{ID: "Not what I asked", Allow: true}, {ID: "Style / conventions", Allow: true}}
 
 // reasonWait bounds the wait for the user's choice; afterwards the
 // rejection is passed on without a reason.
@@ -88,23 +90,15 @@ func (v *Review) askReason(ctx context.Context, sinks *reasonSinks, ds []agent.D
 func (v *Review) chooseReason(ctx context.Context, ds []agent.Decision) string {
 	ctx, cancel := context.WithTimeout(ctx, reasonWait)
 	defer cancel()
-	actions := make([]protocol.MessageActionItem, len(rejectReasons))
-	for i, r := range rejectReasons {
-		actions[i] = protocol.MessageActionItem{Title: r}
-	}
-	item, err := v.core.Client().ShowMessageRequest(ctx, &protocol.ShowMessageRequestParams{
-		Type:    protocol.MessageTypeInfo,
-		Message: fmt.Sprintf("Agent: rejected the change to %s. Why reject? (the agent is told)", decidedFiles(ds)),
-		Actions: actions,
-	})
-	switch {
-	case err != nil:
+	c, err := v.core.Ask(ctx, protocol.MessageTypeInfo,
+		fmt.Sprintf("Agent: rejected the change to %s. Why reject? (the agent is told)", decidedFiles(ds)), rejectReasons)
+	if err != nil {
 		v.log.Debug("no reason for the rejection", "err", err)
-		return ""
-	case item == nil || item.Title == reasonNone || !slices.Contains(rejectReasons, item.Title):
-		return ""
 	}
-	return item.Title
+	if c.Allow {
+		return c.ID
+	}
+	return ""
 }
 
 // decidedFiles names the files of ds for the question.

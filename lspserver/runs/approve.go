@@ -37,14 +37,6 @@ var approvalChoices = []agent.Choice{
 	{ID: actionDeny},
 }
 
-// titleOf is the action the user picked, "" for none (dismissed).
-func titleOf(item *protocol.MessageActionItem) string {
-	if item == nil {
-		return ""
-	}
-	return item.Title
-}
-
 // sessionApprovals remembers "Allow for this session" answers.
 type sessionApprovals struct {
 	mu      sync.Mutex
@@ -81,18 +73,15 @@ func (a *editorApprover) Approve(ctx context.Context, req tools.ApprovalRequest)
 		return tools.AllowOnce, nil
 	}
 	a.progress.report(ctx, "waiting for your approval: "+text.Clip(req.Summary, 80))
-	item, err := a.s.core.Client().ShowMessageRequest(ctx, &protocol.ShowMessageRequestParams{
-		Type:    protocol.MessageTypeWarning,
-		Message: fmt.Sprintf("Agent run %s wants to use %s:\n%s", a.runID, req.Tool, req.Summary),
-		Actions: []protocol.MessageActionItem{{Title: actionAllowOnce}, {Title: actionAllowSession}, {Title: actionDeny}},
-	})
+	c, err := a.s.core.Ask(ctx, protocol.MessageTypeWarning,
+		fmt.Sprintf("Agent run %s wants to use %s:\n%s", a.runID, req.Tool, req.Summary), approvalChoices)
 	if err != nil && ctx.Err() != nil {
 		return tools.Deny, ctx.Err()
 	} else if err != nil {
 		a.s.log.Warn("approval request failed; denying", "run", a.runID, "tool", req.Tool, "err", err)
 	}
 	decision := tools.Deny
-	switch c := agent.Decide(approvalChoices, titleOf(item), err); {
+	switch {
 	case c.Allow && c.Always:
 		a.s.approvals.add(req)
 		decision = tools.AllowOnce // the session memory above, not the tool-wide one

@@ -10,6 +10,7 @@ import (
 
 	"go.lsp.dev/protocol"
 
+	"github.com/agentls/agentls/agent"
 	"github.com/agentls/agentls/internal/safetext"
 	"github.com/agentls/agentls/tools"
 	"github.com/agentls/agentls/tools/mcp"
@@ -118,16 +119,14 @@ func (rs *Runs) openAuthorization(ctx context.Context, server, authURL string) e
 			access = fmt.Sprintf(" for access to %q", safetext.Bound(safetext.Line(sc), 200))
 		}
 	}
-	item, err := rs.core.Client().ShowMessageRequest(ctx, &protocol.ShowMessageRequestParams{
-		Type: protocol.MessageTypeInfo,
-		Message: fmt.Sprintf("agentls: MCP server %s asks you to sign in at %s%s. Open the sign-in page in your browser?",
+	c, err := rs.core.Ask(ctx, protocol.MessageTypeInfo,
+		fmt.Sprintf("agentls: MCP server %s asks you to sign in at %s%s. Open the sign-in page in your browser?",
 			safetext.Line(strconv.Quote(server)), safetext.Line(host), access),
-		Actions: []protocol.MessageActionItem{{Title: actionSignIn}, {Title: actionNotNowMCP}},
-	})
+		[]agent.Choice{{ID: actionSignIn, Allow: true}, {ID: actionNotNowMCP}})
 	if err != nil {
 		return fmt.Errorf("asking to sign in: %w", err)
 	}
-	if item == nil || item.Title != actionSignIn {
+	if !c.Allow {
 		return fmt.Errorf("sign-in not started (you chose not to); reload the configuration or run 'agentls mcp login %s' to sign in", server)
 	}
 	rs.openExternal(ctx, authURL)

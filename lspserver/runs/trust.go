@@ -56,13 +56,8 @@ func (rs *Runs) askTrust(untrusted []config.Untrusted) {
 // promptTrust asks the user about one file and, on "Trust", remembers it
 // and reloads the configuration (which starts its MCP servers).
 func (rs *Runs) promptTrust(ctx context.Context, u config.Untrusted) {
-	item, err := rs.core.Client().ShowMessageRequest(ctx, &protocol.ShowMessageRequestParams{
-		Type:    protocol.MessageTypeWarning,
-		Message: "agentls: " + config.TrustQuestion(u),
-		Actions: []protocol.MessageActionItem{{Title: actionTrust}, {Title: actionNotNow}},
-	})
-	if c := agent.Decide(trustChoices, titleOf(item), err); !c.Allow {
-		rs.log.Info("workspace config not trusted", "file", u.File, "answer", item, "err", err)
+	if c, err := rs.core.Ask(ctx, protocol.MessageTypeWarning, "agentls: "+config.TrustQuestion(u), trustChoices); !c.Allow {
+		rs.log.Info("workspace config not trusted", "file", u.File, "answer", c.ID, "err", err)
 		return
 	}
 	if err := rs.trust().Grant(u); err != nil {
