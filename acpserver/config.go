@@ -6,7 +6,6 @@ import (
 
 	acp "github.com/coder/acp-go-sdk"
 
-	"github.com/agentls/agentls/agent"
 	"github.com/agentls/agentls/agent/config"
 	"github.com/agentls/agentls/internal/safetext"
 )
@@ -46,12 +45,12 @@ func (s *Server) askTrust(ctx context.Context, ss *session, un []config.Untruste
 		ss.update(ctx, acp.StartToolCall(id, title, acp.WithStartKind(acp.ToolKindOther),
 			acp.WithStartStatus(acp.ToolCallStatusPending), acp.WithStartContent(content)))
 		tc := acp.ToolCallUpdate{ToolCallId: id, Title: &title, Kind: acp.Ptr(acp.ToolKindOther), Status: acp.Ptr(acp.ToolCallStatusPending), Content: content}
-		opt, _, err := ss.ask(ctx, id, &tc, []acp.PermissionOption{
+		a, err := ss.ask(ctx, id, &tc, []acp.PermissionOption{
 			{OptionId: optTrust, Name: "Trust", Kind: acp.PermissionOptionKindAllowAlways},
 			{OptionId: optNotNow, Name: "Not now", Kind: acp.PermissionOptionKindRejectOnce},
 		}, nil)
-		if c := agent.Decide(trustChoices, opt, err); !c.Allow {
-			s.log.Info("workspace config not trusted", "file", u.File, "answer", opt, "err", err)
+		if err != nil || !a.Allow {
+			s.log.Info("workspace config not trusted", "file", u.File, "answer", a.raw, "err", err)
 			ss.update(ctx, acp.UpdateToolCall(id, acp.WithUpdateStatus(acp.ToolCallStatusFailed),
 				acp.WithUpdateContent([]acp.ToolCallContent{acp.ToolContent(acp.TextBlock("Not trusted: its settings stay ignored."))})))
 			continue
@@ -72,6 +71,3 @@ const (
 	optTrust  = "trust"
 	optNotNow = "not-now"
 )
-
-// trustChoices are the trust question's options as agent.Decide reads them.
-var trustChoices = []agent.Choice{{ID: optTrust, Allow: true, Always: true}, {ID: optNotNow}}

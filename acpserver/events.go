@@ -241,7 +241,7 @@ func (te *turnEvents) Approve(ctx context.Context, req tools.ApprovalRequest) (t
 	}
 	title := "Run " + req.Summary
 	tc := acp.ToolCallUpdate{ToolCallId: id, Title: &title, Kind: acp.Ptr(acp.ToolKindExecute), Status: acp.Ptr(acp.ToolCallStatusPending)}
-	opt, _, err := te.ss.ask(ctx, id, &tc, []acp.PermissionOption{
+	a, err := te.ss.ask(ctx, id, &tc, []acp.PermissionOption{
 		{OptionId: optAllow, Name: "Run once", Kind: acp.PermissionOptionKindAllowOnce},
 		{OptionId: optAllowAlways, Name: "Always allow " + req.Tool + " in this run", Kind: acp.PermissionOptionKindAllowAlways},
 		{OptionId: optReject, Name: "Don't run", Kind: acp.PermissionOptionKindRejectOnce},
@@ -249,11 +249,11 @@ func (te *turnEvents) Approve(ctx context.Context, req tools.ApprovalRequest) (t
 	if err != nil {
 		return tools.Deny, nil
 	}
-	switch opt {
-	case optAllow:
-		return tools.AllowOnce, nil
-	case optAllowAlways:
+	switch {
+	case a.Allow && a.Always:
 		return tools.AllowAlways, nil
+	case a.Allow:
+		return tools.AllowOnce, nil
 	}
 	return tools.Deny, nil
 }

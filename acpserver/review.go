@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io/fs"
 	"path/filepath"
-	"slices"
 	"strings"
 	"sync"
 
@@ -148,37 +147,37 @@ func (ss *session) reviewChange(ctx context.Context, callID acp.ToolCallId, runI
 		for i, h := range p.Hunks {
 			one := p
 			one.Hunks = []proposal.Hunk{h}
-			opt, meta, err := ss.askChange(ctx, callID, one, fmt.Sprintf(" (change %d of %d)", i+1, len(p.Hunks)), checks)
+			a, err := ss.askChange(ctx, callID, one, fmt.Sprintf(" (change %d of %d)", i+1, len(p.Hunks)), checks)
 			if err != nil {
 				return reviewResult{pending: true, note: "Not decided: " + err.Error() + ". The change stays pending in the session."}
 			}
-			switch opt {
-			case optAllow:
-			case optAllowAlways:
+			switch {
+			case a.Allow && a.Always:
 				ss.setAutoAllow()
-			case optReject:
+			case a.Allow:
+			case a.ID != "": // the offered reject
 				reject = append(reject, h.ID)
-				reason = joinReason(reason, metaString(meta, "reason"))
+				reason = joinReason(reason, metaString(a.meta, "reason"))
 			default: // fail closed: only an offered "allow" writes
 				reject = append(reject, h.ID)
-				reason = joinReason(reason, unofferedReason(opt))
+				reason = joinReason(reason, unofferedReason(a.raw))
 			}
 		}
 	} else {
-		opt, meta, err := ss.askChange(ctx, callID, p, "", checks)
+		a, err := ss.askChange(ctx, callID, p, "", checks)
 		if err != nil {
 			return reviewResult{pending: true, note: "Not decided: " + err.Error() + ". The change stays pending in the session."}
 		}
-		reason = metaString(meta, "reason")
-		switch opt {
-		case optAllow:
-			reject = metaStrings(meta, "rejectHunks")
-		case optAllowAlways:
-			ss.setAutoAllow()
-			reject = metaStrings(meta, "rejectHunks")
-		default: // optReject, or fail closed: only an offered "allow" writes
-			if opt != optReject {
-				reason = unofferedReason(opt)
+		reason = metaString(a.meta, "reason")
+		switch {
+		case a.Allow:
+			if a.Always {
+				ss.setAutoAllow()
+			}
+			reject = metaStrings(a.meta, "rejectHunks")
+		default: // the offered reject, or fail closed: only an offered "allow" writes
+			if a.ID == "" {
+				reason = unofferedReason(a.raw)
 			}
 			for _, h := range p.Hunks {
 				reject = append(reject, h.ID)
@@ -221,7 +220,7 @@ func (ss *session) setAutoAllow() {
 // it holds) and returns the chosen option and the answer's agentls _meta.
 // checks, when not "", follows the diff as text: the person decides
 // knowing what the project's checks said.
-func (ss *session) askChange(ctx context.Context, callID acp.ToolCallId, p proposal.Proposal, suffix, checks string) (string, map[string]any, error) {
+func (ss *session) askChange(ctx context.Context, callID acp.ToolCallId, p proposal.Proposal, suffix, checks string) (answer, error) {
 	rev, _ := ss.srv.review.store.Revision(p.Path)
 	sum := sha256.Sum256([]byte(p.Text))
 	hunks := make([]map[string]any, len(p.Hunks))
@@ -264,12 +263,32 @@ func (ss *session) askChange(ctx context.Context, callID acp.ToolCallId, p propo
 	}, meta)
 }
 
+// answer is a permission request's answer read by the core's rule
+// (agent.Decide): Choice is the offered option chosen, agent.Deny for an
+// option that was not offered (fail closed); raw is the option id as the
+// client sent it and meta its _meta.agentls.
+type answer struct {
+	agent.Choice
+	raw  string
+	meta map[string]any
+}
+
+// choicesOf are the offered options as agent.Decide reads them: an allow
+// kind says yes, "allow always" for the rest of the session or run.
+func choicesOf(opts []acp.PermissionOption) []agent.Choice {
+	out := make([]agent.Choice, len(opts))
+	for i, o := range opts {
+		out[i] = agent.Choice{ID: string(o.OptionId),
+			Allow:  o.Kind == acp.PermissionOptionKindAllowOnce || o.Kind == acp.PermissionOptionKindAllowAlways,
+			Always: o.Kind == acp.PermissionOptionKindAllowAlways}
+	}
+	return out
+}
+
 // ask sends session/request_permission and waits for the person (bounded
 // by the prompt and its run's wall clock: a cancelled or timed-out prompt
-// is an error, "not decided"). tc nil refers to callID alone. It returns
-// the option chosen as the client said it: callers act only on the
-// options they offered and take anything else as a no (fail closed).
-func (ss *session) ask(ctx context.Context, callID acp.ToolCallId, tc *acp.ToolCallUpdate, opts []acp.PermissionOption, meta map[string]any) (string, map[string]any, error) {
+// is an error, "not decided"). tc nil refers to callID alone.
+func (ss *session) ask(ctx context.Context, callID acp.ToolCallId, tc *acp.ToolCallUpdate, opts []acp.PermissionOption, meta map[string]any) (answer, error) {
 	req := acp.RequestPermissionRequest{SessionId: acp.SessionId(ss.id), Options: opts, Meta: meta}
 	if tc != nil {
 		req.ToolCall = *tc
@@ -279,29 +298,27 @@ func (ss *session) ask(ctx context.Context, callID acp.ToolCallId, tc *acp.ToolC
 	resp, err := ss.srv.conn.RequestPermission(ctx, req)
 	if err != nil {
 		if errors.Is(context.Cause(ctx), agent.ErrWallClock) {
-			return "", nil, errors.New("no answer within the run's time limit (maxWallClockSeconds)")
+			return answer{}, errors.New("no answer within the run's time limit (maxWallClockSeconds)")
 		}
 		if ctx.Err() != nil {
-			return "", nil, errors.New("the prompt was cancelled before an answer")
+			return answer{}, errors.New("the prompt was cancelled before an answer")
 		}
-		return "", nil, fmt.Errorf("the editor did not answer the permission request: %v", err)
+		return answer{}, fmt.Errorf("the editor did not answer the permission request: %v", err)
 	}
 	if resp.Outcome.Selected == nil {
-		return "", nil, errors.New("the editor cancelled the permission request")
+		return answer{}, errors.New("the editor cancelled the permission request")
 	}
-	if chosen := resp.Outcome.Selected.OptionId; !slices.ContainsFunc(opts, func(o acp.PermissionOption) bool { return o.OptionId == chosen }) {
-		ss.srv.log.Warn("permission answered with an option that was not offered; denied", "session", ss.id, "option", string(chosen))
+	a := answer{raw: string(resp.Outcome.Selected.OptionId)}
+	a.Choice = agent.Decide(choicesOf(opts), a.raw, nil)
+	if a.ID == "" {
+		ss.srv.log.Warn("permission answered with an option that was not offered; denied", "session", ss.id, "option", a.raw)
 	}
-	var m map[string]any
-	if a, ok := resp.Meta["agentls"].(map[string]any); ok {
-		m = a
+	if m, ok := resp.Meta["agentls"].(map[string]any); ok {
+		a.meta = m
+	} else if m, ok := resp.Outcome.Selected.Meta["agentls"].(map[string]any); ok {
+		a.meta = m
 	}
-	if m == nil {
-		if a, ok := resp.Outcome.Selected.Meta["agentls"].(map[string]any); ok {
-			m = a
-		}
-	}
-	return string(resp.Outcome.Selected.OptionId), m, nil
+	return a, nil
 }
 
 // rejectHunks rejects the hunks ids of runID's proposal for path and tells
