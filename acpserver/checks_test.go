@@ -333,4 +333,14 @@ func TestCheckThatCannotRunOverACP(t *testing.T) {
 	if turns != 2 {
 		t.Fatalf("%d model turns, want 2 as without checks", turns)
 	}
+	// The change is asked about at the end with what the check said, once
+	// ("could not run" is not repeated).
+	_, perms := h.Client.Snapshot()
+	var asked string
+	for _, p := range perms {
+		asked += acptest.ContentText(p.ToolCall.Content)
+	}
+	if !strings.Contains(asked, "⚠ check test could not run: sh: 1: definitely-not-installed-xyz: not found") || strings.Contains(asked, "could not run: could not run") {
+		t.Fatalf("the permission's check results:\n%s", asked)
+	}
 }

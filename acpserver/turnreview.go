@@ -127,7 +127,7 @@ func checkSummary(cs []tools.CheckResult) string {
 		case c.Passed:
 			fmt.Fprintf(&b, "\n✓ check %s passed (%.1fs)", c.Name, c.Seconds)
 		case c.NotRun:
-			fmt.Fprintf(&b, "\n⚠ check %s could not run: %s", c.Name, strings.TrimSpace(c.Output))
+			fmt.Fprintf(&b, "\n⚠ check %s %s", c.Name, strings.TrimSpace(c.Output)) // Output begins "could not run: "
 		}
 	}
 	return b.String()
