@@ -63,7 +63,7 @@ func (te *turnEvents) reviewHeld(out agent.Outcome) string {
 	if len(files) == 0 {
 		return ""
 	}
-	failing := failingChecks(out.Checks)
+	failing, _ := tools.Unpassed(out.Checks) // one that could not run judged nothing: the person reads why with the change
 	if out.Status != agent.StatusFinished || len(failing) > 0 {
 		ss.holdPending(files)
 		why := "the run stopped before its checks passed"
@@ -99,19 +99,6 @@ func (te *turnEvents) reviewHeld(out agent.Outcome) string {
 		return fmt.Sprintf("agentls: the run stopped: %v: no answer about its changes within maxWallClockSeconds; what was not decided stays pending in the session.", agent.ErrWallClock)
 	}
 	return ""
-}
-
-// failingChecks names the checks whose latest result failed. A check that
-// could not run is not among them: it judged nothing, and the person
-// reads why with the change.
-func failingChecks(cs []tools.CheckResult) []string {
-	var out []string
-	for _, c := range cs {
-		if !c.Passed && !c.NotRun {
-			out = append(out, c.Name)
-		}
-	}
-	return out
 }
 
 // checkSummary is what the checks said about the turn's final changes,

@@ -53,6 +53,21 @@ type CheckResult struct {
 	InView bool `json:"-"`
 }
 
+// Unpassed names the checks that failed and, apart, those that could not
+// run (which neither passed nor failed): what every face tells the user
+// and what decides whether a run's changes may be written.
+func Unpassed(cs []CheckResult) (failing, notRun []string) {
+	for _, c := range cs {
+		switch {
+		case c.NotRun:
+			notRun = append(notRun, c.Name)
+		case !c.Passed:
+			failing = append(failing, c.Name)
+		}
+	}
+	return failing, notRun
+}
+
 // Applies reports whether the check runs for a run that changed the
 // files changed (absolute paths). A pattern with a "/" matches the path
 // relative to its workspace folder, one without matches the base name

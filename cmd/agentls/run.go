@@ -310,15 +310,7 @@ func finishRun(out agent.Outcome, cs *tools.Changeset, view *workspace.View, app
 		}
 		fmt.Fprint(stdout, diff)
 	}
-	var failing, notRun []string
-	for _, c := range out.Checks {
-		switch {
-		case c.NotRun:
-			notRun = append(notRun, c.Name)
-		case !c.Passed:
-			failing = append(failing, c.Name)
-		}
-	}
+	failing, notRun := tools.Unpassed(out.Checks)
 	if len(out.Checks) > 0 && out.Status == agent.StatusFinished {
 		switch {
 		case len(failing) > 0:
