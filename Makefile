@@ -34,7 +34,7 @@ fuzz:
 	$(GO) test -run '^$$' -fuzz '^FuzzDiff$$' -fuzztime $(FUZZTIME) ./tools
 	$(GO) test -run '^$$' -fuzz '^FuzzStore$$' -fuzztime $(FUZZTIME) ./agent/proposal
 	$(GO) test -run '^$$' -fuzz '^FuzzServe$$' -fuzztime $(FUZZTIME) ./lspserver
-	$(GO) test -run '^$$' -fuzz '^FuzzWireFrames$$' -fuzztime $(FUZZTIME) ./lspserver/core
+	$(GO) test -run '^$$' -fuzz '^FuzzWireFrames$$' -fuzztime $(FUZZTIME) ./internal/rpcwire
 	$(GO) test -run '^$$' -fuzz '^FuzzParamDecoders$$' -fuzztime $(FUZZTIME) ./lspserver
 	$(GO) test -run '^$$' -fuzz '^FuzzTextSync$$' -fuzztime $(FUZZTIME) ./lspserver
 	$(GO) test -run '^$$' -fuzz '^FuzzScan$$' -fuzztime $(FUZZTIME) ./agent/aicomment

@@ -33,7 +33,7 @@
 // # Message handling
 //
 // docs/pitfalls.md "LSP: handler chain and message order": a validating
-// wire (core/stream.go) frames the input itself and answers malformed
+// wire (internal/rpcwire) frames the input itself and answers malformed
 // frames (-32700 not JSON, -32600 not a JSON-RPC message) so they never
 // kill the jsonrpc2 connection; an unframeable header ends Serve with
 // ExitBadInput. Notifications run inline on the read loop in wire order;
