@@ -263,7 +263,7 @@ func hunkDiagnostic(h proposal.Hunk, problemNote string) protocol.Diagnostic {
 	if h.Status == proposal.StatusConflicted || problemNote != "" {
 		sev = protocol.DiagnosticSeverityWarning
 	}
-	msg := hunkMessage(h)
+	msg := proposal.HunkMessage(h)
 	if problemNote != "" {
 		msg += "\n" + problemNote
 	}
