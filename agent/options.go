@@ -134,6 +134,9 @@ type Options struct {
 	Tokens *Counter
 	// Now is the clock for the date in the system prompt; nil is time.Now.
 	Now func() time.Time
+	// Getenv reads the environment the front-end serves (where the
+	// user's AGENTS.md and skills are); nil is os.Getenv.
+	Getenv func(string) string
 	// Logger gets debug logs; nil discards them.
 	Logger *slog.Logger
 	// Mode is ModePlan for a planning run (read-only tools plus todo_write;

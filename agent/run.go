@@ -318,13 +318,13 @@ func (r *runner) run(parent context.Context) Outcome {
 		folders = view.Folders()
 	}
 	if r.env.Skills == nil && r.role == roleMain {
-		r.env.Skills = skills.Discover(skills.UserDir(), folders)
+		r.env.Skills = skills.Discover(skills.UserDir(r.opts.Getenv), folders)
 		for _, w := range r.env.Skills.Warnings {
 			r.log.Warn(w)
 			r.transcript.record("warning", map[string]any{"warning": w})
 		}
 	}
-	r.userRules = UserRulesPath()
+	r.userRules = UserRulesPath(r.opts.Getenv)
 	system := r.systemPrompt(view, now())
 	task := buildTaskMessage(r.opts.Prompt, r.opts.Editor, folders)
 	r.conv.add(llm.Message{Role: openai.ChatMessageRoleSystem, Content: system}, kindSystem, "")

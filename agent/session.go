@@ -86,6 +86,9 @@ type Setup struct {
 	// Model, when set, is used instead of a client built from Config
 	// (tests with fakes); the run does not close it.
 	Model Model
+	// Getenv reads the front-end's environment (the user's AGENTS.md and
+	// skills folder); nil is os.Getenv.
+	Getenv func(string) string
 	// BeforeRead, when set, becomes the run's tools.Env.BeforeRead: the
 	// front-end pulls the editor's buffer for a path before a tool reads
 	// it (ACP's fs/read_text_file); its error fails the tool's read.
@@ -275,6 +278,7 @@ func (r *SessionRun) Execute(ctx context.Context) Outcome {
 		Transcript: tr,
 		Tokens:     r.counter,
 		Logger:     log,
+		Getenv:     r.setup.Getenv,
 		Between:    r.applyDecisions,
 		Pricing:    r.setup.Config.Model.Pricing,
 		Mode:       r.req.Mode,

@@ -196,6 +196,7 @@ func (rs *Runs) runCommand(_ context.Context, raw json.RawMessage) (any, error) 
 		SyncTools:     rs.syncTools,
 		Lang:          rs.langManager(cfg),
 		PendingNew:    func(path string) (tools.PendingNew, bool) { return rs.pendingNew(sess, r.id, path) },
+		Getenv:        rs.cfg.options().Env,
 	}, agent.RunRequest{RunID: r.id, Prompt: a.Prompt, Editor: editor, Proposals: agent.ProposalStates(rs.review.Pending(), sess), Mode: mode, Model: a.Model,
 		OnEvent: func(ev agent.Event) { rs.onEvent(ctx, r, ev) }})
 	if err != nil {
