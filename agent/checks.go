@@ -4,6 +4,11 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"sync"
+	"time"
+
+	"github.com/agentls/agentls/internal/text"
+	"github.com/agentls/agentls/tools/lang"
 
 	"github.com/agentls/agentls/agent/llm"
 	"github.com/agentls/agentls/tools"
@@ -35,7 +40,7 @@ func (r *runner) runChecks(ctx context.Context) (again bool, err error) {
 			continue
 		}
 		r.events.emit(Event{Kind: EventCheckStarted, Check: &tools.CheckResult{Name: c.Name}, Summary: c.Command})
-		res, err := r.env.RunCheck(ctx, c)
+		res, err := r.runCheck(ctx, c)
 		if err != nil {
 			return false, err
 		}
@@ -90,4 +95,72 @@ func (r *runner) checkFeedback(checks []tools.Check, results []tools.CheckResult
 	}
 	fmt.Fprintf(&b, "\nFix the cause (the code, or the test if the test is what is wrong) with your tools, then give your final answer again: the checks run again then. This was check round %d of %d.", r.checkRounds, r.limits.MaxCheckRounds)
 	return b.String()
+}
+
+// runCheck runs c, emitting EventCheckRunning every
+// Limits.CheckProgressEvery until it ends.
+func (r *runner) runCheck(ctx context.Context, c tools.Check) (tools.CheckResult, error) {
+	done := make(chan struct{})
+	var wg sync.WaitGroup
+	if every := r.limits.CheckProgressEvery; every > 0 {
+		began := time.Now()
+		wg.Go(func() {
+			t := time.NewTicker(every)
+			defer t.Stop()
+			for {
+				select {
+				case <-done:
+					return
+				case <-t.C:
+					secs := time.Since(began).Seconds()
+					r.events.emit(Event{Kind: EventCheckRunning, Check: &tools.CheckResult{Name: c.Name}, Seconds: secs,
+						Summary: fmt.Sprintf("check %s running (%s)", c.Name, Elapsed(secs))})
+				}
+			}
+		})
+	}
+	res, err := r.env.RunCheck(ctx, c)
+	close(done)
+	wg.Wait() // no running event after the result
+	return res, err
+}
+
+// Elapsed words a duration in seconds the way every face shows it:
+// tenths under a minute, then minutes and seconds.
+func Elapsed(secs float64) string {
+	if secs < 60 {
+		return fmt.Sprintf("%.1fs", secs)
+	}
+	d := time.Duration(secs) * time.Second
+	return fmt.Sprintf("%dm%02ds", int(d.Minutes()), int(d.Seconds())%60)
+}
+
+// CheckLine is the line every face shows for a check's result, with its
+// elapsed time.
+func CheckLine(c tools.CheckResult) string {
+	switch {
+	case c.NotRun:
+		return fmt.Sprintf("check %s %s", c.Name, text.Clip(text.FirstLine(c.Output), 160))
+	case c.Passed:
+		return fmt.Sprintf("check %s passed in %s", c.Name, Elapsed(c.Seconds))
+	case c.ExitCode == -1:
+		return fmt.Sprintf("check %s timed out after %s", c.Name, Elapsed(c.Seconds))
+	}
+	return fmt.Sprintf("check %s failed (exit code %d) in %s", c.Name, c.ExitCode, Elapsed(c.Seconds))
+}
+
+// langServerEvent words a language server's start for every face.
+func langServerEvent(st lang.ServerStatus) Event {
+	ev := Event{Kind: EventLangServer, Server: st.Server, Starting: st.Starting, Err: st.Err}
+	switch {
+	case st.Starting:
+		ev.Summary = "starting language server " + st.Server + "…"
+	case st.Err != nil:
+		ev.Seconds = st.Took.Seconds()
+		ev.Summary = fmt.Sprintf("language server %s did not start (%s): %v", st.Server, Elapsed(ev.Seconds), st.Err)
+	default:
+		ev.Seconds = st.Took.Seconds()
+		ev.Summary = fmt.Sprintf("language server %s ready (%s)", st.Server, Elapsed(ev.Seconds))
+	}
+	return ev
 }

@@ -421,3 +421,62 @@ func TestCheckExit127OfItsOwnIsAFailure(t *testing.T) {
 		t.Fatalf("%d model calls; last user message %q", len(reqs), reqs[len(reqs)-1].LastUser())
 	}
 }
+
+// A running check is reported every Limits.CheckProgressEvery with its
+// time so far, until its result: the check ends only once the run has
+// said it was still running, and nothing of it follows the result.
+func TestRunningCheckReportsItsTime(t *testing.T) {
+	cr := newCheckRun(t, map[string]string{"a.txt": "a\n"})
+	marker := filepath.Join(t.TempDir(), "seen")
+	cr.log.hook = func(ev Event) {
+		if ev.Kind == EventCheckRunning {
+			os.WriteFile(marker, nil, 0o644)
+		}
+	}
+	srv := stageThenFinish(t)
+	out := Run(context.Background(), Options{
+		Model: newClient(t, srv), Registry: tools.NewRegistry(tools.Builtins(cr.env.Policy)...), Env: cr.env,
+		Prompt: "do the task", OnEvent: cr.log.on, NoAgentTools: true,
+		Limits: Limits{CheckProgressEvery: 10 * time.Millisecond},
+		Checks: []tools.Check{{Name: "slow", Command: "for i in $(seq 400); do [ -f '" + marker + "' ] && exit 0; sleep 0.05; done; exit 1"}},
+	})
+	if out.Status != StatusFinished || len(out.Checks) != 1 || !out.Checks[0].Passed {
+		t.Fatalf("outcome %v, checks %+v", out.Status, out.Checks)
+	}
+	var running []Event
+	result := -1
+	for i, e := range cr.log.all() {
+		switch e.Kind {
+		case EventCheckRunning:
+			if result >= 0 {
+				t.Fatalf("a running event after the check's result: %+v", e)
+			}
+			running = append(running, e)
+		case EventCheck:
+			result = i
+		}
+	}
+	if len(running) == 0 {
+		t.Fatal("no running event")
+	}
+	e := running[0]
+	if e.Check.Name != "slow" || e.Seconds <= 0 || e.Summary != fmt.Sprintf("check slow running (%s)", Elapsed(e.Seconds)) {
+		t.Fatalf("running event %+v", e)
+	}
+}
+
+func TestCheckWords(t *testing.T) {
+	for _, c := range []struct {
+		res  tools.CheckResult
+		want string
+	}{
+		{tools.CheckResult{Name: "test", Passed: true, Seconds: 1.25}, "check test passed in 1.2s"},
+		{tools.CheckResult{Name: "test", ExitCode: 1, Seconds: 125}, "check test failed (exit code 1) in 2m05s"},
+		{tools.CheckResult{Name: "test", ExitCode: -1, Seconds: 30}, "check test timed out after 30.0s"},
+		{tools.CheckResult{Name: "go", NotRun: true, ExitCode: 127, Output: "could not run: sh: 1: go: not found\nPATH was …"}, "check go could not run: sh: 1: go: not found"},
+	} {
+		if got := CheckLine(c.res); got != c.want {
+			t.Errorf("CheckLine(%+v) = %q, want %q", c.res, got, c.want)
+		}
+	}
+}

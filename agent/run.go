@@ -13,6 +13,7 @@ import (
 
 	"github.com/agentls/agentls/agent/llm"
 	"github.com/agentls/agentls/tools"
+	"github.com/agentls/agentls/tools/lang"
 	scripttool "github.com/agentls/agentls/tools/script"
 	"github.com/agentls/agentls/tools/skills"
 	openai "github.com/sashabaranov/go-openai"
@@ -88,6 +89,9 @@ func Run(ctx context.Context, opts Options) Outcome {
 	}
 	if r.env.Changes != nil {
 		defer r.env.Changes.Subscribe(r.noteStaged)()
+	}
+	if lr, ok := r.env.Diagnoser.(interface{ OnStatus(func(lang.ServerStatus)) }); ok {
+		lr.OnStatus(func(st lang.ServerStatus) { r.events.emit(langServerEvent(st)) })
 	}
 	out := r.run(ctx)
 	r.between()

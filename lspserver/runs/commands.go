@@ -210,6 +210,13 @@ func (rs *Runs) runCommand(_ context.Context, raw json.RawMessage) (any, error) 
 	}
 	rs.sessions().Started(sess, a.Prompt, cfg.APIKey())
 	rs.reg.add(r)
+	if editor != nil {
+		var line uint32
+		if editor.Range != nil {
+			line = editor.Range.Start.Line
+		}
+		rs.review.RunOrigin(r.id, rs.docs.StorePath(editor.Path), line)
+	}
 	rs.log.Info("run started", "run", r.id, "session", sess.ID(), "mode", mode, "uri", a.URI)
 	rs.core.Go("agent run "+r.id, func(context.Context) {
 		defer cancel()

@@ -92,6 +92,9 @@ type Review interface {
 	Drop(runID, path string)
 	// ForgetRun is called when a run ends; its pending hunks stay.
 	ForgetRun(runID string)
+	// RunOrigin records the document (a store path) and line a run was
+	// started from, where the new files it proposes are also shown.
+	RunOrigin(runID, path string, line uint32)
 	// Problems records what the language server found in runID's
 	// proposal for fp.Path (agentls/proposals lists fp.Outstanding).
 	Problems(runID string, fp tools.FileProblems)
@@ -249,11 +252,13 @@ func (rs *Runs) onEvent(ctx context.Context, r *run, ev agent.Event) {
 	r.events.agentEvent(ev, r.mode)
 	switch {
 	case ev.ParentRunID != "":
-	case ev.Kind == agent.EventCheck && ev.Check != nil && ev.Check.NotRun:
-		// Otherwise "running check NAME" would stay on while the run ends
-		// without the check, and a client without our plugins would never
-		// learn why.
-		r.prog.report(ctx, "check "+ev.Check.Name+" "+text.Clip(text.FirstLine(ev.Check.Output), 160))
+	case ev.Kind == agent.EventCheck && ev.Check != nil:
+		// Otherwise "running check NAME" would stay on after the check, and
+		// a client without our plugins would never learn how it went, how
+		// long it took, or why it could not run.
+		r.prog.report(ctx, agent.CheckLine(*ev.Check))
+	case ev.Kind == agent.EventCheckRunning, ev.Kind == agent.EventLangServer:
+		r.prog.report(ctx, ev.Summary)
 	case ev.Kind == agent.EventToolCall:
 		r.prog.report(ctx, stepMessage(ev.Tool, ev.Args)) // stepwords.go
 	case ev.Kind == agent.EventTodo:

@@ -220,7 +220,16 @@ func (m *Manager) acquire(ctx context.Context, r *Run, cfg ServerConfig, root st
 	c := e.c
 	m.mu.Unlock()
 	release := sync.OnceFunc(func() { m.release(k, e) })
-	if err := c.waitReady(ctx); err != nil {
+	starting := !c.initialized()
+	if starting {
+		r.tell(ServerStatus{Server: cfg.Name, Starting: true})
+	}
+	began := time.Now()
+	err := c.waitReady(ctx)
+	if starting {
+		r.tell(ServerStatus{Server: cfg.Name, Took: time.Since(began), Err: err})
+	}
+	if err != nil {
 		release()
 		if errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled) {
 			return nil, nil, errNoAnswer

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"sync"
+	"time"
 
 	"github.com/agentls/agentls/internal/text"
 	"github.com/agentls/agentls/tools"
@@ -26,6 +27,34 @@ type Run struct {
 	reported map[clientKey]bool
 	files    map[string]*fileState
 	told     map[*client]uint64 // the server error messages already passed on
+
+	onStatus func(ServerStatus) // OnStatus
+}
+
+// ServerStatus is a language server's start as one run saw it: Starting
+// when the run found it not yet initialized, then once more when it
+// became ready (Err nil) or failed, with Took the time the run waited.
+// A cold server can take many seconds (gopls on a busy machine), and
+// without this the run looks hung, or its edits report "no answer".
+type ServerStatus struct {
+	Server   string
+	Starting bool
+	Took     time.Duration
+	Err      error
+}
+
+// OnStatus sets the function told about servers this run waits for to
+// start (ServerStatus); call it before the run uses the servers.
+func (r *Run) OnStatus(fn func(ServerStatus)) {
+	if r != nil {
+		r.onStatus = fn
+	}
+}
+
+func (r *Run) tell(s ServerStatus) {
+	if r != nil && r.onStatus != nil {
+		r.onStatus(s)
+	}
 }
 
 // fileState is what a run knows of one file's problems: at its first
