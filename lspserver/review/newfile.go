@@ -148,7 +148,7 @@ func companionDiagnostic(pr proposal.Proposal, line uint32) protocol.Diagnostic 
 	h := pr.Hunks[0]
 	d := hunkDiagnostic(h, "")
 	name := filepath.Base(pr.Path)
-	d.Message = protocol.String(fmt.Sprintf("New file %s (open it to accept or reject): %s", name, hunkMessage(h)))
+	d.Message = protocol.String(fmt.Sprintf("New file %s (open it to accept or reject): %s", name, proposal.HunkMessage(h)))
 	d.Range = core.ToProtocolRange(text.Range{Start: text.Position{Line: line}, End: text.Position{Line: line + 1}})
 	d.Data, _ = json.Marshal(diagnosticData{HunkID: h.ID, RunID: h.RunID}) // strings only: cannot fail
 	return d
