@@ -54,9 +54,10 @@ type CompletionTurn struct {
 	SSE string `json:"sse"`
 }
 
-// Bounds of a recorded completion's key: the end of the line before the
-// cursor and up to two lines before it, and the rest of the cursor's
-// line, enough to tell the places of a demo apart.
+// Bounds of a recorded completion's key: the cursor's line up to the
+// cursor and the line before it, and the rest of the cursor's line:
+// enough to tell the places of a demo apart, little enough that the same
+// keystrokes in another editor replay it.
 const (
 	recordBeforeBytes = 200
 	recordAfterBytes  = 80
@@ -71,7 +72,7 @@ func recordKey(k CompletionKey) CompletionKey {
 	lines := 0
 	for i := len(before) - 1; i >= 0; i-- {
 		if before[i] == '\n' {
-			if lines++; lines == 3 {
+			if lines++; lines == 2 {
 				before = before[i+1:]
 				break
 			}
