@@ -96,6 +96,9 @@ func Load(opts LoadOptions) (Config, []string, error) {
 		cfg.Model.APIKeyEnv = DefaultAPIKeyEnv
 	}
 	cfg.envKey = strings.TrimSpace(env(cfg.Model.APIKeyEnv))
+	if k := strings.TrimSpace(cfg.Completion.APIKeyEnv); k != "" {
+		cfg.completionKey = strings.TrimSpace(env(k))
+	}
 	for _, u := range l.untrusted {
 		u.Actions = describe(u.withheld, cfg.Model.APIKeyEnv)
 		cfg.untrusted = append(cfg.untrusted, u.Untrusted)

@@ -67,6 +67,7 @@ type ClientFeatures struct {
 	ConfigurationPull      bool // workspace.configuration
 	PositionEncodingsGiven bool // general.positionEncodings was sent
 	ShowDocument           bool // window.showDocument.support
+	InlineCompletion       bool // textDocument.inlineCompletion (LSP 3.18 ghost text)
 	ElicitationForms       bool // experimental.agentls.elicitationForms: answers agentls/elicit (runs/elicit.go)
 	AnswerViews            bool // experimental.agentls.answerViews: shows runs' whole answers itself (runs/answers.go)
 	// Plugin: experimental.agentls was sent at all, so the client is one of
@@ -176,6 +177,9 @@ func clientFeatures(c protocol.ClientCapabilities) ClientFeatures {
 			f.WatchedFilesDynamic = is(wf.DynamicRegistration)
 			f.WatchedFilesRelative = is(wf.RelativePatternSupport)
 		}
+	}
+	if td := c.TextDocument; td != nil {
+		f.InlineCompletion = td.InlineCompletion != nil
 	}
 	if w := c.Window; w != nil {
 		f.WorkDoneProgress = is(w.WorkDoneProgress)
