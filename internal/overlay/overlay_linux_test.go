@@ -68,4 +68,3 @@ func TestViewRunsACommandOverTheDirectory(t *testing.T) {
 		t.Errorf("the command's write is not in the upper layer: %q %v", b, err)
 	}
 }
-
