@@ -42,7 +42,7 @@ func (r *runner) runChecks(ctx context.Context) (again bool, err error) {
 		r.noteCheck(res)
 		r.events.emit(Event{Kind: EventCheck, Check: &res})
 		r.transcript.record("check", map[string]any{"name": res.Name, "command": c.Command, "passed": res.Passed, "exitCode": res.ExitCode,
-			"seconds": res.Seconds, "notRun": res.NotRun, "inView": res.InView, "output": res.Output})
+			"seconds": res.Seconds, "notRun": res.NotRun, "inView": res.InView, "view": res.View, "output": res.Output})
 		if !res.Passed && !res.NotRun {
 			failed = append(failed, res)
 			failedChecks = append(failedChecks, c)
@@ -77,8 +77,11 @@ func (r *runner) noteCheck(res tools.CheckResult) {
 func (r *runner) checkFeedback(checks []tools.Check, results []tools.CheckResult) string {
 	var b strings.Builder
 	where := "the workspace"
-	if results[0].InView {
-		where = "a scratch copy of the workspace with your proposed changes applied"
+	switch {
+	case results[0].View == tools.ViewOverlay:
+		where = "an overlay view of the workspace with your proposed changes applied"
+	case results[0].InView:
+		where = "a copy of the workspace with your proposed changes applied"
 	}
 	fmt.Fprintf(&b, "The project's checks ran on your changes (in %s) and %d failed:\n", where, len(results))
 	for i, res := range results {

@@ -457,11 +457,11 @@ func (p *progress) event(ev agent.Event) {
 			fmt.Fprint(p.w, indent(lastLines(rest, 30), "    "))
 			return
 		case c.Passed:
-			fmt.Fprintf(p.w, "✓ check %s passed (%.1fs)\n", c.Name, c.Seconds)
+			fmt.Fprintf(p.w, "✓ check %s passed (%.1fs%s)\n", c.Name, c.Seconds, viewNote(*c))
 		case c.ExitCode == -1:
-			fmt.Fprintf(p.w, "✗ check %s failed (%.1fs)\n", c.Name, c.Seconds)
+			fmt.Fprintf(p.w, "✗ check %s failed (%.1fs%s)\n", c.Name, c.Seconds, viewNote(*c))
 		default:
-			fmt.Fprintf(p.w, "✗ check %s failed: exit code %d (%.1fs)\n", c.Name, c.ExitCode, c.Seconds)
+			fmt.Fprintf(p.w, "✗ check %s failed: exit code %d (%.1fs%s)\n", c.Name, c.ExitCode, c.Seconds, viewNote(*c))
 		}
 		if !c.Passed {
 			fmt.Fprint(p.w, indent(lastLines(c.Output, 30), "    "))
@@ -580,4 +580,17 @@ func wrap(s string, width int, indent string) string {
 		}
 	}
 	return b.String()
+}
+
+// viewNote names the kind of proposal view a check ran in, so the user
+// knows whether the fast overlay or the copy fallback was used
+// (docs/checks.md says why an overlay may be unavailable).
+func viewNote(c tools.CheckResult) string {
+	switch c.View {
+	case tools.ViewOverlay:
+		return ", ran in an overlay view"
+	case tools.ViewCopy:
+		return ", ran in a copy"
+	}
+	return ""
 }
