@@ -47,7 +47,7 @@ func (r *runner) runChecks(ctx context.Context) (again bool, err error) {
 		r.noteCheck(res)
 		r.events.emit(Event{Kind: EventCheck, Check: &res})
 		r.transcript.record("check", map[string]any{"name": res.Name, "command": c.Command, "passed": res.Passed, "exitCode": res.ExitCode,
-			"seconds": res.Seconds, "notRun": res.NotRun, "inView": res.InView, "output": res.Output})
+			"seconds": res.Seconds, "notRun": res.NotRun, "inView": res.InView, "view": res.View, "output": res.Output})
 		if !res.Passed && !res.NotRun {
 			failed = append(failed, res)
 			failedChecks = append(failedChecks, c)
@@ -82,8 +82,11 @@ func (r *runner) noteCheck(res tools.CheckResult) {
 func (r *runner) checkFeedback(checks []tools.Check, results []tools.CheckResult) string {
 	var b strings.Builder
 	where := "the workspace"
-	if results[0].InView {
-		where = "a scratch copy of the workspace with your proposed changes applied"
+	switch {
+	case results[0].View == tools.ViewOverlay:
+		where = "an overlay view of the workspace with your proposed changes applied"
+	case results[0].InView:
+		where = "a copy of the workspace with your proposed changes applied"
 	}
 	fmt.Fprintf(&b, "The project's checks ran on your changes (in %s) and %d failed:\n", where, len(results))
 	for i, res := range results {
@@ -142,11 +145,24 @@ func CheckLine(c tools.CheckResult) string {
 	case c.NotRun:
 		return fmt.Sprintf("check %s %s", c.Name, text.Clip(text.FirstLine(c.Output), 160))
 	case c.Passed:
-		return fmt.Sprintf("check %s passed in %s", c.Name, Elapsed(c.Seconds))
+		return fmt.Sprintf("check %s passed in %s%s", c.Name, Elapsed(c.Seconds), viewNote(c))
 	case c.ExitCode == -1:
-		return fmt.Sprintf("check %s timed out after %s", c.Name, Elapsed(c.Seconds))
+		return fmt.Sprintf("check %s timed out after %s%s", c.Name, Elapsed(c.Seconds), viewNote(c))
 	}
-	return fmt.Sprintf("check %s failed (exit code %d) in %s", c.Name, c.ExitCode, Elapsed(c.Seconds))
+	return fmt.Sprintf("check %s failed (exit code %d) in %s%s", c.Name, c.ExitCode, Elapsed(c.Seconds), viewNote(c))
+}
+
+// viewNote names the kind of proposal view a check ran in (an overlay
+// over the workspace, or the copy it falls back to), so a user whose
+// kernel refuses the overlay learns why checks are slow.
+func viewNote(c tools.CheckResult) string {
+	switch c.View {
+	case tools.ViewOverlay:
+		return ", ran in an overlay view"
+	case tools.ViewCopy:
+		return ", ran in a copy"
+	}
+	return ""
 }
 
 // langServerEvent words a language server's start for every face.

@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/agentls/agentls/agent/llm/llmtest"
+	"github.com/agentls/agentls/internal/overlay"
+	"github.com/agentls/agentls/internal/scratch"
 	"github.com/agentls/agentls/internal/testpeers"
 	"github.com/agentls/agentls/internal/testtree"
 	"github.com/agentls/agentls/internal/testwait"
@@ -74,6 +76,7 @@ func (cr *checkRun) run(t *testing.T, ctx context.Context, srv *llmtest.Server, 
 func (cr *checkRun) untouched(t *testing.T) {
 	t.Helper()
 	testtree.Same(t, cr.before, cr.root)
+	scratch.WaitRemovals() // views are deleted in the background
 	if entries, err := os.ReadDir(cr.base); err != nil || len(entries) != 0 {
 		t.Fatalf("proposal view left behind: %v %v", entries, err)
 	}
@@ -126,7 +129,8 @@ func TestChecksFailThenFixGoTest(t *testing.T) {
 	}
 	reqs := srv.Requests()
 	cmdOut, _ := reqs[3].ToolResult("c1")
-	if !strings.Contains(cmdOut, "func Sub(a, b int) int { return a + b }") || !strings.Contains(cmdOut, "ran in the proposal view") || !strings.Contains(cmdOut, cr.base) {
+	if !strings.Contains(cmdOut, "func Sub(a, b int) int { return a + b }") || !strings.Contains(cmdOut, "ran in the proposal view") ||
+		!strings.Contains(cmdOut, cr.base) && !strings.Contains(cmdOut, "an overlay view") {
 		t.Fatalf("run_command did not see the staged text in the view:\n%s", cmdOut)
 	}
 	for _, want := range []string{`check "test" failed (exit code 1`, "go test ./...", "--- FAIL: TestSub", "Sub(5, 3) = 8, want 2", "FAIL", "round 1 of 2"} {
@@ -271,6 +275,48 @@ func TestCheckStdinAndDestructiveChecks(t *testing.T) {
 	}
 	if out.Checks[0].Output != "no stdin\n" || out.Checks[1].Output != "a.txt\n" || out.Checks[2].Output != "a\nb\nstaged\n" {
 		t.Fatalf("outputs %q %q %q", out.Checks[0].Output, out.Checks[1].Output, out.Checks[2].Output)
+	}
+	cr.untouched(t)
+}
+
+// A check runs on the proposal in an overlay view where the kernel allows
+// one, and in a copy when it does not (forced here with
+// AGENTLS_PROPOSAL_VIEW=copy): either way it sees the staged file and the
+// editor's unsaved text over the disk's, what it writes or deletes never
+// reaches the user's files, the next check sees the proposal whole again,
+// and the result names the view it ran in.
+func TestChecksSeeTheProposalInEitherView(t *testing.T) {
+	t.Run(tools.ViewOverlay, func(t *testing.T) {
+		if err := overlay.Supported(); err != nil {
+			t.Fatalf("this machine cannot mount an overlay view, which CI must prove works: %v", err)
+		}
+		testChecksSeeTheProposal(t, tools.ViewOverlay)
+	})
+	t.Run(tools.ViewCopy, func(t *testing.T) {
+		t.Setenv(overlay.EnvMode, "copy")
+		testChecksSeeTheProposal(t, tools.ViewCopy)
+	})
+}
+
+func testChecksSeeTheProposal(t *testing.T, kind string) {
+	cr := newCheckRun(t, map[string]string{"a.txt": "disk a\n", "buf.txt": "disk buffer\n", "dir/b.txt": "b\n"})
+	cr.env.View.Open(filepath.Join(cr.root, "buf.txt"), 1, "unsaved buffer\n")
+	srv := stageThenFinish(t)
+	out := cr.run(t, context.Background(), srv,
+		tools.Check{Name: "sees", Command: "cat new.txt buf.txt a.txt"},
+		tools.Check{Name: "wreck", Command: "echo mine > a.txt && rm -f buf.txt && rm -rf dir && echo made > made.txt && ls"},
+		tools.Check{Name: "whole", Command: "cat a.txt buf.txt dir/b.txt"})
+	if out.Status != StatusFinished || len(out.Checks) != 3 {
+		t.Fatalf("outcome %v %+v", out.Status, out.Checks)
+	}
+	want := []string{"staged\nunsaved buffer\ndisk a\n", "a.txt\nmade.txt\nnew.txt\n", "disk a\nunsaved buffer\nb\n"}
+	for i, c := range out.Checks {
+		if !c.Passed || c.Output != want[i] || !c.InView || c.View != kind {
+			t.Fatalf("check %s: passed %v, view %q (want %q), output %q (want %q)", c.Name, c.Passed, c.View, kind, c.Output, want[i])
+		}
+	}
+	if w := out.Checks[0].Where(); !strings.Contains(w, map[string]string{tools.ViewOverlay: "an overlay view", tools.ViewCopy: "a copy"}[kind]) {
+		t.Fatalf("where: %q", w)
 	}
 	cr.untouched(t)
 }
