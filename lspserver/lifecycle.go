@@ -43,7 +43,7 @@ func (s *Server) capabilities(sess *Session) protocol.ServerCapabilities {
 		},
 		// Agent runs (runs) and the command table (methods.go).
 		ExecuteCommandProvider: protocol.ExecuteCommandOptions{Commands: core.CommandNames(s.commandTable())},
-		CodeActionProvider:     &protocol.CodeActionOptions{CodeActionKinds: runs.CodeActionKinds(), ResolveProvider: core.Ptr(false)},
+		CodeActionProvider:     &protocol.CodeActionOptions{CodeActionKinds: runs.CodeActionKinds(), ResolveProvider: core.Ptr(sess.Features.LazyCodeActions)},
 		// Review of proposals (review): lenses, and a preview without a
 		// plugin (hover, diagnostics).
 		CodeLensProvider: &protocol.CodeLensOptions{ResolveProvider: core.Ptr(false)},

@@ -47,6 +47,7 @@ func (s *Server) methodTable() map[string]core.Route {
 		// runs/progress.go).
 		protocol.MethodWorkspaceExecuteCommand:      core.Request(core.ExecuteCommand(s.commandTable())),
 		protocol.MethodTextDocumentCodeAction:       core.Request(s.runs.CodeAction),
+		protocol.MethodCodeActionResolve:            core.Request(s.runs.CodeActionResolve), // runs/resolve.go
 		protocol.MethodWindowWorkDoneProgressCancel: core.Notification(s.runs.WorkDoneProgressCancel),
 
 		// Review of proposals (review/codelens.go, review/hover.go;

@@ -74,6 +74,8 @@ type Runs struct {
 	editor editorToolsState // the editor's own tools (editortools.go)
 	tasks  taskBook         // task comments of open documents (tasks.go)
 
+	actionSets actionSets // code actions listed lazily, to resolve (resolve.go)
+
 	lang     agent.LanguageServerSet // the workspace's language servers (lang.go)
 	langOnce sync.Once               // the goroutine that closes them with the server
 	sess     sessionsState           // conversations and their persistence (sessions.go)
@@ -108,7 +110,7 @@ type Review interface {
 	ReplaceCreated(path, oldRun, newRun string) int
 	// CodeActions are review's accept/reject actions for the hunks
 	// overlapping r in the document key (core.DocKey) names.
-	CodeActions(key string, r text.Range) []protocol.CommandOrCodeAction
+	CodeActions(key string, r text.Range, lazy bool) []protocol.CommandOrCodeAction
 	// IsPreviewDiagnostic reports whether d is one of review's previews.
 	IsPreviewDiagnostic(d protocol.Diagnostic) bool
 }

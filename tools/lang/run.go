@@ -18,9 +18,10 @@ import (
 // crashed servers against the run's budget, and remembers each checked
 // file's problems for the end of the run.
 type Run struct {
-	m      *Manager
-	env    *tools.Env
-	served []ServerConfig
+	m       *Manager
+	env     *tools.Env
+	served  []ServerConfig
+	samples map[string]string // server name → a file of its type (Warm)
 
 	mu       sync.Mutex
 	restarts map[clientKey]int
@@ -74,12 +75,48 @@ func (m *Manager) NewRun(ctx context.Context, env *tools.Env) *Run {
 	if m == nil || env == nil {
 		return nil
 	}
-	served := m.Served(ctx, env.View)
+	served, samples := m.servedWithSamples(ctx, env.View)
 	if len(served) == 0 {
 		return nil
 	}
-	return &Run{m: m, env: env, served: served, restarts: map[clientKey]int{}, reported: map[clientKey]bool{},
+	return &Run{m: m, env: env, served: served, samples: samples, restarts: map[clientKey]int{}, reported: map[clientKey]bool{},
 		files: map[string]*fileState{}, told: map[*client]uint64{}}
+}
+
+// warmBound bounds Warm per server: a cold pyright took 6.5 s to its
+// first answer here.
+const warmBound = 60 * time.Second
+
+// Warm starts the run's servers and has each check one file of its type,
+// all in parallel, and returns when they are done (or ctx ends). It is
+// meant to run while the model thinks over its first turn, so that the
+// first edit's problems line does not wait for a cold start: a server
+// answers its first file only after loading the project and its library
+// stubs (pyright's builtins), which starting the process alone does not
+// do. A server already warm answers at once. Failures are left to the
+// first real use, which reports them; an idle server still stops after
+// the idle timeout.
+func (r *Run) Warm(ctx context.Context) {
+	ctx, cancel := context.WithTimeout(ctx, warmBound)
+	defer cancel()
+	var wg sync.WaitGroup
+	for _, s := range r.served {
+		path := r.samples[s.Name]
+		if path == "" {
+			continue
+		}
+		wg.Go(func() {
+			snap, err := r.env.View.Read(path)
+			if err == nil {
+				err = r.use(ctx, path, nil, func(c *client) error {
+					_, err := r.settled(ctx, c, path, snap.Text)
+					return err
+				})
+			}
+			r.m.log.Debug("language server warmed", "server", s.Name, "file", path, "err", err)
+		})
+	}
+	wg.Wait()
 }
 
 // Servers names the servers the run may use.
