@@ -141,6 +141,12 @@ type Options struct {
 	Tokens *Counter
 	// Now is the clock for the date in the system prompt; nil is time.Now.
 	Now func() time.Time
+	// Warm, when set, starts the run's language servers (lang.Run.Warm)
+	// while the model thinks over its first turn, so the first edit's
+	// problems do not wait for a cold start. Run starts it once the
+	// servers' start is reported as events, and stops and awaits it
+	// before it returns.
+	Warm func(context.Context)
 	// Getenv reads the environment the front-end serves (where the
 	// user's AGENTS.md and skills are); nil is os.Getenv.
 	Getenv func(string) string

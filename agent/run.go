@@ -93,7 +93,18 @@ func Run(ctx context.Context, opts Options) Outcome {
 	if lr, ok := r.env.Diagnoser.(interface{ OnStatus(func(lang.ServerStatus)) }); ok {
 		lr.OnStatus(func(st lang.ServerStatus) { r.events.emit(langServerEvent(st)) })
 	}
+	stopWarm := func() {}
+	if opts.Warm != nil {
+		wctx, stop := context.WithCancel(ctx)
+		warmed := make(chan struct{})
+		go func() {
+			defer close(warmed)
+			opts.Warm(wctx)
+		}()
+		stopWarm = func() { stop(); <-warmed }
+	}
 	out := r.run(ctx)
+	stopWarm()
 	r.between()
 	if err := r.env.Proposal.Close(); err != nil { // the run's scratch copy goes with it
 		r.log.Warn("proposal view not removed", "err", err)

@@ -262,21 +262,6 @@ func (r *SessionRun) Execute(ctx context.Context) Outcome {
 	}
 	tr.record("session", map[string]any{"sessionId": s.id, "runId": r.req.RunID, "folders": folders, "mode": r.req.Mode, "model": r.setup.Config.Model.Name, "prompt": r.req.Prompt})
 	history, followup := s.begin(r.req, r.setup.View)
-	if r.warm != nil {
-		// The language servers start while the model thinks over its
-		// first turn, so the first edit's problems do not wait for a cold
-		// start; the run does not end before warming has stopped.
-		wctx, stop := context.WithCancel(ctx)
-		warmed := make(chan struct{})
-		go func() {
-			defer close(warmed)
-			r.warm(wctx)
-		}()
-		defer func() {
-			stop()
-			<-warmed
-		}()
-	}
 	out := Run(ctx, Options{
 		History:  history,
 		Followup: followup,
@@ -297,6 +282,7 @@ func (r *SessionRun) Execute(ctx context.Context) Outcome {
 		Tokens:     r.counter,
 		Logger:     log,
 		Getenv:     r.setup.Getenv,
+		Warm:       r.warm,
 		Between:    r.applyDecisions,
 		Pricing:    r.setup.Config.Model.Pricing,
 		Mode:       r.req.Mode,

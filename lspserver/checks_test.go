@@ -11,6 +11,7 @@ import (
 	"go.lsp.dev/uri"
 
 	"github.com/agentls/agentls/agent/llm/llmtest"
+	"github.com/agentls/agentls/internal/scratch"
 	"github.com/agentls/agentls/internal/testpeers"
 	"github.com/agentls/agentls/internal/testtree"
 	"github.com/agentls/agentls/lspserver"
@@ -90,6 +91,7 @@ func TestChecksLoopThroughTheServer(t *testing.T) {
 		t.Fatalf("showMessage %+v", msg)
 	}
 	testtree.Same(t, before, rs.root)
+	scratch.WaitRemovals() // views are deleted in the background
 	if left, _ := os.ReadDir(viewDir); len(left) != 0 {
 		t.Fatalf("proposal view left behind: %v", left)
 	}
@@ -267,6 +269,7 @@ func TestChecksSeeApplyModeBuffers(t *testing.T) {
 	if d, _ := os.ReadFile(path); string(d) != original {
 		t.Fatalf("the file on disk changed: %q", d)
 	}
+	scratch.WaitRemovals() // views are deleted in the background
 	if left, _ := os.ReadDir(viewDir); len(left) != 0 {
 		t.Fatalf("proposal view left behind: %v", left)
 	}

@@ -30,6 +30,7 @@ type Run struct {
 	told     map[*client]uint64 // the server error messages already passed on
 
 	onStatus func(ServerStatus) // OnStatus
+	starts   map[string]int     // per server: 1 start told, 2 its end told (under mu)
 }
 
 // ServerStatus is a language server's start as one run saw it: Starting
@@ -52,8 +53,27 @@ func (r *Run) OnStatus(fn func(ServerStatus)) {
 	}
 }
 
+// tell passes s on once per server and run: the warm-up and the first
+// edit may both wait for the same cold server, and the user should read
+// "starting gopls…" and "gopls ready" once each.
 func (r *Run) tell(s ServerStatus) {
-	if r != nil && r.onStatus != nil {
+	if r == nil || r.onStatus == nil {
+		return
+	}
+	r.mu.Lock()
+	if r.starts == nil {
+		r.starts = map[string]int{}
+	}
+	want := 0
+	if !s.Starting {
+		want = 1
+	}
+	ok := r.starts[s.Server] == want
+	if ok {
+		r.starts[s.Server]++
+	}
+	r.mu.Unlock()
+	if ok {
 		r.onStatus(s)
 	}
 }
