@@ -6,55 +6,7 @@
 --   AGENTLS_TEST_CASSETTE  the cassette file
 local H = dofile(vim.fn.fnamemodify(debug.getinfo(1, "S").source:sub(2), ":h") .. "/harness.lua")
 
-local function term(keys)
-  return vim.api.nvim_replace_termcodes(keys, true, false, true)
-end
-
--- Runs `steps` (a function) while Neovim is in insert mode, entered with
--- `enter`: feedkeys with "x!" keeps insert mode until a step types <Esc>,
--- and the steps run from timers meanwhile, so typed keys, autocommands and
--- server answers are all processed between them. An error in a step
--- leaves insert mode and is raised here.
-local function in_insert(enter, steps)
-  local failure
-  local co = coroutine.create(function()
-    local ok, err = xpcall(steps, debug.traceback)
-    if not ok then
-      failure = err
-    end
-    vim.api.nvim_feedkeys(term("<Esc>"), "n", false)
-  end)
-  vim.defer_fn(function()
-    assert(coroutine.resume(co))
-  end, 0)
-  vim.api.nvim_feedkeys(term(enter), "x!", false)
-  if failure then
-    error(failure, 0)
-  end
-end
-
-local function sleep(ms)
-  local co = coroutine.running()
-  vim.defer_fn(function()
-    assert(coroutine.resume(co))
-  end, ms)
-  coroutine.yield()
-end
-
-local function wait_until(what, pred)
-  local deadline = vim.loop.now() + 15000
-  while not pred() do
-    if vim.loop.now() > deadline then
-      error("timed out waiting for " .. what, 2)
-    end
-    sleep(10)
-  end
-end
-
--- Types `keys` as a user would (mappings apply).
-local function type_keys(keys)
-  vim.api.nvim_feedkeys(term(keys), "t", false)
-end
+local term, in_insert, wait_until, type_keys = H.term, H.in_insert, H.co_wait, H.type_keys
 
 -- The ghost extmarks of buffer `bufnr`: their text as shown, where and how.
 local function ghosts(bufnr)

@@ -127,6 +127,14 @@ local function render(bufnr, g)
   vim.api.nvim_buf_set_extmark(bufnr, ns, g.row, math.min(g.col, #line), opts)
 end
 
+--- Shows `text` as ghost text at (row 0-based, byte col) of buffer
+--- `bufnr`, replacing any other; typing and the accept keys then act on it.
+function M.show(bufnr, row, col, text)
+  local s = st(bufnr)
+  s.ghost = { row = row, col = col, text = text, tick = vim.api.nvim_buf_get_changedtick(bufnr) }
+  render(bufnr, s.ghost)
+end
+
 --- The ghost text shown in buffer `bufnr` (0: current), or nil.
 ---@return table|nil {row=0-based, col=byte, text=string}
 function M.current(bufnr)
@@ -200,8 +208,7 @@ local function request(bufnr, trigger)
       M.dismiss(bufnr)
       return
     end
-    s.ghost = { row = row, col = col, text = text, tick = tick }
-    render(bufnr, s.ghost)
+    M.show(bufnr, row, col, text)
   end, bufnr)
   if ok then
     req.id = id
