@@ -221,6 +221,9 @@ local function schedule(bufnr)
   local s = st(bufnr)
   stop_timer(s)
   local opts = M.options()
+  if not opts.enabled then
+    return -- turned off by a later setup()
+  end
   s.timer = uv.new_timer()
   s.timer:start(opts.debounce_ms, 0, vim.schedule_wrap(function()
     stop_timer(s)
