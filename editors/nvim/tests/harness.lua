@@ -198,6 +198,60 @@ function H.read(path)
   return s
 end
 
+--- `keys` with <…> notation replaced by the keys it names.
+function H.term(keys)
+  return vim.api.nvim_replace_termcodes(keys, true, false, true)
+end
+
+--- Runs `steps` (a function) while Neovim is in insert mode, entered with
+--- `enter`: feedkeys with "x!" keeps insert mode until a step types <Esc>,
+--- and the steps run from timers meanwhile, so typed keys, autocommands and
+--- server answers are all processed between them (H.wait's vim.wait would
+--- not process typed keys). An error in a step leaves insert mode and is
+--- raised here.
+function H.in_insert(enter, steps)
+  local failure
+  local co = coroutine.create(function()
+    local ok, err = xpcall(steps, debug.traceback)
+    if not ok then
+      failure = err
+    end
+    vim.api.nvim_feedkeys(H.term("<Esc>"), "n", false)
+  end)
+  vim.defer_fn(function()
+    assert(coroutine.resume(co))
+  end, 0)
+  vim.api.nvim_feedkeys(H.term(enter), "x!", false)
+  if failure then
+    error(failure, 0)
+  end
+end
+
+--- Inside H.in_insert's steps: lets Neovim run for `ms`.
+function H.co_sleep(ms)
+  local co = coroutine.running()
+  vim.defer_fn(function()
+    assert(coroutine.resume(co))
+  end, ms)
+  coroutine.yield()
+end
+
+--- Inside H.in_insert's steps: waits for pred() or fails naming `what`.
+function H.co_wait(what, pred)
+  local deadline = vim.loop.now() + 15000
+  while not pred() do
+    if vim.loop.now() > deadline then
+      error("timed out waiting for " .. what, 2)
+    end
+    H.co_sleep(10)
+  end
+end
+
+--- Types `keys` as a user would (mappings apply).
+function H.type_keys(keys)
+  vim.api.nvim_feedkeys(H.term(keys), "t", false)
+end
+
 local function finish(ok, err)
   local result = {
     ok = ok,

@@ -29,6 +29,8 @@ export interface AgentlsSettings {
   languageServerWaitSeconds?: number;
   languageServerIdleSeconds?: number;
   tools?: { runCommand?: string };
+  /** Ghost-text completions (docs/completions.md): their model and behaviour, passed on as written. */
+  completion?: Record<string, unknown>;
   /** How the server shows proposals; the extension renders its own. */
   preview?: { diagnostics?: boolean };
 }
@@ -106,6 +108,10 @@ export function buildSettings(get: Getter): AgentlsSettings {
   if (wait !== undefined) out.languageServerWaitSeconds = wait;
   const idle = int(get, "languageServerIdleSeconds");
   if (idle !== undefined) out.languageServerIdleSeconds = idle;
+  const completion = get("completion");
+  if (completion && typeof completion === "object" && !Array.isArray(completion) && Object.keys(completion).length > 0) {
+    out.completion = JSON.parse(JSON.stringify(completion)) as Record<string, unknown>;
+  }
   const runCommand = get("tools.runCommand");
   if (present(runCommand) && typeof runCommand === "string") out.tools = { runCommand };
   return out;

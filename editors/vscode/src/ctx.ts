@@ -17,6 +17,7 @@ import { editorToolDefs, invokeEditorTool } from "./editor_tools";
 import { elicitForm } from "./elicit";
 import { vscodePrompter } from "./elicit_ui";
 import * as ext from "./lsp_ext";
+import { GhostText } from "./ghost";
 import { errorMessage, isRunEndMessage } from "./messages";
 import { argsFromInvocation } from "./remember";
 
@@ -143,6 +144,7 @@ export class Ctx implements vscode.Disposable {
       getState: () => ({ kind: "static" }),
       clear: () => undefined,
     });
+    client.registerFeature(new GhostText(client)); // ghost text (ghost.ts)
     client.onRequest(ext.elicit, (params, token) => elicitForm(params, vscodePrompter(token)));
     // The model calling one of this editor's tools (editor_tools.ts).
     client.onRequest(ext.invokeClientTool, (params) => invokeEditorTool(params));

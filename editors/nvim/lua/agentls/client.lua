@@ -189,8 +189,15 @@ local handlers = {
   end,
 }
 
-local function capabilities()
+local function capabilities(cfg)
   local caps = vim.lsp.protocol.make_client_capabilities()
+  -- Ghost text (ghost.lua) shows the server's inline completions; saying so
+  -- keeps the server from also offering them as completion-list items.
+  local ghost = cfg.ghost
+  if ghost ~= false and not (type(ghost) == "table" and ghost.enabled == false) then
+    caps.textDocument = caps.textDocument or {}
+    caps.textDocument.inlineCompletion = { dynamicRegistration = false }
+  end
   caps.workspace = caps.workspace or {}
   caps.workspace.workspaceEdit = caps.workspace.workspaceEdit or {}
   -- Versioned edits: the server's edits carry the buffer version they were
@@ -252,7 +259,7 @@ function M.make_config(cfg, root)
     init_options = vim.tbl_deep_extend("force", { preview = { diagnostics = false } }, cfg.settings or {}),
     settings = { agentls = cfg.settings }, -- answers workspace/configuration
     handlers = handlers,
-    capabilities = capabilities(),
+    capabilities = capabilities(cfg),
     flags = { debounce_text_changes = cfg.debounce_text_changes },
     on_init = function(client, result)
       server_info[client.id] = result and result.serverInfo or {}
@@ -267,6 +274,7 @@ function M.make_config(cfg, root)
       -- configuration now, not the one the client was started with.
       local cur = require("agentls").get_config() or cfg
       set_keymaps(bufnr, cur.keymaps)
+      require("agentls.ghost").attach(bufnr)
       if cur.preview and cur.preview.enabled ~= false then
         require("agentls.preview").refresh(bufnr, client)
       end
@@ -340,13 +348,19 @@ end
 
 --- Sends a request after the buffer's pending didChange notifications;
 --- `cb(err, result)` runs on the main loop. Returns false when the request
---- could not be sent (client stopped).
+--- could not be sent (client stopped), else true and the request id (for
+--- M.cancel).
 function M.request(client, method, params, cb, bufnr)
   bufnr = real_buf(bufnr)
-  local ok = invoke(client, "request", method, params, function(err, result)
+  local ok, id = invoke(client, "request", method, params, function(err, result)
     cb(err, result)
   end, bufnr)
-  return ok
+  return ok, id
+end
+
+--- Cancels request `id` of `client` ($/cancelRequest).
+function M.cancel(client, id)
+  return invoke(client, "cancel_request", id)
 end
 
 --- Sends a request and waits up to `timeout_ms` for its answer.
@@ -366,7 +380,8 @@ end
 --- Runs an agentls.* command through workspace/executeCommand with `arg` as
 --- its only argument; `cb(err, result)`.
 function M.execute(client, command, arg, cb, bufnr)
-  return M.request(client, "workspace/executeCommand", { command = command, arguments = { arg } }, cb, bufnr)
+  local ok = M.request(client, "workspace/executeCommand", { command = command, arguments = { arg } }, cb, bufnr)
+  return ok
 end
 
 --- Sends new settings to every running server

@@ -16,6 +16,7 @@ local M = {}
 ---@field progress boolean|"auto"|"echo"|"notify" run progress: one line in the message area ("auto"/true: unless fidget.nvim or another progress UI is present; false: off)
 ---@field log_level string plugin log level: "debug", "info", "warn" (default) or "error"
 ---@field debounce_text_changes integer|nil milliseconds to batch didChange (nil: Neovim's default)
+---@field ghost {enabled:boolean, debounce_ms:integer, keys:table<string,string|false>}|false ghost text (inline completions) in insert mode
 
 local defaults = {
   cmd = { "agentls" },
@@ -30,6 +31,11 @@ local defaults = {
   progress = "auto",
   log_level = "warn",
   debounce_text_changes = nil,
+  ghost = {
+    enabled = true,
+    debounce_ms = 30,
+    keys = { accept = "<M-l>", accept_word = "<M-w>", accept_line = "<M-j>", dismiss = false, trigger = false },
+  },
 }
 
 local config = nil
@@ -64,6 +70,12 @@ local function validate(cfg)
   check("preview", cfg.preview, { "table" })
   check("progress", cfg.progress, { "boolean", "string" })
   check("log_level", cfg.log_level, { "string" })
+  check("ghost", cfg.ghost, { "table", "boolean" })
+  if type(cfg.ghost) == "table" then
+    check("ghost.enabled", cfg.ghost.enabled, { "boolean" }, true)
+    check("ghost.debounce_ms", cfg.ghost.debounce_ms, { "number" }, true)
+    check("ghost.keys", cfg.ghost.keys, { "table" }, true)
+  end
   if #cfg.cmd == 0 or type(cfg.cmd[1]) ~= "string" then
     error("agentls: cmd must be a non-empty list of strings, e.g. { 'agentls' }", 0)
   end

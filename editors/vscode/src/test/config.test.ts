@@ -76,6 +76,14 @@ describe("buildSettings", () => {
     assert.deepEqual(buildSettings(getter({ languageServers: true })), {});
   });
 
+  it("passes completion on as written, as a copy", () => {
+    const completion = { baseURL: "http://localhost:11434/v1", name: "qwen2.5-coder:1.5b-base", fim: "suffix" };
+    const s = buildSettings(getter({ completion }));
+    assert.deepEqual(s, { completion });
+    assert.notEqual(s.completion, completion);
+    assert.deepEqual(buildSettings(getter({ completion: {} })), {});
+    assert.deepEqual(buildSettings(getter({ completion: ["x"] })), {});
+  });
   it("returns a copy of mcpServers", () => {
     const servers = { a: { command: "x" } };
     const s = buildSettings(getter({ mcpServers: servers }));
