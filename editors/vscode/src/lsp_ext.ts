@@ -200,6 +200,8 @@ export interface Hunk {
 export interface Proposal {
   uri: string;
   runId: string;
+  /** "next-edit": a next-edit suggestion (its runId names no run); absent for an agent run's proposal. */
+  source?: "next-edit";
   status: "pending" | "conflicted";
   proposedText: string;
   hunks: Hunk[];
