@@ -3,9 +3,11 @@ package lspserver_test
 import (
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
+	"go.lsp.dev/protocol"
 	"go.lsp.dev/uri"
 
 	"github.com/agentls/agentls/agent/llm/llmtest"
@@ -216,5 +218,82 @@ func TestNextEditNotSaved(t *testing.T) {
 	props := editorFor(c.session, text.UTF16).proposals(t, "")
 	if len(props) != 1 || filepath.Base(string(props[0].URI)) != "demo.go" || props[0].Source != "" {
 		t.Fatalf("proposals restored = %+v", props)
+	}
+}
+
+// TestNextEditNewerSettleAborts: a settle while the document's next-edit
+// request is still out closes that request (the model sees the client go
+// away) and the newer one's answer is the suggestion.
+func TestNextEditNewerSettleAborts(t *testing.T) {
+	h := llmtest.NewHang()
+	var mu sync.Mutex
+	first := true
+	rename := renameModel(llmtest.Always(llmtest.Text("done")))
+	_, e := nextEditSession(t, func(req *llmtest.ChatRequest) llmtest.Reply {
+		mu.Lock()
+		defer mu.Unlock()
+		if first {
+			first = false
+			return llmtest.Text("thinking").HangAfter(0, h)
+		}
+		return rename(req)
+	}, nil)
+	u := e.open(t, "f.py", renameBefore)
+	e.typeAt(t, u, len("def f("), len("def f(a"), "b")
+	ctx := lsptest.Context(t)
+	select {
+	case <-h.Started():
+	case <-ctx.Done():
+		t.Fatal("the first next-edit request never reached the model")
+	}
+	cur := e.text(t, u)
+	e.typeAt(t, u, len(cur), len(cur), "\n")
+	select {
+	case <-h.Disconnected():
+	case <-ctx.Done():
+		t.Fatal("the older next-edit request was not closed by the newer settle")
+	}
+	p := awaitNextEdit(t, e, u)
+	if p.ProposedText != "def f(b):\n    return b + 1\n\n" {
+		t.Fatalf("proposal = %q", p.ProposedText)
+	}
+}
+
+// TestModelsCompletionUsage: agentls/models shows what completions and
+// next edits used, apart from agent runs, with the cost when the model's
+// pricing applies to the completion model.
+func TestModelsCompletionUsage(t *testing.T) {
+	m := llmtest.New(t, func(req *llmtest.ChatRequest) llmtest.Reply {
+		if isNextEdit(req) {
+			return renameModel(nil)(req).Usage(1000, 50)
+		}
+		return llmtest.Text("a + b")
+	})
+	rs := newRunSession(t, nil, runOpts{noModel: true, settings: map[string]any{
+		"model":      map[string]any{"baseURL": m.URL(), "name": "test-model", "pricing": map[string]any{"inputPerMTok": 1, "outputPerMTok": 2}},
+		"completion": map[string]any{"nextEdit": true, "nextEditDelayMs": 50},
+	}, init: lsptest.InitOptions{Capabilities: inlineCaps(true)}})
+	e := editorFor(rs.session, text.UTF16)
+	u := e.open(t, "f.py", renameBefore)
+	e.typeAt(t, u, len("def f("), len("def f(a"), "b")
+	awaitNextEdit(t, e, u)
+	if res := rs.inline(t, u, 1, 11, protocol.InlineCompletionTriggerKindInvoked); len(res.Items) != 1 {
+		t.Fatalf("inline completion: %+v", res)
+	}
+
+	var models lspserver.ModelsResult
+	if err := rs.c.Call(lsptest.Context(t), lspserver.MethodModels, &struct{}{}, &models); err != nil {
+		t.Fatal(err)
+	}
+	c := models.Completion
+	if c == nil {
+		t.Fatalf("agentls/models without completion usage: %+v", models)
+	}
+	if c.Model != "test-model" || c.Requests != 1 || c.ModelRequests != 2 || c.NextEdits != 1 || c.NextEditSuggestions != 1 ||
+		c.PromptTokens <= 1000 || c.CompletionTokens <= 50 { // the next edit's reported usage plus the completion's (estimated when not reported)
+		t.Fatalf("completion usage = %+v", *c)
+	}
+	if want := (float64(c.PromptTokens)*1 + float64(c.CompletionTokens)*2) / 1e6; c.CostUSD == nil || *c.CostUSD < want*0.999 || *c.CostUSD > want*1.001 {
+		t.Fatalf("cost = %v, want %v", c.CostUSD, want)
 	}
 }
