@@ -310,9 +310,13 @@ func nextEditPrompt(rel, text string, line int, recent []string) string {
 	} else {
 		first := max(line-windowLines/2, 0)
 		part := linesFrom(text, first, windowLines)
-		fmt.Fprintf(&b, "\nThe file now, lines %d to %d of %d:\n```\n%s", first+1, first+strings.Count(part, "\n"), strings.Count(text, "\n")+1, part)
+		lines := strings.Count(text, "\n")
+		if !strings.HasSuffix(text, "\n") {
+			lines++
+		}
+		fmt.Fprintf(&b, "\nThe file now, lines %d to %d of %d:\n```\n%s", first+1, first+strings.Count(part, "\n"), lines, part)
 	}
-	if !strings.HasSuffix(text, "\n") {
+	if !strings.HasSuffix(b.String(), "\n") {
 		b.WriteByte('\n')
 	}
 	b.WriteString("```\n")
