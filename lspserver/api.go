@@ -108,6 +108,8 @@ type (
 	ModelsResult = runs.ModelsResult
 	// ModelInfo is one model of ModelsResult.
 	ModelInfo = runs.ModelInfo
+	// CompletionUsage is ModelsResult's completion usage.
+	CompletionUsage = runs.CompletionUsage
 )
 
 // The agentls.* commands (workspace/executeCommand) and agentls/* methods.

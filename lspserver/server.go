@@ -8,6 +8,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/agentls/agentls/agent/complete"
 	"github.com/agentls/agentls/internal/workspace"
 	"github.com/agentls/agentls/lspserver/core"
 	"github.com/agentls/agentls/lspserver/docs"
@@ -83,6 +84,14 @@ func New(opts Options) *Server {
 	s.docs.Follow(s.review)
 	s.runs = runs.New(s.core, s.docs, s.review)
 	s.inline = inline.New(s.core, s.docs)
+	// Next-edit suggestions are proposals under review like a run's.
+	s.inline.OnNextEdit(func(sg complete.Suggestion) { s.review.Suggest(sg.Path, sg.Base, sg.Proposed) })
+	// agentls/models shows what completions used beside the models.
+	s.runs.OnCompletionUsage(func() (string, complete.Usage, bool) {
+		eng := s.inline.Engine()
+		model, _, _ := eng.Describe()
+		return model, eng.Usage(), eng.Enabled()
+	})
 	// Completions follow every configuration the runs part loads.
 	s.runs.OnConfig(s.inline.Configure)
 	// An accept the editor shows only after the command's answer is

@@ -55,6 +55,7 @@ var wireTypes = []wireType{
 	{"RememberResult", reflect.TypeFor[lspserver.RememberResult]()},
 	{"ModelsResult", reflect.TypeFor[lspserver.ModelsResult]()},
 	{"ModelInfo", reflect.TypeFor[lspserver.ModelInfo]()},
+	{"CompletionUsage", reflect.TypeFor[lspserver.CompletionUsage]()},
 	{"ProposalsParams", reflect.TypeFor[lspserver.ProposalsParams]()},
 	{"ProposalsResult", reflect.TypeFor[lspserver.ProposalsResult]()},
 	{"Proposal", reflect.TypeFor[lspserver.ProposalInfo]()},

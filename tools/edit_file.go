@@ -13,7 +13,9 @@ import (
 //go:embed descriptions/edit_file.md
 var editFileDescription string
 
-type editFileParams struct {
+// EditFileParams are edit_file's arguments; exported for the callers that
+// read edit_file calls without running the tool (next edits).
+type EditFileParams struct {
 	Path       string `json:"path" jsonschema:"file path"`
 	OldString  string `json:"old_string" jsonschema:"exact text to replace"`
 	NewString  string `json:"new_string" jsonschema:"replacement text"`
@@ -25,7 +27,7 @@ func EditFile() Tool {
 	return New("edit_file", editFileDescription, false, editFile)
 }
 
-func editFile(ctx context.Context, env *Env, p editFileParams) (Result, error) {
+func editFile(ctx context.Context, env *Env, p EditFileParams) (Result, error) {
 	edits := []editmatch.Edit{{Old: p.OldString, New: p.NewString, ReplaceAll: p.ReplaceAll != nil && *p.ReplaceAll}}
 	return env.applyEdits(ctx, p.Path, edits), nil
 }

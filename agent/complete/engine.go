@@ -26,6 +26,8 @@ type Engine struct {
 	docs   map[string]*docState // by the view's canonical path
 	places []place              // most recent first
 	usage  Usage
+	ne     *nextEdits        // nil unless StartNextEdits turned them on (nextedit.go)
+	neDocs map[string]*neDoc // next-edit state by path
 }
 
 // settings are what Configure derived from the configuration.
@@ -39,6 +41,8 @@ type settings struct {
 	debounce      time.Duration
 	contextTokens int
 	inList        bool
+	nextEdit      bool
+	nextEditDelay time.Duration
 	pricing       *config.Pricing
 	env           *tools.Env // secrets and file names, as the tools see them
 }
@@ -89,7 +93,7 @@ func New(view *workspace.View, log *slog.Logger) *Engine {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	return &Engine{view: view, log: log, docs: map[string]*docState{}}
+	return &Engine{view: view, log: log, docs: map[string]*docState{}, neDocs: map[string]*neDoc{}}
 }
 
 // defaultTemperature keeps completions close to the likeliest code.
@@ -130,6 +134,8 @@ func newSettings(cfg config.Config, view *workspace.View) (*settings, error) {
 		debounce:      time.Duration(cfg.Completion.DebounceMs) * time.Millisecond,
 		contextTokens: cfg.CompletionContextTokens(),
 		inList:        cfg.CompletionInList(),
+		nextEdit:      cfg.Completion.NextEdit,
+		nextEditDelay: time.Duration(cfg.Completion.NextEditDelayMs) * time.Millisecond,
 		env:           &tools.Env{View: view, Policy: tools.Policy{AllowSecrets: cfg.Tools.AllowSecrets, SecretPatterns: cfg.Tools.SecretPatterns}},
 	}
 	if t := cfg.Model.Temperature; t != nil && *t > 0 {
@@ -189,6 +195,7 @@ func (e *Engine) Gen(path string) uint64 {
 func (e *Engine) Changed(path string) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
+	e.nextEditChanged(path)
 	d := e.docs[path]
 	if d == nil {
 		return
@@ -201,9 +208,11 @@ func (e *Engine) Changed(path string) {
 	}
 }
 
-// Closed forgets a document.
+// Closed forgets a document, and its next-edit suggestion.
 func (e *Engine) Closed(path string) {
 	e.mu.Lock()
+	tell := e.nextEditClosed(path)
+	defer tell()
 	defer e.mu.Unlock()
 	if d := e.docs[path]; d != nil {
 		if d.cancel != nil {
@@ -381,13 +390,19 @@ func (e *Engine) Usage() Usage {
 
 // Usage counts completions apart from agent runs: users pay for both.
 type Usage struct {
-	Requests         int      `json:"requests"`         // completion requests received
-	ModelRequests    int      `json:"modelRequests"`    // requests sent to the model
-	FromMemory       int      `json:"fromMemory"`       // answered by typing through, no model request
-	Stale            int      `json:"stale"`            // answered empty: the document changed or a newer request came
-	Aborted          int      `json:"aborted"`          // model requests closed before their answer
-	Failed           int      `json:"failed"`           // model requests that failed
-	PromptTokens     int      `json:"promptTokens"`     // as reported by the model (estimated when it did not)
-	CompletionTokens int      `json:"completionTokens"` // likewise
-	CostUSD          *float64 `json:"costUsd,omitempty"`
+	Requests      int `json:"requests"`      // completion requests received
+	ModelRequests int `json:"modelRequests"` // requests sent to the model
+	FromMemory    int `json:"fromMemory"`    // answered by typing through, no model request
+	Stale         int `json:"stale"`         // answered empty: the document changed or a newer request came
+	Aborted       int `json:"aborted"`       // model requests closed before their answer
+	Failed        int `json:"failed"`        // model requests that failed
+	// NextEdits counts next-edit requests sent to the model (also in
+	// ModelRequests), NextEditSuggestions the answers that suggested an
+	// edit, NextEditAborted those a newer settle or a close outdated.
+	NextEdits           int      `json:"nextEdits"`
+	NextEditSuggestions int      `json:"nextEditSuggestions"`
+	NextEditAborted     int      `json:"nextEditAborted"`
+	PromptTokens        int      `json:"promptTokens"`     // as reported by the model (estimated when it did not)
+	CompletionTokens    int      `json:"completionTokens"` // likewise
+	CostUSD             *float64 `json:"costUsd,omitempty"`
 }

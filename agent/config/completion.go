@@ -16,6 +16,8 @@ const (
 	maxCompletionTokens    = 4096
 	maxCompletionDebounce  = 2000
 	maxCompletionContextTk = 32000
+	minNextEditDelay       = 50
+	maxNextEditDelay       = 10000
 )
 
 // validCompletion checks the completion keys; an invalid one is reported
@@ -41,6 +43,10 @@ func validCompletion(c, d *Config, bad func(key string, got any, want string)) {
 	if cc.DebounceMs < 0 || cc.DebounceMs > maxCompletionDebounce {
 		bad("completion.debounceMs", cc.DebounceMs, fmt.Sprintf("use a whole number from 0 to %d", maxCompletionDebounce))
 		cc.DebounceMs = d.Completion.DebounceMs
+	}
+	if cc.NextEditDelayMs < minNextEditDelay || cc.NextEditDelayMs > maxNextEditDelay {
+		bad("completion.nextEditDelayMs", cc.NextEditDelayMs, fmt.Sprintf("use a whole number from %d to %d", minNextEditDelay, maxNextEditDelay))
+		cc.NextEditDelayMs = d.Completion.NextEditDelayMs
 	}
 	if n := cc.ContextTokens; n != nil && (*n < 0 || *n > maxCompletionContextTk) {
 		bad("completion.contextTokens", *n, fmt.Sprintf("use a whole number from 0 to %d", maxCompletionContextTk))

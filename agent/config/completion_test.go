@@ -29,6 +29,14 @@ func TestCompletionConfig(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "completion.fim") || cfg.Completion.FIM != FIMAuto || cfg.Completion.MaxTokens != 128 || cfg.Completion.DebounceMs != 75 {
 		t.Fatalf("invalid values: %v %+v", err, cfg.Completion)
 	}
+	cfg, err = load(`{"model":{"baseURL":"http://m/v1","name":"m"},"completion":{"nextEdit":true}}`)
+	if err != nil || !cfg.Completion.NextEdit || cfg.Completion.NextEditDelayMs != 500 {
+		t.Fatalf("nextEdit with the default delay: %v %+v", err, cfg.Completion)
+	}
+	cfg, err = load(`{"model":{"baseURL":"http://m/v1","name":"m"},"completion":{"nextEdit":true,"nextEditDelayMs":5}}`)
+	if err == nil || !strings.Contains(err.Error(), "completion.nextEditDelayMs") || cfg.Completion.NextEditDelayMs != 500 {
+		t.Fatalf("nextEditDelayMs out of bounds: %v %+v", err, cfg.Completion)
+	}
 	if cfg, _ = load(`{"model":{"baseURL":"http://m/v1","name":"m"},"completion":{"enabled":false}}`); cfg.CompletionOn() {
 		t.Fatal("enabled:false still on")
 	}

@@ -233,6 +233,9 @@ type CompletionConfig struct {
 	ContextTokens *int `json:"contextTokens,omitempty"`
 	// NextEdit turns on next-edit suggestions (default false).
 	NextEdit bool `json:"nextEdit"`
+	// NextEditDelayMs is how long a document must go without edits before
+	// its recent edits are sent for a next-edit suggestion (default 500).
+	NextEditDelayMs int `json:"nextEditDelayMs"`
 	// InCompletionList offers the completion as a textDocument/completion
 	// item to clients without inline completions (default true).
 	InCompletionList *bool `json:"inCompletionList,omitempty"`
@@ -414,7 +417,7 @@ func Defaults() Config {
 		MaxCheckRounds:            2,
 		Tools:                     ToolsConfig{RunCommand: RunCommandOff, CommandTimeoutSeconds: 120},
 		MCP:                       MCPConfig{DeferredToolShare: 0.1, StartupTimeoutSeconds: 15},
-		Completion:                CompletionConfig{FIM: FIMAuto, MaxTokens: 128, DebounceMs: 75},
+		Completion:                CompletionConfig{FIM: FIMAuto, MaxTokens: 128, DebounceMs: 75, NextEditDelayMs: 500},
 		Client:                    ClientConfig{RequestTimeoutSeconds: 30},
 		Script:                    ScriptConfig{TimeoutSeconds: DefaultScriptTimeoutSeconds, MaxSteps: DefaultScriptMaxSteps, MemoryMiB: DefaultScriptMemoryMiB, MaxOutputBytes: DefaultScriptMaxOutputBytes, MaxCalls: DefaultScriptMaxCalls},
 	}

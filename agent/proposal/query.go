@@ -34,7 +34,7 @@ func (s *Store) list(path string, enc *text.Encoding) []Proposal {
 	for _, fs := range files {
 		for _, p := range fs.props {
 			snap := Proposal{
-				Path: fs.path, RunID: p.runID, Base: p.base, BaseVersion: cloneVersion(p.baseVersion),
+				Path: fs.path, RunID: p.runID, Source: s.sources[p.runID], Base: p.base, BaseVersion: cloneVersion(p.baseVersion),
 				Proposed: p.proposed, Created: p.created, Text: fs.str(), Version: cloneVersion(fs.version),
 				Hunks: make([]Hunk, len(p.hunks)),
 			}

@@ -24,6 +24,10 @@ type Store struct {
 	// already accepted or rejected, so a later Put of the same run does not
 	// bring them back; ForgetRun drops it.
 	decided map[runPath]map[hunkKey]int
+	// sources marks the runs that are suggestions (suggest.go) with
+	// their source; suggestSeq numbers them.
+	sources    map[string]string
+	suggestSeq uint64
 }
 
 type runPath struct{ runID, path string }
@@ -81,6 +85,7 @@ func New() *Store {
 		plans:   map[uint64]*plan{},
 		subs:    map[uint64]func(string){},
 		decided: map[runPath]map[hunkKey]int{},
+		sources: map[string]string{},
 	}
 }
 
@@ -103,6 +108,7 @@ func (s *Store) OnChange(fn func(path string)) (cancel func()) {
 // unlockAndNotify releases the lock, then tells subscribers about paths
 // (deduplicated, in order).
 func (s *Store) unlockAndNotify(paths []string) {
+	s.pruneSuggestions(paths)
 	if len(paths) == 0 {
 		s.mu.Unlock()
 		return
@@ -247,6 +253,7 @@ func (s *Store) removeProposal(p *proposal) {
 		}
 	}
 	p.hunks = nil
+	delete(s.sources, p.runID) // a suggestion is one proposal: its mark ends with it
 	fs := p.file
 	for i, x := range fs.props {
 		if x == p {

@@ -59,6 +59,9 @@ type Hunk struct {
 type Proposal struct {
 	Path  string
 	RunID string
+	// Source is "" for an agent run's proposal, else what suggested it
+	// (Store.Suggest, e.g. "next-edit").
+	Source string
 	// Base is the file text the run staged its change against, and
 	// BaseVersion its document version (nil when the file was not open).
 	Base        string

@@ -9,6 +9,7 @@ package inline
 import (
 	"context"
 	"log/slog"
+	"sync"
 
 	"go.lsp.dev/jsonrpc2"
 	"go.lsp.dev/protocol"
@@ -28,6 +29,9 @@ type Inline struct {
 	docs *docs.Docs
 	log  *slog.Logger
 	eng  *complete.Engine
+
+	suggest func(complete.Suggestion) // where next-edit suggestions go (OnNextEdit)
+	neOnce  sync.Once                 // starts the next-edit loop
 }
 
 // New returns the part over d's documents; completions stay off until
@@ -43,11 +47,23 @@ func New(c *core.Server, d *docs.Docs) *Inline {
 	return in
 }
 
+// OnNextEdit sets where next-edit suggestions go (the review part's
+// proposals); call it before Serve.
+func (in *Inline) OnNextEdit(fn func(complete.Suggestion)) { in.suggest = fn }
+
 // Configure applies a configuration (at initialize and after every load).
+// The first one with completion.nextEdit starts the next-edit loop, which
+// lives as long as the server.
 func (in *Inline) Configure(cfg config.Config) {
 	if err := in.eng.Configure(cfg); err != nil {
 		in.log.Warn("inline completions are off: the completion model cannot be used", "err", err)
 		return
+	}
+	if cfg.Completion.NextEdit && in.suggest != nil {
+		in.neOnce.Do(func() {
+			wait := in.eng.StartNextEdits(in.core.Context(), in.suggest)
+			in.core.Go("next edits", func(context.Context) { wait() })
+		})
 	}
 	if in.eng.Enabled() {
 		model, mode, family := in.eng.Describe()

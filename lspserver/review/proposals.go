@@ -46,8 +46,11 @@ type ProposalsResult struct {
 // is the current document with every pending hunk applied (conflicted hunks
 // cannot apply and are left out).
 type ProposalInfo struct {
-	URI          uri.URI    `json:"uri"`
-	RunID        string     `json:"runId"`
+	URI   uri.URI `json:"uri"`
+	RunID string  `json:"runId"`
+	// Source is "next-edit" for a next-edit suggestion (its runId names
+	// no agent run); absent for an agent run's proposal.
+	Source       string     `json:"source,omitempty"`
 	Status       string     `json:"status"` // "pending" | "conflicted" (any hunk conflicted)
 	ProposedText string     `json:"proposedText"`
 	Hunks        []HunkInfo `json:"hunks"`
@@ -213,6 +216,7 @@ func (v *Review) Proposals(_ context.Context, p *ProposalsParams) (*ProposalsRes
 		info := ProposalInfo{
 			URI:          v.docs.URIOf(pr.Path),
 			RunID:        pr.RunID,
+			Source:       pr.Source,
 			Status:       string(pr.Status()),
 			ProposedText: pr.Result(),
 			Hunks:        make([]HunkInfo, len(pr.Hunks)),

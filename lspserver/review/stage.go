@@ -82,3 +82,30 @@ func (v *Review) decisionFor(runID, path string, accepted bool, applied, reason 
 	}
 	return d
 }
+
+// SourceNextEdit is the source of next-edit suggestions on the wire
+// (agentls/proposals "source").
+const SourceNextEdit = "next-edit"
+
+// Suggest puts a next-edit suggestion for path (proposed: what the
+// model's edits make of base) into the store in place of the document's
+// earlier one, rebased onto the document as the editor has it now; a
+// suggestion that changes nothing drops the earlier one. Only open
+// documents get suggestions.
+func (v *Review) Suggest(path, base, proposed string) {
+	r := v.state()
+	r.docMu.Lock()
+	defer r.docMu.Unlock()
+	snap, open := v.view.Overlay(path)
+	if !open || base == proposed {
+		r.store.DropSuggestion(SourceNextEdit, path)
+		return
+	}
+	var baseVersion *int32
+	if snap.Text == base {
+		baseVersion = snap.Version
+	}
+	if r.store.Suggest(SourceNextEdit, path, base, baseVersion, proposed) != "" {
+		r.store.DocumentChanged(path, snap.Version, snap.Text)
+	}
+}

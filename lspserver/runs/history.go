@@ -14,6 +14,7 @@ import (
 	"go.lsp.dev/uri"
 
 	"github.com/agentls/agentls/agent"
+	"github.com/agentls/agentls/agent/complete"
 	"github.com/agentls/agentls/agent/llm"
 	"github.com/agentls/agentls/agent/report"
 	"github.com/agentls/agentls/agent/revert"
@@ -73,6 +74,16 @@ type ModelsResult struct {
 	// Error says why the endpoint's list is missing (the configured model
 	// and model.choices are still offered).
 	Error string `json:"error,omitempty"`
+	// Completion is what inline completions and next edits used since
+	// the server started, counted apart from agent runs (users pay for
+	// both); absent when completions are off.
+	Completion *CompletionUsage `json:"completion,omitempty"`
+}
+
+// CompletionUsage is the completion model and its usage.
+type CompletionUsage struct {
+	Model string `json:"model"`
+	complete.Usage
 }
 
 // ModelInfo is one model a run may pick.
@@ -270,6 +281,12 @@ func (rs *Runs) OpenReport(ctx context.Context, raw json.RawMessage) (any, error
 	return &ReportResult{URI: u}, nil
 }
 
+// OnCompletionUsage sets where agentls/models reads the completion
+// usage from (the inline part's engine); call it before Serve.
+func (rs *Runs) OnCompletionUsage(fn func() (model string, u complete.Usage, on bool)) {
+	rs.completionUsage = fn
+}
+
 // Models is agentls/models: the endpoint's models (GET /models) and
 // model.choices, with the configured model first in mind. An endpoint that
 // fails or answers garbage leaves the configured model and the choices.
@@ -281,6 +298,11 @@ func (rs *Runs) Models(ctx context.Context, _ *struct{}) (*ModelsResult, error) 
 		if llm.ValidModelName(id) && !seen[id] {
 			seen[id] = true
 			out.Models = append(out.Models, ModelInfo{ID: id})
+		}
+	}
+	if fn := rs.completionUsage; fn != nil {
+		if model, u, on := fn(); on {
+			out.Completion = &CompletionUsage{Model: model, Usage: u}
 		}
 	}
 	add(cfg.Model.Name)

@@ -15,6 +15,7 @@ import (
 	"go.lsp.dev/uri"
 
 	"github.com/agentls/agentls/agent"
+	"github.com/agentls/agentls/agent/complete"
 	"github.com/agentls/agentls/agent/config"
 	"github.com/agentls/agentls/agent/mcpset"
 	"github.com/agentls/agentls/agent/proposal"
@@ -80,7 +81,10 @@ type Runs struct {
 	langOnce sync.Once               // the goroutine that closes them with the server
 	sess     sessionsState           // conversations and their persistence (sessions.go)
 	plans    agent.Plans             // finished plans awaiting approval (plan.go)
-	hist     revert.Index            // runs whose landed changes can be reverted (history_index.go)
+	// completionUsage reads the completion usage for agentls/models
+	// (OnCompletionUsage); nil: none shown.
+	completionUsage func() (model string, u complete.Usage, on bool)
+	hist            revert.Index // runs whose landed changes can be reverted (history_index.go)
 }
 
 // Review is what runs need of the review part, wired by the root: where

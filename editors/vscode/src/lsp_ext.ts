@@ -95,6 +95,35 @@ export interface ModelsResult {
   current: string;
   /** Why the endpoint's list is missing (the configured model and model.choices are still there). */
   error?: string;
+  /** What inline completions and next edits used since the server started, apart from runs; absent when completions are off. */
+  completion?: CompletionUsage;
+}
+
+/** The completion model and its usage (agentls/models). */
+export interface CompletionUsage {
+  model: string;
+  /** Completion requests received. */
+  requests: number;
+  /** Requests sent to the model (completions and next edits). */
+  modelRequests: number;
+  /** Answered by typing through a completion, no model request. */
+  fromMemory: number;
+  /** Answered empty: the document changed or a newer request came. */
+  stale: number;
+  /** Model requests closed before their answer. */
+  aborted: number;
+  /** Model requests that failed. */
+  failed: number;
+  /** Next-edit requests sent (also in modelRequests). */
+  nextEdits: number;
+  /** Next-edit answers that suggested an edit. */
+  nextEditSuggestions: number;
+  /** Next-edit requests a newer settle or a close outdated. */
+  nextEditAborted: number;
+  promptTokens: number;
+  completionTokens: number;
+  /** When model.pricing applies to the completion model. */
+  costUsd?: number;
 }
 
 /** agentls/models: the models agentls.run's `model` may name. */
@@ -200,6 +229,8 @@ export interface Hunk {
 export interface Proposal {
   uri: string;
   runId: string;
+  /** "next-edit": a next-edit suggestion (its runId names no run); absent for an agent run's proposal. */
+  source?: "next-edit";
   status: "pending" | "conflicted";
   proposedText: string;
   hunks: Hunk[];
