@@ -90,6 +90,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
         const r = result as ext.AcceptResult | undefined;
         if (command === ext.Commands.accept) {
           history.onAcceptResult(args[0] as ext.ReviewArgs | undefined, r);
+          void saveCreated();
         }
         if (command === ext.Commands.accept && r && r.applied === false) {
           const why = r.failureReason ?? conflictText(r.conflicts);
@@ -191,6 +192,21 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
   );
   preview.onRefreshed = (docUri) => {
     inline.update(docUri);
+  };
+  // An accepted new file arrives as a workspace edit that creates the file
+  // (empty, on disk) and fills its document: saved here, so the file has
+  // its text without the user saving it.
+  const created = new Set<string>();
+  context.subscriptions.push(vscode.workspace.onDidCreateFiles((e) => e.files.filter((f) => files.isNewFile(f)).forEach((f) => created.add(f.toString()))));
+  const saveCreated = async () => {
+    for (const doc of vscode.workspace.textDocuments) {
+      if (created.has(doc.uri.toString()) && doc.isDirty) {
+        created.delete(doc.uri.toString());
+        if (!(await doc.save())) {
+          c.output.appendLine(`${doc.uri.toString()}: the accepted new file was not saved`);
+        }
+      }
+    }
   };
   ctx = c;
   context.subscriptions.push(c, runs, preview, inline, files, history);
