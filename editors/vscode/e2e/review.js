@@ -32,21 +32,17 @@ async function main() {
     out.steps.push("opened");
 
     // Two runs of the same prompt: both blocks pending, told apart by run.
+    // An insertion shows as whole lines where they go (a zone between
+    // two lines), each run's block whole and labelled by its run.
     await h.runAgent("add a helper");
-    await h.hasAfter("helper doubles x");
+    await h.insertionWith("helper doubles x");
     await h.toastWith("changes proposed in calc.go");
     await h.runAgent("add a helper");
-    await page.waitForFunction(
-      () => [...document.querySelectorAll(".view-lines span")].filter((s) => getComputedStyle(s, "::after").content.includes("\u2039run")).length >= 2,
-      null,
-      { timeout: h.LIMIT },
-    );
-    out.twoRunsAfter = await h.afterTexts();
+    await page.waitForFunction(() => [...document.querySelectorAll(".review-widget")].filter((w) => w.innerText.includes("func helper")).length >= 2, null, {
+      timeout: h.LIMIT,
+    });
+    out.twoRunsBlocks = await h.insertions();
     out.twoRunsShot = await h.shot("two-runs");
-    out.hoverTwo = await h.hoverOn("func b");
-    out.hoverShot = await h.shot("two-runs-hover");
-    await page.mouse.move(5, 5);
-    await page.keyboard.press("Escape");
     out.steps.push("two runs");
 
     // The inline review: each run's block as whole lines, with its lenses.
@@ -115,6 +111,19 @@ async function main() {
     out.keyboardText = await h.editorText();
     out.steps.push("keyboard");
 
+    // An insertion at the end of the file: a block of whole lines below
+    // the last line (not squashed onto it).
+    await h.runAgent("add c and d at the end");
+    await h.insertionWith("func d() int { return 4 }");
+    out.endBlocks = await h.insertions();
+    out.endAfter = await h.afterTexts();
+    out.endShot = await h.shot("end-of-file-insertion");
+    await h.palette("agentls: Reject All Proposed Changes");
+    await page.waitForFunction(() => ![...document.querySelectorAll(".review-widget")].some((w) => w.innerText.includes("func d()")), null, {
+      timeout: h.LIMIT,
+    });
+    out.steps.push("end of file");
+
     // A new file: seen in the Agent Proposals view and as a diff against
     // the empty file before it is accepted.
     await h.runAgent("write tests");
@@ -160,19 +169,13 @@ async function main() {
     await page.waitForSelector('.view-lines:has-text("TestA")', { timeout: h.LIMIT });
     out.newFileText = await h.editorText();
     const newPath = require("path").join(process.env.E2E_FOLDER, "calc_test.go");
-    out.diskAfterAccept = fs.readFileSync(newPath, "utf8");
-    await page.locator(".view-lines").first().click();
-    await page.keyboard.press("Control+S");
-    // The save reaches the disk on its own time.
-    for (const deadline = Date.now() + h.LIMIT; !fs.readFileSync(newPath, "utf8").includes("TestA") && Date.now() < deadline; ) {
-      await page.waitForTimeout(100);
-    }
-    out.diskAfterSave = fs.readFileSync(newPath, "utf8");
+    // The extension saves it: no tab left dirty, the text on disk.
     await page.waitForFunction(
       () => ![...document.querySelectorAll(".tabs-container .tab.dirty")].some((t) => t.innerText.includes("calc_test.go")),
       null,
       { timeout: h.LIMIT },
     );
+    out.diskAfterAccept = fs.readFileSync(newPath, "utf8");
     out.steps.push("new file accepted");
   } catch (err) {
     try {
