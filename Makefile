@@ -1,7 +1,7 @@
 # The README's commands. CI (.ci/run) calls `make test`.
 GO ?= go
 
-.PHONY: build install test bench fuzz
+.PHONY: build install test bench bench-scale fuzz
 build:
 	$(GO) build -o bin/agentls ./cmd/agentls
 
@@ -20,6 +20,11 @@ test:
 	GO=$(GO) $(GO) run ./internal/testsummary -race -count=1 -timeout 30m -skip '^TestGrepVsRipgrep$$' ./... \
 		--- -count=1 -run 'TestGrepVsRipgrep' -v ./tools
 
+# bench-scale: issue 30's scale benchmark on N copies of GOROOT/src (5:
+# about 57k files, several GB of temporary disk); not part of bench or CI.
+bench-scale:
+	AGENTLS_BENCH_SCALE=$${AGENTLS_BENCH_SCALE:-5} $(GO) test -run '^$$' -bench '^BenchmarkScale$$' -benchtime 1x -timeout 30m -v ./tools
+
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem ./...
 
@@ -34,7 +39,7 @@ fuzz:
 	$(GO) test -run '^$$' -fuzz '^FuzzDiff$$' -fuzztime $(FUZZTIME) ./tools
 	$(GO) test -run '^$$' -fuzz '^FuzzStore$$' -fuzztime $(FUZZTIME) ./agent/proposal
 	$(GO) test -run '^$$' -fuzz '^FuzzServe$$' -fuzztime $(FUZZTIME) ./lspserver
-	$(GO) test -run '^$$' -fuzz '^FuzzWireFrames$$' -fuzztime $(FUZZTIME) ./lspserver/core
+	$(GO) test -run '^$$' -fuzz '^FuzzWireFrames$$' -fuzztime $(FUZZTIME) ./internal/rpcwire
 	$(GO) test -run '^$$' -fuzz '^FuzzParamDecoders$$' -fuzztime $(FUZZTIME) ./lspserver
 	$(GO) test -run '^$$' -fuzz '^FuzzTextSync$$' -fuzztime $(FUZZTIME) ./lspserver
 	$(GO) test -run '^$$' -fuzz '^FuzzScan$$' -fuzztime $(FUZZTIME) ./agent/aicomment

@@ -2,12 +2,14 @@ package acpserver
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
 	acp "github.com/coder/acp-go-sdk"
 
 	"github.com/agentls/agentls/agent/config"
+	"github.com/agentls/agentls/internal/rpcwire"
 	"github.com/agentls/agentls/internal/workspace"
 )
 
@@ -98,4 +100,20 @@ func (ss *session) clientTimeout() time.Duration {
 		d = time.Duration(config.Defaults().Client.RequestTimeoutSeconds) * time.Second
 	}
 	return d
+}
+
+// answerTooLarge reports whether err is the error the wire guard
+// (rpcwire.Lines) put in place of an oversized answer, and that answer's
+// size.
+func answerTooLarge(err error) (int, bool) {
+	var re *acp.RequestError
+	if !errors.As(err, &re) {
+		return 0, false
+	}
+	d, ok := re.Data.(map[string]any)
+	if !ok || d["agentls"] != rpcwire.AnswerTooLarge {
+		return 0, false
+	}
+	n, _ := d["bytes"].(float64)
+	return int(n), true
 }

@@ -98,7 +98,8 @@ func TestCheckShownWhileRunning(t *testing.T) {
 		t.Fatalf("check tool calls %+v", checks)
 	}
 	ups := acptest.ToolUpdates(us, checks[0].ToolCallId)
-	if len(ups) != 1 || ups[0].Status == nil || *ups[0].Status != acp.ToolCallStatusCompleted {
+	if len(ups) != 1 || ups[0].Status == nil || *ups[0].Status != acp.ToolCallStatusCompleted ||
+		!strings.HasPrefix(ups[0].Content[0].Content.Content.Text.Text, "check slow passed in ") {
 		t.Fatalf("updates of the check: %+v", ups)
 	}
 }

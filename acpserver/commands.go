@@ -16,7 +16,7 @@ import (
 
 // skillSet discovers the session's skills.
 func (ss *session) skillSet() *skills.Set {
-	return skills.Discover(skills.UserDir(), []string{ss.cwd})
+	return skills.Discover(skills.UserDir(ss.srv.opts.Env), []string{ss.cwd})
 }
 
 // announceCommands sends available_commands_update with the skills.

@@ -152,3 +152,34 @@ func TestModelOptionValues(t *testing.T) {
 		t.Fatalf("the run used %q", m)
 	}
 }
+
+// The user's AGENTS.md and skills folder are found in the face's own
+// environment (Options.Env: the client's XDG_CONFIG_HOME), as its
+// config.json is, never in the process's (which here points elsewhere).
+func TestUserRulesAndSkillsFromFaceEnv(t *testing.T) {
+	t.Setenv("XDG_CONFIG_HOME", t.TempDir()) // the process's: must not be read
+	h := acptest.Start(t, editScript("done"), acptest.Options{})
+	dir := filepath.Join(h.Env["XDG_CONFIG_HOME"], "agentls")
+	if err := os.MkdirAll(filepath.Join(dir, "skills", "tidy"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "AGENTS.md"), []byte("Always answer in haiku (user rule).\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	skill := "---\nname: tidy\ndescription: Tidies imports the user's way.\n---\nSort imports.\n"
+	if err := os.WriteFile(filepath.Join(dir, "skills", "tidy", "SKILL.md"), []byte(skill), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	h.Write("a.txt", "hello\n")
+	h.MustPrompt(h.NewSession(), "greet")
+	var system string
+	for _, r := range h.Model.Requests() {
+		if len(r.Messages) > 0 {
+			system = r.Messages[0].Content
+			break
+		}
+	}
+	if !strings.Contains(system, "Always answer in haiku (user rule).") || !strings.Contains(system, "Tidies imports the user's way.") {
+		t.Fatalf("the system prompt lacks the user's AGENTS.md or skill from the face's environment:\n%s", system)
+	}
+}

@@ -32,6 +32,6 @@
 //     config options; skills are available commands.
 //
 // The Go SDK (github.com/coder/acp-go-sdk v0.13.0) does the JSON-RPC; what
-// it lacks is written here and says so where it is (wire.go: answers to
+// it lacks is written here and says so where it is (internal/rpcwire: answers to
 // malformed lines; prompt.go: the per-session cancel).
 package acpserver

@@ -28,7 +28,12 @@ import (
 //	                 language server found in its change
 //	EventCheckStarted a tool_call of kind execute ("Check NAME"), in progress
 //	EventCheck       its tool_call_update: completed or failed, with the
-//	                 check's output
+//	                 core's line (agent.CheckLine: verdict, elapsed time)
+//	                 and the check's output
+//	EventCheckRunning its content while it runs ("check test running (20.0s)")
+//	EventLangServer  a tool_call "Start language server NAME", in progress
+//	                 ("starting language server gopls…"), then completed
+//	                 ("… ready (3.1s)") or failed
 //
 // Tool call ids are "RUN:CALL" (the model's call ids repeat across runs).
 
@@ -45,6 +50,8 @@ type turnEvents struct {
 	// checkCall is the tool call of the check running now
 	// (EventCheckStarted to its EventCheck), "" when none.
 	checkCall acp.ToolCallId
+	// servers are the tool calls of language servers starting now.
+	servers map[string]acp.ToolCallId
 	// hold says staged changes wait for the end of the turn (checks are
 	// configured); held lists them in the order first staged.
 	hold bool
@@ -141,6 +148,12 @@ func (te *turnEvents) handle(ev agent.Event) {
 		te.checkStarted(ev.Check.Name)
 	case agent.EventCheck:
 		te.check(ev.Check)
+	case agent.EventCheckRunning:
+		if te.checkCall != "" {
+			ss.update(te.ctx, acp.UpdateToolCall(te.checkCall, acp.WithUpdateContent([]acp.ToolCallContent{acp.ToolContent(acp.TextBlock(ev.Summary))})))
+		}
+	case agent.EventLangServer:
+		te.langServer(ev)
 	case agent.EventTodo:
 		if ev.ParentRunID != "" {
 			return
@@ -174,20 +187,43 @@ func (te *turnEvents) check(c *tools.CheckResult) {
 		id = te.checkStarted(c.Name)
 	}
 	te.checkCall = ""
-	status, verdict := acp.ToolCallStatusCompleted, "passed"
+	status := acp.ToolCallStatusCompleted
 	if !c.Passed {
-		status, verdict = acp.ToolCallStatusFailed, fmt.Sprintf("failed (exit code %d)", c.ExitCode)
-		if c.ExitCode == -1 {
-			verdict = "failed"
-		}
+		status = acp.ToolCallStatusFailed
 	}
-	msg := fmt.Sprintf("check %s %s in %.1fs\n%s", c.Name, verdict, c.Seconds, c.Output)
+	msg := agent.CheckLine(*c) + "\n" + c.Output
 	if c.NotRun {
 		// ACP has no status for "did not run"; the text says it, first,
 		// as the output begins "could not run: <the shell's line>".
 		msg = fmt.Sprintf("check %s %s", c.Name, c.Output)
 	}
 	ss.update(te.ctx, acp.UpdateToolCall(id, acp.WithUpdateStatus(status), acp.WithUpdateContent([]acp.ToolCallContent{acp.ToolContent(acp.TextBlock(msg))})))
+}
+
+// langServer shows a language server the run waits for as a tool call of
+// its own: in progress while it starts, completed when ready, failed when
+// it could not start; its text is the core's line.
+func (te *turnEvents) langServer(ev agent.Event) {
+	if te.servers == nil {
+		te.servers = map[string]acp.ToolCallId{}
+	}
+	id, ok := te.servers[ev.Server]
+	content := []acp.ToolCallContent{acp.ToolContent(acp.TextBlock(ev.Summary))}
+	if ev.Starting || !ok {
+		id = te.ss.nextToolID("lang")
+		te.servers[ev.Server] = id
+		te.ss.update(te.ctx, acp.StartToolCall(id, "Start language server "+ev.Server, acp.WithStartKind(acp.ToolKindOther),
+			acp.WithStartStatus(acp.ToolCallStatusInProgress), acp.WithStartContent(content)))
+		if ev.Starting {
+			return
+		}
+	}
+	delete(te.servers, ev.Server)
+	status := acp.ToolCallStatusCompleted
+	if ev.Err != nil {
+		status = acp.ToolCallStatusFailed
+	}
+	te.ss.update(te.ctx, acp.UpdateToolCall(id, acp.WithUpdateStatus(status), acp.WithUpdateContent(content)))
 }
 
 // staged shows a staged change on its tool call, then reviews it.

@@ -61,6 +61,22 @@ func TestLanguageServerOverACP(t *testing.T) {
 	if !shown {
 		t.Fatalf("no tool call update shows the problem: %+v", acptest.ToolCalls(us))
 	}
+	// The cold start is shown as it happens, as a tool call of its own.
+	var start *acp.SessionUpdateToolCall
+	for _, c := range acptest.ToolCalls(us) {
+		if c.Title == "Start language server gopls" {
+			start = c
+		}
+	}
+	if start == nil || len(start.Content) == 0 || start.Content[0].Content == nil ||
+		start.Content[0].Content.Content.Text.Text != "starting language server gopls…" {
+		t.Fatalf("no tool call shows gopls starting: %+v", acptest.ToolCalls(us))
+	}
+	ups := acptest.ToolUpdates(us, start.ToolCallId)
+	if len(ups) != 1 || ups[0].Status == nil || *ups[0].Status != acp.ToolCallStatusCompleted ||
+		!strings.HasPrefix(ups[0].Content[0].Content.Content.Text.Text, "language server gopls ready (") {
+		t.Fatalf("gopls's start did not end as ready: %+v", ups)
+	}
 	if !goplsIn(h.Dir) {
 		t.Fatal("no gopls serving the session's folder")
 	}

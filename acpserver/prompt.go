@@ -142,6 +142,7 @@ func (s *Server) Prompt(ctx context.Context, p acp.PromptRequest) (acp.PromptRes
 		SyncTools:     mgr.SyncInto,
 		BeforeRead:    func(path string) error { return ss.syncBuffer(wctx, path) },
 		Lang:          s.lang.For(cfg, s.log.With("component", "lang")),
+		Getenv:        s.opts.Env,
 	}, agent.RunRequest{RunID: runID, Prompt: task, Proposals: agent.ProposalStates(ss.srv.review.store.List(""), ss.core), Mode: runMode, Model: chosen, OnEvent: te.handle})
 	if err != nil {
 		return acp.PromptResponse{}, requestFailed("agentls cannot start the agent: %v", err)

@@ -199,7 +199,7 @@ func (ss *session) reviewChange(ctx context.Context, callID acp.ToolCallId, runI
 	w := ss.writeAccepted(ctx, runID, path, reason)
 	w.rejected = res.rejected
 	if res.rejected > 0 && w.written > 0 {
-		w.note = fmt.Sprintf("%s %s rejected.", w.note, plural(res.rejected, "change"))
+		w.note = fmt.Sprintf("%s %s rejected.", w.note, text.Plural(res.rejected, "change"))
 	}
 	return w
 }
@@ -535,13 +535,6 @@ func diffContent(path, oldText, newText string, created bool) acp.ToolCallConten
 		return acp.ToolDiffContent(path, newText)
 	}
 	return acp.ToolDiffContent(path, newText, oldText)
-}
-
-func plural(n int, what string) string {
-	if n == 1 {
-		return "1 " + what
-	}
-	return fmt.Sprintf("%d %ss", n, what)
 }
 
 func sprintf(format string, args ...any) string { return fmt.Sprintf(format, args...) }

@@ -3,12 +3,14 @@ package acpserver
 import (
 	"context"
 	"errors"
-	"github.com/agentls/agentls/agent"
 	"io"
 	"log/slog"
 	"os"
 	"sync"
 	"time"
+
+	"github.com/agentls/agentls/agent"
+	"github.com/agentls/agentls/internal/rpcwire"
 
 	acp "github.com/coder/acp-go-sdk"
 
@@ -108,14 +110,14 @@ func New(opts Options) *Server {
 // before it returns. A reader blocked on in may outlive it until in is
 // closed (os.Stdin never is: the caller exits the process).
 func (s *Server) Serve(ctx context.Context, in io.Reader, out io.Writer) error {
-	w := &lockedWriter{w: out}
+	w := &rpcwire.LockedWriter{W: out}
 	pr, pw := io.Pipe()
 	s.conn = acp.NewAgentSideConnection(s, w, pr)
 	s.conn.SetLogger(s.log.With("component", "acp-sdk"))
 	filtered := make(chan error, 1)
 	go func() {
-		f := &lineFilter{in: in, out: pw, reply: w, log: s.log}
-		err := f.run()
+		f := &rpcwire.Lines{In: in, Out: pw, Reply: w, Log: s.log}
+		err := f.Run()
 		pw.CloseWithError(err) // the SDK's reader sees the end of input
 		filtered <- err
 	}()

@@ -71,7 +71,7 @@ func (te *turnEvents) reviewHeld(out agent.Outcome) string {
 			why = "checks still fail (" + strings.Join(failing, ", ") + ")"
 		}
 		return fmt.Sprintf("agentls: %s, so nothing was asked about or written: %s stay pending in the session (%s). Ask for a fix, or review them from an editor connected over LSP.",
-			why, plural(len(files), "changed file"), ss.displayList(files))
+			why, text.Plural(len(files), "changed file"), ss.displayList(files))
 	}
 	summary := checkSummary(out.Checks)
 	for _, h := range files {

@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/agentls/agentls/agent/llm/llmtest"
+	"github.com/agentls/agentls/internal/overlay"
+	"github.com/agentls/agentls/internal/scratch"
 	"github.com/agentls/agentls/internal/testpeers"
 	"github.com/agentls/agentls/internal/testtree"
 	"github.com/agentls/agentls/internal/testwait"
@@ -74,6 +76,7 @@ func (cr *checkRun) run(t *testing.T, ctx context.Context, srv *llmtest.Server, 
 func (cr *checkRun) untouched(t *testing.T) {
 	t.Helper()
 	testtree.Same(t, cr.before, cr.root)
+	scratch.WaitRemovals() // views are deleted in the background
 	if entries, err := os.ReadDir(cr.base); err != nil || len(entries) != 0 {
 		t.Fatalf("proposal view left behind: %v %v", entries, err)
 	}
@@ -126,7 +129,8 @@ func TestChecksFailThenFixGoTest(t *testing.T) {
 	}
 	reqs := srv.Requests()
 	cmdOut, _ := reqs[3].ToolResult("c1")
-	if !strings.Contains(cmdOut, "func Sub(a, b int) int { return a + b }") || !strings.Contains(cmdOut, "ran in the proposal view") || !strings.Contains(cmdOut, cr.base) {
+	if !strings.Contains(cmdOut, "func Sub(a, b int) int { return a + b }") || !strings.Contains(cmdOut, "ran in the proposal view") ||
+		!strings.Contains(cmdOut, cr.base) && !strings.Contains(cmdOut, "an overlay view") {
 		t.Fatalf("run_command did not see the staged text in the view:\n%s", cmdOut)
 	}
 	for _, want := range []string{`check "test" failed (exit code 1`, "go test ./...", "--- FAIL: TestSub", "Sub(5, 3) = 8, want 2", "FAIL", "round 1 of 2"} {
@@ -275,6 +279,48 @@ func TestCheckStdinAndDestructiveChecks(t *testing.T) {
 	cr.untouched(t)
 }
 
+// A check runs on the proposal in an overlay view where the kernel allows
+// one, and in a copy when it does not (forced here with
+// AGENTLS_PROPOSAL_VIEW=copy): either way it sees the staged file and the
+// editor's unsaved text over the disk's, what it writes or deletes never
+// reaches the user's files, the next check sees the proposal whole again,
+// and the result names the view it ran in.
+func TestChecksSeeTheProposalInEitherView(t *testing.T) {
+	t.Run(tools.ViewOverlay, func(t *testing.T) {
+		if err := overlay.Supported(); err != nil {
+			t.Fatalf("this machine cannot mount an overlay view, which CI must prove works: %v", err)
+		}
+		testChecksSeeTheProposal(t, tools.ViewOverlay)
+	})
+	t.Run(tools.ViewCopy, func(t *testing.T) {
+		t.Setenv(overlay.EnvMode, "copy")
+		testChecksSeeTheProposal(t, tools.ViewCopy)
+	})
+}
+
+func testChecksSeeTheProposal(t *testing.T, kind string) {
+	cr := newCheckRun(t, map[string]string{"a.txt": "disk a\n", "buf.txt": "disk buffer\n", "dir/b.txt": "b\n"})
+	cr.env.View.Open(filepath.Join(cr.root, "buf.txt"), 1, "unsaved buffer\n")
+	srv := stageThenFinish(t)
+	out := cr.run(t, context.Background(), srv,
+		tools.Check{Name: "sees", Command: "cat new.txt buf.txt a.txt"},
+		tools.Check{Name: "wreck", Command: "echo mine > a.txt && rm -f buf.txt && rm -rf dir && echo made > made.txt && ls"},
+		tools.Check{Name: "whole", Command: "cat a.txt buf.txt dir/b.txt"})
+	if out.Status != StatusFinished || len(out.Checks) != 3 {
+		t.Fatalf("outcome %v %+v", out.Status, out.Checks)
+	}
+	want := []string{"staged\nunsaved buffer\ndisk a\n", "a.txt\nmade.txt\nnew.txt\n", "disk a\nunsaved buffer\nb\n"}
+	for i, c := range out.Checks {
+		if !c.Passed || c.Output != want[i] || !c.InView || c.View != kind {
+			t.Fatalf("check %s: passed %v, view %q (want %q), output %q (want %q)", c.Name, c.Passed, c.View, kind, c.Output, want[i])
+		}
+	}
+	if w := out.Checks[0].Where(); !strings.Contains(w, map[string]string{tools.ViewOverlay: "an overlay view", tools.ViewCopy: "a copy"}[kind]) {
+		t.Fatalf("where: %q", w)
+	}
+	cr.untouched(t)
+}
+
 // When the proposal view cannot be made, the run says so and ends without
 // checks: the model is not sent back for something it cannot fix.
 func TestChecksWithoutAView(t *testing.T) {
@@ -419,5 +465,64 @@ func TestCheckExit127OfItsOwnIsAFailure(t *testing.T) {
 	}
 	if reqs := srv.Requests(); len(reqs) != 3 || !strings.Contains(reqs[2].LastUser(), `check "suite" failed (exit code 127`) {
 		t.Fatalf("%d model calls; last user message %q", len(reqs), reqs[len(reqs)-1].LastUser())
+	}
+}
+
+// A running check is reported every Limits.CheckProgressEvery with its
+// time so far, until its result: the check ends only once the run has
+// said it was still running, and nothing of it follows the result.
+func TestRunningCheckReportsItsTime(t *testing.T) {
+	cr := newCheckRun(t, map[string]string{"a.txt": "a\n"})
+	marker := filepath.Join(t.TempDir(), "seen")
+	cr.log.hook = func(ev Event) {
+		if ev.Kind == EventCheckRunning {
+			os.WriteFile(marker, nil, 0o644)
+		}
+	}
+	srv := stageThenFinish(t)
+	out := Run(context.Background(), Options{
+		Model: newClient(t, srv), Registry: tools.NewRegistry(tools.Builtins(cr.env.Policy)...), Env: cr.env,
+		Prompt: "do the task", OnEvent: cr.log.on, NoAgentTools: true,
+		Limits: Limits{CheckProgressEvery: 10 * time.Millisecond},
+		Checks: []tools.Check{{Name: "slow", Command: "for i in $(seq 400); do [ -f '" + marker + "' ] && exit 0; sleep 0.05; done; exit 1"}},
+	})
+	if out.Status != StatusFinished || len(out.Checks) != 1 || !out.Checks[0].Passed {
+		t.Fatalf("outcome %v, checks %+v", out.Status, out.Checks)
+	}
+	var running []Event
+	result := -1
+	for i, e := range cr.log.all() {
+		switch e.Kind {
+		case EventCheckRunning:
+			if result >= 0 {
+				t.Fatalf("a running event after the check's result: %+v", e)
+			}
+			running = append(running, e)
+		case EventCheck:
+			result = i
+		}
+	}
+	if len(running) == 0 {
+		t.Fatal("no running event")
+	}
+	e := running[0]
+	if e.Check.Name != "slow" || e.Seconds <= 0 || e.Summary != fmt.Sprintf("check slow running (%s)", Elapsed(e.Seconds)) {
+		t.Fatalf("running event %+v", e)
+	}
+}
+
+func TestCheckWords(t *testing.T) {
+	for _, c := range []struct {
+		res  tools.CheckResult
+		want string
+	}{
+		{tools.CheckResult{Name: "test", Passed: true, Seconds: 1.25}, "check test passed in 1.2s"},
+		{tools.CheckResult{Name: "test", ExitCode: 1, Seconds: 125}, "check test failed (exit code 1) in 2m05s"},
+		{tools.CheckResult{Name: "test", ExitCode: -1, Seconds: 30}, "check test timed out after 30.0s"},
+		{tools.CheckResult{Name: "go", NotRun: true, ExitCode: 127, Output: "could not run: sh: 1: go: not found\nPATH was …"}, "check go could not run: sh: 1: go: not found"},
+	} {
+		if got := CheckLine(c.res); got != c.want {
+			t.Errorf("CheckLine(%+v) = %q, want %q", c.res, got, c.want)
+		}
 	}
 }

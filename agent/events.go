@@ -46,6 +46,17 @@ const (
 	// Summary the command): checks can take minutes, and without it the
 	// run looks hung between the model's answer and the check's result.
 	EventCheckStarted
+	// EventCheckRunning repeats, every Limits.CheckProgressEvery while a
+	// check runs, its Name (Check), the seconds so far (Seconds) and a
+	// line for humans (Summary): a check on a cold machine can take
+	// minutes, and "running check test" alone does not say it is alive.
+	EventCheckRunning
+	// EventLangServer reports a language server the run waits for to
+	// start (Server, Starting), then ready or failed (Seconds waited,
+	// Err); Summary is the line for humans ("starting language server
+	// gopls…", "language server gopls ready (3.1s)"), worded here once
+	// for every face.
+	EventLangServer
 )
 
 // String returns the agentls/runEvent kind name.
@@ -77,6 +88,10 @@ func (k EventKind) String() string {
 		return "problems"
 	case EventCheckStarted:
 		return "checkStarted"
+	case EventCheckRunning:
+		return "checkRunning"
+	case EventLangServer:
+		return "langServer"
 	}
 	return "unknown"
 }
@@ -120,6 +135,11 @@ type Event struct {
 	Staged       tools.StagedFile // EventStaged: the run's staged entry for Path
 	// Problems is what EventProblems reports for Path.
 	Problems tools.FileProblems
+	// Server and Starting: EventLangServer. Seconds: EventCheckRunning's
+	// time so far, EventLangServer's wait for the server once it ended.
+	Server   string
+	Starting bool
+	Seconds  float64
 	// Outstanding counts, on EventFinished, the problems the run
 	// introduced that were still there at its last check of each file;
 	// nil when no language server judged the run.

@@ -46,11 +46,15 @@ type Limits struct {
 	// MaxCheckRounds bounds the times failing checks send the run back to
 	// the model; default 2, negative: none (checks only reported).
 	MaxCheckRounds int
+	// CheckProgressEvery is how often a running check is reported
+	// (EventCheckRunning); default 10 s, negative: never.
+	CheckProgressEvery time.Duration
 }
 
 // Default limits, chosen from what earlier coding agents found workable:
 // 10–25 turns, a few consecutive tool errors, loop detection on repeated calls.
 const (
+	DefaultCheckProgressEvery       = 10 * time.Second
 	DefaultMaxTurns                 = 25
 	DefaultWallClock                = 10 * time.Minute
 	DefaultTokenBudget              = 2_000_000
@@ -87,6 +91,9 @@ func (l Limits) withDefaults() Limits {
 	def(&l.TaskMaxTurns, DefaultTaskMaxTurns)
 	def(&l.MaxToolCallsPerTurn, DefaultMaxToolCallsPerTurn)
 	def(&l.MaxCheckRounds, DefaultMaxCheckRounds)
+	if l.CheckProgressEvery == 0 {
+		l.CheckProgressEvery = DefaultCheckProgressEvery
+	}
 	if l.WallClock == 0 {
 		l.WallClock = DefaultWallClock
 	}
@@ -134,6 +141,9 @@ type Options struct {
 	Tokens *Counter
 	// Now is the clock for the date in the system prompt; nil is time.Now.
 	Now func() time.Time
+	// Getenv reads the environment the front-end serves (where the
+	// user's AGENTS.md and skills are); nil is os.Getenv.
+	Getenv func(string) string
 	// Logger gets debug logs; nil discards them.
 	Logger *slog.Logger
 	// Mode is ModePlan for a planning run (read-only tools plus todo_write;

@@ -10,10 +10,10 @@ import (
 	"time"
 
 	"github.com/agentls/agentls/agent/llm"
+	"github.com/agentls/agentls/internal/statedir"
 	"github.com/agentls/agentls/internal/text"
 	"github.com/agentls/agentls/internal/workspace"
 	"github.com/agentls/agentls/tools"
-	"github.com/agentls/agentls/tools/skills"
 )
 
 // EditorContext is the editor state a command was given in: the file, the
@@ -174,13 +174,14 @@ func readRules(view workspaceReader, folders []string, userRules string) string 
 // UserRulesPath is the user's own AGENTS.md, included in every
 // workspace's prompt: $XDG_CONFIG_HOME/agentls/AGENTS.md, else
 // ~/.config/agentls/AGENTS.md; "" when neither is known. It sits beside
-// the user's skills folder, by the same rule (skills.UserDir).
-func UserRulesPath() string {
-	dir := skills.UserDir()
+// the user's config.json and skills folder, by the same rule
+// (statedir.ConfigDir), in the environment env (nil: os.Getenv).
+func UserRulesPath(env func(string) string) string {
+	dir := statedir.ConfigDir(env)
 	if dir == "" {
 		return ""
 	}
-	return filepath.Join(filepath.Dir(dir), tools.RulesFile)
+	return filepath.Join(dir, tools.RulesFile)
 }
 
 // readBounded reads at most n bytes of a regular file (a FIFO or a huge

@@ -13,6 +13,7 @@ import (
 
 	"github.com/agentls/agentls/agent/llm"
 	"github.com/agentls/agentls/tools"
+	"github.com/agentls/agentls/tools/lang"
 	scripttool "github.com/agentls/agentls/tools/script"
 	"github.com/agentls/agentls/tools/skills"
 	openai "github.com/sashabaranov/go-openai"
@@ -88,6 +89,9 @@ func Run(ctx context.Context, opts Options) Outcome {
 	}
 	if r.env.Changes != nil {
 		defer r.env.Changes.Subscribe(r.noteStaged)()
+	}
+	if lr, ok := r.env.Diagnoser.(interface{ OnStatus(func(lang.ServerStatus)) }); ok {
+		lr.OnStatus(func(st lang.ServerStatus) { r.events.emit(langServerEvent(st)) })
 	}
 	out := r.run(ctx)
 	r.between()
@@ -318,13 +322,13 @@ func (r *runner) run(parent context.Context) Outcome {
 		folders = view.Folders()
 	}
 	if r.env.Skills == nil && r.role == roleMain {
-		r.env.Skills = skills.Discover(skills.UserDir(), folders)
+		r.env.Skills = skills.Discover(skills.UserDir(r.opts.Getenv), folders)
 		for _, w := range r.env.Skills.Warnings {
 			r.log.Warn(w)
 			r.transcript.record("warning", map[string]any{"warning": w})
 		}
 	}
-	r.userRules = UserRulesPath()
+	r.userRules = UserRulesPath(r.opts.Getenv)
 	system := r.systemPrompt(view, now())
 	task := buildTaskMessage(r.opts.Prompt, r.opts.Editor, folders)
 	r.conv.add(llm.Message{Role: openai.ChatMessageRoleSystem, Content: system}, kindSystem, "")

@@ -86,6 +86,9 @@ type Setup struct {
 	// Model, when set, is used instead of a client built from Config
 	// (tests with fakes); the run does not close it.
 	Model Model
+	// Getenv reads the front-end's environment (the user's AGENTS.md and
+	// skills folder); nil is os.Getenv.
+	Getenv func(string) string
 	// BeforeRead, when set, becomes the run's tools.Env.BeforeRead: the
 	// front-end pulls the editor's buffer for a path before a tool reads
 	// it (ACP's fs/read_text_file); its error fails the tool's read.
@@ -146,6 +149,9 @@ type SessionRun struct {
 	closer  func()
 	closeMu sync.Once
 	lang    bool // a language server serves the workspace (Setup.Lang)
+	// warm starts the run's language servers (lang.Run.Warm); Execute
+	// runs it beside the first model request.
+	warm func(context.Context)
 
 	transcriptPath string
 }
@@ -207,7 +213,7 @@ func (s *Session) Prepare(ctx context.Context, setup Setup, req RunRequest) (*Se
 	r.reg = tools.NewRegistry(tools.Builtins(policy)...)
 	if lr := setup.Lang.NewRun(ctx, r.env); lr != nil {
 		r.env.Diagnoser = lr
-		r.lang = true
+		r.lang, r.warm = true, lr.Warm
 		// Offered from the first request like the other built-ins: the
 		// agent navigates with them, and holding them behind tool_search
 		// would cost a model turn before their first use (their price in
@@ -256,6 +262,21 @@ func (r *SessionRun) Execute(ctx context.Context) Outcome {
 	}
 	tr.record("session", map[string]any{"sessionId": s.id, "runId": r.req.RunID, "folders": folders, "mode": r.req.Mode, "model": r.setup.Config.Model.Name, "prompt": r.req.Prompt})
 	history, followup := s.begin(r.req, r.setup.View)
+	if r.warm != nil {
+		// The language servers start while the model thinks over its
+		// first turn, so the first edit's problems do not wait for a cold
+		// start; the run does not end before warming has stopped.
+		wctx, stop := context.WithCancel(ctx)
+		warmed := make(chan struct{})
+		go func() {
+			defer close(warmed)
+			r.warm(wctx)
+		}()
+		defer func() {
+			stop()
+			<-warmed
+		}()
+	}
 	out := Run(ctx, Options{
 		History:  history,
 		Followup: followup,
@@ -275,6 +296,7 @@ func (r *SessionRun) Execute(ctx context.Context) Outcome {
 		Transcript: tr,
 		Tokens:     r.counter,
 		Logger:     log,
+		Getenv:     r.setup.Getenv,
 		Between:    r.applyDecisions,
 		Pricing:    r.setup.Config.Model.Pricing,
 		Mode:       r.req.Mode,

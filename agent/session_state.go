@@ -3,13 +3,14 @@ package agent
 import (
 	"errors"
 	"fmt"
-	"github.com/agentls/agentls/agent/llm"
 	"io/fs"
 	"maps"
 	"path/filepath"
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/agentls/agentls/agent/llm"
 
 	"github.com/agentls/agentls/internal/text"
 	"github.com/agentls/agentls/internal/workspace"
@@ -210,13 +211,13 @@ func (s *Session) note(d Decision) {
 	var line string
 	switch {
 	case d.Accepted:
-		line = fmt.Sprintf("- The user accepted %s of your change to %s.", plural(d.Hunks, "hunk"), name)
+		line = fmt.Sprintf("- The user accepted %s of your change to %s.", text.Plural(d.Hunks, "hunk"), name)
 		s.remember(d.Path, d.Applied)
 	case d.Reason != "":
-		line = fmt.Sprintf("- The user rejected %s of your change to %s, saying: %q", plural(d.Hunks, "hunk"), name, d.Reason)
+		line = fmt.Sprintf("- The user rejected %s of your change to %s, saying: %q", text.Plural(d.Hunks, "hunk"), name, d.Reason)
 		s.remember(d.Path, d.Document)
 	default:
-		line = fmt.Sprintf("- The user rejected %s of your change to %s (no reason given).", plural(d.Hunks, "hunk"), name)
+		line = fmt.Sprintf("- The user rejected %s of your change to %s (no reason given).", text.Plural(d.Hunks, "hunk"), name)
 		s.remember(d.Path, d.Document)
 	}
 	s.st.Notes = append(s.st.Notes, line)
@@ -241,9 +242,9 @@ func followupText(notes []string, props []ProposalState, known map[string]string
 	pending := map[string]bool{}
 	for _, p := range props {
 		pending[p.Path] = true
-		fmt.Fprintf(&b, "- Your change to %s is still awaiting review: %s pending", displayPath(p.Path, folders(view)), plural(p.Pending, "hunk"))
+		fmt.Fprintf(&b, "- Your change to %s is still awaiting review: %s pending", displayPath(p.Path, folders(view)), text.Plural(p.Pending, "hunk"))
 		if p.Conflicted > 0 {
-			fmt.Fprintf(&b, ", %s conflicted with the user's edits (%s)", plural(p.Conflicted, "hunk"), strings.Join(p.Reasons, "; "))
+			fmt.Fprintf(&b, ", %s conflicted with the user's edits (%s)", text.Plural(p.Conflicted, "hunk"), strings.Join(p.Reasons, "; "))
 		}
 		if p.Created {
 			// The tools show a pending new file as proposed (front-ends
@@ -286,13 +287,6 @@ func folders(view *workspace.View) []string {
 		return nil
 	}
 	return view.Folders()
-}
-
-func plural(n int, what string) string {
-	if n == 1 {
-		return "1 " + what
-	}
-	return fmt.Sprintf("%d %ss", n, what)
 }
 
 // History returns a copy of the conversation the session carries to its

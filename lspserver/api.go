@@ -151,10 +151,6 @@ const (
 	ServerName = core.ServerName
 )
 
-// ErrBadHeader is wrapped by the error that ends serving when the input
-// holds a header block the server cannot frame.
-var ErrBadHeader = core.ErrBadHeader
-
 // ErrClientTimeout is wrapped by the error of a server→client request the
 // editor did not answer within client.requestTimeoutSeconds.
 var ErrClientTimeout = core.ErrClientTimeout

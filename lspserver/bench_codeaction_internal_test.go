@@ -2,6 +2,7 @@ package lspserver
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"path/filepath"
 	"strings"
@@ -37,11 +38,25 @@ func (nopClient) Notify(context.Context, string, any) error                     
 // actions (review's included: 1,000 open documents, 50 with a pending
 // proposal, the range overlapping a hunk) and encoding the result, as
 // the dispatcher does. Compare BenchmarkCodeAction for the round trip.
-func BenchmarkCodeActionHandler(b *testing.B) {
+func BenchmarkCodeActionHandler(b *testing.B) { benchCodeActionHandler(b, false) }
+
+// BenchmarkCodeActionHandlerLazy is BenchmarkCodeActionHandler for a
+// client that resolves commands lazily (codeAction/resolve).
+func BenchmarkCodeActionHandlerLazy(b *testing.B) { benchCodeActionHandler(b, true) }
+
+func benchCodeActionHandler(b *testing.B, lazy bool) {
 	const docs, withProposals, lines = 1000, 50, 200
 	s := New(Options{NoWatcher: true})
 	s.core.Attach(nopClient{}, nil)
 	defer s.core.Stop()
+	if lazy {
+		t := true
+		s.core.Negotiate(&protocol.InitializeParams{Capabilities: protocol.ClientCapabilities{
+			TextDocument: &protocol.TextDocumentClientCapabilities{CodeAction: &protocol.CodeActionClientCapabilities{
+				DataSupport: &t, ResolveSupport: protocol.ClientCodeActionResolveOptions{Properties: []string{"command"}},
+			}},
+		}})
+	}
 	root := b.TempDir()
 	s.docs.SetFolders([]string{root})
 	var uris []uri.URI
@@ -80,7 +95,14 @@ func BenchmarkCodeActionHandler(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	if n := len(res.([]protocol.CommandOrCodeAction)); n != 8 {
+	var list []json.RawMessage
+	if raw, ok := res.(json.RawMessage); ok { // lazy: encoded by the handler
+		err = json.Unmarshal(raw, &list)
+	} else {
+		raw, _ := protocol.Marshal(res)
+		err = json.Unmarshal(raw, &list)
+	}
+	if n := len(list); err != nil || n != 8 {
 		b.Fatalf("%d code actions, want 8 (2 fixes; explain, document, refactor, plan; accept, reject)", n)
 	}
 	b.ReportAllocs()
@@ -88,6 +110,9 @@ func BenchmarkCodeActionHandler(b *testing.B) {
 		res, err := route.Run(ctx, raw[i%len(raw)])
 		if err != nil {
 			b.Fatal(err)
+		}
+		if _, raw := res.(json.RawMessage); raw {
+			continue // jsonrpc2's codec sends it verbatim
 		}
 		if _, err := protocol.Marshal(res); err != nil {
 			b.Fatal(err)

@@ -7,6 +7,8 @@ import (
 
 	"go.lsp.dev/protocol"
 	"go.lsp.dev/uri"
+
+	"github.com/agentls/agentls/lspserver/lsptest"
 )
 
 // BenchmarkCodeAction measures textDocument/codeAction round trips through
@@ -17,9 +19,20 @@ import (
 // hunk, with two diagnostics (so the fix, task and review actions are all
 // built), then one echo. Reports p50/p99 of both in µs and the p99 ratio;
 // the goal is codeAction p99 ≤ 1 ms and ≤ 3× echo. The editor state is
-// benchEditorState's.
-func BenchmarkCodeAction(b *testing.B) {
-	c, ctx, uris := benchEditorState(b)
+// benchEditorState's; the client resolves nothing (eglot, Helix), so every
+// action carries its command.
+func BenchmarkCodeAction(b *testing.B) { benchCodeAction(b, nil) }
+
+// BenchmarkCodeActionLazy is BenchmarkCodeAction for a client that
+// resolves commands lazily (codeAction/resolve): titles and kinds only.
+// The goal is p99 ≤ 1.5× echo.
+func BenchmarkCodeActionLazy(b *testing.B) {
+	caps := lsptest.ResolvingCapabilities()
+	benchCodeAction(b, &caps)
+}
+
+func benchCodeAction(b *testing.B, caps *protocol.ClientCapabilities) {
+	c, ctx, uris := benchEditorState(b, caps)
 	params := func(u uri.URI) *protocol.CodeActionParams {
 		return &protocol.CodeActionParams{
 			TextDocument: protocol.TextDocumentIdentifier{URI: u},
@@ -39,6 +52,9 @@ func BenchmarkCodeAction(b *testing.B) {
 		var a protocol.CodeAction
 		_ = protocol.Unmarshal(raw, &a)
 		got = append(got, a.Title)
+		if lazy := caps != nil; lazy == (a.Command.Command != "") {
+			b.Fatalf("code action %q: command %q for a client that resolves lazily: %v", a.Title, a.Command.Command, lazy)
+		}
 	}
 	if !slices.Contains(got, "Agent: Accept change") || !slices.Contains(got, "Agent: Fix: undefined: compute") {
 		b.Fatalf("code actions %q lack the review or fix actions", got)

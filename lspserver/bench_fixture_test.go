@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"go.lsp.dev/protocol"
 	"go.lsp.dev/uri"
 
 	"github.com/agentls/agentls/lspserver"
@@ -21,15 +22,16 @@ import (
 // nothing, opens 1,000 documents (200 lines with emoji and CJK each) and
 // stages a pending proposal of 3 hunks (lines 10, 100 and 190) in the first
 // 50: the editor state the codeAction and codeLens latency goals are set
-// for. It returns the client and the 50 documents with proposals.
-func benchEditorState(b *testing.B) (*lsptest.Client, context.Context, []uri.URI) {
+// for. It returns the client and the 50 documents with proposals. caps
+// (nil: lsptest's defaults) are the client's capabilities.
+func benchEditorState(b *testing.B, caps *protocol.ClientCapabilities) (*lsptest.Client, context.Context, []uri.URI) {
 	const docs, withProposals, lines = 1000, 50, 200
 	srv := lspserver.New(lspserver.Options{NoWatcher: true})
 	lspserver.AddTestRoute(srv, "test/echo", false, func(context.Context, json.RawMessage) (any, error) { return nil, nil })
 	c := lsptest.NewInProcessServer(b, srv)
 	ctx := lsptest.Context(b)
 	root := b.TempDir()
-	if _, err := c.Initialize(ctx, lsptest.InitOptions{Folders: []string{root}}); err != nil {
+	if _, err := c.Initialize(ctx, lsptest.InitOptions{Folders: []string{root}, Capabilities: caps}); err != nil {
 		b.Fatal(err)
 	}
 	var uris []uri.URI

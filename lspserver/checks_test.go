@@ -217,6 +217,11 @@ func TestCheckStartInProgress(t *testing.T) {
 	if err := os.WriteFile(marker, nil, 0o644); err != nil {
 		t.Fatal(err)
 	}
+	if _, err := rs.c.Await(lsptest.Context(t), protocol.MethodProgress, func(m lsptest.Message) bool {
+		return strings.Contains(string(m.Params), "check slow passed in ")
+	}); err != nil {
+		t.Fatalf("no progress with the check's result and time: %v", err)
+	}
 	evs := rs.events(t, id)
 	if fin := evs[len(evs)-1]; fin.Kind != "finished" || !slices.Equal(fin.Checks, []lspserver.CheckState{{Name: "slow", Passed: true}}) {
 		t.Fatalf("finished %+v", fin)

@@ -1,5 +1,5 @@
 // Package lspserver is agentls's protocol surface, the LSP server the
-// editor talks to. This package is the wiring: it builds the four parts,
+// editor talks to. This package is the wiring: it builds the five parts,
 // connects them and lists the method table; each part is a subpackage
 // with one job, so the compiler keeps their boundaries.
 //
@@ -17,10 +17,13 @@
 //   - runs (lspserver/runs): agentls.run and friends, progress, approvals,
 //     run events, sessions, plans, MCP servers, workspace trust and the
 //     code actions that start runs; a run is built and executed by
-//     agent.Session.
+//     agent.Session;
+//   - inline (lspserver/inline): inline completions (ghost text) and their
+//     completion-list item, over agent/complete; runs hands it every
+//     configuration it loads (runs.Runs.OnConfig).
 //
 // Imports point one way: core ← docs ← review, and core ← docs ← runs;
-// runs and review never import each other. Runs feed review with staged
+// runs and review never import each other; inline imports core and docs. Runs feed review with staged
 // changes through runs.Review (which *review.Review implements); review
 // follows the documents through docs.Follower; review answers
 // agentls.accept/agentls.reject with agent.Decisions, which the command
@@ -33,7 +36,7 @@
 // # Message handling
 //
 // docs/pitfalls.md "LSP: handler chain and message order": a validating
-// wire (core/stream.go) frames the input itself and answers malformed
+// wire (internal/rpcwire) frames the input itself and answers malformed
 // frames (-32700 not JSON, -32600 not a JSON-RPC message) so they never
 // kill the jsonrpc2 connection; an unframeable header ends Serve with
 // ExitBadInput. Notifications run inline on the read loop in wire order;

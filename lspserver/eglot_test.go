@@ -141,6 +141,8 @@ func TestEglotReview(t *testing.T) {
 		"new-file run: finished",
 		"exists before: no",
 		"project diagnostics: notes2.txt: agentls [proposal]: Agent proposes inserting 2 lines:\n+ first note\n+ second note",
+		"flymake in notes.txt, line 1: agentls [proposal]: New file notes2.txt (open it to accept or reject): Agent proposes inserting 2 lines:\n+ first note\n+ second note",
+		"after accepting, flymake in the run's buffer: 0 new-file notes",
 		"new file hover: **agentls: proposed change**",
 		"+first note\n+second note",
 		"new file actions: Agent: Accept change (preferred) | Agent: Reject change",

@@ -18,6 +18,7 @@ func TestPartsImportOneWay(t *testing.T) {
 		"docs":   {"core"},
 		"review": {"core", "docs"},
 		"runs":   {"core", "docs"},
+		"inline": {"core", "docs"},
 	}
 	for part, ok := range allowed {
 		pkg, err := build.ImportDir(part, 0)

@@ -16,6 +16,9 @@ import (
 func (s *Server) initialize(_ context.Context, p *protocol.InitializeParams) (*protocol.InitializeResult, error) {
 	sess := s.core.Negotiate(p)
 	s.docs.SetFolders(docs.InitialFolders(p, s.log))
+	// Whether to offer completions is decided now, from the configuration
+	// as it stands (no trust question is put before initialize's answer).
+	s.inline.Configure(s.runs.PeekConfig())
 	s.core.MarkInitialized()
 	s.log.Info("initialized", "client", sess.ClientName, "encoding", sess.Encoding.String(),
 		"folders", s.view.Folders(), "processId", sess.ProcessID)
@@ -24,7 +27,7 @@ func (s *Server) initialize(_ context.Context, p *protocol.InitializeParams) (*p
 
 // capabilities is what agentls offers; a part's new provider goes here.
 func (s *Server) capabilities(sess *Session) protocol.ServerCapabilities {
-	return protocol.ServerCapabilities{
+	caps := protocol.ServerCapabilities{
 		PositionEncoding: protocol.PositionEncodingKind(sess.Encoding.String()),
 		// Documents (docs).
 		TextDocumentSync: &protocol.TextDocumentSyncOptions{
@@ -40,12 +43,15 @@ func (s *Server) capabilities(sess *Session) protocol.ServerCapabilities {
 		},
 		// Agent runs (runs) and the command table (methods.go).
 		ExecuteCommandProvider: protocol.ExecuteCommandOptions{Commands: core.CommandNames(s.commandTable())},
-		CodeActionProvider:     &protocol.CodeActionOptions{CodeActionKinds: runs.CodeActionKinds(), ResolveProvider: core.Ptr(false)},
+		CodeActionProvider:     &protocol.CodeActionOptions{CodeActionKinds: runs.CodeActionKinds(), ResolveProvider: core.Ptr(sess.Features.LazyCodeActions)},
 		// Review of proposals (review): lenses, and a preview without a
 		// plugin (hover, diagnostics).
 		CodeLensProvider: &protocol.CodeLensOptions{ResolveProvider: core.Ptr(false)},
 		HoverProvider:    protocol.Boolean(true),
 	}
+	// Inline completions (inline), when a completion model is configured.
+	s.inline.Capabilities(&caps, sess.Features)
+	return caps
 }
 
 // initialized is the initialized notification: the first one restores
@@ -60,6 +66,13 @@ func (s *Server) initialized(context.Context, *protocol.InitializedParams) error
 	})
 	s.runs.StartServices()
 	return nil
+}
+
+// didClose is textDocument/didClose: the documents part closes the
+// buffer, then the completion state of the document goes.
+func (s *Server) didClose(ctx context.Context, p *protocol.DidCloseTextDocumentParams) error {
+	s.inline.Closed(p.TextDocument.URI)
+	return s.docs.DidClose(ctx, p)
 }
 
 // foldersChanged is didChangeWorkspaceFolders: the documents part takes

@@ -36,7 +36,7 @@ func (s *Server) methodTable() map[string]core.Route {
 		protocol.MethodTextDocumentDidOpen:   core.Notification(s.docs.DidOpen),
 		protocol.MethodTextDocumentDidChange: core.Notification(s.docs.DidChange),
 		protocol.MethodTextDocumentDidSave:   core.Notification(s.docs.DidSave),
-		protocol.MethodTextDocumentDidClose:  core.Notification(s.docs.DidClose),
+		protocol.MethodTextDocumentDidClose:  core.Notification(s.didClose), // docs, then the completion state
 
 		// Workspace (docs/workspace.go, core/settings.go).
 		protocol.MethodWorkspaceDidChangeWorkspaceFolders: core.Notification(s.foldersChanged), // docs, then the MCP roots (runs)
@@ -47,12 +47,18 @@ func (s *Server) methodTable() map[string]core.Route {
 		// runs/progress.go).
 		protocol.MethodWorkspaceExecuteCommand:      core.Request(core.ExecuteCommand(s.commandTable())),
 		protocol.MethodTextDocumentCodeAction:       core.Request(s.runs.CodeAction),
+		protocol.MethodCodeActionResolve:            core.Request(s.runs.CodeActionResolve), // runs/resolve.go
 		protocol.MethodWindowWorkDoneProgressCancel: core.Notification(s.runs.WorkDoneProgressCancel),
 
 		// Review of proposals (review/codelens.go, review/hover.go;
 		// review/diagnostics.go publishes the rest).
 		protocol.MethodTextDocumentCodeLens: core.Request(s.review.CodeLens),
 		protocol.MethodTextDocumentHover:    core.Request(s.review.Hover),
+
+		// Inline completions (inline/handlers.go): ghost text, and one
+		// completion item for clients without it.
+		protocol.MethodTextDocumentInlineCompletion: core.Request(s.inline.InlineCompletion),
+		protocol.MethodTextDocumentCompletion:       core.Request(s.inline.Completion),
 
 		// agentls/* custom requests (docs/protocol.md).
 		MethodDocument:  core.Request(s.docs.Document),

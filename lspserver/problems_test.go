@@ -48,10 +48,23 @@ func TestProblemsThroughTheServer(t *testing.T) {
 	evs := rs.events(t, id)
 	checkSeq(t, evs)
 	var probs []lspserver.RunEvent
+	var starts []string
 	for _, e := range evs {
 		if e.Kind == "problems" {
 			probs = append(probs, e)
 		}
+		if e.Kind == "langServer" {
+			starts = append(starts, e.Summary)
+		}
+	}
+	// gopls's cold start is told, in the run's events and its progress.
+	if len(starts) != 2 || starts[0] != "starting language server gopls…" || !strings.HasPrefix(starts[1], "language server gopls ready (") {
+		t.Fatalf("langServer events %q", starts)
+	}
+	if _, err := rs.c.Await(lsptest.Context(t), protocol.MethodProgress, func(m lsptest.Message) bool {
+		return strings.Contains(string(m.Params), "starting language server gopls…")
+	}); err != nil {
+		t.Fatalf("no progress for gopls's start: %v", err)
 	}
 	if len(probs) != 1 {
 		t.Fatalf("problems events: %d (%v)", len(probs), kinds(evs))

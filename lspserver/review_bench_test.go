@@ -22,7 +22,7 @@ import (
 // one codeLens on a document with a proposal and one echo; reports the
 // p50/p99 latency of both in µs.
 func BenchmarkCodeLens(b *testing.B) {
-	c, ctx, uris := benchEditorState(b)
+	c, ctx, uris := benchEditorState(b, nil)
 	var lenses []protocol.CodeLens
 	if err := c.Call(ctx, protocol.MethodTextDocumentCodeLens, lensParams(uris[0]), &lenses); err != nil || len(lenses) != 6 {
 		b.Fatalf("codeLens = %d lenses, %v", len(lenses), err)

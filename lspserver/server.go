@@ -11,6 +11,7 @@ import (
 	"github.com/agentls/agentls/internal/workspace"
 	"github.com/agentls/agentls/lspserver/core"
 	"github.com/agentls/agentls/lspserver/docs"
+	"github.com/agentls/agentls/lspserver/inline"
 	"github.com/agentls/agentls/lspserver/review"
 	"github.com/agentls/agentls/lspserver/runs"
 )
@@ -51,6 +52,7 @@ type Server struct {
 	docs   *docs.Docs     // text sync into the view, folders, watched files
 	review *review.Review // proposals under review
 	runs   *runs.Runs     // agent runs, sessions, MCP servers, code actions
+	inline *inline.Inline // inline completions (ghost text)
 
 	log      *slog.Logger
 	view     *workspace.View
@@ -80,6 +82,9 @@ func New(opts Options) *Server {
 	s.review = review.New(s.core, s.docs)
 	s.docs.Follow(s.review)
 	s.runs = runs.New(s.core, s.docs, s.review)
+	s.inline = inline.New(s.core, s.docs)
+	// Completions follow every configuration the runs part loads.
+	s.runs.OnConfig(s.inline.Configure)
 	// An accept the editor shows only after the command's answer is
 	// settled then; its decisions go where the command's own go.
 	s.review.OnDecided(s.runs.Decide)

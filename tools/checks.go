@@ -51,7 +51,14 @@ type CheckResult struct {
 	NotRun bool `json:"-"`
 	// InView says it ran in the proposal view (else in the workspace).
 	InView bool `json:"-"`
+	// View is the kind of proposal view it ran in: "overlay" or "copy";
+	// "" in the workspace or when it did not run.
+	View string `json:"view,omitempty"`
 }
+
+// Where says where the check ran ("ran in an overlay view of the
+// workspace …", "ran in a copy …", "ran in the workspace folder").
+func (r CheckResult) Where() string { return whereOf(r.InView, r.View) }
 
 // Unpassed names the checks that failed and, apart, those that could not
 // run (which neither passed nor failed): what every face tells the user
@@ -105,7 +112,7 @@ func (env *Env) RunCheck(ctx context.Context, c Check) (CheckResult, error) {
 	if timeout <= 0 {
 		timeout = DefaultCheckTimeout
 	}
-	dir, inView, err := env.CommandDir(ctx)
+	place, err := env.CommandPlace(ctx)
 	if err != nil {
 		if ctx.Err() != nil {
 			return res, ctx.Err()
@@ -113,22 +120,24 @@ func (env *Env) RunCheck(ctx context.Context, c Check) (CheckResult, error) {
 		res.NotRun, res.Output = true, fmt.Sprintf("could not run: %v\n", err)
 		return res, nil
 	}
-	if !inView && env.buffersOpen(dir) {
+	if !place.InView && env.buffersOpen(place.Dir) {
 		// Nothing staged (apply mode: the changes went to the editor) but
 		// the editor has buffers open: the run's changes may sit there
 		// unsaved, and a check of the disk would judge the old text. The
 		// proposal view writes the buffers over the files; without one,
 		// the check runs on the disk as before.
-		if d, err := env.Proposal.Sync(ctx); err == nil {
-			dir, inView = d, true
+		if pl, err := env.Proposal.Enter(ctx); err == nil {
+			place = pl
 		} else if ctx.Err() != nil {
 			return res, ctx.Err()
 		}
 	}
-	res.InView = inView
+	defer place.Done()
+	res.InView, res.View = place.InView, place.View
 	out, err := command.Run(ctx, command.Spec{
 		Command: c.Command,
-		Dir:     dir,
+		Dir:     place.Dir,
+		Wrap:    place.Wrap,
 		Env:     ChildEnv(os.Environ(), nil),
 		Timeout: timeout,
 		Output:  command.Bounds{TailBytes: checkTailBytes, MaxLines: checkMaxLines},

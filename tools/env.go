@@ -73,23 +73,19 @@ func NewEnv(runID string, view *workspace.View, approver Approver, policy Policy
 		Proposal: NewProposalView(view, changes, runID)}
 }
 
-// CommandDir is where a command of this run runs: the proposal view while
-// the run has staged changes (inView true), else the first workspace
+// CommandPlace is where a command of this run runs: the proposal view
+// while the run has staged changes (InView), else the first workspace
 // folder (nothing is staged, or apply mode, where changes reach the
-// editor as they are made).
-func (env *Env) CommandDir(ctx context.Context) (dir string, inView bool, err error) {
+// editor as they are made). The caller calls Place.Done after the command.
+func (env *Env) CommandPlace(ctx context.Context) (Place, error) {
 	folders := env.View.Folders()
 	if len(folders) == 0 {
-		return "", false, errors.New("no workspace folder is open, so there is nowhere to run a command")
+		return Place{}, errors.New("no workspace folder is open, so there is nowhere to run a command")
 	}
 	if env.Proposal == nil || env.Changes == nil || len(env.Changes.Files()) == 0 {
-		return folders[0], false, nil
+		return Place{Dir: folders[0]}, nil
 	}
-	dir, err = env.Proposal.Sync(ctx)
-	if err != nil {
-		return "", true, err
-	}
-	return dir, true, nil
+	return env.Proposal.Enter(ctx)
 }
 
 // beforeRead calls BeforeRead when set.

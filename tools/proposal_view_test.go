@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/agentls/agentls/internal/overlay"
+	scratchcopy "github.com/agentls/agentls/internal/scratch"
 	"github.com/agentls/agentls/internal/testtree"
 )
 
@@ -33,8 +35,23 @@ func run(t *testing.T, env *Env, cmd string) Result {
 }
 
 // run_command sees the run's staged text, unsaved buffers and later
-// stages, while the user's files stay byte for byte what they were.
+// stages, while the user's files stay byte for byte what they were: in an
+// overlay view (at the workspace's own path) where the kernel allows one,
+// and in a copy (under the view directory) when overlays are off.
 func TestRunCommandSeesTheProposal(t *testing.T) {
+	t.Run(ViewOverlay, func(t *testing.T) {
+		if err := overlay.Supported(); err != nil {
+			t.Fatalf("this machine cannot mount an overlay view, which CI must prove works: %v", err)
+		}
+		testRunCommandSeesTheProposal(t, ViewOverlay)
+	})
+	t.Run(ViewCopy, func(t *testing.T) {
+		t.Setenv(overlay.EnvMode, "copy")
+		testRunCommandSeesTheProposal(t, ViewCopy)
+	})
+}
+
+func testRunCommandSeesTheProposal(t *testing.T, kind string) {
 	env, root, base := viewEnv(t, map[string]string{
 		"calc.py":     "def add(a, b):\n    return a - b\n",
 		"notes.txt":   "disk notes\n",
@@ -56,8 +73,12 @@ func TestRunCommandSeesTheProposal(t *testing.T) {
 	if !strings.Contains(got, "return a + b") || !strings.Contains(got, "unsaved buffer notes") || !strings.Contains(got, "ran in the proposal view") {
 		t.Fatalf("in the view: %q", got)
 	}
-	if !strings.HasPrefix(got, base+"/") || !strings.Contains(res.Summary, "proposal view") {
-		t.Fatalf("ran in %q (summary %q), want under %s", strings.SplitN(got, "\n", 2)[0], res.Summary, base)
+	wantDir, wantWhere := base+"/", "a copy of the workspace"
+	if kind == ViewOverlay {
+		wantDir, wantWhere = root+"\n", "an overlay view of the workspace"
+	}
+	if !strings.HasPrefix(got, wantDir) || !strings.Contains(res.Summary, "proposal view") || !strings.Contains(got, wantWhere) || env.Proposal.Kind() != kind {
+		t.Fatalf("ran in %q (summary %q, kind %q), want %s in %s", got, res.Summary, env.Proposal.Kind(), wantWhere, wantDir)
 	}
 
 	// Incremental: a new file staged, the buffer edited again.
@@ -98,6 +119,7 @@ func TestRunCommandSeesTheProposal(t *testing.T) {
 	if err := env.Proposal.Close(); err != nil {
 		t.Fatal(err)
 	}
+	scratchcopy.WaitRemovals() // both kinds are deleted in the background
 	if entries, _ := os.ReadDir(base); len(entries) != 0 {
 		t.Fatalf("the proposal view was left behind: %v", entries)
 	}
@@ -123,6 +145,7 @@ func TestRunCommandWithoutAView(t *testing.T) {
 // Prewarm makes the copy in the background; Close stops it and waits, so
 // nothing is left behind even when the run ends mid-copy.
 func TestProposalViewPrewarm(t *testing.T) {
+	t.Setenv(overlay.EnvMode, "copy")
 	files := map[string]string{}
 	for i := range 300 {
 		files[filepath.Join("pkg", string(rune('a'+i%26)), strings.Repeat("f", 1+i%7)+".txt")] = strings.Repeat("x", i)
@@ -136,6 +159,7 @@ func TestProposalViewPrewarm(t *testing.T) {
 		t.Fatalf("after prewarm: %q", got)
 	}
 	env.Proposal.Close()
+	scratchcopy.WaitRemovals()
 	if entries, _ := os.ReadDir(base); len(entries) != 0 {
 		t.Fatalf("left behind: %v", entries)
 	}
@@ -147,6 +171,7 @@ func TestProposalViewPrewarm(t *testing.T) {
 	if err := env2.Proposal.Close(); err != nil {
 		t.Fatal(err)
 	}
+	scratchcopy.WaitRemovals()
 	if entries, _ := os.ReadDir(base2); len(entries) != 0 {
 		t.Fatalf("left behind after a close mid-copy: %v", entries)
 	}

@@ -53,16 +53,19 @@ func runCommand(ctx context.Context, env *Env, p runCommandParams) (Result, erro
 	if ok, res, err := env.approve(ctx, "run_command", p.Command); !ok {
 		return res, err
 	}
-	dir, inView, err := env.CommandDir(ctx)
+	place, err := env.CommandPlace(ctx)
 	if err != nil {
 		if ctx.Err() != nil {
 			return Result{}, ctx.Err()
 		}
 		return Errorf("%v; the command was not run (running it on the workspace would test the old files, not your staged changes)", err), nil
 	}
+	defer place.Done()
+	inView := place.InView
 	res, err := command.Run(ctx, command.Spec{
 		Command: p.Command,
-		Dir:     dir,
+		Dir:     place.Dir,
+		Wrap:    place.Wrap,
 		// The same allowlist as MCP servers: the model's API key and other
 		// secrets in agentls's environment never reach a command the model wrote.
 		Env:     ChildEnv(os.Environ(), nil),
@@ -75,10 +78,7 @@ func runCommand(ctx context.Context, env *Env, p runCommandParams) (Result, erro
 		}
 		return Errorf("%v", err), nil
 	}
-	where := "ran in the workspace folder"
-	if inView {
-		where = "ran in the proposal view: a scratch copy of the workspace with your staged changes applied (the user's files are not changed)"
-	}
+	where := place.Where()
 	if res.TimedOut {
 		hint := "try a narrower command or a larger timeout_seconds"
 		if timeout == limit {

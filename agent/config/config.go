@@ -47,6 +47,9 @@ import (
 type Config struct {
 	// Model is the model endpoint.
 	Model ModelConfig `json:"model"`
+	// Completion configures inline completions (ghost text): by default
+	// the agent's model, or a smaller one of its own (docs/completions.md).
+	Completion CompletionConfig `json:"completion"`
 	// Mode is "preview" (stage proposals for review, the default) or
 	// "apply" (send every change to the editor as it is made).
 	Mode string `json:"mode"`
@@ -110,8 +113,9 @@ type Config struct {
 	// only reports them.
 	MaxCheckRounds int `json:"maxCheckRounds"`
 
-	envKey    string      // the API key read from the environment by Load
-	untrusted []Untrusted // workspace files whose keys needing trust were withheld
+	envKey        string      // the API key read from the environment by Load
+	completionKey string      // the key read from completion.apiKeyEnv by Load
+	untrusted     []Untrusted // workspace files whose keys needing trust were withheld
 }
 
 // Check is one command run on the proposal at the end of a run.
@@ -197,6 +201,91 @@ type ModelConfig struct {
 	// Choices are model names offered by the editors' model pickers (and
 	// agentls/models) besides what the endpoint's GET /models lists.
 	Choices []string `json:"choices,omitempty"`
+}
+
+// CompletionConfig is the model and behaviour of inline completions. Every
+// endpoint key left unset falls back to the agent's model (model.*), so a
+// user with one model configured gets completions without setting anything.
+type CompletionConfig struct {
+	// Enabled turns inline completions off when false (default true).
+	Enabled *bool `json:"enabled,omitempty"`
+	// BaseURL of the completion endpoint; "" uses model.baseURL.
+	BaseURL string `json:"baseURL,omitempty"`
+	// Name of the completion model; "" uses model.name.
+	Name string `json:"name,omitempty"`
+	// APIKeyEnv names the variable holding the completion endpoint's key;
+	// "" uses the model's key.
+	APIKeyEnv string `json:"apiKeyEnv,omitempty"`
+	// FIM is how the missing middle is asked for: "auto" (default: the
+	// model family's template when the name names one, else "suffix"),
+	// "suffix" (the suffix field of /completions), "template" (the
+	// family's or Template's tokens in the prompt) or "chat".
+	FIM string `json:"fim"`
+	// Template overrides the family's fill-in-the-middle tokens.
+	Template *FIMTemplate `json:"template,omitempty"`
+	// MaxTokens bounds one completion (default 128).
+	MaxTokens int `json:"maxTokens"`
+	// DebounceMs is how long an automatic request waits for typing to
+	// pause before it asks the model (default 75).
+	DebounceMs int `json:"debounceMs"`
+	// ContextTokens bounds the context from other open files put before
+	// the prefix (default 1024; 0 sends none).
+	ContextTokens *int `json:"contextTokens,omitempty"`
+	// NextEdit turns on next-edit suggestions (default false).
+	NextEdit bool `json:"nextEdit"`
+	// InCompletionList offers the completion as a textDocument/completion
+	// item to clients without inline completions (default true).
+	InCompletionList *bool `json:"inCompletionList,omitempty"`
+}
+
+// FIMTemplate is a fill-in-the-middle prompt: Prefix, the text before the
+// cursor, Suffix, the text after it, then Middle.
+type FIMTemplate struct {
+	Prefix string `json:"prefix"`
+	Suffix string `json:"suffix"`
+	Middle string `json:"middle"`
+}
+
+// Values of CompletionConfig.FIM.
+const (
+	FIMAuto   = "auto"
+	FIMSuffix = "suffix"
+	FIMFilled = "template"
+	FIMChat   = "chat"
+)
+
+// CompletionOn reports whether inline completions are enabled and a
+// model to ask is configured (the completion's own, the agent's, or a
+// replay).
+func (c Config) CompletionOn() bool {
+	if c.Completion.Enabled != nil && !*c.Completion.Enabled {
+		return false
+	}
+	if c.Model.Replay != "" {
+		return true
+	}
+	l := c.CompletionLLM()
+	return strings.TrimSpace(l.BaseURL) != "" && strings.TrimSpace(l.Model) != ""
+}
+
+// CompletionLLM is the client configuration of the completion model: the
+// completion keys over the agent model's. One attempt, no retries: by the
+// time a retry answered, the user has typed on.
+func (c Config) CompletionLLM() llm.Config {
+	l := c.LLM()
+	if c.Completion.BaseURL != "" {
+		l.BaseURL = c.Completion.BaseURL
+	}
+	if c.Completion.Name != "" {
+		l.Model = c.Completion.Name
+	}
+	if c.Completion.APIKeyEnv != "" {
+		l.APIKey = c.completionKey
+	}
+	l.MaxOutputTokens = c.Completion.MaxTokens
+	l.MaxAttempts = 1
+	l.RequestTimeout = 30 * time.Second
+	return l
 }
 
 // Pricing is a model's price in USD per million tokens.
@@ -325,6 +414,7 @@ func Defaults() Config {
 		MaxCheckRounds:            2,
 		Tools:                     ToolsConfig{RunCommand: RunCommandOff, CommandTimeoutSeconds: 120},
 		MCP:                       MCPConfig{DeferredToolShare: 0.1, StartupTimeoutSeconds: 15},
+		Completion:                CompletionConfig{FIM: FIMAuto, MaxTokens: 128, DebounceMs: 75},
 		Client:                    ClientConfig{RequestTimeoutSeconds: 30},
 		Script:                    ScriptConfig{TimeoutSeconds: DefaultScriptTimeoutSeconds, MaxSteps: DefaultScriptMaxSteps, MemoryMiB: DefaultScriptMemoryMiB, MaxOutputBytes: DefaultScriptMaxOutputBytes, MaxCalls: DefaultScriptMaxCalls},
 	}

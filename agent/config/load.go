@@ -12,6 +12,8 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"github.com/agentls/agentls/internal/statedir"
 )
 
 // LoadOptions says where Load looks.
@@ -38,20 +40,11 @@ type LoadOptions struct {
 // UserFilePath is the default user config path for env (nil: os.Getenv),
 // or "" when neither XDG_CONFIG_HOME nor a home directory is known.
 func UserFilePath(env func(string) string) string {
-	if env == nil {
-		env = os.Getenv
-	}
-	if x := env("XDG_CONFIG_HOME"); x != "" {
-		return filepath.Join(x, "agentls", "config.json")
-	}
-	home := env("HOME")
-	if home == "" {
-		home = env("USERPROFILE")
-	}
-	if home == "" {
+	dir := statedir.ConfigDir(env)
+	if dir == "" {
 		return ""
 	}
-	return filepath.Join(home, ".config", "agentls", "config.json")
+	return filepath.Join(dir, "config.json")
 }
 
 // WorkspaceFile is where a folder's config lives.
@@ -103,6 +96,9 @@ func Load(opts LoadOptions) (Config, []string, error) {
 		cfg.Model.APIKeyEnv = DefaultAPIKeyEnv
 	}
 	cfg.envKey = strings.TrimSpace(env(cfg.Model.APIKeyEnv))
+	if k := strings.TrimSpace(cfg.Completion.APIKeyEnv); k != "" {
+		cfg.completionKey = strings.TrimSpace(env(k))
+	}
 	for _, u := range l.untrusted {
 		u.Actions = describe(u.withheld, cfg.Model.APIKeyEnv)
 		cfg.untrusted = append(cfg.untrusted, u.Untrusted)

@@ -81,6 +81,7 @@ func validate(c Config, origin map[string]string) (Config, []error, []string) {
 			*r.v = *r.def
 		}
 	}
+	validCompletion(&c, &d, bad)
 	if t := c.Model.Temperature; t != nil && (*t < 0 || *t > 2) {
 		bad("model.temperature", *t, "use a number from 0 to 2, or leave it unset")
 		c.Model.Temperature = nil

@@ -37,6 +37,67 @@ const (
 type Cassette struct {
 	Version int    `json:"version"`
 	Turns   []Turn `json:"turns"`
+	// Completions are recorded inline completions, answered by where they
+	// were asked (CompletionKey), any number of times, in any order:
+	// completions depend on typing speed, so they cannot be a sequence.
+	Completions []CompletionTurn `json:"completions,omitempty"`
+}
+
+// CompletionTurn is one recorded completion. A request is answered by the
+// entry whose Before ends the text before its cursor and whose After
+// starts the text after it; the longest such match wins.
+type CompletionTurn struct {
+	Before string `json:"before"`
+	After  string `json:"after"`
+	// SSE is the response body as streamed (text_completion chunks, or
+	// chat chunks for fim "chat").
+	SSE string `json:"sse"`
+}
+
+// Bounds of a recorded completion's key: the cursor's line up to the
+// cursor and the line before it, and the rest of the cursor's line:
+// enough to tell the places of a demo apart, little enough that the same
+// keystrokes in another editor replay it.
+const (
+	recordBeforeBytes = 200
+	recordAfterBytes  = 80
+)
+
+// recordKey cuts a request's key to what a recording keeps.
+func recordKey(k CompletionKey) CompletionKey {
+	before := k.Before
+	if len(before) > recordBeforeBytes {
+		before = before[len(before)-recordBeforeBytes:]
+	}
+	lines := 0
+	for i := len(before) - 1; i >= 0; i-- {
+		if before[i] == '\n' {
+			if lines++; lines == 2 {
+				before = before[i+1:]
+				break
+			}
+		}
+	}
+	after := k.After
+	if i := strings.IndexByte(after, '\n'); i >= 0 {
+		after = after[:i]
+	}
+	if len(after) > recordAfterBytes {
+		after = after[:recordAfterBytes]
+	}
+	return CompletionKey{Before: strings.ToValidUTF8(before, ""), After: strings.ToValidUTF8(after, "")}
+}
+
+// findCompletion returns the recorded completion for key.
+func (c *Cassette) findCompletion(key CompletionKey) (CompletionTurn, bool) {
+	best, found := CompletionTurn{}, false
+	for _, t := range c.Completions {
+		if strings.HasSuffix(key.Before, t.Before) && strings.HasPrefix(key.After, t.After) &&
+			(!found || len(t.Before)+len(t.After) > len(best.Before)+len(best.After)) {
+			best, found = t, true
+		}
+	}
+	return best, found
 }
 
 // Turn is one model call.
@@ -249,11 +310,19 @@ type replayer struct {
 	next int
 }
 
-// RoundTrip serves the next recorded turn when the request matches it.
+// RoundTrip serves the next recorded turn when the request matches it,
+// and a completion by its place.
 func (r *replayer) RoundTrip(req *http.Request) (*http.Response, error) {
 	body, err := readBody(req)
 	if err != nil {
 		return nil, err
+	}
+	if key, ok := completionKeyOf(req.Context()); ok {
+		t, found := r.c.findCompletion(key)
+		if !found {
+			return nil, &ReplayError{Path: r.path, Message: fmt.Sprintf("no recorded completion for the cursor after %q", lastLine(key.Before))}
+		}
+		return sseResponse(req, t.SSE), nil
 	}
 	got, err := fingerprint(body)
 	if err != nil {
@@ -274,6 +343,11 @@ func (r *replayer) RoundTrip(req *http.Request) (*http.Response, error) {
 		}
 	}
 	r.next++
+	return sseResponse(req, rec.SSE), nil
+}
+
+// sseResponse is a recorded stream served as the server sent it.
+func sseResponse(req *http.Request, sse string) *http.Response {
 	return &http.Response{
 		Status:        "200 OK",
 		StatusCode:    http.StatusOK,
@@ -281,10 +355,18 @@ func (r *replayer) RoundTrip(req *http.Request) (*http.Response, error) {
 		ProtoMajor:    1,
 		ProtoMinor:    1,
 		Header:        http.Header{"Content-Type": {"text/event-stream"}},
-		Body:          io.NopCloser(strings.NewReader(rec.SSE)),
-		ContentLength: int64(len(rec.SSE)),
+		Body:          io.NopCloser(strings.NewReader(sse)),
+		ContentLength: int64(len(sse)),
 		Request:       req,
-	}, nil
+	}
+}
+
+// lastLine is the last line of s, for messages.
+func lastLine(s string) string {
+	if i := strings.LastIndexByte(strings.TrimRight(s, "\n"), '\n'); i >= 0 {
+		s = s[i+1:]
+	}
+	return s
 }
 
 func lastPreview(p RequestPrint) string {
@@ -310,9 +392,12 @@ func (r *recorder) RoundTrip(req *http.Request) (*http.Response, error) {
 	if err != nil {
 		return nil, err
 	}
-	fp, err := fingerprint(body)
-	if err != nil {
-		return nil, fmt.Errorf("record %s: %w", r.path, err)
+	key, isCompletion := completionKeyOf(req.Context())
+	var fp RequestPrint
+	if !isCompletion {
+		if fp, err = fingerprint(body); err != nil {
+			return nil, fmt.Errorf("record %s: %w", r.path, err)
+		}
 	}
 	r.mu.Lock()
 	saveErr := r.err
@@ -324,7 +409,12 @@ func (r *recorder) RoundTrip(req *http.Request) (*http.Response, error) {
 	if err != nil || resp.StatusCode != http.StatusOK {
 		return resp, err
 	}
-	resp.Body = &teeBody{rc: resp.Body, done: func(b []byte) { r.add(Turn{Request: fp, SSE: string(b)}) }}
+	done := func(b []byte) { r.add(Turn{Request: fp, SSE: string(b)}) }
+	if isCompletion {
+		k := recordKey(key)
+		done = func(b []byte) { r.addCompletion(CompletionTurn{Before: k.Before, After: k.After, SSE: string(b)}) }
+	}
+	resp.Body = &teeBody{rc: resp.Body, done: done}
 	return resp, nil
 }
 
@@ -334,7 +424,39 @@ func (r *recorder) add(t Turn) {
 	defer r.mu.Unlock()
 	r.c.Version = CassetteVersion
 	r.c.Turns = append(r.c.Turns, t)
-	if err := writeCassette(r.path, &r.c); err != nil && r.err == nil {
+	r.save(false)
+}
+
+// addCompletion keeps a completion (the latest one for its place) and
+// saves the cassette.
+func (r *recorder) addCompletion(t CompletionTurn) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.c.Version = CassetteVersion
+	r.c.Completions = slices.DeleteFunc(r.c.Completions, func(o CompletionTurn) bool { return o.Before == t.Before && o.After == t.After })
+	r.c.Completions = append(r.c.Completions, t)
+	r.save(true)
+}
+
+// cassetteWrites serialises the read-merge-write of cassettes: the agent's
+// client records its turns and the completion client its completions into
+// the same file, each keeping the other's section.
+var cassetteWrites sync.Mutex
+
+// save writes r's own section (completions or turns) over the file's
+// current content, keeping the other section as the file holds it.
+func (r *recorder) save(completions bool) {
+	cassetteWrites.Lock()
+	defer cassetteWrites.Unlock()
+	out := r.c
+	if old, err := LoadCassette(r.path); err == nil {
+		if completions {
+			out.Turns = old.Turns
+		} else {
+			out.Completions = old.Completions
+		}
+	}
+	if err := writeCassette(r.path, &out); err != nil && r.err == nil {
 		r.err = fmt.Errorf("record: %w", err)
 	}
 }

@@ -57,7 +57,7 @@ func TestRunPrintsChecks(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d\n%s", code, stderr)
 	}
-	for _, want := range []string{"✗ check state failed: exit code 1", "    not fixed yet", "✓ check state passed", "agentls run: checks passed: state", "nothing was written"} {
+	for _, want := range []string{"✗ check state failed (exit code 1) in ", "    not fixed yet", "✓ check state passed in ", "agentls run: checks passed: state", "nothing was written"} {
 		if !strings.Contains(stderr, want) {
 			t.Fatalf("stderr lacks %q:\n%s", want, stderr)
 		}
@@ -88,7 +88,7 @@ func TestRunFailingCheckExits3AndAppliesNothing(t *testing.T) {
 	if code != 3 {
 		t.Fatalf("exit %d, want 3\n%s", code, stderr)
 	}
-	for _, want := range []string{"✗ check state failed: exit code 4", "    still broken", "checks failed: state", "nothing applied because a check still fails"} {
+	for _, want := range []string{"✗ check state failed (exit code 4) in ", "    still broken", "checks failed: state", "nothing applied because a check still fails"} {
 		if !strings.Contains(stderr, want) {
 			t.Fatalf("stderr lacks %q:\n%s", want, stderr)
 		}

@@ -34,7 +34,11 @@ func main() {
 	// (mcp-go's stdio transport logs read errors of a dying server at
 	// ERROR), and their lines must not reach the user's stderr.
 	slog.SetDefault(slog.New(slog.DiscardHandler))
-	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+	code := run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
+	// Proposal views are deleted in the background so that no run waits
+	// for it; the process does, so it leaves none half-deleted.
+	scratch.WaitRemovals()
+	os.Exit(code)
 }
 
 // usage is printed for --help and, on stderr, for unknown subcommands.

@@ -80,7 +80,7 @@ func rememberMain(args []string, stdout, stderr io.Writer) int {
 	case "user":
 		// The user's own file, named by them on the command line: the
 		// one write outside a workspace, and only here, never by a tool.
-		if path = agent.UserRulesPath(); path == "" {
+		if path = agent.UserRulesPath(nil); path == "" {
 			fmt.Fprintln(stderr, "agentls remember: neither XDG_CONFIG_HOME nor a home directory is known")
 			return 1
 		}

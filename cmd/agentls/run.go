@@ -446,6 +446,19 @@ func (p *progress) event(ev agent.Event) {
 	case agent.EventCheckStarted:
 		p.endLine()
 		fmt.Fprintf(p.w, "→ check %s: %s\n", ev.Check.Name, text.Clip(ev.Summary, 140))
+	case agent.EventCheckRunning:
+		p.endLine()
+		fmt.Fprintf(p.w, "  … %s\n", ev.Summary)
+	case agent.EventLangServer:
+		p.endLine()
+		mark := "✓"
+		switch {
+		case ev.Starting:
+			mark = "→"
+		case ev.Err != nil:
+			mark = "⚠"
+		}
+		fmt.Fprintf(p.w, "%s %s\n", mark, ev.Summary)
 	case agent.EventCheck:
 		p.endLine()
 		c := ev.Check
@@ -457,11 +470,9 @@ func (p *progress) event(ev agent.Event) {
 			fmt.Fprint(p.w, indent(lastLines(rest, 30), "    "))
 			return
 		case c.Passed:
-			fmt.Fprintf(p.w, "✓ check %s passed (%.1fs)\n", c.Name, c.Seconds)
-		case c.ExitCode == -1:
-			fmt.Fprintf(p.w, "✗ check %s failed (%.1fs)\n", c.Name, c.Seconds)
+			fmt.Fprintf(p.w, "✓ %s\n", agent.CheckLine(*c))
 		default:
-			fmt.Fprintf(p.w, "✗ check %s failed: exit code %d (%.1fs)\n", c.Name, c.ExitCode, c.Seconds)
+			fmt.Fprintf(p.w, "✗ %s\n", agent.CheckLine(*c))
 		}
 		if !c.Passed {
 			fmt.Fprint(p.w, indent(lastLines(c.Output, 30), "    "))

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -185,7 +186,7 @@ func TestRunRevert(t *testing.T) {
 	if len(listed) != 2 || len(listed[0]) != 3 ||
 		listed[0][0] != "["+second+"] · finished · 1.1k tok · $0.0018 · picked-model · what happened to my files?" ||
 		listed[0][1] != "["+id+"] · finished · 3.1k tok · $0.0054 · picked-model · shout and take notes" ||
-		!strings.HasPrefix(listed[0][2], "session · ") || !strings.Contains(listed[0][2], "4,200 tokens · $0.0072 over 2 runs · picked-model") ||
+		!regexp.MustCompile(`^session \S+ · \d{4}-\d\d-\d\d \d\d:\d\d · `).MatchString(listed[0][2]) || !strings.Contains(listed[0][2], "4,200 tokens · $0.0072 over 2 runs · picked-model") ||
 		strings.Join(listed[1], "|") != "Revert run|Open report|Show answer" {
 		t.Errorf(":AgentRuns offered %q", listed)
 	}

@@ -268,7 +268,19 @@ func TestCheckhealth(t *testing.T) {
 	expect("no_model", "OK: setup() called", "OK: server: agentls ", "WARNING: no model configured",
 		"OK: client 1: agentls ", "encoding utf-16")
 	expect("with_model", "OK: model: health-model at http://127.0.0.1:9/v1")
-	expect("missing_binary", "ERROR: server binary", "no-such-agentls")
+	expect("missing_binary", "ERROR: server binary", "no-such-agentls", `export PATH="$(go env GOPATH)/bin:$PATH"`)
+	expect("with_replay", "OK: model: replaying demo.cassette.json")
+	if strings.Contains(r.str(t, "with_replay"), "no model configured") {
+		t.Error("with a replay set the report still warns that no model is configured")
+	}
+	// Installed but not on PATH: the fix named is PATH, not a reinstall.
+	expect("not_on_path", "ERROR: agentls-not-on-path is installed in ", "/gobin, but that directory is not on PATH",
+		`export PATH="$(go env GOPATH)/bin:$PATH"`, "/gobin/agentls-not-on-path' }")
+	if strings.Contains(r.str(t, "not_on_path"), "go install") {
+		t.Error("an installed binary not on PATH is met with install advice")
+	}
+	expect("start_error_not_on_path", "could not start agentls-not-on-path: agentls-not-on-path is installed in ",
+		"not on PATH", `export PATH="$(go env GOPATH)/bin:$PATH"`, ":checkhealth agentls")
 	var failures int
 	r.fact(t, "start_failures_reported", &failures)
 	if failures != 1 {

@@ -29,16 +29,19 @@ type Group struct {
 // builds everything else on cmd: path, arguments, environment, directory,
 // standard streams and extra files. cmd must not carry its own SysProcAttr
 // or Cancel: how the child is grouped and ended is this package's job, and
-// a second owner is how children leak.
+// a second owner is how children leak. The one exception is a SysProcAttr
+// that only asks for new namespaces (Cloneflags, id maps, ambient
+// capabilities: internal/overlay's view), which is kept and given the
+// group's settings on top.
 //
 // When a standard stream is an io.Writer other than an *os.File, os/exec
 // copies from a pipe; a descendant that left the group could hold that pipe
 // open for ever, so cmd.WaitDelay bounds that wait (StopGrace unless set).
 func StartCmd(cmd *exec.Cmd) (*Group, error) {
-	if cmd.SysProcAttr != nil || cmd.Cancel != nil {
-		return nil, errors.New("childproc: cmd must not set SysProcAttr or Cancel")
+	if cmd.Cancel != nil || cmd.SysProcAttr != nil && !onlyNamespaces(cmd.SysProcAttr) {
+		return nil, errors.New("childproc: cmd must not set SysProcAttr (other than namespaces) or Cancel")
 	}
-	cmd.SysProcAttr = sysProcAttr()
+	cmd.SysProcAttr = withNamespaces(sysProcAttr(), cmd.SysProcAttr)
 	if cmd.WaitDelay == 0 {
 		cmd.WaitDelay = StopGrace
 	}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"os"
 	"os/exec"
+	"reflect"
 	"strconv"
 	"syscall"
 
@@ -16,6 +17,25 @@ import (
 // EOF on stdin when agentls and the child are gone, which ends stdio servers.
 func sysProcAttr() *syscall.SysProcAttr {
 	return &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+}
+
+// onlyNamespaces reports whether a asks for new namespaces and nothing
+// else.
+func onlyNamespaces(a *syscall.SysProcAttr) bool {
+	if a.Cloneflags == 0 {
+		return false
+	}
+	rest := *a
+	rest.Cloneflags, rest.UidMappings, rest.GidMappings, rest.AmbientCaps = 0, nil, nil, nil
+	return reflect.DeepEqual(rest, syscall.SysProcAttr{})
+}
+
+// withNamespaces adds ns's namespace fields (nil: none) to a.
+func withNamespaces(a, ns *syscall.SysProcAttr) *syscall.SysProcAttr {
+	if ns != nil {
+		a.Cloneflags, a.UidMappings, a.GidMappings, a.AmbientCaps = ns.Cloneflags, ns.UidMappings, ns.GidMappings, ns.AmbientCaps
+	}
+	return a
 }
 
 // waitAndKillGroup waits for the child to exit without reaping it (WNOWAIT),

@@ -14,6 +14,11 @@ func sysProcAttr() *syscall.SysProcAttr {
 	return &syscall.SysProcAttr{Setpgid: true}
 }
 
+// onlyNamespaces: namespaces are Linux's.
+func onlyNamespaces(*syscall.SysProcAttr) bool { return false }
+
+func withNamespaces(a, _ *syscall.SysProcAttr) *syscall.SysProcAttr { return a }
+
 // waitAndKillGroup reaps the child and then kills the rest of its group.
 func waitAndKillGroup(cmd *exec.Cmd, pgid int) error {
 	err := cmd.Wait()

@@ -30,6 +30,11 @@ type Spec struct {
 	// Output bounds what is kept of stdout and stderr (interleaved as
 	// written).
 	Output Bounds
+	// Wrap, when set, rewrites the command before it starts (its path,
+	// arguments, directory, namespace attributes): internal/overlay's
+	// Layers.Wrap runs it in an overlay view. An error is a command that
+	// could not run.
+	Wrap func(*exec.Cmd) error
 }
 
 // Result is how a command ended.
@@ -64,6 +69,11 @@ func Run(ctx context.Context, spec Spec) (Result, error) {
 		cmd.Env = []string{} // nil would inherit agentls's environment
 	}
 	cmd.Stdin = nil // /dev/null
+	if spec.Wrap != nil {
+		if err := spec.Wrap(cmd); err != nil {
+			return Result{ExitCode: -1}, fmt.Errorf("could not run the command: %w", err)
+		}
+	}
 	out := NewBuffer(spec.Output)
 	cmd.Stdout, cmd.Stderr = out, out
 	start := time.Now()

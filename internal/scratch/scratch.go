@@ -201,9 +201,10 @@ func New(ctx context.Context, opts Options) (*Copy, error) {
 	return c, nil
 }
 
-// Close removes the copy; it is safe to call more than once. A command
-// may have left read-only directories behind: they are made writable
-// first.
+// Close removes the copy; it is safe to call more than once. The copy is
+// moved aside at once and deleted in the background (a large copy takes
+// seconds to delete, which no run should wait for); WaitRemovals waits
+// for that.
 func (c *Copy) Close() error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -211,13 +212,82 @@ func (c *Copy) Close() error {
 		return nil
 	}
 	c.closed = true
-	err := removeAll(c.dir)
-	if err == nil {
-		err = os.Remove(c.lockP)
+	return removeAside(c.dir, c.lockP, c.lock)
+}
+
+// Dir is a directory of this process's own under a base directory, locked
+// like a copy so that CleanStale removes it once the process is gone: the
+// proposal view's overlay layers.
+type Dir struct {
+	path, lockP string
+	lock        *os.File
+	once        sync.Once
+	err         error
+}
+
+// NewDir makes a locked directory in base ("" is DefaultBaseDir()) with
+// label in its name.
+func NewDir(base, label string) (*Dir, error) {
+	if base == "" {
+		base = DefaultBaseDir()
 	}
-	c.lock.Close() // releases the flock
+	cleanOnce(base)
+	dir, lockP, f, err := reserve(base, label)
 	if err != nil {
-		return fmt.Errorf("remove scratch copy %s: %w", c.dir, err)
+		return nil, fmt.Errorf("scratch directory in %s: %w", base, err)
+	}
+	if err := os.Mkdir(dir, 0o700); err != nil {
+		f.Close()
+		os.Remove(lockP)
+		return nil, fmt.Errorf("scratch directory in %s: %w", base, err)
+	}
+	return &Dir{path: dir, lockP: lockP, lock: f}, nil
+}
+
+// Path is the directory.
+func (d *Dir) Path() string { return d.path }
+
+// Close removes the directory as Copy.Close does: moved aside now,
+// deleted in the background. Safe to call more than once.
+func (d *Dir) Close() error {
+	d.once.Do(func() { d.err = removeAside(d.path, d.lockP, d.lock) })
+	return d.err
+}
+
+// removals counts the background deletions under way.
+var removals sync.WaitGroup
+
+// WaitRemovals waits for the copies and directories being deleted in the
+// background: a process (or a test) that ends calls it so that it leaves
+// nothing half-deleted behind.
+func WaitRemovals() { removals.Wait() }
+
+// removeAside renames dir to a name without a lock file (so that
+// CleanStale of any process finishes the job if this one dies first),
+// drops the lock, and deletes the renamed tree in the background. When it
+// cannot be renamed it is deleted now.
+func removeAside(dir, lockP string, lock *os.File) error {
+	trash := filepath.Join(filepath.Dir(dir), ".removing-"+filepath.Base(dir))
+	if err := os.Rename(dir, trash); err != nil {
+		err = removeAll(dir)
+		if err == nil {
+			err = os.Remove(lockP)
+		}
+		lock.Close()
+		if err != nil && !errors.Is(err, os.ErrNotExist) {
+			return fmt.Errorf("remove scratch directory %s: %w", dir, err)
+		}
+		return nil
+	}
+	err := os.Remove(lockP)
+	lock.Close() // releases the flock
+	removals.Add(1)
+	go func() {
+		defer removals.Done()
+		_ = removeAll(trash) // CleanStale retries what is left
+	}()
+	if err != nil {
+		return fmt.Errorf("remove scratch lock %s: %w", lockP, err)
 	}
 	return nil
 }

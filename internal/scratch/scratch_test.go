@@ -171,6 +171,7 @@ func TestNewCopiesWhatCommandsNeed(t *testing.T) {
 	if err := c.Close(); err != nil {
 		t.Fatal(err)
 	}
+	WaitRemovals() // Close moves the copy aside and deletes it in the background
 	if entries, _ := os.ReadDir(base); len(entries) != 0 {
 		t.Fatalf("left behind: %v", entries)
 	}
@@ -288,6 +289,7 @@ func TestNewFailsCleanly(t *testing.T) {
 	if _, err := New(cctx, Options{View: v, Folder: root, BaseDir: base}); !errors.Is(err, context.Canceled) {
 		t.Fatalf("cancelled: %v", err)
 	}
+	WaitRemovals()
 	if entries, _ := os.ReadDir(base); len(entries) != 0 {
 		t.Fatalf("a failed copy left %v", entries)
 	}

@@ -29,32 +29,11 @@ const lockSuffix = ".lock"
 // then its directory. Lock first: a directory without its lock file is
 // stale by definition, so CleanStale never removes a copy being made.
 func (c *Copy) makeDirs(base, label string) error {
-	if err := os.MkdirAll(base, 0o700); err != nil {
-		return err
-	}
-	var rnd [4]byte
-	_, _ = rand.Read(rnd[:])
-	id := fmt.Sprintf("%s-%d-%s", sanitize(label), os.Getpid(), hex.EncodeToString(rnd[:]))
-	c.dir = filepath.Join(base, id)
-	c.lockP = c.dir + lockSuffix
-	// Locked under a temporary name, then renamed: a cleaner never sees
-	// the lock file unlocked.
-	f, err := os.CreateTemp(base, ".tmp-lock-*")
+	dir, lockP, f, err := reserve(base, label)
 	if err != nil {
 		return err
 	}
-	if err := unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB); err != nil {
-		f.Close()
-		os.Remove(f.Name())
-		return fmt.Errorf("lock %s: %w", f.Name(), err)
-	}
-	fmt.Fprintf(f, "%d\n", os.Getpid()) // for people; the flock is what counts
-	if err := os.Rename(f.Name(), c.lockP); err != nil {
-		f.Close()
-		os.Remove(f.Name())
-		return err
-	}
-	c.lock = f
+	c.dir, c.lockP, c.lock = dir, lockP, f
 	name := filepath.Base(c.folder)
 	if name == "/" || name == "." {
 		name = "root"
@@ -67,6 +46,37 @@ func (c *Copy) makeDirs(base, label string) error {
 		return err
 	}
 	return nil
+}
+
+// reserve names a new directory under base and creates and locks its
+// lock file; the caller makes the directory.
+func reserve(base, label string) (dir, lockP string, lock *os.File, err error) {
+	if err := os.MkdirAll(base, 0o700); err != nil {
+		return "", "", nil, err
+	}
+	var rnd [4]byte
+	_, _ = rand.Read(rnd[:])
+	id := fmt.Sprintf("%s-%d-%s", sanitize(label), os.Getpid(), hex.EncodeToString(rnd[:]))
+	dir = filepath.Join(base, id)
+	lockP = dir + lockSuffix
+	// Locked under a temporary name, then renamed: a cleaner never sees
+	// the lock file unlocked.
+	f, err := os.CreateTemp(base, ".tmp-lock-*")
+	if err != nil {
+		return "", "", nil, err
+	}
+	if err := unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB); err != nil {
+		f.Close()
+		os.Remove(f.Name())
+		return "", "", nil, fmt.Errorf("lock %s: %w", f.Name(), err)
+	}
+	fmt.Fprintf(f, "%d\n", os.Getpid()) // for people; the flock is what counts
+	if err := os.Rename(f.Name(), lockP); err != nil {
+		f.Close()
+		os.Remove(f.Name())
+		return "", "", nil, err
+	}
+	return dir, lockP, f, nil
 }
 
 // sanitize keeps a label usable in a file name.

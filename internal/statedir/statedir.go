@@ -27,6 +27,28 @@ func Dir(env func(string) string) string {
 	return ""
 }
 
+// ConfigDir is $XDG_CONFIG_HOME/agentls, else $HOME/.config/agentls
+// ($USERPROFILE when HOME is unset), in the environment env (nil:
+// os.Getenv); "" when none is set. The user's config.json, AGENTS.md and
+// skills folder sit there, found by this one rule. A relative
+// XDG_CONFIG_HOME is ignored, as the XDG spec says.
+func ConfigDir(env func(string) string) string {
+	if env == nil {
+		env = os.Getenv
+	}
+	if d := env("XDG_CONFIG_HOME"); d != "" && filepath.IsAbs(d) {
+		return filepath.Join(d, "agentls")
+	}
+	home := env("HOME")
+	if home == "" {
+		home = env("USERPROFILE")
+	}
+	if home == "" {
+		return ""
+	}
+	return filepath.Join(home, ".config", "agentls")
+}
+
 // WriteFile replaces path with data atomically (atomicfile.WriteFile:
 // temporary file, fsync, rename, directory sync), creating its directory
 // 0700 if missing. The file is 0600: state holds code, conversations and

@@ -77,3 +77,11 @@ func FirstOf(n, max int, name func(i int) string) []string {
 	}
 	return out
 }
+
+// Plural is "1 file" or "n files": what, with an s past one.
+func Plural(n int, what string) string {
+	if n == 1 {
+		return "1 " + what
+	}
+	return strconv.Itoa(n) + " " + what + "s"
+}

@@ -29,6 +29,7 @@
 //	func (v *View) ValidateAlways() bool
 //	func (v *View) CacheStats() (entries int, bytes int64)
 //	func (v *View) OpenPaths() []string
+//	func (v *View) BufferVersion(key string) (int32, bool) // an open buffer's version, no text copied
 //	type WalkFunc func(path string, d fs.DirEntry) error
 //	var ErrNotOpen                                       // Change on a key that is not open
 //	Snapshot.Key                                         // the key the buffer was opened with

@@ -208,6 +208,20 @@ func (v *View) Overlay(key string) (Snapshot, bool) {
 	return o.snapshot(), true
 }
 
+// BufferVersion is the version of the open buffer key, without
+// materialising its text as Overlay does: for callers that only need to
+// know whether the buffer changed since they last looked (code actions
+// resolved later, lspserver/runs/resolve.go).
+func (v *View) BufferVersion(key string) (int32, bool) {
+	_, o := v.lookup(key)
+	if o == nil {
+		return 0, false
+	}
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return o.version, true
+}
+
 // overlayAt looks up the overlay stored under the canonical path p.
 func (v *View) overlayAt(p string) (Snapshot, bool) {
 	v.mu.RLock()

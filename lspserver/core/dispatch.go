@@ -244,6 +244,13 @@ func RequestFailed(format string, args ...any) error {
 	return jsonrpc2.Errorf(jsonrpc2.Code(protocol.LSPErrorCodesRequestFailed), format, args...)
 }
 
+// ContentModified is the LSP ContentModified error (-32801): the document
+// changed in a way that invalidates the request's answer; the client asks
+// again.
+func ContentModified(format string, args ...any) error {
+	return jsonrpc2.Errorf(jsonrpc2.Code(protocol.LSPErrorCodesContentModified), format, args...)
+}
+
 // InvalidParams is the InvalidParams error (-32602).
 func InvalidParams(format string, args ...any) error {
 	return jsonrpc2.Errorf(jsonrpc2.InvalidParams, format, args...)

@@ -1,5 +1,5 @@
 // Package core is the connection side of agentls's LSP server: the
-// validating wire that frames the input (stream.go), the jsonrpc2 codec
+// validating wire that frames the input (internal/rpcwire), the jsonrpc2 codec
 // (internal/lspcodec, shared with the language-server client tools/lang),
 // dispatch through the typed method table (Route, Request, Notification:
 // dispatch.go) and the command table (commands.go), the lifecycle state

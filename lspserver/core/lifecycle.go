@@ -3,6 +3,7 @@ package core
 import (
 	"context"
 	"encoding/json"
+	"slices"
 	"sync"
 	"sync/atomic"
 
@@ -67,8 +68,15 @@ type ClientFeatures struct {
 	ConfigurationPull      bool // workspace.configuration
 	PositionEncodingsGiven bool // general.positionEncodings was sent
 	ShowDocument           bool // window.showDocument.support
+	InlineCompletion       bool // textDocument.inlineCompletion (LSP 3.18 ghost text)
 	ElicitationForms       bool // experimental.agentls.elicitationForms: answers agentls/elicit (runs/elicit.go)
 	AnswerViews            bool // experimental.agentls.answerViews: shows runs' whole answers itself (runs/answers.go)
+	// LazyCodeActions: textDocument.codeAction.dataSupport and
+	// resolveSupport.properties naming "command", the one property agentls
+	// defers (its actions carry commands, never edits): such a client is
+	// sent titles and kinds, and the commands on codeAction/resolve
+	// (runs/resolve.go).
+	LazyCodeActions bool
 	// Plugin: experimental.agentls was sent at all, so the client is one of
 	// our plugins, which ask the user themselves (a rejection's reason).
 	Plugin bool
@@ -177,10 +185,17 @@ func clientFeatures(c protocol.ClientCapabilities) ClientFeatures {
 			f.WatchedFilesRelative = is(wf.RelativePatternSupport)
 		}
 	}
+	if td := c.TextDocument; td != nil {
+		f.InlineCompletion = td.InlineCompletion != nil
+	}
 	if w := c.Window; w != nil {
 		f.WorkDoneProgress = is(w.WorkDoneProgress)
 		f.ShowMessageActions = w.ShowMessage != nil && w.ShowMessage.MessageActionItem != nil
 		f.ShowDocument = w.ShowDocument != nil && w.ShowDocument.Support
+	}
+	if td := c.TextDocument; td != nil && td.CodeAction != nil {
+		ca := td.CodeAction
+		f.LazyCodeActions = is(ca.DataSupport) && slices.Contains(ca.ResolveSupport.Properties, "command")
 	}
 	var exp struct {
 		Agentls *struct {

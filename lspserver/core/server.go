@@ -10,6 +10,7 @@ import (
 	"go.lsp.dev/jsonrpc2"
 
 	"github.com/agentls/agentls/internal/lspcodec"
+	"github.com/agentls/agentls/internal/rpcwire"
 )
 
 // Options configures a Server. The zero value is usable.
@@ -40,7 +41,7 @@ const DefaultClientTimeout = 30 * time.Second
 const (
 	ExitOK         = 0 // exit after shutdown, or input closed after shutdown
 	ExitNoShutdown = 1 // exit, input end or editor death without shutdown first
-	ExitBadInput   = 2 // the input could not be framed (ErrBadHeader) or the connection failed
+	ExitBadInput   = 2 // the input could not be framed (rpcwire.ErrBadHeader) or the connection failed
 )
 
 // Server is the connection side of one LSP session: framing, dispatch
@@ -122,7 +123,7 @@ func (s *Server) Attach(c Client, sess *Session) {
 // goroutine blocked on in may outlive it until in is closed (os.Stdin never
 // is: the caller exits the process). A Server serves once.
 func (s *Server) Serve(ctx context.Context, in io.Reader, out io.Writer) int {
-	w := newWire(in, out, s.log)
+	w := rpcwire.NewFrames(in, out, s.log)
 	conn := jsonrpc2.NewConn(jsonrpc2.NewHeaderStream(w), jsonrpc2.WithCodec(lspcodec.Codec{}))
 	s.client = newConnClient(conn, s.opts.ClientTimeout)
 	if s.opts.WrapClient != nil {
@@ -136,14 +137,14 @@ func (s *Server) Serve(ctx context.Context, in io.Reader, out io.Writer) int {
 	select {
 	case code = <-s.life.exit:
 		s.log.Info("exit notification", "code", code)
-	case <-w.ended:
+	case <-w.Ended():
 		code = s.inputEndCode(w)
 	case <-s.life.parentGone:
 		code = s.endCode()
 		s.log.Info("editor process is gone; exiting", "code", code)
 	case <-conn.Done():
 		select {
-		case <-w.ended: // the usual way the connection ends
+		case <-w.Ended(): // the usual way the connection ends
 			code = s.inputEndCode(w)
 		default:
 			code = ExitBadInput
@@ -155,7 +156,7 @@ func (s *Server) Serve(ctx context.Context, in io.Reader, out io.Writer) int {
 	}
 	s.Stop()
 	select {
-	case <-w.ended: // input is gone: the reader and handlers finish promptly
+	case <-w.Ended(): // input is gone: the reader and handlers finish promptly
 		s.awaitBounded("connection", conn.Done())
 	default: // the reader may stay blocked on in; the caller exits the process
 	}
@@ -177,14 +178,14 @@ func (s *Server) awaitBounded(what string, done <-chan struct{}) {
 }
 
 // inputEndCode is the exit code once the input has ended.
-func (s *Server) inputEndCode(w *wire) int {
+func (s *Server) inputEndCode(w *rpcwire.Frames) int {
 	select {
 	case code := <-s.life.exit: // exit was the last message before the input ended
 		s.log.Info("exit notification", "code", code)
 		return code
 	default:
 	}
-	if err := w.inputErr(); err != nil {
+	if err := w.InputErr(); err != nil {
 		s.log.Error("cannot read LSP input; exiting", "err", err)
 		return ExitBadInput
 	}

@@ -68,6 +68,20 @@ func DefaultCapabilities() protocol.ClientCapabilities {
 	}
 }
 
+// ResolvingCapabilities is DefaultCapabilities plus code actions resolved
+// lazily: textDocument.codeAction with dataSupport and resolveSupport for
+// "edit" and "command" (as gopls's clients send; agentls then lists titles
+// and kinds, and answers commands on codeAction/resolve).
+func ResolvingCapabilities() protocol.ClientCapabilities {
+	c := DefaultCapabilities()
+	t := true
+	c.TextDocument = &protocol.TextDocumentClientCapabilities{CodeAction: &protocol.CodeActionClientCapabilities{
+		DataSupport:    &t,
+		ResolveSupport: protocol.ClientCodeActionResolveOptions{Properties: []string{"edit", "command"}},
+	}}
+	return c
+}
+
 // Initialize sends initialize (and then initialized unless skipped) and
 // returns the server's answer.
 func (c *Client) Initialize(ctx context.Context, o InitOptions) (*protocol.InitializeResult, error) {

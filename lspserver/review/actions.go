@@ -23,7 +23,7 @@ var reviewActionKind = protocol.CodeActionKindRefactorRewrite
 // first Accept is the preferred action (isPreferred). When several hunks
 // are on those lines the titles name each hunk's first line (and run, when
 // there are several), so the user can tell them apart.
-func (v *Review) reviewActions(path string, r text.Range) []protocol.CommandOrCodeAction {
+func (v *Review) reviewActions(path string, r text.Range, lazy bool) []protocol.CommandOrCodeAction {
 	hunks := v.state().store.HunksAtLSP(v.docs.StorePath(path), r, v.core.Session().Encoding)
 	var out []protocol.CommandOrCodeAction
 	preferred := false
@@ -52,21 +52,25 @@ func (v *Review) reviewActions(path string, r text.Range) []protocol.CommandOrCo
 			diags = []protocol.Diagnostic{hunkDiagnostic(h, notes[h.RunID][h.ID])}
 		}
 		if h.Status == proposal.StatusPending {
-			a := reviewAction("Agent: Accept change"+suffix, CommandAccept, h.ID)
+			a := reviewAction(lazy, "Agent: Accept change"+suffix, CommandAccept, h.ID)
 			a.Diagnostics = diags
 			if !preferred {
 				a.IsPreferred, preferred = core.Ptr(true), true
 			}
 			out = append(out, a)
 		}
-		a := reviewAction("Agent: Reject change"+suffix, CommandReject, h.ID)
+		a := reviewAction(lazy, "Agent: Reject change"+suffix, CommandReject, h.ID)
 		a.Diagnostics = diags
 		out = append(out, a)
 	}
 	return out
 }
 
-func reviewAction(title, command, hunkID string) *protocol.CodeAction {
+// reviewAction is one accept or reject action; lazy: without its command.
+func reviewAction(lazy bool, title, command, hunkID string) *protocol.CodeAction {
+	if lazy {
+		return &protocol.CodeAction{Title: title, Kind: core.Ptr(reviewActionKind)}
+	}
 	return &protocol.CodeAction{
 		Title:   title,
 		Kind:    core.Ptr(reviewActionKind),

@@ -61,6 +61,10 @@ type previewDiags struct {
 	rescan  map[string]struct{}              // paths to scan at their next publication
 	extra   map[string][]protocol.Diagnostic // paths' latest document diagnostics
 	settle  *time.Timer                      // fires a quiet moment after the last change
+
+	// New files in the documents runs started from (newfile.go), under mu.
+	origins    map[string]runOrigin           // run → the document it started from
+	companions map[string]map[string]struct{} // origin path → new files it shows
 }
 
 // startPreviewDiagnostics subscribes the publisher to the store and starts
@@ -74,6 +78,10 @@ func (v *Review) startPreviewDiagnostics(r *reviewState) {
 		d.wake = make(chan struct{}, 1)
 		d.mu.Lock()
 		d.scan, d.rescan, d.extra = map[string]struct{}{}, map[string]struct{}{}, map[string][]protocol.Diagnostic{}
+		if d.origins == nil {
+			d.origins = map[string]runOrigin{}
+		}
+		d.companions = map[string]map[string]struct{}{}
 		d.settle = time.AfterFunc(time.Hour, d.scanSettled)
 		d.settle.Stop()
 		d.mu.Unlock()
@@ -221,6 +229,7 @@ func (v *Review) publishPreview(ctx context.Context, r *reviewState, path string
 	d := &v.diags
 	var diags []protocol.Diagnostic
 	version := v.scanDocument(path)
+	var created []proposal.Proposal
 	if !d.off.Load() {
 		for _, pr := range r.store.ListLSP(path, v.core.Session().Encoding) {
 			version = pr.Version
@@ -228,8 +237,13 @@ func (v *Review) publishPreview(ctx context.Context, r *reviewState, path string
 			for _, h := range pr.Hunks {
 				diags = append(diags, hunkDiagnostic(h, notes[h.ID]))
 			}
+			if pr.Created {
+				created = append(created, pr)
+			}
 		}
+		diags = append(diags, v.newFileCompanions(r, path)...)
 	}
+	v.queueOrigins(path, created)
 	d.mu.Lock()
 	diags = append(diags, d.extra[path]...)
 	was := d.published[path]
@@ -263,7 +277,7 @@ func hunkDiagnostic(h proposal.Hunk, problemNote string) protocol.Diagnostic {
 	if h.Status == proposal.StatusConflicted || problemNote != "" {
 		sev = protocol.DiagnosticSeverityWarning
 	}
-	msg := hunkMessage(h)
+	msg := proposal.HunkMessage(h)
 	if problemNote != "" {
 		msg += "\n" + problemNote
 	}

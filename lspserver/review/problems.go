@@ -117,7 +117,7 @@ func (v *Review) hunkProblemNotes(pr proposal.Proposal) map[string]string {
 				fmt.Fprintf(&b, " … and %d more", len(ps)-3)
 				break
 			}
-			fmt.Fprintf(&b, " line %d: %s;", p.Range.Start.Line+1, safetext.Bound(p.Message, maxMessageLineBytes))
+			fmt.Fprintf(&b, " line %d: %s;", p.Range.Start.Line+1, safetext.Bound(p.Message, proposal.MaxMessageLineBytes))
 		}
 		notes[id] = strings.TrimSuffix(b.String(), ";")
 	}

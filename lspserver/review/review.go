@@ -65,9 +65,11 @@ func (v *Review) ReplaceCreated(path, oldRun, newRun string) int {
 }
 
 // CodeActions are the accept/reject code actions for the hunks
-// overlapping r in the document key (core.DocKey) names.
-func (v *Review) CodeActions(key string, r text.Range) []protocol.CommandOrCodeAction {
-	return v.reviewActions(key, r)
+// overlapping r in the document key (core.DocKey) names; lazy leaves
+// their commands out (for clients that resolve them:
+// lspserver/runs/resolve.go).
+func (v *Review) CodeActions(key string, r text.Range, lazy bool) []protocol.CommandOrCodeAction {
+	return v.reviewActions(key, r, lazy)
 }
 
 // IsPreviewDiagnostic reports whether d is one of review's preview

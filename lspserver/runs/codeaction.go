@@ -53,53 +53,71 @@ const (
 	promptContinue = "Continue the task of this session: take the review feedback above (accepted and rejected changes, with the reasons given) and the user's own edits into account, and propose what is still missing."
 )
 
-// CodeAction answers textDocument/codeAction (see above).
-func (rs *Runs) CodeAction(_ context.Context, p *protocol.CodeActionParams) ([]protocol.CommandOrCodeAction, error) {
+// CodeAction answers textDocument/codeAction (see above): the actions
+// whole, or, for a client that resolves commands lazily, encoded without
+// them (resolve.go).
+func (rs *Runs) CodeAction(_ context.Context, p *protocol.CodeActionParams) (any, error) {
+	if rs.core.Session().Features.LazyCodeActions {
+		return rs.lazyCodeActions(p), nil
+	}
+	return rs.codeActions(p, false), nil
+}
+
+// codeActions are the actions for p; lazy leaves their commands out
+// (resolve.go builds them again, whole).
+func (rs *Runs) codeActions(p *protocol.CodeActionParams, lazy bool) []protocol.CommandOrCodeAction {
 	only := p.Context.Only
 	u := string(p.TextDocument.URI)
 	var out []protocol.CommandOrCodeAction
 	// A proposed change under the cursor comes first, its Accept marked
 	// preferred: the default action (eglot's RET, VS Code's quick fix key)
 	// decides the change rather than starting a run.
-	for _, a := range rs.review.CodeActions(core.DocKey(p.TextDocument.URI), core.ToTextRange(p.Range)) {
+	for _, a := range rs.review.CodeActions(core.DocKey(p.TextDocument.URI), core.ToTextRange(p.Range), lazy) {
 		if ca, ok := a.(*protocol.CodeAction); ok && ca.Kind != nil && !kindWanted(only, *ca.Kind) {
 			continue
 		}
 		out = append(out, a)
 	}
 	if kindWanted(only, protocol.CodeActionKindQuickFix) {
-		out = append(out, rs.taskActions(rs.docs.StorePath(core.DocKey(p.TextDocument.URI)), u, p.Range)...)
+		out = append(out, rs.taskActions(rs.docs.StorePath(core.DocKey(p.TextDocument.URI)), u, p.Range, lazy)...)
 		for _, d := range p.Context.Diagnostics {
 			msg := diagnosticText(d)
 			if msg == "" || rs.review.IsPreviewDiagnostic(d) { // our own previews are decided, not fixed
 				continue
 			}
-			out = append(out, agentAction("Agent: Fix: "+text.Clip(text.FirstLine(msg), 80), protocol.CodeActionKindQuickFix,
-				fixPrompt(d, msg), u, d.Range, []protocol.Diagnostic{d}))
+			prompt := ""
+			if !lazy {
+				prompt = fixPrompt(d, msg)
+			}
+			out = append(out, agentAction(lazy, "Agent: Fix: "+text.Clip(text.FirstLine(msg), 80), protocol.CodeActionKindQuickFix,
+				prompt, u, d.Range, []protocol.Diagnostic{d}))
 		}
 	}
 	if kindWanted(only, protocol.CodeActionKindRefactorRewrite) {
 		out = append(out,
-			agentAction("Agent: Explain this code", protocol.CodeActionKindRefactorRewrite, promptExplain, u, p.Range, nil),
-			agentAction("Agent: Document this code", protocol.CodeActionKindRefactorRewrite, promptDocument, u, p.Range, nil))
+			agentAction(lazy, "Agent: Explain this code", protocol.CodeActionKindRefactorRewrite, promptExplain, u, p.Range, nil),
+			agentAction(lazy, "Agent: Document this code", protocol.CodeActionKindRefactorRewrite, promptDocument, u, p.Range, nil))
 		if p.Range.Start != p.Range.End {
-			out = append(out, agentAction("Agent: Refactor selection", protocol.CodeActionKindRefactorRewrite, promptRefactor, u, p.Range, nil),
-				planAction(u, p.Range))
+			out = append(out, agentAction(lazy, "Agent: Refactor selection", protocol.CodeActionKindRefactorRewrite, promptRefactor, u, p.Range, nil),
+				planAction(lazy, u, p.Range))
 		}
 		if id, title := rs.latestSession(); id != "" {
-			out = append(out, continueAction(id, title))
+			out = append(out, continueAction(lazy, id, title))
 		}
-		if a := rs.approvePlanAction(); a != nil {
+		if a := rs.approvePlanAction(lazy); a != nil {
 			out = append(out, a)
 		}
 	}
-	out = append(out, rs.historyActions(core.DocKey(p.TextDocument.URI), p.Range, only)...)
-	return out, nil
+	return append(out, rs.historyActions(core.DocKey(p.TextDocument.URI), p.Range, only)...)
 }
 
-// continueAction continues session id with promptContinue.
-func continueAction(id, title string) *protocol.CodeAction {
+// continueAction continues session id with promptContinue. lazy: without
+// its command, here and in the other action builders.
+func continueAction(lazy bool, id, title string) *protocol.CodeAction {
 	t := "Agent: Continue “" + text.Clip(title, 60) + "”"
+	if lazy {
+		return &protocol.CodeAction{Title: t, Kind: core.Ptr(protocol.CodeActionKindRefactorRewrite)}
+	}
 	arg, _ := json.Marshal(RunArgs{Prompt: promptContinue, SessionID: id}) // cannot fail: strings only
 	return &protocol.CodeAction{
 		Title:   t,
@@ -109,7 +127,10 @@ func continueAction(id, title string) *protocol.CodeAction {
 }
 
 // agentAction is a code action running the agent on prompt.
-func agentAction(title string, kind protocol.CodeActionKind, prompt, u string, r protocol.Range, diags []protocol.Diagnostic) *protocol.CodeAction {
+func agentAction(lazy bool, title string, kind protocol.CodeActionKind, prompt, u string, r protocol.Range, diags []protocol.Diagnostic) *protocol.CodeAction {
+	if lazy {
+		return &protocol.CodeAction{Title: title, Kind: core.Ptr(kind), Diagnostics: diags}
+	}
 	return &protocol.CodeAction{
 		Title:       title,
 		Kind:        core.Ptr(kind),

@@ -196,6 +196,7 @@ func (rs *Runs) runCommand(_ context.Context, raw json.RawMessage) (any, error) 
 		SyncTools:     rs.syncTools,
 		Lang:          rs.langManager(cfg),
 		PendingNew:    func(path string) (tools.PendingNew, bool) { return rs.pendingNew(sess, r.id, path) },
+		Getenv:        rs.cfg.options().Env,
 	}, agent.RunRequest{RunID: r.id, Prompt: a.Prompt, Editor: editor, Proposals: agent.ProposalStates(rs.review.Pending(), sess), Mode: mode, Model: a.Model,
 		OnEvent: func(ev agent.Event) { rs.onEvent(ctx, r, ev) }})
 	if err != nil {
@@ -209,6 +210,13 @@ func (rs *Runs) runCommand(_ context.Context, raw json.RawMessage) (any, error) 
 	}
 	rs.sessions().Started(sess, a.Prompt, cfg.APIKey())
 	rs.reg.add(r)
+	if editor != nil {
+		var line uint32
+		if editor.Range != nil {
+			line = editor.Range.Start.Line
+		}
+		rs.review.RunOrigin(r.id, rs.docs.StorePath(editor.Path), line)
+	}
 	rs.log.Info("run started", "run", r.id, "session", sess.ID(), "mode", mode, "uri", a.URI)
 	rs.core.Go("agent run "+r.id, func(context.Context) {
 		defer cancel()

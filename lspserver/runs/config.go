@@ -88,6 +88,8 @@ type runConfig struct {
 	// trust is the workspace-trust state (trust.go).
 	trust     *config.Trust
 	trustOnce sync.Once
+	// onConfig get every background load's configuration (OnConfig).
+	onConfig []func(config.Config)
 }
 
 func (c *runConfig) options() Options {
@@ -219,4 +221,35 @@ func (rs *Runs) reloadConfig(ctx context.Context, gen uint64) {
 	cfg, warnings, err := rs.loadConfig()
 	rs.reportConfig(ctx, warnings, err)
 	rs.applyMCP(ctx, cfg.MCPServers, gen)
+	rs.cfg.mu.Lock()
+	listeners := rs.cfg.onConfig
+	rs.cfg.mu.Unlock()
+	for _, fn := range listeners {
+		fn(cfg)
+	}
+}
+
+// OnConfig registers fn to get every configuration the background loads
+// read (after initialized, after each didChangeConfiguration, after a
+// trust grant). Call it before Serve.
+func (rs *Runs) OnConfig(fn func(config.Config)) {
+	rs.cfg.mu.Lock()
+	defer rs.cfg.mu.Unlock()
+	rs.cfg.onConfig = append(rs.cfg.onConfig, fn)
+}
+
+// PeekConfig loads the configuration as it stands without asking the
+// user anything (no trust prompt): for decisions made while initialize
+// is answered, before the editor may be asked questions.
+func (rs *Runs) PeekConfig() config.Config {
+	o := rs.cfg.options()
+	init, _ := rs.core.MergedSettings()
+	cfg, _, _ := config.Load(config.LoadOptions{
+		UserFile: o.UserConfigFile,
+		Folders:  rs.docs.Folders(),
+		Init:     init,
+		Env:      o.Env,
+		Trusted:  rs.trust().Trusted,
+	})
+	return cfg
 }

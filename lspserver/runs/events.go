@@ -212,6 +212,16 @@ func (e *eventStream) fromAgent(ev agent.Event) (out RunEvent, held bool) {
 		if c := ev.Check; c != nil {
 			out.Name, out.Passed, out.ExitCode, out.Seconds, out.Output, out.NotRun = c.Name, core.Ptr(c.Passed), core.Ptr(c.ExitCode), core.Ptr(c.Seconds), core.Ptr(c.Output), c.NotRun
 		}
+	case agent.EventCheckRunning:
+		out.Name, out.Seconds, out.Summary = ev.Check.Name, core.Ptr(ev.Seconds), ev.Summary
+	case agent.EventLangServer:
+		out.Name, out.Summary = ev.Server, ev.Summary
+		if !ev.Starting {
+			out.Seconds = core.Ptr(ev.Seconds)
+		}
+		if ev.Err != nil {
+			out.Error = ev.Err.Error()
+		}
 	case agent.EventProblems:
 		fp := ev.Problems
 		enc := e.s.core.Session().Encoding

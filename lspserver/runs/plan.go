@@ -83,12 +83,15 @@ func (rs *Runs) approvePlanCommand(ctx context.Context, raw json.RawMessage) (an
 
 // approvePlanAction is the code action approving the latest plan, offered
 // anywhere while one waits.
-func (rs *Runs) approvePlanAction() *protocol.CodeAction {
+func (rs *Runs) approvePlanAction(lazy bool) *protocol.CodeAction {
 	p, ok := rs.plans.Latest()
 	if !ok {
 		return nil
 	}
 	title := "Agent: Approve plan “" + text.Clip(text.Headline(p.Plan), 60) + "”"
+	if lazy {
+		return &protocol.CodeAction{Title: title, Kind: core.Ptr(protocol.CodeActionKindRefactorRewrite)}
+	}
 	arg, _ := json.Marshal(ApprovePlanArgs{RunID: p.RunID})
 	return &protocol.CodeAction{
 		Title:   title,
@@ -98,8 +101,11 @@ func (rs *Runs) approvePlanAction() *protocol.CodeAction {
 }
 
 // planAction is the code action starting a plan-mode run on the range.
-func planAction(u string, r protocol.Range) *protocol.CodeAction {
+func planAction(lazy bool, u string, r protocol.Range) *protocol.CodeAction {
 	const title = "Agent: Plan changes to this code…"
+	if lazy {
+		return &protocol.CodeAction{Title: title, Kind: core.Ptr(protocol.CodeActionKindRefactorRewrite)}
+	}
 	arg, _ := json.Marshal(RunArgs{Prompt: promptPlan, URI: u, Range: &r, Mode: ModePlan}) // strings and numbers only
 	return &protocol.CodeAction{
 		Title:   title,

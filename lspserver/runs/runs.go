@@ -74,6 +74,8 @@ type Runs struct {
 	editor editorToolsState // the editor's own tools (editortools.go)
 	tasks  taskBook         // task comments of open documents (tasks.go)
 
+	actionSets actionSets // code actions listed lazily, to resolve (resolve.go)
+
 	lang     agent.LanguageServerSet // the workspace's language servers (lang.go)
 	langOnce sync.Once               // the goroutine that closes them with the server
 	sess     sessionsState           // conversations and their persistence (sessions.go)
@@ -92,6 +94,9 @@ type Review interface {
 	Drop(runID, path string)
 	// ForgetRun is called when a run ends; its pending hunks stay.
 	ForgetRun(runID string)
+	// RunOrigin records the document (a store path) and line a run was
+	// started from, where the new files it proposes are also shown.
+	RunOrigin(runID, path string, line uint32)
 	// Problems records what the language server found in runID's
 	// proposal for fp.Path (agentls/proposals lists fp.Outstanding).
 	Problems(runID string, fp tools.FileProblems)
@@ -105,7 +110,7 @@ type Review interface {
 	ReplaceCreated(path, oldRun, newRun string) int
 	// CodeActions are review's accept/reject actions for the hunks
 	// overlapping r in the document key (core.DocKey) names.
-	CodeActions(key string, r text.Range) []protocol.CommandOrCodeAction
+	CodeActions(key string, r text.Range, lazy bool) []protocol.CommandOrCodeAction
 	// IsPreviewDiagnostic reports whether d is one of review's previews.
 	IsPreviewDiagnostic(d protocol.Diagnostic) bool
 }
@@ -199,7 +204,7 @@ func (rs *Runs) execute(ctx context.Context, r *run, j job) {
 		// Name them: clients without a plugin (eglot, Helix) see only this
 		// message, and a file that is not open shows its proposal nowhere
 		// until the user visits it.
-		note = fmt.Sprintf("%s pending review (%s)", plural(pending, "changed file"), rs.fileList(env.Changes.Files()))
+		note = fmt.Sprintf("%s pending review (%s)", text.Plural(pending, "changed file"), rs.fileList(env.Changes.Files()))
 	} else {
 		note = "no changes"
 	}
@@ -249,11 +254,13 @@ func (rs *Runs) onEvent(ctx context.Context, r *run, ev agent.Event) {
 	r.events.agentEvent(ev, r.mode)
 	switch {
 	case ev.ParentRunID != "":
-	case ev.Kind == agent.EventCheck && ev.Check != nil && ev.Check.NotRun:
-		// Otherwise "running check NAME" would stay on while the run ends
-		// without the check, and a client without our plugins would never
-		// learn why.
-		r.prog.report(ctx, "check "+ev.Check.Name+" "+text.Clip(text.FirstLine(ev.Check.Output), 160))
+	case ev.Kind == agent.EventCheck && ev.Check != nil:
+		// Otherwise "running check NAME" would stay on after the check, and
+		// a client without our plugins would never learn how it went, how
+		// long it took, or why it could not run.
+		r.prog.report(ctx, agent.CheckLine(*ev.Check))
+	case ev.Kind == agent.EventCheckRunning, ev.Kind == agent.EventLangServer:
+		r.prog.report(ctx, ev.Summary)
 	case ev.Kind == agent.EventToolCall:
 		r.prog.report(ctx, stepMessage(ev.Tool, ev.Args)) // stepwords.go
 	case ev.Kind == agent.EventTodo:
@@ -316,12 +323,12 @@ func (rs *Runs) Record(ds []agent.Decision) {
 // dropped: a cancelled run changes nothing more). It returns the number of
 // proposals left and the note for the final message.
 func (rs *Runs) handOver(runID string, cs *tools.Changeset, events *eventStream, status agent.Status, applied int, held map[string]string) (int, string) {
-	note := plural(applied, "file") + " changed in the editor"
+	note := text.Plural(applied, "file") + " changed in the editor"
 	if len(held) == 0 {
 		return 0, note
 	}
 	if status == agent.StatusCancelled {
-		return 0, fmt.Sprintf("%s; %s not applied (run cancelled)", note, plural(len(held), "staged change"))
+		return 0, fmt.Sprintf("%s; %s not applied (run cancelled)", note, text.Plural(len(held), "staged change"))
 	}
 	var reasons []string
 	for _, path := range slices.Sorted(maps.Keys(held)) {
@@ -334,7 +341,7 @@ func (rs *Runs) handOver(runID string, cs *tools.Changeset, events *eventStream,
 		events.send(RunEvent{Kind: kindProposal, URI: string(uri.File(path)), Applied: core.Ptr(false)})
 		reasons = append(reasons, rs.docs.DisplayName(path)+": "+why)
 	}
-	return len(held), fmt.Sprintf("%s; %s not applied, pending review (%s)", note, plural(len(held), "change"), strings.Join(reasons, "; "))
+	return len(held), fmt.Sprintf("%s; %s not applied, pending review (%s)", note, text.Plural(len(held), "change"), strings.Join(reasons, "; "))
 }
 
 // endRun reports the end of a run everywhere: progress end, the final
@@ -342,7 +349,7 @@ func (rs *Runs) handOver(runID string, cs *tools.Changeset, events *eventStream,
 func (rs *Runs) endRun(ctx context.Context, r *run, events *eventStream, prog *runProgress, out agent.Outcome, pending int, note string) {
 	rs.saveSession(r.session) // before the end is announced: a client may stop the server then
 	answer := rs.writeAnswer(r, out)
-	msg, typ := endMessage(r.id, out, note)
+	msg, tone := agent.EndSummary(r.id, out, note)
 	if answer != "" {
 		what := "answer"
 		if r.mode == ModePlan {
@@ -360,7 +367,7 @@ func (rs *Runs) endRun(ctx context.Context, r *run, events *eventStream, prog *r
 		answerURI = string(uri.File(answer))
 	}
 	events.finish(fallback, pending, answerURI)
-	if err := rs.core.Client().ShowMessage(rs.ctx, &protocol.ShowMessageParams{Type: typ, Message: msg}); err != nil {
+	if err := rs.core.Client().ShowMessage(rs.ctx, &protocol.ShowMessageParams{Type: messageType(tone), Message: msg}); err != nil {
 		rs.log.Debug("showMessage not sent", "err", err)
 	}
 	rs.showAnswer(r, answer)
@@ -369,109 +376,13 @@ func (rs *Runs) endRun(ctx context.Context, r *run, events *eventStream, prog *r
 	rs.review.ForgetRun(r.id)
 }
 
-// endMessage is the one-line summary of a run for showMessage and
-// progress end. A finished run whose checks still fail is a warning.
-func endMessage(id string, out agent.Outcome, note string) (string, protocol.MessageType) {
-	suffix := ""
-	if cn := checksNote(out.Checks); cn != "" {
-		suffix = "; " + cn
+// messageType shows a summary's tone as the LSP's message type.
+func messageType(t agent.Tone) protocol.MessageType {
+	switch t {
+	case agent.ToneError:
+		return protocol.MessageTypeError
+	case agent.ToneWarning:
+		return protocol.MessageTypeWarning
 	}
-	if note != "" {
-		suffix += "; " + note
-	}
-	if out.Problems > 0 {
-		suffix += fmt.Sprintf("; introduces %s (language server)", plural(out.Problems, "problem"))
-	}
-	if out.Status == agent.StatusFinished && (!checksPassed(out.Checks) || out.Problems > 0) {
-		msg, _ := endMessage(id, agent.Outcome{Status: out.Status, Answer: out.Answer}, "")
-		return joinNotes(msg, suffix), protocol.MessageTypeWarning
-	}
-	switch out.Status {
-	case agent.StatusFinished:
-		answer := text.Headline(out.Answer)
-		if answer == "" {
-			answer = "(no answer)"
-		}
-		return fmt.Sprintf("Agent run %s finished: %s", id, joinNotes(text.Clip(answer, 200), suffix)), protocol.MessageTypeInfo
-	case agent.StatusFailed:
-		reason := "unknown error"
-		if out.Err != nil {
-			reason = out.Err.Error()
-		}
-		return fmt.Sprintf("Agent run %s failed: %s", id, joinNotes(text.Clip(reason, 300), suffix)), protocol.MessageTypeError
-	default:
-		return fmt.Sprintf("Agent run %s cancelled%s", id, suffix), protocol.MessageTypeInfo
-	}
-}
-
-// joinNotes appends the notes ("; 2 changed files …") to a sentence
-// without a ".;" between them: the sentence's closing period goes (one
-// that ends an ellipsis stays), a question or exclamation keeps its mark
-// and the notes follow after a dash.
-func joinNotes(sentence, notes string) string {
-	if notes == "" {
-		return sentence
-	}
-	switch {
-	case strings.HasSuffix(sentence, "?"), strings.HasSuffix(sentence, "!"), strings.HasSuffix(sentence, "..."):
-		return sentence + " — " + strings.TrimPrefix(notes, "; ")
-	case strings.HasSuffix(sentence, "."), strings.HasSuffix(sentence, ";"), strings.HasSuffix(sentence, ":"), strings.HasSuffix(sentence, ","):
-		return sentence[:len(sentence)-1] + notes
-	}
-	return sentence + notes
-}
-
-// checksNote says how the run's checks ended: "checks passed (test,
-// lint)", "checks failed: test (exit code 1), lint (timed out)", then
-// "could not run: test (sh: 1: go: not found)" apart, since those neither
-// passed nor failed; "" when none ran. Clients without our plugins (eglot) see it in the end message.
-func checksNote(checks []tools.CheckResult) string {
-	if len(checks) == 0 {
-		return ""
-	}
-	var passed, failed, notRun []string
-	for _, c := range checks {
-		switch {
-		case c.Passed:
-			passed = append(passed, c.Name)
-		case c.NotRun:
-			why := text.Clip(strings.TrimPrefix(text.FirstLine(c.Output), "could not run: "), 120)
-			if c.ExitCode == 127 {
-				why += "; is it on the PATH agentls runs with?"
-			}
-			notRun = append(notRun, c.Name+" ("+why+")")
-		case c.ExitCode == -1:
-			failed = append(failed, c.Name+" (timed out)")
-		default:
-			failed = append(failed, fmt.Sprintf("%s (exit code %d)", c.Name, c.ExitCode))
-		}
-	}
-	var parts []string
-	if len(failed) > 0 {
-		parts = append(parts, "checks failed: "+strings.Join(failed, ", "))
-	} else if len(passed) > 0 {
-		parts = append(parts, "checks passed ("+strings.Join(passed, ", ")+")")
-	}
-	if len(notRun) > 0 {
-		parts = append(parts, "could not run: "+strings.Join(notRun, ", "))
-	}
-	return strings.Join(parts, "; ")
-}
-
-// checksPassed reports whether every check passed (one that could not run
-// did not: the end message is then a warning, as the user must act).
-func checksPassed(checks []tools.CheckResult) bool {
-	for _, c := range checks {
-		if !c.Passed {
-			return false
-		}
-	}
-	return true
-}
-
-func plural(n int, what string) string {
-	if n == 1 {
-		return "1 " + what
-	}
-	return fmt.Sprintf("%d %ss", n, what)
+	return protocol.MessageTypeInfo
 }

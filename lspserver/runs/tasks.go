@@ -95,7 +95,7 @@ func (rs *Runs) TaskDiagnostics(path, content string, open bool) []protocol.Diag
 // the lines of r in the document at path: one quickfix per comment,
 // listing its diagnostic, so clients that offer fixes per diagnostic
 // (eglot, Helix) show it there.
-func (rs *Runs) taskActions(path, u string, r protocol.Range) []protocol.CommandOrCodeAction {
+func (rs *Runs) taskActions(path, u string, r protocol.Range, lazy bool) []protocol.CommandOrCodeAction {
 	b := &rs.tasks
 	b.mu.Lock()
 	defer b.mu.Unlock()
@@ -104,7 +104,7 @@ func (rs *Runs) taskActions(path, u string, r protocol.Range) []protocol.Command
 		if e.rng.End.Line < r.Start.Line || e.rng.Start.Line > r.End.Line {
 			continue
 		}
-		out = append(out, agentAction(e.title, protocol.CodeActionKindQuickFix, e.prompt, u, e.context, []protocol.Diagnostic{e.diag}))
+		out = append(out, agentAction(lazy, e.title, protocol.CodeActionKindQuickFix, e.prompt, u, e.context, []protocol.Diagnostic{e.diag}))
 	}
 	return out
 }

@@ -391,6 +391,16 @@ func (c *client) callInitialize(ctx context.Context, params *protocol.Initialize
 
 // waitReady waits for initialize; the error says in one line why the
 // server cannot be used.
+// initialized reports whether initialize has ended (well or not).
+func (c *client) initialized() bool {
+	select {
+	case <-c.ready:
+		return true
+	default:
+		return false
+	}
+}
+
 func (c *client) waitReady(ctx context.Context) error {
 	select {
 	case <-c.ready:

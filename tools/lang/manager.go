@@ -220,7 +220,16 @@ func (m *Manager) acquire(ctx context.Context, r *Run, cfg ServerConfig, root st
 	c := e.c
 	m.mu.Unlock()
 	release := sync.OnceFunc(func() { m.release(k, e) })
-	if err := c.waitReady(ctx); err != nil {
+	starting := !c.initialized()
+	if starting {
+		r.tell(ServerStatus{Server: cfg.Name, Starting: true})
+	}
+	began := time.Now()
+	err := c.waitReady(ctx)
+	if starting {
+		r.tell(ServerStatus{Server: cfg.Name, Took: time.Since(began), Err: err})
+	}
+	if err != nil {
 		release()
 		if errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled) {
 			return nil, nil, errNoAnswer
@@ -280,6 +289,7 @@ type Process struct {
 type servedCache struct {
 	at      time.Time
 	servers []ServerConfig
+	samples map[string]string // server name → the first file of its type the walk met
 }
 
 // servedTTL is how long the answer of Served is reused: new file types
@@ -294,15 +304,21 @@ const maxServedWalk = 20000
 // without any offer no language tools. The walk is bounded; its answer is
 // reused for a while.
 func (m *Manager) Served(ctx context.Context, view *workspace.View) []ServerConfig {
+	servers, _ := m.servedWithSamples(ctx, view)
+	return servers
+}
+
+// servedWithSamples is Served, with a file of each server's type (Run.Warm opens it).
+func (m *Manager) servedWithSamples(ctx context.Context, view *workspace.View) ([]ServerConfig, map[string]string) {
 	if len(m.opts.Servers) == 0 || view == nil {
-		return nil
+		return nil, nil
 	}
 	folders := view.Folders()
 	key := strings.Join(folders, "\x00")
 	m.servedMu.Lock()
 	if c, ok := m.served[key]; ok && time.Since(c.at) < servedTTL {
 		m.servedMu.Unlock()
-		return c.servers
+		return c.servers, c.samples
 	}
 	m.servedMu.Unlock()
 	want := map[string]bool{}
@@ -311,7 +327,7 @@ func (m *Manager) Served(ctx context.Context, view *workspace.View) []ServerConf
 			want[e] = true
 		}
 	}
-	found := map[string]bool{}
+	found := map[string]string{} // extension → first file
 	n := 0
 	for _, f := range folders {
 		_ = view.Walk(ctx, f, func(p string, d fs.DirEntry) error {
@@ -320,8 +336,8 @@ func (m *Manager) Served(ctx context.Context, view *workspace.View) []ServerConf
 				return fs.SkipAll
 			}
 			if !d.IsDir() {
-				if e := filepath.Ext(p); want[e] {
-					found[e] = true
+				if e := filepath.Ext(p); want[e] && found[e] == "" {
+					found[e] = p
 				}
 			} else if strings.HasPrefix(d.Name(), ".") && p != f || d.Name() == "node_modules" {
 				return fs.SkipDir
@@ -330,16 +346,18 @@ func (m *Manager) Served(ctx context.Context, view *workspace.View) []ServerConf
 		})
 	}
 	var out []ServerConfig
+	samples := map[string]string{}
 	for _, s := range m.opts.Servers {
 		for _, e := range s.Extensions {
-			if found[e] {
+			if found[e] != "" {
 				out = append(out, s)
+				samples[s.Name] = found[e]
 				break
 			}
 		}
 	}
 	m.servedMu.Lock()
-	m.served[key] = servedCache{at: time.Now(), servers: out}
+	m.served[key] = servedCache{at: time.Now(), servers: out, samples: samples}
 	m.servedMu.Unlock()
-	return out
+	return out, samples
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"sync"
+	"time"
 
 	"github.com/agentls/agentls/internal/text"
 	"github.com/agentls/agentls/tools"
@@ -17,15 +18,44 @@ import (
 // crashed servers against the run's budget, and remembers each checked
 // file's problems for the end of the run.
 type Run struct {
-	m      *Manager
-	env    *tools.Env
-	served []ServerConfig
+	m       *Manager
+	env     *tools.Env
+	served  []ServerConfig
+	samples map[string]string // server name → a file of its type (Warm)
 
 	mu       sync.Mutex
 	restarts map[clientKey]int
 	reported map[clientKey]bool
 	files    map[string]*fileState
 	told     map[*client]uint64 // the server error messages already passed on
+
+	onStatus func(ServerStatus) // OnStatus
+}
+
+// ServerStatus is a language server's start as one run saw it: Starting
+// when the run found it not yet initialized, then once more when it
+// became ready (Err nil) or failed, with Took the time the run waited.
+// A cold server can take many seconds (gopls on a busy machine), and
+// without this the run looks hung, or its edits report "no answer".
+type ServerStatus struct {
+	Server   string
+	Starting bool
+	Took     time.Duration
+	Err      error
+}
+
+// OnStatus sets the function told about servers this run waits for to
+// start (ServerStatus); call it before the run uses the servers.
+func (r *Run) OnStatus(fn func(ServerStatus)) {
+	if r != nil {
+		r.onStatus = fn
+	}
+}
+
+func (r *Run) tell(s ServerStatus) {
+	if r != nil && r.onStatus != nil {
+		r.onStatus(s)
+	}
 }
 
 // fileState is what a run knows of one file's problems: at its first
@@ -45,12 +75,48 @@ func (m *Manager) NewRun(ctx context.Context, env *tools.Env) *Run {
 	if m == nil || env == nil {
 		return nil
 	}
-	served := m.Served(ctx, env.View)
+	served, samples := m.servedWithSamples(ctx, env.View)
 	if len(served) == 0 {
 		return nil
 	}
-	return &Run{m: m, env: env, served: served, restarts: map[clientKey]int{}, reported: map[clientKey]bool{},
+	return &Run{m: m, env: env, served: served, samples: samples, restarts: map[clientKey]int{}, reported: map[clientKey]bool{},
 		files: map[string]*fileState{}, told: map[*client]uint64{}}
+}
+
+// warmBound bounds Warm per server: a cold pyright took 6.5 s to its
+// first answer here.
+const warmBound = 60 * time.Second
+
+// Warm starts the run's servers and has each check one file of its type,
+// all in parallel, and returns when they are done (or ctx ends). It is
+// meant to run while the model thinks over its first turn, so that the
+// first edit's problems line does not wait for a cold start: a server
+// answers its first file only after loading the project and its library
+// stubs (pyright's builtins), which starting the process alone does not
+// do. A server already warm answers at once. Failures are left to the
+// first real use, which reports them; an idle server still stops after
+// the idle timeout.
+func (r *Run) Warm(ctx context.Context) {
+	ctx, cancel := context.WithTimeout(ctx, warmBound)
+	defer cancel()
+	var wg sync.WaitGroup
+	for _, s := range r.served {
+		path := r.samples[s.Name]
+		if path == "" {
+			continue
+		}
+		wg.Go(func() {
+			snap, err := r.env.View.Read(path)
+			if err == nil {
+				err = r.use(ctx, path, nil, func(c *client) error {
+					_, err := r.settled(ctx, c, path, snap.Text)
+					return err
+				})
+			}
+			r.m.log.Debug("language server warmed", "server", s.Name, "file", path, "err", err)
+		})
+	}
+	wg.Wait()
 }
 
 // Servers names the servers the run may use.

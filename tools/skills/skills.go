@@ -31,6 +31,7 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/agentls/agentls/internal/statedir"
 	"github.com/agentls/agentls/internal/workspace"
 )
 
@@ -102,17 +103,16 @@ func Discover(userDir string, workspaceFolders []string) *Set {
 	return s
 }
 
-// UserDir returns the user's skills folder: $XDG_CONFIG_HOME/agentls/skills,
-// or ~/.config/agentls/skills. Empty when neither can be found.
-func UserDir() string {
-	if x := os.Getenv("XDG_CONFIG_HOME"); x != "" && filepath.IsAbs(x) {
-		return filepath.Join(x, "agentls", "skills")
-	}
-	home, err := os.UserHomeDir()
-	if err != nil || home == "" {
+// UserDir returns the user's skills folder in the environment env (nil:
+// os.Getenv): $XDG_CONFIG_HOME/agentls/skills, or
+// ~/.config/agentls/skills (statedir.ConfigDir). Empty when neither can
+// be found.
+func UserDir(env func(string) string) string {
+	dir := statedir.ConfigDir(env)
+	if dir == "" {
 		return ""
 	}
-	return filepath.Join(home, ".config", "agentls", "skills")
+	return filepath.Join(dir, "skills")
 }
 
 // addDir adds the skills in dir. root is the workspace folder holding a

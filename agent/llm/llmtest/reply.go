@@ -1,9 +1,11 @@
 package llmtest
 
 import (
+	"context"
 	"fmt"
 	"net/http"
 	"sync"
+	"time"
 )
 
 // Script decides the reply to each chat request from the conversation so
@@ -58,6 +60,7 @@ type Reply struct {
 	rawUsage    string // sent verbatim as the usage chunk's "usage" value
 	withoutRole bool
 	notStreamed bool
+	delay       time.Duration
 }
 
 func newReply() Reply {
@@ -182,6 +185,28 @@ func (r Reply) HangAfter(n int, h *Hang) Reply { r.hangAfter = n; r.hang = h; re
 // p.Release (or the client goes away) and goes on with the rest. Use it to
 // act while a run is mid-stream; a Script itself must not block.
 func (r Reply) PauseAfter(n int, p *Pause) Reply { r.pauseAfter = n; r.pause = p; return r }
+
+// Delay holds the reply for d before anything is sent, as a slow model
+// thinks; a client that goes away meanwhile gets nothing (the request is
+// recorded as Disconnected).
+func (r Reply) Delay(d time.Duration) Reply { r.delay = d; return r }
+
+// delayed waits out the reply's delay; false when the client went away
+// or the server closed first.
+func (r Reply) delayed(ctx context.Context, done <-chan struct{}) bool {
+	if r.delay <= 0 {
+		return true
+	}
+	t := time.NewTimer(r.delay)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return true
+	case <-ctx.Done():
+	case <-done:
+	}
+	return false
+}
 
 // NoUsage omits the usage chunk even when the client asked for it.
 func (r Reply) NoUsage() Reply { r.noUsage = true; return r }

@@ -22,6 +22,12 @@ type ChatRequest struct {
 	MaxTokens           int             `json:"max_tokens,omitempty"`
 	MaxCompletionTokens int             `json:"max_completion_tokens,omitempty"`
 	Temperature         *float64        `json:"temperature,omitempty"`
+	// Prompt and Suffix are the fields of a text completion request
+	// (POST /v1/completions, fill-in-the-middle); Suffix is nil when the
+	// request had no "suffix" field.
+	Prompt string   `json:"prompt,omitempty"`
+	Suffix *string  `json:"suffix,omitempty"`
+	Stop   []string `json:"stop,omitempty"`
 
 	Raw    json.RawMessage `json:"-"` // the request body as received
 	Header http.Header     `json:"-"` // request headers (Authorization included)
@@ -112,7 +118,15 @@ type RecordedRequest struct {
 	Method string
 	Path   string
 	Time   time.Time
+	// Ended is when the server finished answering (zero while it still
+	// is), and Disconnected whether the client went away first: a request
+	// the client aborted (context cancelled) ends disconnected.
+	Ended        time.Time
+	Disconnected bool
 }
+
+// IsCompletion reports whether the request went to /v1/completions.
+func (r RecordedRequest) IsCompletion() bool { return r.Path == CompletionsPath }
 
 // Last returns the last message of the conversation (zero Message if none).
 func (r *ChatRequest) Last() Message {

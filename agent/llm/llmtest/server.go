@@ -50,8 +50,10 @@ type Server struct {
 
 	scriptMu sync.Mutex // serialises Script calls
 
-	mu   sync.Mutex
-	reqs []RecordedRequest
+	mu          sync.Mutex
+	reqs        []RecordedRequest
+	inFlight    int // requests being answered now
+	maxInFlight int // the most at once
 
 	done      chan struct{} // closed by Close: releases hanging replies
 	closeOnce sync.Once
@@ -94,6 +96,13 @@ func (s *Server) Requests() []RecordedRequest {
 	return append([]RecordedRequest(nil), s.reqs...)
 }
 
+// MaxInFlight is the most requests the server was answering at once.
+func (s *Server) MaxInFlight() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.maxInFlight
+}
+
 // Close stops the server, releasing hanging replies first. It is safe to
 // call more than once.
 func (s *Server) Close() {
@@ -121,7 +130,19 @@ func (s *Server) handle(w http.ResponseWriter, r *http.Request) {
 	s.reqs = append(s.reqs, RecordedRequest{ChatRequest: *req, Method: r.Method, Path: r.URL.Path, Time: arrived})
 	s.mu.Unlock()
 
-	if r.Method != http.MethodPost || r.URL.Path != "/v1/chat/completions" {
+	s.mu.Lock()
+	s.inFlight++
+	s.maxInFlight = max(s.maxInFlight, s.inFlight)
+	s.mu.Unlock()
+	defer func() {
+		s.mu.Lock()
+		s.inFlight--
+		s.reqs[req.Seq].Ended = time.Now()
+		s.reqs[req.Seq].Disconnected = r.Context().Err() != nil
+		s.mu.Unlock()
+	}()
+	completion := r.URL.Path == CompletionsPath
+	if r.Method != http.MethodPost || (r.URL.Path != "/v1/chat/completions" && !completion) {
 		writeError(w, http.StatusNotFound, nil, fmt.Sprintf("Unknown request URL: %s %s. Please check the URL for typos.", r.Method, r.URL.Path),
 			"invalid_request_error", "unknown_url")
 		return
@@ -136,7 +157,7 @@ func (s *Server) handle(w http.ResponseWriter, r *http.Request) {
 			"invalid_request_error", "")
 		return
 	}
-	if !s.lenient {
+	if !s.lenient && !completion {
 		if msg := validate(req); msg != "" {
 			s.t.Errorf("llmtest: request #%d is invalid for OpenAI: %s", req.Seq+1, msg)
 			writeError(w, http.StatusBadRequest, nil, msg, "invalid_request_error", "")
@@ -170,6 +191,10 @@ func (s *Server) respond(w http.ResponseWriter, r *http.Request, req *ChatReques
 			typ, code = defaultErrorType(reply.status)
 		}
 		writeError(w, reply.status, reply.header, reply.errMessage, typ, code)
+	case !reply.delayed(r.Context(), s.done):
+		return
+	case r.URL.Path == CompletionsPath:
+		reply.streamText(r.Context(), w, req)
 	case !req.Stream || reply.notStreamed:
 		writeCompletion(w, req, reply)
 	default:

@@ -347,7 +347,7 @@ func TestValidation(t *testing.T) {
 
 func TestUnknownPathAndAPIKey(t *testing.T) {
 	srv := New(t, Always(Text("ok")), WithAPIKey("sk-1"))
-	resp, err := http.Post(srv.URL()+"/completions", "application/json", strings.NewReader(streamBody))
+	resp, err := http.Post(srv.URL()+"/embeddings", "application/json", strings.NewReader(streamBody))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -370,7 +370,7 @@ func TestUnknownPathAndAPIKey(t *testing.T) {
 		t.Fatalf("right key: %d", resp.StatusCode)
 	}
 	reqs := srv.Requests()
-	if len(reqs) != 3 || reqs[0].Path != "/v1/completions" || reqs[2].Header.Get("Authorization") != "Bearer sk-1" || reqs[2].Seq != 2 {
+	if len(reqs) != 3 || reqs[0].Path != "/v1/embeddings" || reqs[2].Header.Get("Authorization") != "Bearer sk-1" || reqs[2].Seq != 2 {
 		t.Fatalf("recorded = %+v", reqs)
 	}
 }
@@ -449,5 +449,44 @@ func TestPauseThenRelease(t *testing.T) {
 	rest, _ := io.ReadAll(br)
 	if !strings.Contains(string(rest), `"content":"three"`) || !strings.Contains(string(rest), "[DONE]") {
 		t.Fatalf("after release: %s", rest)
+	}
+}
+
+func TestCompletionsEndpoint(t *testing.T) {
+	srv := New(t, Always(Text("return x + y")))
+	body := `{"model":"m","prompt":"def add(x, y):\n    ","suffix":"\n","stream":true,"stream_options":{"include_usage":true}}`
+	resp, err := http.Post(srv.URL()+"/completions", "application/json", strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	data, _ := events(t, resp.Body)
+	var text strings.Builder
+	for _, d := range data {
+		var c struct {
+			Object  string `json:"object"`
+			Choices []struct {
+				Text string `json:"text"`
+			} `json:"choices"`
+		}
+		if d == "[DONE]" {
+			continue
+		}
+		if err := json.Unmarshal([]byte(d), &c); err != nil {
+			t.Fatal(err)
+		}
+		if c.Object != "text_completion" {
+			t.Fatalf("object %q", c.Object)
+		}
+		for _, ch := range c.Choices {
+			text.WriteString(ch.Text)
+		}
+	}
+	if text.String() != "return x + y" {
+		t.Fatalf("streamed %q", text.String())
+	}
+	reqs := srv.Requests()
+	if len(reqs) != 1 || !reqs[0].IsCompletion() || reqs[0].Suffix == nil || *reqs[0].Suffix != "\n" || reqs[0].Prompt != "def add(x, y):\n    " {
+		t.Fatalf("recorded %+v", reqs)
 	}
 }

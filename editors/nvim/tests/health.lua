@@ -16,6 +16,8 @@ H.run(function()
   H.fact("no_model", checkhealth())
   H.setup({ settings = { model = { baseURL = "http://127.0.0.1:9/v1", name = "health-model" } } })
   H.fact("with_model", checkhealth())
+  H.setup({ settings = { model = { replay = "demo.cassette.json" } } })
+  H.fact("with_replay", checkhealth())
   require("agentls").setup({ cmd = { H.env.dir .. "/no-such-agentls" } })
   H.fact("missing_binary", checkhealth())
 
@@ -41,4 +43,27 @@ H.run(function()
     return reported() >= 1
   end)
   H.fact("start_failures_reported", reported())
+
+  -- Installed by `go install` into a bin directory that is not on PATH
+  -- (a new shell without the README's export): the fix named is PATH.
+  local gobin = H.env.dir .. "/gobin"
+  vim.fn.mkdir(gobin, "p")
+  vim.fn.writefile({ "#!/bin/sh", "exit 1" }, gobin .. "/agentls-not-on-path")
+  vim.fn.setfperm(gobin .. "/agentls-not-on-path", "rwxr-xr-x")
+  vim.env.GOBIN = gobin
+  require("agentls").setup({ cmd = { "agentls-not-on-path" } })
+  H.fact("not_on_path", checkhealth())
+  local third = H.env.dir .. "/third"
+  vim.fn.mkdir(third .. "/.git", "p")
+  vim.cmd("edit " .. vim.fn.fnameescape(third .. "/one.txt"))
+  local msg
+  H.wait("the start failure naming PATH", function()
+    for _, note in ipairs(H.notifications) do
+      if note.msg:find("could not start agentls-not-on-path", 1, true) then
+        msg = note.msg
+      end
+    end
+    return msg ~= nil
+  end)
+  H.fact("start_error_not_on_path", msg)
 end)

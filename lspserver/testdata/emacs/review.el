@@ -13,7 +13,9 @@
 ;;    file the server wrote, sent with window/showDocument), the end
 ;;    message names the file, and "Agent: Approve plan" is offered.
 ;; 3. A run proposes a new file.  Before it exists it is listed in
-;;    flymake's project diagnostics; visiting its path (an empty buffer)
+;;    flymake's project diagnostics, and flymake shows it in the buffer
+;;    the run was started from (flymake marks nothing in an empty buffer);
+;;    visiting its path (an empty buffer)
 ;;    its hover shows it whole and its code actions start with Accept;
 ;;    accepting fills the buffer with exactly the proposed text, and
 ;;    saving writes exactly those bytes.
@@ -68,6 +70,7 @@
     (setq agentls-run-end kind)))
 
 (defvar agentls-messages nil)
+(defvar agentls-origin-companions nil)
 (cl-defmethod eglot-handle-notification :before
   (_server (_method (eql window/showMessage)) &key message &allow-other-keys)
   (push message agentls-messages))
@@ -143,6 +146,20 @@
                   (lambda () (assoc path flymake-list-only-diagnostics)))
     (dolist (d (cdr (assoc path flymake-list-only-diagnostics)))
       (agentls-log "project diagnostics: %s: %s" (file-name-nondirectory path) (flymake-diagnostic-text d)))
+    ;; In the buffer the run was started from (flymake cannot mark
+    ;; anything in the new file's empty buffer): flymake holds the new
+    ;; file on the line the run started at.
+    (let ((origin (current-buffer)))
+      (cl-flet ((companions ()
+                  (with-current-buffer origin
+                    (cl-remove-if-not (lambda (d) (string-match-p "New file notes2.txt" (flymake-diagnostic-text d)))
+                                      (agentls-diags)))))
+        (agentls-wait "the new file in flymake of the run's buffer" #'companions)
+        (dolist (d (companions))
+          (agentls-log "flymake in %s, line %d: %s" (buffer-name origin)
+                       (with-current-buffer origin (line-number-at-pos (flymake-diagnostic-beg d)))
+                       (flymake-diagnostic-text d)))
+        (setq agentls-origin-companions #'companions)))
     ;; Visited (an empty buffer, no file yet): hover shows it whole (an
     ;; empty buffer has no character for flymake to mark).
     (find-file path)
@@ -157,6 +174,9 @@
       (agentls-log "new file actions: %s" (agentls-titles actions))
       (agentls-default-action actions server))
     (agentls-wait "the new file's text" (lambda () (> (buffer-size) 0)))
+    (agentls-wait "the new file gone from the run's buffer once accepted"
+                  (lambda () (null (funcall agentls-origin-companions))))
+    (agentls-log "after accepting, flymake in the run's buffer: %d new-file notes" (length (funcall agentls-origin-companions)))
     (let ((require-final-newline nil))
       (save-buffer))
     (agentls-log "new file buffer: %S" (buffer-substring-no-properties (point-min) (point-max)))

@@ -313,7 +313,12 @@ function M.attach(bufnr, cfg)
   end
   if not id then
     failed[cmdline] = true
-    log.notify(vim.log.levels.ERROR, "could not start %s (is it installed? see :checkhealth agentls)", cmdline)
+    local why = ""
+    if vim.fn.executable(conf.cmd[1]) ~= 1 then
+      local msg, advice = require("agentls.health").missing_binary(conf.cmd[1])
+      why = ": " .. msg .. ". " .. advice[1]
+    end
+    log.notify(vim.log.levels.ERROR, "could not start %s%s (details: :checkhealth agentls)", cmdline, why)
   end
   return id
 end

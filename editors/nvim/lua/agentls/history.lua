@@ -505,7 +505,9 @@ function M.runs_command()
         return M.run_item(it.run)
       end
       local s = it.session
-      local line = "session · " .. tostring(s.title or s.id) .. " · " .. usage.session_line(s)
+      -- id and time tell apart sessions of the same task (a demo run twice)
+      local when = type(s.updated) == "string" and s.updated:gsub("T", " "):sub(1, 16) or "?"
+      local line = "session " .. tostring(s.id) .. " · " .. when .. " · " .. tostring(s.title or s.id) .. " · " .. usage.session_line(s)
       if s.model and s.model ~= "" then
         line = line .. " · " .. s.model
       end

@@ -1,4 +1,4 @@
-package core
+package rpcwire
 
 import (
 	"bufio"
@@ -13,8 +13,6 @@ import (
 	"unicode/utf8"
 
 	"go.lsp.dev/jsonrpc2"
-
-	"github.com/agentls/agentls/internal/rpchead"
 )
 
 // Limits of the LSP base protocol framing accepted by the wire.
@@ -43,14 +41,14 @@ const (
 // process exits with a non-zero code instead of guessing.
 var ErrBadHeader = errors.New("unreadable LSP header")
 
-// wire is the byte transport between the editor and jsonrpc2 (see docs/pitfalls.md
+// Frames is the byte transport between the editor and jsonrpc2 (see docs/pitfalls.md
 // "LSP: errors": one malformed frame kills a jsonrpc2 connection). It reads LSP frames
 // itself, answers every frame whose body is not a single valid JSON-RPC
 // message with an error response (id null unless the id could be read) and
 // skips it, and hands only valid frames, re-framed, to jsonrpc2's header
 // stream. Writes from jsonrpc2 (one Write per message) and the wire's own
 // error responses share one mutex, so frames never interleave.
-type wire struct {
+type Frames struct {
 	in  *bufio.Reader
 	log *slog.Logger
 
@@ -65,8 +63,8 @@ type wire struct {
 	err   error // why input ended; set before ended is closed
 }
 
-func newWire(in io.Reader, out io.Writer, log *slog.Logger) *wire {
-	return &wire{
+func NewFrames(in io.Reader, out io.Writer, log *slog.Logger) *Frames {
+	return &Frames{
 		in:    bufio.NewReaderSize(in, 64<<10),
 		out:   out,
 		log:   log,
@@ -76,7 +74,7 @@ func newWire(in io.Reader, out io.Writer, log *slog.Logger) *wire {
 
 // Read implements io.Reader for jsonrpc2's header stream: it yields only
 // frames that passed validation.
-func (w *wire) Read(p []byte) (int, error) {
+func (w *Frames) Read(p []byte) (int, error) {
 	for len(w.pending) == 0 {
 		if err := w.nextFrame(); err != nil {
 			w.end(err)
@@ -91,7 +89,7 @@ func (w *wire) Read(p []byte) (int, error) {
 // Write implements io.Writer. jsonrpc2 writes each message with one call
 // (header and body together). A body that is not valid UTF-8 is sanitised
 // on the way out (see validUTF8Frame); callers still see len(p) written.
-func (w *wire) Write(p []byte) (int, error) {
+func (w *Frames) Write(p []byte) (int, error) {
 	out := p
 	if !utf8.Valid(p) {
 		out = validUTF8Frame(p)
@@ -125,19 +123,22 @@ func validUTF8Frame(frame []byte) []byte {
 
 // Close implements io.Closer. Closing stdin does not unblock a pending Read
 // (docs/pitfalls.md "LSP: handler chain and message order"), so there is nothing useful to close: the process exits.
-func (w *wire) Close() error { return nil }
+func (w *Frames) Close() error { return nil }
+
+// Ended is closed when the input has ended (clean EOF or fatal).
+func (w *Frames) Ended() <-chan struct{} { return w.ended }
 
 // end records why input ended, once, and wakes Serve.
-func (w *wire) end(err error) {
+func (w *Frames) end(err error) {
 	w.once.Do(func() {
 		w.err = err
 		close(w.ended)
 	})
 }
 
-// inputErr reports why input ended: nil for a clean EOF at a frame boundary.
-// Only valid after ended is closed.
-func (w *wire) inputErr() error {
+// InputErr reports why input ended: nil for a clean EOF at a frame boundary.
+// Only valid after Ended is closed.
+func (w *Frames) InputErr() error {
 	if errors.Is(w.err, io.EOF) {
 		return nil
 	}
@@ -146,7 +147,7 @@ func (w *wire) inputErr() error {
 
 // nextFrame reads one frame. A valid one is left in w.pending; an invalid body
 // is answered and leaves w.pending empty. A non-nil error ends the input.
-func (w *wire) nextFrame() error {
+func (w *Frames) nextFrame() error {
 	n, err := w.readHeader()
 	if err != nil {
 		return err
@@ -161,7 +162,7 @@ func (w *wire) nextFrame() error {
 		return fmt.Errorf("%w: input ended inside a body, after %d of %d bytes: %w", ErrBadHeader, m, n, io.ErrUnexpectedEOF)
 	}
 	if n > maxAnswerBytes {
-		if id, response := rpchead.Of(body); response {
+		if id, response := Head(body); response {
 			if m, err := io.CopyN(io.Discard, w.in, int64(n-len(body))); err != nil {
 				return fmt.Errorf("%w: input ended inside a body, after %d of %d bytes: %w", ErrBadHeader, int64(len(body))+m, n, io.ErrUnexpectedEOF)
 			}
@@ -206,13 +207,13 @@ func (w *wire) nextFrame() error {
 // id, which can match one of the editor's requests. An answer whose id is
 // not in its first bytes cannot be matched: it is dropped, and its request
 // ends with its own bound (client.requestTimeoutSeconds or the run's).
-func (w *wire) failPending(id json.RawMessage, size int) error {
+func (w *Frames) failPending(id json.RawMessage, size int) error {
 	if id == nil {
 		w.log.Warn("editor's answer too large and without an id in its first bytes; dropped", "bytes", size)
 		return nil
 	}
 	w.log.Warn("editor's answer too large; failing the request it answers", "bytes", size, "id", string(id))
-	body, err := json.Marshal(newErrorReply(id, jsonrpc2.InternalError,
+	body, err := json.Marshal(newErrorReply(id, codeInternalError,
 		fmt.Sprintf("the editor's answer is %d bytes, over agentls's limit of %d bytes per answer", size, maxAnswerBytes)))
 	if err != nil {
 		return fmt.Errorf("encode the error for an oversized answer: %w", err)
@@ -237,7 +238,7 @@ func grow(b []byte, n int) []byte {
 // readHeader reads one header block and returns its Content-Length. Blank
 // lines before the first field are skipped (some clients pad between frames);
 // EOF before any byte of a header is a clean io.EOF.
-func (w *wire) readHeader() (int, error) {
+func (w *Frames) readHeader() (int, error) {
 	length := -1
 	fields := 0
 	for {
@@ -291,19 +292,6 @@ func truncate(b []byte) string {
 	return string(b)
 }
 
-// errorReply is a JSON-RPC error response written by the wire itself.
-type errorReply struct {
-	JSONRPC string          `json:"jsonrpc"`
-	ID      json.RawMessage `json:"id"`
-	Error   wireError       `json:"error"`
-}
-
-// wireError is the error object of an errorReply.
-type wireError struct {
-	Code    jsonrpc2.Code `json:"code"`
-	Message string        `json:"message"`
-}
-
 // validateFrame returns nil when body is one JSON-RPC 2.0 message jsonrpc2
 // will accept, else the error response to send: -32700 (Parse error) when
 // body is not JSON, -32600 (Invalid Request) when it is JSON but not a valid
@@ -311,26 +299,19 @@ type wireError struct {
 // none, and jsonrpc2 would run their members concurrently, out of order).
 func validateFrame(body []byte) *errorReply {
 	if !json.Valid(body) {
-		return newErrorReply(nil, jsonrpc2.ParseError, "parse error: message body is not valid JSON")
+		return newErrorReply(nil, codeParseError, "parse error: message body is not valid JSON")
 	}
 	trimmed := bytes.TrimLeft(body, " \t\r\n")
 	if len(trimmed) > 0 && trimmed[0] == '[' {
-		return newErrorReply(nil, jsonrpc2.InvalidRequest, "invalid request: batches are not supported")
+		return newErrorReply(nil, codeInvalidRequest, "invalid request: batches are not supported")
 	}
 	if _, err := jsonrpc2.DecodeMessage(body); err != nil {
 		// The body is JSON (checked above), so whatever jsonrpc2 objects to
 		// is the shape of the message: Invalid Request, per JSON-RPC 2.0.
-		return newErrorReply(requestID(body), jsonrpc2.InvalidRequest,
+		return newErrorReply(requestID(body), codeInvalidRequest,
 			"invalid request: not a JSON-RPC 2.0 request, notification or response (need \"jsonrpc\":\"2.0\", a string \"method\", and a number or string \"id\")")
 	}
 	return nil
-}
-
-func newErrorReply(id json.RawMessage, code jsonrpc2.Code, msg string) *errorReply {
-	if id == nil {
-		id = json.RawMessage("null")
-	}
-	return &errorReply{JSONRPC: "2.0", ID: id, Error: wireError{Code: code, Message: msg}}
 }
 
 // requestID returns the "id" of an invalid request when it is a usable id (a
@@ -355,7 +336,7 @@ func requestID(body []byte) json.RawMessage {
 }
 
 // writeJSON frames v and writes it under the write mutex.
-func (w *wire) writeJSON(v any) error {
+func (w *Frames) writeJSON(v any) error {
 	body, err := json.Marshal(v)
 	if err != nil {
 		return fmt.Errorf("marshal: %w", err)

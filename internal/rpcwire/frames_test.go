@@ -1,4 +1,4 @@
-package core
+package rpcwire
 
 import (
 	"bufio"
@@ -37,7 +37,7 @@ func TestReadHeader(t *testing.T) {
 		{in: "Content-Type: x\r\n\r\n", wantErr: ErrBadHeader},
 		{in: "X: " + strings.Repeat("a", maxHeaderLine) + "\r\n\r\n", wantErr: ErrBadHeader},
 	} {
-		w := newWire(strings.NewReader(tc.in), io.Discard, slog.New(slog.DiscardHandler))
+		w := NewFrames(strings.NewReader(tc.in), io.Discard, slog.New(slog.DiscardHandler))
 		got, err := w.readHeader()
 		if tc.wantErr != nil {
 			if !errors.Is(err, tc.wantErr) {
@@ -91,7 +91,7 @@ func TestWireReframes(t *testing.T) {
 		"Content-Length: 3\r\n\r\nbad" +
 		"Content-Length: 30\r\n\r\n" + `{"jsonrpc":"2.0","method":"b"}`
 	var out bytes.Buffer
-	w := newWire(strings.NewReader(in), &out, slog.New(slog.DiscardHandler))
+	w := NewFrames(strings.NewReader(in), &out, slog.New(slog.DiscardHandler))
 	got, err := io.ReadAll(w)
 	if err != nil {
 		t.Fatal(err)
@@ -107,9 +107,9 @@ func TestWireReframes(t *testing.T) {
 	if rest, _ := io.ReadAll(r); !bytes.Contains(rest, []byte(`"id":null,"error":{"code":-32700`)) {
 		t.Errorf("error response = %q", rest)
 	}
-	testwait.Recv(t, w.ended, "w.ended")
-	if w.inputErr() != nil {
-		t.Errorf("clean EOF reported as %v", w.inputErr())
+	testwait.Recv(t, w.Ended(), "w.Ended()")
+	if w.InputErr() != nil {
+		t.Errorf("clean EOF reported as %v", w.InputErr())
 	}
 }
 
@@ -117,7 +117,7 @@ func TestWireReframes(t *testing.T) {
 // the wire as valid UTF-8 with a Content-Length that matches the new body.
 func TestWireSanitisesOutput(t *testing.T) {
 	var out bytes.Buffer
-	w := newWire(strings.NewReader(""), &out, slog.New(slog.DiscardHandler))
+	w := NewFrames(strings.NewReader(""), &out, slog.New(slog.DiscardHandler))
 	body := "{\"jsonrpc\":\"2.0\",\"method\":\"m\xff\",\"params\":\"a\xc3\"}"
 	frame := "Content-Length: " + strconv.Itoa(len(body)) + "\r\n\r\n" + body
 	if n, err := w.Write([]byte(frame)); err != nil || n != len(frame) {
@@ -136,7 +136,7 @@ func TestWireSanitisesOutput(t *testing.T) {
 
 // w2len reads a header block and returns its Content-Length.
 func w2len(r *bufio.Reader) (int, error) {
-	w := &wire{in: r}
+	w := &Frames{in: r}
 	return w.readHeader()
 }
 
@@ -156,7 +156,7 @@ func TestWireFailsOversizedAnswer(t *testing.T) {
 		frame(`{"jsonrpc":"2.0","id":1,"method":"shutdown"}`) +
 		frame(bigRequest)
 	var out bytes.Buffer
-	w := newWire(strings.NewReader(in), &out, slog.New(slog.DiscardHandler))
+	w := NewFrames(strings.NewReader(in), &out, slog.New(slog.DiscardHandler))
 	r := bufio.NewReader(w)
 	var bodies []string
 	for {

@@ -1,4 +1,4 @@
-package core
+package rpcwire
 
 import (
 	"bufio"
@@ -21,7 +21,7 @@ import (
 func FuzzWireFrames(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
 		var out bytes.Buffer
-		w := newWire(bytes.NewReader(data), &out, slog.New(slog.DiscardHandler))
+		w := NewFrames(bytes.NewReader(data), &out, slog.New(slog.DiscardHandler))
 		passed, _ := io.ReadAll(w)
 		for _, fr := range readFrames(t, passed) {
 			if !utf8.Valid(fr) {
@@ -46,7 +46,7 @@ func readFrames(t *testing.T, b []byte) [][]byte {
 	var out [][]byte
 	r := bufio.NewReader(bytes.NewReader(b))
 	for {
-		w := &wire{in: r}
+		w := &Frames{in: r}
 		n, err := w.readHeader()
 		if err == io.EOF {
 			return out

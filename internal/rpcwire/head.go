@@ -1,21 +1,21 @@
-// Package rpchead reads the head of a JSON-RPC message that is too large
-// to take whole. Both faces bound one message from the client (ACP by
-// line, LSP by frame); an oversized *answer* to one of the face's own
-// requests must fail that request at once instead of ending the
-// connection or leaving the request to its timeout, so the face needs its
-// id and whether it is an answer from the first bytes only.
-package rpchead
+package rpcwire
+
+// Both faces bound one message from the client (ACP by line, LSP by
+// frame); an oversized *answer* to one of the face's own requests must
+// fail that request at once instead of ending the connection or leaving
+// the request to its timeout, so the guard needs its id and whether it is
+// an answer from the first bytes only.
 
 import (
 	"bytes"
 	"encoding/json"
 )
 
-// Of reads the top-level "id" of a (possibly cut) JSON object by walking
+// Head reads the top-level "id" of a (possibly cut) JSON object by walking
 // its tokens, and whether it is a response: a "result" or "error" member
 // and no "method" before the cut. id is nil when no usable id (a string
 // or a number) comes before the cut.
-func Of(prefix []byte) (id json.RawMessage, response bool) {
+func Head(prefix []byte) (id json.RawMessage, response bool) {
 	dec := json.NewDecoder(bytes.NewReader(prefix))
 	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
 		return nil, false

@@ -1,10 +1,10 @@
-package rpchead
+package rpcwire
 
 import "testing"
 
 // The id is found before a cut in the middle of the payload, wherever it
 // sits, and only answers count as responses.
-func TestOf(t *testing.T) {
+func TestHead(t *testing.T) {
 	for _, tc := range []struct {
 		in       string
 		id       string
@@ -18,9 +18,9 @@ func TestOf(t *testing.T) {
 		{`[{"id":1,"result":1}]`, "", false},
 		{`garbage`, "", false},
 	} {
-		id, resp := Of([]byte(tc.in))
+		id, resp := Head([]byte(tc.in))
 		if string(id) != tc.id || resp != tc.response {
-			t.Errorf("Of(%.40q) = %s, %v; want %s, %v", tc.in, id, resp, tc.id, tc.response)
+			t.Errorf("Head(%.40q) = %s, %v; want %s, %v", tc.in, id, resp, tc.id, tc.response)
 		}
 	}
 }

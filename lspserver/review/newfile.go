@@ -1,0 +1,155 @@
+package review
+
+import (
+	"encoding/json"
+	"fmt"
+	"path/filepath"
+	"slices"
+
+	"go.lsp.dev/protocol"
+
+	"github.com/agentls/agentls/agent/proposal"
+	"github.com/agentls/agentls/internal/text"
+	"github.com/agentls/agentls/lspserver/core"
+)
+
+// A proposed new file is published at 0:0–0:0 of its own document, and
+// flymake (eglot's diagnostics UI) drops every diagnostic whose region
+// is empty (flymake--highlight-line: "Some backends report diagnostics
+// with invalid bounds. Don't bother."). In the empty buffer of a file
+// that does not exist yet every region is empty, whatever range the
+// server sends, and once that buffer is visited eglot also takes the file
+// out of flymake's project list. So for clients without our plugins the
+// new file is also published as a companion diagnostic in the document
+// the run was started from, at the line it was started at: a buffer with
+// text, where flymake shows it and the user is looking. Plugins show new
+// files themselves, so they get no companion.
+
+// runOrigin is where a run was started: a store path and a 0-based line.
+type runOrigin struct {
+	path string
+	line uint32
+}
+
+// RunOrigin records that runID was started from the document at path
+// (a store path) at line, for the companions of the files it proposes.
+// Past maxOrigins entries, the runs with nothing left in review are
+// forgotten, which bounds the map by the runs still in review.
+func (v *Review) RunOrigin(runID, path string, line uint32) {
+	d := &v.diags
+	d.mu.Lock()
+	if d.origins == nil {
+		d.origins = map[string]runOrigin{}
+	}
+	d.origins[runID] = runOrigin{path: path, line: line}
+	var ids []string
+	if len(d.origins) > maxOrigins {
+		for id := range d.origins {
+			if id != runID {
+				ids = append(ids, id)
+			}
+		}
+	}
+	d.mu.Unlock()
+	var gone []string
+	for _, id := range ids {
+		if len(v.state().store.Select(proposal.Filter{RunID: id})) == 0 {
+			gone = append(gone, id)
+		}
+	}
+	d.mu.Lock()
+	for _, id := range gone {
+		delete(d.origins, id)
+	}
+	d.mu.Unlock()
+}
+
+const maxOrigins = 64
+
+// companionsWanted: the client shows diagnostics only through its own UI
+// (no agentls plugin), where an empty document can hold none.
+func (v *Review) companionsWanted() bool { return !v.core.Session().Features.Plugin }
+
+// queueOrigins runs after newPath was published: the documents its created
+// proposals' runs started from (and those that showed it before) are
+// republished, so their companions follow the new file's proposal.
+func (v *Review) queueOrigins(newPath string, created []proposal.Proposal) {
+	d := &v.diags
+	if !v.companionsWanted() {
+		return
+	}
+	want := map[string]bool{}
+	d.mu.Lock()
+	for _, pr := range created {
+		if o, ok := d.origins[pr.RunID]; ok && o.path != newPath {
+			want[o.path] = true
+		}
+	}
+	var queue []string
+	for o, files := range d.companions {
+		if _, shown := files[newPath]; shown && !want[o] {
+			delete(files, newPath)
+			queue = append(queue, o)
+		}
+	}
+	for o := range want {
+		if d.companions[o] == nil {
+			d.companions[o] = map[string]struct{}{}
+		}
+		if _, shown := d.companions[o][newPath]; !shown {
+			d.companions[o][newPath] = struct{}{}
+		}
+		queue = append(queue, o) // its text (the count, the lines) may have changed
+	}
+	d.mu.Unlock()
+	for _, o := range queue {
+		d.queue(o)
+	}
+}
+
+// newFileCompanions returns the companion diagnostics of the new files
+// proposed by runs started from the document at origin.
+func (v *Review) newFileCompanions(r *reviewState, origin string) []protocol.Diagnostic {
+	d := &v.diags
+	if !v.companionsWanted() {
+		return nil
+	}
+	d.mu.Lock()
+	files := slices.Sorted(func(yield func(string) bool) {
+		for f := range d.companions[origin] {
+			if !yield(f) {
+				return
+			}
+		}
+	})
+	origins := map[string]runOrigin{}
+	for id, o := range d.origins {
+		if o.path == origin {
+			origins[id] = o
+		}
+	}
+	d.mu.Unlock()
+	var out []protocol.Diagnostic
+	for _, f := range files {
+		for _, pr := range r.store.ListLSP(f, v.core.Session().Encoding) {
+			o, ok := origins[pr.RunID]
+			if !pr.Created || !ok || len(pr.Hunks) == 0 {
+				continue
+			}
+			out = append(out, companionDiagnostic(pr, o.line))
+		}
+	}
+	return out
+}
+
+// companionDiagnostic shows pr (a proposal to create a file) on line of
+// another document, over the whole line so that no client finds it empty.
+func companionDiagnostic(pr proposal.Proposal, line uint32) protocol.Diagnostic {
+	h := pr.Hunks[0]
+	d := hunkDiagnostic(h, "")
+	name := filepath.Base(pr.Path)
+	d.Message = protocol.String(fmt.Sprintf("New file %s (open it to accept or reject): %s", name, proposal.HunkMessage(h)))
+	d.Range = core.ToProtocolRange(text.Range{Start: text.Position{Line: line}, End: text.Position{Line: line + 1}})
+	d.Data, _ = json.Marshal(diagnosticData{HunkID: h.ID, RunID: h.RunID}) // strings only: cannot fail
+	return d
+}
