@@ -70,6 +70,8 @@ async function main() {
     out.inlineLenses = await page.$$eval(".codelens-decoration", (ls) => ls.map((l) => l.innerText));
     out.inlineShot = await h.shot("inline-review");
     await page.keyboard.press("Control+W");
+    // Its tab gone, calc.go's own is the one left.
+    await page.waitForFunction(() => document.querySelectorAll(".tabs-container .tab").length === 1, null, { timeout: h.LIMIT });
     await page.waitForSelector('.view-lines:has-text("func b")', { timeout: h.LIMIT });
     // "Accept All Changes in File" acts on the active editor: calc.go's,
     // focused again once the inline review's tab is closed.
