@@ -5,8 +5,8 @@
 // A third run's change is accepted from the keyboard (Ctrl+Alt+Y on the
 // hunk's line). A fourth proposes a new file: it is listed in the
 // Agent Proposals view and its Review opens a diff against the empty file,
-// before it is accepted; once accepted and saved it holds exactly the
-// proposed text. Records what it saw in E2E_OUT (JSON) for
+// before it is accepted; once accepted it is on disk with exactly the
+// proposed text, without the user saving it. Records what it saw in E2E_OUT (JSON) for
 // editors/vscode/e2e_test.go (TestVSCodeReview).
 //
 // Environment: E2E_URL, E2E_FOLDER, E2E_OUT, E2E_SHOTS, CHROMIUM.
@@ -175,7 +175,7 @@ async function main() {
     await page.waitForFunction(() => ![...document.querySelectorAll(".tabs-container .tab")].some((t) => t.innerText.includes("(new file)")), null, {
       timeout: h.LIMIT,
     });
-    // Open it (Go to File) and save it.
+    // Open it (Go to File): it holds the text, and is saved.
     await page.keyboard.press("Control+P");
     await page.waitForSelector(".quick-input-widget input", { state: "visible", timeout: h.LIMIT });
     await page.keyboard.type("calc_test.go");
