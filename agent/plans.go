@@ -226,3 +226,13 @@ func (b *Plans) Latest() (WaitingPlan, bool) {
 	}
 	return b.plans[len(b.plans)-1], true
 }
+
+// List returns the plans awaiting approval, newest first, so an editor
+// can offer every one of them (not only the latest) for approval.
+func (b *Plans) List() []WaitingPlan {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	out := slices.Clone(b.plans)
+	slices.Reverse(out)
+	return out
+}

@@ -67,6 +67,10 @@ type (
 	CancelResult = runs.CancelResult
 	// ApprovePlanArgs is arguments[0] of agentls.approvePlan.
 	ApprovePlanArgs = runs.ApprovePlanArgs
+	// PlansResult is the result of agentls/plans.
+	PlansResult = runs.PlansResult
+	// PlanInfo is one plan awaiting approval.
+	PlanInfo = runs.PlanInfo
 	// RunEvent is the params of agentls/runEvent.
 	RunEvent = runs.RunEvent
 	// CheckState is one check's outcome in a terminal runEvent.
@@ -129,6 +133,7 @@ const (
 	MethodProposals        = review.MethodProposals
 	MethodProposalsChanged = review.MethodProposalsChanged
 	MethodSessions         = runs.MethodSessions
+	MethodPlans            = runs.MethodPlans
 	MethodModels           = runs.MethodModels
 	MethodRunEvent         = runs.MethodRunEvent
 	MethodElicit           = runs.MethodElicit

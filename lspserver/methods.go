@@ -64,6 +64,7 @@ func (s *Server) methodTable() map[string]core.Route {
 		MethodDocument:  core.Request(s.docs.Document),
 		MethodProposals: core.Request(s.review.Proposals, core.OptionalParams),
 		MethodSessions:  core.Request(s.runs.ListSessions, core.OptionalParams),
+		MethodPlans:     core.Request(s.runs.ListPlans, core.OptionalParams),
 		// The editor's own tools (runs/editortools.go).
 		MethodRegisterTools: core.Request(s.runs.RegisterTools),
 		MethodModels:        core.Request(s.runs.Models, core.OptionalParams),

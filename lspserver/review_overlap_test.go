@@ -255,7 +255,7 @@ func TestPlanReadableWhole(t *testing.T) {
 				t.Fatalf("finished event %+v, want answerUri %s", fin, uri.File(path))
 			}
 			doc, err := os.ReadFile(path)
-			if err != nil || !strings.Contains(string(doc), plan) || !strings.Contains(string(doc), lspserver.CommandApprovePlan) {
+			if err != nil || !strings.Contains(string(doc), plan) || !strings.Contains(string(doc), "“Agent: Approve plan”") || strings.Contains(string(doc), lspserver.CommandApprovePlan) {
 				t.Fatalf("answer file %q: %v", doc, err)
 			}
 			if msg := rs.showMessage(t, "finished"); !strings.Contains(msg.Message, path) {

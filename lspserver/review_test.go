@@ -428,3 +428,26 @@ func TestReviewClientWithoutApplyEdit(t *testing.T) {
 		t.Fatal("the proposal was lost")
 	}
 }
+
+// Two runs proposing at the same line stack their lenses in one row: each
+// title names its run; a line only one run touches keeps plain titles.
+func TestCodeLensNamesRunsWhenStacked(t *testing.T) {
+	e := newReviewSession(t, reviewOpts{})
+	u := e.open(t, "demo.go", demoBase)
+	e.stage("run1", "demo.go", demoBase, demoProposed, false)
+	awaitProposalsChanged(t, e, u)
+	e.stage("run2", "demo.go", demoBase, strings.Replace(demoBase, "return 2", "return 22", 1), false)
+	awaitProposalsChanged(t, e, u)
+	var titles []string
+	for _, l := range e.codeLens(t, u) {
+		if l.Range.Start.Line == 7 {
+			titles = append(titles, l.Command.Title)
+		} else if l.Command.Title != "Accept" && l.Command.Title != "Reject" {
+			t.Errorf("lens at line %d titled %q, want plain Accept / Reject", l.Range.Start.Line, l.Command.Title)
+		}
+	}
+	want := []string{"Accept run run1", "Reject run run1", "Accept run run2", "Reject run run2"}
+	if strings.Join(titles, "|") != strings.Join(want, "|") {
+		t.Fatalf("lenses at line 7 = %q, want %q", titles, want)
+	}
+}

@@ -134,6 +134,15 @@ func TestPlanModeThenApprove(t *testing.T) {
 	}
 	rs.showMessage(t, "plan ready for review")
 
+	// Editors list the plans awaiting approval (a palette, a run list).
+	var waiting lspserver.PlansResult
+	if err := rs.c.Call(lsptest.Context(t), lspserver.MethodPlans, struct{}{}, &waiting); err != nil {
+		t.Fatal(err)
+	}
+	if len(waiting.Plans) != 1 || waiting.Plans[0].RunID != res.RunID || waiting.Plans[0].SessionID != res.SessionID || !strings.HasPrefix(waiting.Plans[0].Title, "1. In notes.txt") {
+		t.Fatalf("agentls/plans = %+v, want the plan of run %s", waiting, res.RunID)
+	}
+
 	// Plugin-less clients approve through a code action.
 	as := codeActionsOf(t, rs.c, &protocol.CodeActionParams{
 		TextDocument: protocol.TextDocumentIdentifier{URI: rs.fileURI("notes.txt")},
@@ -177,6 +186,10 @@ func TestPlanModeThenApprove(t *testing.T) {
 	}
 	if carry == nil || !carry.Contains(plan) || !carry.Contains("Say goodbye instead") {
 		t.Fatalf("the carry-out request lacks the plan or the earlier conversation")
+	}
+	// Approved: no longer listed.
+	if err := rs.c.Call(lsptest.Context(t), lspserver.MethodPlans, struct{}{}, &waiting); err != nil || len(waiting.Plans) != 0 {
+		t.Fatalf("agentls/plans after approval = %+v, %v", waiting, err)
 	}
 	// Approved once: a second approval finds nothing.
 	err := rs.c.Call(lsptest.Context(t), protocol.MethodWorkspaceExecuteCommand,

@@ -67,6 +67,7 @@ type e2eResult struct {
 		Buttons []string `json:"buttons"`
 	} `json:"planToasts"`
 	PlanText      string   `json:"planText"`
+	PlanLenses    []string `json:"planLenses"`
 	ApprovedAfter []string `json:"approvedAfter"`
 	ErrorToasts   []struct {
 		Message string `json:"message"`
@@ -329,6 +330,9 @@ func TestVSCodePreviewAcceptReject(t *testing.T) {
 	if !strings.Contains(r.PlanText, `return "HELLO"`) {
 		t.Errorf("the plan run changed the text:\n%s", r.PlanText)
 	}
+	if !containsSub(r.PlanLenses, "Approve Plan") {
+		t.Errorf("the plan's document after Show Plan has lenses %q, want Approve Plan", r.PlanLenses)
+	}
 	if !containsSub(r.ApprovedAfter, `⟶     return \"hello, quietly\"`) {
 		t.Errorf("preview after approving the plan = %q", r.ApprovedAfter)
 	}
@@ -589,6 +593,9 @@ func reviewModel(req *llmtest.ChatRequest) llmtest.Reply {
 	if strings.Contains(last, "make b loud") {
 		oldS, newS = "return 2 }", "return 20 }"
 	}
+	if strings.Contains(last, "at the end") {
+		oldS, newS = "return 20 }\n", "return 20 }\n\nfunc c() int { return 3 }\n\nfunc d() int { return 4 }\n"
+	}
 	if !req.HasToolResult("read") {
 		return llmtest.ToolCalls(llmtest.Call{ID: "read", Name: "read_file", Args: `{"path":"calc.go"}`})
 	}
@@ -605,10 +612,11 @@ type reviewResult struct {
 	Error           string   `json:"error"`
 	Steps           []string `json:"steps"`
 	FailShot        string   `json:"failShot"`
-	TwoRunsAfter    []string `json:"twoRunsAfter"`
+	TwoRunsBlocks   []string `json:"twoRunsBlocks"`
+	EndBlocks       []string `json:"endBlocks"`
+	EndAfter        []string `json:"endAfter"`
 	InlineText      string   `json:"inlineText"`
 	InlineLenses    []string `json:"inlineLenses"`
-	HoverTwo        string   `json:"hoverTwo"`
 	AcceptedText    string   `json:"acceptedText"`
 	AcceptedAfter   []string `json:"acceptedAfter"`
 	AgainText       string   `json:"againText"`
@@ -668,11 +676,19 @@ func TestVSCodeReview(t *testing.T) {
 	if !r.OK {
 		t.Fatalf("review.js failed after steps %v (screenshot %s): %s\n%s", r.Steps, r.FailShot, r.Error, logs())
 	}
-	if n := len(r.TwoRunsAfter); n < 2 || !containsSub(r.TwoRunsAfter, "‹run") {
-		t.Errorf("two runs' previews = %q, want both, told apart by run", r.TwoRunsAfter)
+	// Each run's insertion is a block of whole lines, complete, named by run.
+	whole := 0
+	for _, b := range r.TwoRunsBlocks {
+		if strings.Contains(b, "// helper doubles x.\nfunc helper(x int) int {\n") && strings.Contains(b, "return 2 * x") && strings.Contains(b, "‹run") {
+			whole++
+		}
 	}
-	if n := strings.Count(r.HoverTwo, "agentls proposal"); n != 2 {
-		t.Errorf("hover over two runs' hunks shows %d blocks, want one per hunk (2):\n%s", n, r.HoverTwo)
+	if whole != 2 {
+		t.Errorf("two runs' insertion blocks = %q, want two whole blocks told apart by run", r.TwoRunsBlocks)
+	}
+	// The end-of-file insertion: its lines one per line, nothing joined with ⏎.
+	if !containsSub(r.EndBlocks, "func c() int { return 3 }\n\nfunc d() int { return 4 }") || containsSub(r.EndAfter, "⏎") {
+		t.Errorf("end-of-file insertion: blocks %q, inline texts %q; want a block of whole lines", r.EndBlocks, r.EndAfter)
 	}
 	// The inline review stacks each run's block as whole lines under the
 	// line they go before... or above it: both blocks whole, apart.
@@ -712,9 +728,9 @@ func TestVSCodeReview(t *testing.T) {
 	if !strings.Contains(r.NewFileText, "func TestA") {
 		t.Errorf("the new file's editor after accept:\n%s", r.NewFileText)
 	}
-	t.Logf("calc_test.go on disk after the accept: %q", r.DiskAfterAccept)
-	if data, err := os.ReadFile(filepath.Join(ws, "calc_test.go")); err != nil || string(data) != calcTest {
-		t.Errorf("calc_test.go on disk after saving = %q (%v), want exactly %q", data, err, calcTest)
+	// Accepted, it is on disk with its text, without the user saving it.
+	if r.DiskAfterAccept != calcTest {
+		t.Errorf("calc_test.go on disk after the accept = %q, want exactly %q", r.DiskAfterAccept, calcTest)
 	}
 }
 

@@ -13,25 +13,43 @@ import (
 // executeCommand to acceptCommand / rejectCommand): for each pending hunk an
 // "Accept" and a "Reject" lens at the hunk's first line; for a conflicted
 // hunk a "Conflicted: <reason>" lens (no command: it is a label) and
-// "Reject". It only reads the store (one snapshot under its lock, a cached
+// "Reject"; where hunks of several runs start on one line, each title
+// names its run ("Accept run 3f2a…"). It only reads the store (one snapshot under its lock, a cached
 // line index), so it answers in microseconds.
 func (v *Review) CodeLens(_ context.Context, p *protocol.CodeLensParams) ([]protocol.CodeLens, error) {
 	path := v.docs.PathOf(p.TextDocument.URI)
 	props := v.state().store.ListLSP(path, v.core.Session().Encoding)
 	lenses := make([]protocol.CodeLens, 0, 2*len(props))
+	// Hunks of several runs on one line stack their lenses in one row;
+	// "Accept | Reject | Accept | Reject" would not say which is which.
+	runsAt := map[uint32]map[string]bool{}
 	for _, pr := range props {
+		for _, h := range pr.Hunks {
+			if runsAt[h.Range.Start.Line] == nil {
+				runsAt[h.Range.Start.Line] = map[string]bool{}
+			}
+			runsAt[h.Range.Start.Line][pr.RunID] = true
+		}
+	}
+	for _, pr := range props {
+		label := func(title string, line uint32) string {
+			if len(runsAt[line]) > 1 {
+				return title + " run " + pr.RunID
+			}
+			return title
+		}
 		for _, h := range pr.Hunks {
 			line := protocol.Position{Line: h.Range.Start.Line}
 			at := protocol.Range{Start: line, End: line}
 			if h.Status == proposal.StatusConflicted {
 				lenses = append(lenses,
 					protocol.CodeLens{Range: at, Command: protocol.Command{Title: "Conflicted: " + h.Reason}},
-					protocol.CodeLens{Range: at, Command: reviewCommand("Reject", CommandReject, h.ID)})
+					protocol.CodeLens{Range: at, Command: reviewCommand(label("Reject", line.Line), CommandReject, h.ID)})
 				continue
 			}
 			lenses = append(lenses,
-				protocol.CodeLens{Range: at, Command: reviewCommand("Accept", CommandAccept, h.ID)},
-				protocol.CodeLens{Range: at, Command: reviewCommand("Reject", CommandReject, h.ID)})
+				protocol.CodeLens{Range: at, Command: reviewCommand(label("Accept", line.Line), CommandAccept, h.ID)},
+				protocol.CodeLens{Range: at, Command: reviewCommand(label("Reject", line.Line), CommandReject, h.ID)})
 		}
 	}
 	return lenses, nil

@@ -87,8 +87,12 @@ func answerDocument(r *run, answer string, plan bool) string {
 	b.WriteString(answer)
 	b.WriteString("\n")
 	if plan {
-		fmt.Fprintf(&b, "\n---\n\nNothing has changed yet. To carry this plan out, pick the code action "+
-			"“Agent: Approve plan” (command %s with {\"runId\": %q}); its changes arrive as proposals to review.\n", CommandApprovePlan, r.id)
+		// Words a user can act on in any editor: the code action every
+		// client lists, and the VS Code command (with its button above
+		// this document); never a command id with JSON to type.
+		b.WriteString("\n---\n\nNothing has changed yet. To carry this plan out, approve it: the code action " +
+			"“Agent: Approve plan” in any file, or in VS Code the Approve Plan button above this plan or " +
+			"“agentls: Approve Plan” in the command palette. Its changes arrive as proposals to review.\n")
 	}
 	return b.String()
 }

@@ -115,3 +115,29 @@ func planAction(lazy bool, u string, r protocol.Range) *protocol.CodeAction {
 }
 
 const promptPlan = "Plan how to improve the selected code (correctness, clarity, tests): which files change, what changes and why, in order. Do not edit anything yet."
+
+// MethodPlans lists the plans awaiting approval: editors offer approval
+// from a palette or a run list, not only from a transient notification.
+const MethodPlans = "agentls/plans"
+
+// PlanInfo is one plan awaiting approval in PlansResult.
+type PlanInfo struct {
+	RunID     string `json:"runId"`
+	SessionID string `json:"sessionId"`
+	// Title is the plan's headline, clipped for a picker.
+	Title string `json:"title"`
+}
+
+// PlansResult is agentls/plans' result, newest first.
+type PlansResult struct {
+	Plans []PlanInfo `json:"plans"`
+}
+
+// ListPlans answers agentls/plans.
+func (rs *Runs) ListPlans(context.Context, *struct{}) (*PlansResult, error) {
+	out := &PlansResult{Plans: []PlanInfo{}}
+	for _, p := range rs.plans.List() {
+		out.Plans = append(out.Plans, PlanInfo{RunID: p.RunID, SessionID: p.SessionID, Title: text.Clip(text.Headline(p.Plan), 80)})
+	}
+	return out, nil
+}

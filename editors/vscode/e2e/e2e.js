@@ -369,8 +369,9 @@ async function main() {
     out.rejectedShot = await shot("rejected");
     out.steps.push("rejected");
 
-    // Plan mode: the run only plans; its end notification shows the plan
-    // and offers Approve Plan, which carries it out as a proposal.
+    // Plan mode: the run only plans; its end notification offers Show
+    // Plan and Approve Plan; after Show Plan, the palette's Approve Plan
+    // carries it out as a proposal.
     await planAgent("plan to whisper hello");
     await page.waitForFunction(
       () => [...document.querySelectorAll(".notifications-toasts .notification-toast")].some((t) => t.innerText.includes("plan ready")),
@@ -380,7 +381,16 @@ async function main() {
     out.planToasts = await toasts();
     out.planText = await editorText();
     out.planShot = await shot("plan");
-    await page.locator(".notifications-toasts .notification-toast .monaco-button", { hasText: "Approve Plan" }).first().click();
+    // Show Plan takes the notification away: the plan's document has an
+    // Approve Plan lens, and the palette approves it.
+    await page.locator(".notifications-toasts .notification-toast .monaco-button", { hasText: "Show Plan" }).first().click();
+    await page.waitForFunction(() => [...document.querySelectorAll(".codelens-decoration")].some((l) => l.innerText.includes("Approve Plan")), null, {
+      timeout: LIMIT,
+    });
+    out.planLenses = await page.$$eval(".codelens-decoration", (ls) => ls.map((l) => l.innerText));
+    out.planViewShot = await shot("plan-view");
+    await palette("agentls: Approve Plan");
+    await page.locator(".tabs-container .tab", { hasText: "greet.go" }).first().click();
     await hasAfter("quietly");
     out.approvedAfter = await afterTexts();
     out.approvedShot = await shot("plan-approved");

@@ -53,6 +53,11 @@ module.exports = (page) => {
           .map((s) => getComputedStyle(s, "::after").content.replace(/\u00a0/g, " "))
           .filter((c) => c && c !== "none" && c !== "normal"),
       ),
+    // The proposed insertions' blocks (comment thread zones): each one's
+    // text, its lines on lines of their own.
+    insertions: () => page().$$eval(".review-widget", (ws) => ws.map((w) => w.innerText.replace(/\u00a0/g, " "))),
+    insertionWith: (needle) =>
+      page().waitForFunction((n) => [...document.querySelectorAll(".review-widget")].some((w) => w.innerText.includes(n)), needle, { timeout: LIMIT }),
     // The visible notifications' messages, and their buttons.
     toasts: () =>
       page().$$eval(".notifications-toasts .notification-toast", (ts) =>

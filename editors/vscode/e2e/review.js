@@ -5,8 +5,8 @@
 // A third run's change is accepted from the keyboard (Ctrl+Alt+Y on the
 // hunk's line). A fourth proposes a new file: it is listed in the
 // Agent Proposals view and its Review opens a diff against the empty file,
-// before it is accepted; once accepted and saved it holds exactly the
-// proposed text. Records what it saw in E2E_OUT (JSON) for
+// before it is accepted; once accepted it is on disk with exactly the
+// proposed text, without the user saving it. Records what it saw in E2E_OUT (JSON) for
 // editors/vscode/e2e_test.go (TestVSCodeReview).
 //
 // Environment: E2E_URL, E2E_FOLDER, E2E_OUT, E2E_SHOTS, CHROMIUM.
@@ -16,6 +16,13 @@ const { chromium } = require("playwright-core");
 const out = { steps: [] };
 let page;
 const h = require("./lib")(() => page);
+
+// Clicks calc.go's first line and waits until the cursor is there (the
+// status bar says Ln 1): the editor has focus and is the active one.
+async function focusFirstLine() {
+  await page.locator('.view-line:has-text("package calc")').first().click();
+  await page.waitForFunction(() => [...document.querySelectorAll(".statusbar-item")].some((i) => /Ln 1,/.test(i.innerText)), null, { timeout: h.LIMIT });
+}
 
 async function main() {
   const browser = await chromium.launch({
@@ -32,25 +39,25 @@ async function main() {
     out.steps.push("opened");
 
     // Two runs of the same prompt: both blocks pending, told apart by run.
+    // An insertion shows as whole lines where they go (a zone between
+    // two lines), each run's block whole and labelled by its run.
     await h.runAgent("add a helper");
-    await h.hasAfter("helper doubles x");
+    await h.insertionWith("helper doubles x");
     await h.toastWith("changes proposed in calc.go");
     await h.runAgent("add a helper");
-    await page.waitForFunction(
-      () => [...document.querySelectorAll(".view-lines span")].filter((s) => getComputedStyle(s, "::after").content.includes("\u2039run")).length >= 2,
-      null,
-      { timeout: h.LIMIT },
-    );
-    out.twoRunsAfter = await h.afterTexts();
+    await page.waitForFunction(() => [...document.querySelectorAll(".review-widget")].filter((w) => w.innerText.includes("func helper")).length >= 2, null, {
+      timeout: h.LIMIT,
+    });
+    out.twoRunsBlocks = await h.insertions();
     out.twoRunsShot = await h.shot("two-runs");
-    out.hoverTwo = await h.hoverOn("func b");
-    out.hoverShot = await h.shot("two-runs-hover");
-    await page.mouse.move(5, 5);
-    await page.keyboard.press("Escape");
     out.steps.push("two runs");
 
     // The inline review: each run's block as whole lines, with its lenses.
-    await page.locator(".view-lines").first().click();
+    // The click that gives calc.go focus goes on its first line: a click in
+    // the editor's middle can land below the text (the blocks push it
+    // down), put the cursor on the last line and scroll to it, and once
+    // the blocks are gone the view stays scrolled past the text.
+    await focusFirstLine();
     await h.palette("agentls: Review Proposed Changes in File (inline)");
     await page.waitForFunction(
       () => [...document.querySelectorAll(".codelens-decoration")].filter((l) => /Accept \(run /.test(l.innerText)).length >= 2,
@@ -63,7 +70,12 @@ async function main() {
     out.inlineLenses = await page.$$eval(".codelens-decoration", (ls) => ls.map((l) => l.innerText));
     out.inlineShot = await h.shot("inline-review");
     await page.keyboard.press("Control+W");
+    // Its tab gone, calc.go's own is the one left.
+    await page.waitForFunction(() => document.querySelectorAll(".tabs-container .tab").length === 1, null, { timeout: h.LIMIT });
     await page.waitForSelector('.view-lines:has-text("func b")', { timeout: h.LIMIT });
+    // "Accept All Changes in File" acts on the active editor: calc.go's,
+    // focused again once the inline review's tab is closed.
+    await focusFirstLine();
     out.steps.push("inline review");
 
     // Accept all changes in the file: the block lands once.
@@ -96,8 +108,7 @@ async function main() {
     // (A click on the editor's middle put it on line 11, after the text,
     // and the test waited for "Ln 11": it passed on the click's line before
     // the jump, and failed when the jump came first.)
-    await page.locator('.view-line:has-text("package calc")').first().click();
-    await page.waitForFunction(() => [...document.querySelectorAll(".statusbar-item")].some((i) => /Ln 1,/.test(i.innerText)), null, { timeout: h.LIMIT });
+    await focusFirstLine();
     // Under CI load the command can run before the editor has focus again
     // after the palette closes (the cursor then stays put): ask again until
     // the cursor is on the hunk (at most LIMIT). With one hunk, "next" from
@@ -114,6 +125,19 @@ async function main() {
     });
     out.keyboardText = await h.editorText();
     out.steps.push("keyboard");
+
+    // An insertion at the end of the file: a block of whole lines below
+    // the last line (not squashed onto it).
+    await h.runAgent("add c and d at the end");
+    await h.insertionWith("func d() int { return 4 }");
+    out.endBlocks = await h.insertions();
+    out.endAfter = await h.afterTexts();
+    out.endShot = await h.shot("end-of-file-insertion");
+    await h.palette("agentls: Reject All Proposed Changes");
+    await page.waitForFunction(() => ![...document.querySelectorAll(".review-widget")].some((w) => w.innerText.includes("func d()")), null, {
+      timeout: h.LIMIT,
+    });
+    out.steps.push("end of file");
 
     // A new file: seen in the Agent Proposals view and as a diff against
     // the empty file before it is accepted.
@@ -151,7 +175,7 @@ async function main() {
     await page.waitForFunction(() => ![...document.querySelectorAll(".tabs-container .tab")].some((t) => t.innerText.includes("(new file)")), null, {
       timeout: h.LIMIT,
     });
-    // Open it (Go to File) and save it.
+    // Open it (Go to File): it holds the text, and is saved.
     await page.keyboard.press("Control+P");
     await page.waitForSelector(".quick-input-widget input", { state: "visible", timeout: h.LIMIT });
     await page.keyboard.type("calc_test.go");
@@ -160,19 +184,13 @@ async function main() {
     await page.waitForSelector('.view-lines:has-text("TestA")', { timeout: h.LIMIT });
     out.newFileText = await h.editorText();
     const newPath = require("path").join(process.env.E2E_FOLDER, "calc_test.go");
-    out.diskAfterAccept = fs.readFileSync(newPath, "utf8");
-    await page.locator(".view-lines").first().click();
-    await page.keyboard.press("Control+S");
-    // The save reaches the disk on its own time.
-    for (const deadline = Date.now() + h.LIMIT; !fs.readFileSync(newPath, "utf8").includes("TestA") && Date.now() < deadline; ) {
-      await page.waitForTimeout(100);
-    }
-    out.diskAfterSave = fs.readFileSync(newPath, "utf8");
+    // The extension saves it: no tab left dirty, the text on disk.
     await page.waitForFunction(
       () => ![...document.querySelectorAll(".tabs-container .tab.dirty")].some((t) => t.innerText.includes("calc_test.go")),
       null,
       { timeout: h.LIMIT },
     );
+    out.diskAfterAccept = fs.readFileSync(newPath, "utf8");
     out.steps.push("new file accepted");
   } catch (err) {
     try {

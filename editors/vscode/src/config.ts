@@ -121,7 +121,7 @@ export function buildSettings(get: Getter): AgentlsSettings {
  * Finds the executable `name` on PATH, or checks an explicit path (a leading
  * "~/" is the home directory); undefined when there is none.
  */
-export function findExecutable(name: string, envPath = process.env.PATH ?? ""): string | undefined {
+export function findExecutable(name: string, envPath = process.env.PATH ?? "", goBinDirs = defaultGoBinDirs()): string | undefined {
   const expanded = name.startsWith("~/") ? path.join(os.homedir(), name.slice(2)) : name;
   const exts = process.platform === "win32" ? ["", ".exe"] : [""];
   const isExecutable = (p: string) => {
@@ -138,7 +138,10 @@ export function findExecutable(name: string, envPath = process.env.PATH ?? ""): 
   if (expanded.includes("/") || expanded.includes("\\")) {
     return exts.map((e) => expanded + e).find(isExecutable);
   }
-  for (const dir of envPath.split(path.delimiter)) {
+  // Then where `go install` puts binaries: the editor's PATH often lacks
+  // it (a GUI launch, or code-server's extension host resetting PATH).
+  const dirs = [...envPath.split(path.delimiter), ...goBinDirs];
+  for (const dir of dirs) {
     for (const e of exts) {
       const p = path.join(dir, expanded + e);
       if (dir && isExecutable(p)) {
@@ -147,4 +150,15 @@ export function findExecutable(name: string, envPath = process.env.PATH ?? ""): 
     }
   }
   return undefined;
+}
+
+/** Where `go install` puts binaries: $GOBIN, each $GOPATH entry's bin, ~/go/bin. */
+export function defaultGoBinDirs(env: NodeJS.ProcessEnv = process.env): string[] {
+  const dirs: string[] = [];
+  if (env.GOBIN) dirs.push(env.GOBIN);
+  for (const p of (env.GOPATH ?? "").split(path.delimiter)) {
+    if (p) dirs.push(path.join(p, "bin"));
+  }
+  dirs.push(path.join(os.homedir(), "go", "bin"));
+  return dirs;
 }

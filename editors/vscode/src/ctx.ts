@@ -18,7 +18,8 @@ import { elicitForm } from "./elicit";
 import { vscodePrompter } from "./elicit_ui";
 import * as ext from "./lsp_ext";
 import { GhostText } from "./ghost";
-import { errorMessage, isRunEndMessage } from "./messages";
+import { errorMessage, isRunEndMessage, missingBinaryMessage } from "./messages";
+import { planRunOfArg } from "./plans";
 import { argsFromInvocation } from "./remember";
 
 /** LSP RequestFailed: agentls.run's answer when a run cannot start. */
@@ -34,6 +35,8 @@ export interface CtxHooks {
   promptRun(): Promise<ext.RunArgs | undefined>;
   /** Asks which run to cancel; undefined when dismissed or none runs. */
   pickRun(): Promise<string | undefined>;
+  /** Asks which plan awaiting approval to approve; undefined when dismissed or none waits. */
+  pickPlan(): Promise<string | undefined>;
   /** Asks for a rule to remember (agentls.remember); undefined when dismissed. */
   promptRemember(): Promise<ext.RememberArgs | undefined>;
   /** agentls.run's arguments as sent (the picked model added when due). */
@@ -51,19 +54,84 @@ export class Ctx implements vscode.Disposable {
   readonly output = vscode.window.createOutputChannel("agentls");
   private lc: lc.LanguageClient | undefined;
   private fallbacks: vscode.Disposable[] = [];
+  /** Why the server is not running (it failed to start), shown by every command until it runs. */
+  private failure: string | undefined;
+  private downCommands: vscode.Disposable[] = [];
+  private readonly downItem = vscode.window.createStatusBarItem(vscode.StatusBarAlignment.Left, 10);
+  private starting: Promise<void> | undefined;
   private readonly disposables: vscode.Disposable[] = [];
 
   constructor(private readonly hooks: CtxHooks) {
+    this.downItem.text = "$(error) agentls";
+    this.downItem.command = "agentls.restartServer";
     this.disposables.push(
       this.output,
+      this.downItem,
       vscode.workspace.onDidChangeConfiguration((e) => {
-        if (e.affectsConfiguration("agentls.path")) {
+        // A start that failed is tried again on any agentls setting: on a
+        // fresh profile the settings may load after activation, and a
+        // reload must never be the only way out.
+        if (e.affectsConfiguration("agentls.path") || (this.failure !== undefined && e.affectsConfiguration("agentls"))) {
           void this.restart();
         } else if (e.affectsConfiguration("agentls")) {
           void this.sendSettings();
         }
       }),
     );
+  }
+
+  /** Why the server is not running after a failed start, else undefined. */
+  get startFailure(): string | undefined {
+    return this.failure;
+  }
+
+  // The server failed to start: every agentls.* command the server would
+  // have registered says why and offers Retry (not "command not found"),
+  // and a status bar item stays until it runs.
+  private failed(reason: string): void {
+    // The same failure again (a settings change retried) is not shown
+    // twice; the status bar item and the commands still say it.
+    const again = this.failure === reason;
+    this.failure = reason;
+    this.output.appendLine(reason);
+    this.downItem.tooltip = `${reason}\nClick to try again.`;
+    this.downItem.show();
+    this.registerDown();
+    if (!again) {
+      void this.explainFailure();
+    }
+  }
+
+  private registerDown(): void {
+    this.downCommands.forEach((d) => d.dispose());
+    this.downCommands = Object.values(ext.Commands).map((command) =>
+      vscode.commands.registerCommand(command, () => this.explainFailure()),
+    );
+  }
+
+  private async explainFailure(): Promise<void> {
+    const reason = this.failure;
+    if (reason === undefined) {
+      return;
+    }
+    const pick = await vscode.window.showErrorMessage(reason, "Retry", "Open Settings", "Show Log");
+    if (pick === "Retry") {
+      await this.restart();
+      if (this.failure === reason) {
+        void this.explainFailure(); // still the same: say so
+      }
+    } else if (pick === "Open Settings") {
+      await vscode.commands.executeCommand("workbench.action.openSettings", "agentls.path");
+    } else if (pick === "Show Log") {
+      this.output.show(true);
+    }
+  }
+
+  private recovered(): void {
+    this.failure = undefined;
+    this.downItem.hide();
+    this.downCommands.forEach((d) => d.dispose());
+    this.downCommands = [];
   }
 
   /** The running client, or undefined. */
@@ -79,23 +147,34 @@ export class Ctx implements vscode.Disposable {
     return { ...buildSettings((key) => cfg.get(key)), preview: { diagnostics: false } };
   }
 
-  /** Starts the server; reports a missing binary with a way to fix it. */
+  /**
+   * Starts the server; a missing binary or a failed start is reported with
+   * a way to fix it, without waiting for the user (activation ends).
+   */
   async start(): Promise<void> {
     if (this.lc) {
       return;
     }
+    if (this.starting) {
+      return this.starting;
+    }
+    this.starting = this.startOnce().finally(() => {
+      this.starting = undefined;
+    });
+    return this.starting;
+  }
+
+  private async startOnce(): Promise<void> {
     const configured = vscode.workspace.getConfiguration("agentls").get<string>("path") || "agentls";
     const command = findExecutable(configured);
     if (!command) {
-      const choice = await vscode.window.showErrorMessage(
-        `agentls: cannot find the server binary "${configured}". Install it (go install github.com/agentls/agentls/cmd/agentls@latest) or set agentls.path.`,
-        "Open Settings",
-      );
-      if (choice === "Open Settings") {
-        await vscode.commands.executeCommand("workbench.action.openSettings", "agentls.path");
-      }
+      this.failed(missingBinaryMessage(configured));
       return;
     }
+    // The server registers its commands itself (executeCommandProvider):
+    // the stand-ins of a failed start must be gone first.
+    this.downCommands.forEach((d) => d.dispose());
+    this.downCommands = [];
     // No `transport`: with TransportKind.stdio the client appends "--stdio"
     // to the arguments, which agentls does not take; stdio is the default.
     const serverOptions: lc.ServerOptions = { command, args: ["serve"] };
@@ -159,9 +238,10 @@ export class Ctx implements vscode.Disposable {
     } catch (err) {
       this.lc = undefined;
       await client.dispose().catch(() => undefined); // stops its restart attempts
-      void vscode.window.showErrorMessage(`agentls: the server did not start: ${String(err)}`);
+      this.failed(`agentls: the server (${command}) did not start: ${errorMessage(err)}`);
       return;
     }
+    this.recovered();
     this.registerFallbacks(client);
     // Give the agent this editor's tools; an older server without the
     // method answers with an error, which is only logged.
@@ -248,6 +328,16 @@ export class Ctx implements vscode.Disposable {
         return undefined;
       }
       args = [{ runId } satisfies ext.CancelArgs];
+    } else if (command === ext.Commands.approvePlan && !planRunOfArg(args[0])) {
+      // The palette (no argument) or a title button of another file: which plan?
+      const runId = await this.hooks.pickPlan();
+      if (!runId) {
+        return undefined;
+      }
+      args = [{ runId } satisfies ext.ApprovePlanArgs];
+    } else if (command === ext.Commands.approvePlan) {
+      // A plan document's title button passes the document.
+      args = [{ runId: planRunOfArg(args[0]) } satisfies ext.ApprovePlanArgs];
     } else if (command === ext.Commands.remember) {
       const rememberArgs = argsFromInvocation(args) ?? (await this.hooks.promptRemember());
       if (!rememberArgs) {
@@ -298,6 +388,7 @@ export class Ctx implements vscode.Disposable {
 
   dispose(): void {
     void this.stop();
+    this.downCommands.forEach((d) => d.dispose());
     this.disposables.forEach((d) => d.dispose());
   }
 }

@@ -42,6 +42,11 @@ export class ProposedFiles implements vscode.Disposable, vscode.TreeDataProvider
     return this.entries;
   }
 
+  /** Whether `uri` was listed as a new file the agent proposes. */
+  isNewFile(uri: vscode.Uri): boolean {
+    return this.entries.some((e) => e.created && vscode.Uri.parse(e.uri).toString() === uri.toString());
+  }
+
   getTreeItem(e: FileEntry): vscode.TreeItem {
     const uri = vscode.Uri.parse(e.uri);
     const item = new vscode.TreeItem(uri, vscode.TreeItemCollapsibleState.None);

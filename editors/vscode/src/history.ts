@@ -8,6 +8,7 @@
 import * as vscode from "vscode";
 import type { Ctx } from "./ctx";
 import * as ext from "./lsp_ext";
+import { planItem } from "./plans";
 import { ModelChoice } from "./models";
 import type { Runs } from "./runs";
 import { basename, type RunState } from "./runlog";
@@ -331,8 +332,22 @@ export class History implements vscode.Disposable {
    * a follow-up.
    */
   async showRunHistory(): Promise<void> {
-    type Item = vscode.QuickPickItem & { run?: RunState; session?: ext.SessionInfo };
-    const items: Item[] = this.runs.list().map((r) => ({ label: `[${r.id}] ${r.prompt ?? ""}`, description: this.describeRun(r), run: r }));
+    type Item = vscode.QuickPickItem & { run?: RunState; session?: ext.SessionInfo; plan?: string };
+    // Plans awaiting approval first: approving one is what they wait for.
+    let plans: ext.PlanInfo[] = [];
+    try {
+      plans = (await this.ctx.request(ext.plans, {})).plans ?? [];
+    } catch {
+      // the server is not running, or an older one
+    }
+    const items: Item[] = plans.map((p) => {
+      const it = planItem(p);
+      return { label: `$(check) Approve plan: ${it.label}`, description: it.description, plan: p.runId };
+    });
+    if (items.length > 0) {
+      items.push({ label: "Runs", kind: vscode.QuickPickItemKind.Separator });
+    }
+    items.push(...this.runs.list().map((r) => ({ label: `[${r.id}] ${r.prompt ?? ""}`, description: this.describeRun(r), run: r })));
     let sessions: ext.SessionInfo[] = [];
     try {
       sessions = (await this.ctx.request(ext.sessions, {})).sessions ?? [];
@@ -353,7 +368,9 @@ export class History implements vscode.Disposable {
       return;
     }
     const pick = await vscode.window.showQuickPick(items, { title: "agentls: Agent Runs", matchOnDescription: true });
-    if (pick?.run) {
+    if (pick?.plan) {
+      await this.ctx.execute(ext.Commands.approvePlan, { runId: pick.plan } satisfies ext.ApprovePlanArgs);
+    } else if (pick?.run) {
       await this.runActions(pick.run);
     } else if (pick?.session) {
       await this.sessionActions(pick.session);

@@ -364,3 +364,50 @@ export function hunkAtInline(layout: InlineLayout, views: HunkView[], row: numbe
   const id = layout.rows[row]?.hunkId;
   return id === undefined ? undefined : views.find((v) => v.hunkId === id);
 }
+
+/**
+ * Where a pure insertion's lines show as a block of whole lines (a comment
+ * thread's zone, which VS Code draws between two lines): after document
+ * row `row`, i.e. exactly where the lines go. undefined when the hunk
+ * replaces lines (its block stands beside them, blockRows), adds nothing,
+ * is superseded, or goes above the first line (no row to hang it from).
+ */
+export function insertionRow(v: HunkView): number | undefined {
+  if (v.first !== undefined || v.supersededBy || v.added.length === 0) {
+    return undefined;
+  }
+  if (v.above) {
+    return v.anchor > 0 ? v.anchor - 1 : undefined;
+  }
+  return v.anchor;
+}
+
+/** The Markdown of an insertion's block: its lines, fenced, in the file's language. */
+export function insertionMarkdown(v: HunkView, languageId = ""): string {
+  const fence = v.added.some((l) => l.includes("```")) ? "~~~~" : "```";
+  return `${fence}${languageId}\n${v.added.join("\n")}\n${fence}`;
+}
+
+/**
+ * Places several hunks' blocks that share rows side by side, each whole:
+ * a later block starts 3 columns right of where the earlier ones end on
+ * any of its rows. Decorations on one row follow each other, so a later
+ * block's margin counts from the end of the earlier block's text on that
+ * row (or from the line's end where no earlier block is).
+ */
+export function stackBlocks(blocks: BlockRow[][], lines: string[], tabSize = 4): BlockRow[][] {
+  const ends = new Map<number, number>(); // row → visual column where its last block ends
+  return blocks.map((rows) => {
+    const startOf = (r: BlockRow) => visualWidth(lines[r.row] ?? "", tabSize) + r.margin;
+    let start = Math.max(...rows.map(startOf));
+    for (const r of rows) {
+      const end = ends.get(r.row);
+      if (end !== undefined) start = Math.max(start, end + 3);
+    }
+    return rows.map((r) => {
+      const from = ends.get(r.row) ?? visualWidth(lines[r.row] ?? "", tabSize);
+      ends.set(r.row, start + [...r.text].length);
+      return { ...r, margin: start - from };
+    });
+  });
+}

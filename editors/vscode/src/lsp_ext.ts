@@ -302,6 +302,22 @@ export interface SessionsResult {
 /** agentls/sessions: the workspace's sessions (saved ones included). */
 export const sessions = new lc.RequestType<Record<string, never>, SessionsResult, void>("agentls/sessions");
 
+/** One plan awaiting approval in agentls/plans. */
+export interface PlanInfo {
+  runId: string;
+  sessionId: string;
+  /** The plan's headline, clipped. */
+  title: string;
+}
+
+/** agentls/plans result, newest first. */
+export interface PlansResult {
+  plans: PlanInfo[];
+}
+
+/** agentls/plans: the plans awaiting approval (agentls.approvePlan takes one's runId). */
+export const plans = new lc.RequestType<Record<string, never>, PlansResult, void>("agentls/plans");
+
 /** agentls/document: what the server holds for a document (a debugging aid). */
 export const document = new lc.RequestType<DocumentParams, DocumentResult, void>("agentls/document");
 

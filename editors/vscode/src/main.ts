@@ -12,6 +12,7 @@ import * as ext from "./lsp_ext";
 import { ProposedFiles } from "./files";
 import { InlineReview, inlineScheme } from "./inline";
 import { Preview, proposalScheme } from "./preview";
+import { choosePlan, planItem, planRunOfPath } from "./plans";
 import { noteArgs, rememberMessage, validateNote } from "./remember";
 import { Runs } from "./runs";
 
@@ -44,6 +45,9 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
   const c = new Ctx({
     onRunEvent: (ev) => {
       runs.onEvent(ev);
+      if (ev?.kind === "finished" && ev.answerUri) {
+        planLenses.fire(); // a plan's document may be open already
+      }
       history.onRunEvent(ev);
     },
     onProposalsChanged: (p) => {
@@ -57,7 +61,10 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
       if (command === ext.Commands.run && result && typeof (result as ext.RunResult).runId === "string") {
         runs.started((result as ext.RunResult).runId, args[0] as ext.RunArgs | undefined, (result as ext.RunResult).sessionId);
         history.runStarted((result as ext.RunResult).sessionId, args[0] as ext.RunArgs | undefined);
-      } else if (command === ext.Commands.approvePlan && result && typeof (result as ext.RunResult).runId === "string") {
+      } else if (command === ext.Commands.approvePlan) {
+        planLenses.fire(); // approved (or not): the lens follows
+      }
+      if (command === ext.Commands.approvePlan && result && typeof (result as ext.RunResult).runId === "string") {
         const planRun = (args[0] as ext.ApprovePlanArgs | undefined)?.runId ?? "the latest plan";
         runs.started((result as ext.RunResult).runId, { prompt: `carry out the approved plan (${planRun})`, mode: "preview" }, (result as ext.RunResult).sessionId);
       } else if (command === ext.Commands.revert) {
@@ -83,6 +90,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
         const r = result as ext.AcceptResult | undefined;
         if (command === ext.Commands.accept) {
           history.onAcceptResult(args[0] as ext.ReviewArgs | undefined, r);
+          void saveCreated();
         }
         if (command === ext.Commands.accept && r && r.applied === false) {
           const why = r.failureReason ?? conflictText(r.conflicts);
@@ -97,6 +105,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
       }
     },
     promptRun: () => runs.promptRun(),
+    pickPlan: () => pickPlan(),
     pickRun: () => runs.pickRun(),
     promptRemember: async () =>
       noteArgs(
@@ -134,8 +143,70 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     await inline.open(doc);
   };
   files = new ProposedFiles(c, reviewFile);
+
+  // The plans awaiting approval (agentls/plans): the only one, or the
+  // user's pick; undefined when none waits (said) or dismissed.
+  const waitingPlans = async (): Promise<ext.PlanInfo[]> => {
+    try {
+      return (await c.request(ext.plans, {})).plans ?? [];
+    } catch (err) {
+      c.output.appendLine(`agentls/plans: ${String(err)}`);
+      return [];
+    }
+  };
+  const pickPlan = async (): Promise<string | undefined> => {
+    const plans = await waitingPlans();
+    const choice = choosePlan(plans);
+    switch (choice.kind) {
+      case "none":
+        void vscode.window.showInformationMessage("agentls: no plan awaits approval (agentls: Plan with Agent… makes one).");
+        return undefined;
+      case "one":
+        return choice.runId;
+    }
+    const pick = await vscode.window.showQuickPick(plans.map(planItem), { title: "agentls: Approve which plan?", matchOnDescription: true });
+    return pick?.runId;
+  };
+  // A plan's document (answers/<run>.md) carries an Approve Plan lens
+  // while the plan waits; the title bar has the same button.
+  const planLenses = new vscode.EventEmitter<void>();
+  context.subscriptions.push(
+    planLenses,
+    vscode.languages.registerCodeLensProvider(
+      { scheme: "file", pattern: "**/answers/*.md" },
+      {
+        onDidChangeCodeLenses: planLenses.event,
+        provideCodeLenses: async (doc) => {
+          const runId = planRunOfPath(doc.uri.path);
+          if (!runId || !(await waitingPlans()).some((p) => p.runId === runId)) {
+            return [];
+          }
+          const top = new vscode.Range(0, 0, 0, 0);
+          return [
+            new vscode.CodeLens(top, { title: "$(check) Approve Plan", command: ext.Commands.approvePlan, arguments: [{ runId } satisfies ext.ApprovePlanArgs] }),
+            new vscode.CodeLens(top, { title: "$(comment-discussion) Follow Up instead", command: "agentls.followUp", arguments: [runs.sessionOf(runId)] }),
+          ];
+        },
+      },
+    ),
+  );
   preview.onRefreshed = (docUri) => {
     inline.update(docUri);
+  };
+  // An accepted new file arrives as a workspace edit that creates the file
+  // (empty, on disk) and fills its document: saved here, so the file has
+  // its text without the user saving it.
+  const created = new Set<string>();
+  context.subscriptions.push(vscode.workspace.onDidCreateFiles((e) => e.files.filter((f) => files.isNewFile(f)).forEach((f) => created.add(f.toString()))));
+  const saveCreated = async () => {
+    for (const doc of vscode.workspace.textDocuments) {
+      if (created.has(doc.uri.toString()) && doc.isDirty) {
+        created.delete(doc.uri.toString());
+        if (!(await doc.save())) {
+          c.output.appendLine(`${doc.uri.toString()}: the accepted new file was not saved`);
+        }
+      }
+    }
   };
   ctx = c;
   context.subscriptions.push(c, runs, preview, inline, files, history);

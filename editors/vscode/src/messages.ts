@@ -16,3 +16,16 @@ export function errorMessage(err: unknown): string {
   }
   return String(err);
 }
+
+/**
+ * What to do when the server binary is not found. The module is not
+ * published, so `go install …@latest` cannot work: the README installs from
+ * a clone, into $(go env GOPATH)/bin, which the editor's PATH often lacks.
+ */
+export function missingBinaryMessage(configured: string): string {
+  return (
+    `agentls: cannot find the server binary "${configured}" (setting agentls.path, looked up on PATH and in $(go env GOPATH)/bin). ` +
+    "Install it from a clone of agentls with `go install ./cmd/agentls` (see its README), then set agentls.path to the binary's full path " +
+    "or put $(go env GOPATH)/bin on the PATH the editor starts with. The server starts as soon as agentls.path changes, or with Retry."
+  );
+}

@@ -57,6 +57,12 @@ export class Preview implements vscode.Disposable, vscode.TextDocumentContentPro
     overviewRulerLane: vscode.OverviewRulerLane.Right,
   });
   private readonly docs = new Map<string, DocState>();
+  // Pure insertions show as whole lines where they go: a comment thread's
+  // zone, the one extension API that draws between two lines (decorations
+  // can only add text to an existing line). Accept / Reject are the
+  // thread's title buttons.
+  private readonly insertions = vscode.comments.createCommentController("agentls.insertions", "agentls proposed insertions");
+  private readonly threads = new Map<string, Map<string, { thread: vscode.CommentThread; view: hunks.HunkView }>>();
   private readonly changed = new vscode.EventEmitter<vscode.Uri>();
   private readonly timers = new Map<string, NodeJS.Timeout>();
   private readonly disposables: vscode.Disposable[] = [];
@@ -69,6 +75,9 @@ export class Preview implements vscode.Disposable, vscode.TextDocumentContentPro
 
   constructor(private readonly ctx: Ctx) {
     this.disposables.push(
+      this.insertions,
+      vscode.commands.registerCommand("agentls.acceptInsertion", (t: vscode.CommentThread) => this.decideInsertion(t, ext.Commands.accept)),
+      vscode.commands.registerCommand("agentls.rejectInsertion", (t: vscode.CommentThread) => this.decideInsertion(t, ext.Commands.reject)),
       this.deleted,
       this.conflicted,
       this.added,
@@ -161,8 +170,65 @@ export class Preview implements vscode.Disposable, vscode.TextDocumentContentPro
     );
   }
 
+  private async decideInsertion(thread: vscode.CommentThread | undefined, command: string): Promise<void> {
+    for (const m of this.threads.values()) {
+      for (const t of m.values()) {
+        if (t.thread === thread) {
+          await this.ctx.execute(command, { runId: t.view.runId, uri: t.view.uri, hunkId: t.view.hunkId } satisfies ext.ReviewArgs);
+          return;
+        }
+      }
+    }
+  }
+
+  // The insertion threads of a document, kept while their hunk and lines
+  // stay the same (no flicker on each refresh).
+  private drawInsertions(docUri: string, views: hunks.HunkView[]): void {
+    const old = this.threads.get(docUri) ?? new Map<string, { thread: vscode.CommentThread; view: hunks.HunkView }>();
+    const next = new Map<string, { thread: vscode.CommentThread; view: hunks.HunkView }>();
+    const doc = vscode.workspace.textDocuments.find((d) => d.uri.toString() === docUri);
+    const runsShown = new Set(views.map((v) => v.runId)).size;
+    for (const v of views) {
+      const row = hunks.insertionRow(v);
+      if (row === undefined || !doc) {
+        continue;
+      }
+      const body = hunks.insertionMarkdown(v, doc.languageId);
+      const label =
+        `agentls: run ${v.runId} inserts ${v.added.length === 1 ? "this line" : `these ${v.added.length} lines`} here` +
+        (v.conflicted ? ` (${v.reason ?? "conflicted"})` : "") +
+        (v.problems ? ` · ${v.problems}` : "") +
+        (runsShown > 1 ? ` ‹run ${v.runId}›` : "");
+      const key = `${v.runId}/${v.hunkId}/${row}/${label}/${body}`;
+      const kept = old.get(key);
+      if (kept) {
+        old.delete(key);
+        next.set(key, { thread: kept.thread, view: v });
+        continue;
+      }
+      const md = new vscode.MarkdownString(body);
+      const thread = this.insertions.createCommentThread(doc.uri, new vscode.Range(row, 0, row, 0), [
+        { body: md, mode: vscode.CommentMode.Preview, author: { name: `run ${v.runId}` }, contextValue: "agentls.insertion" },
+      ]);
+      thread.label = label;
+      thread.canReply = false;
+      thread.contextValue = "agentls.insertion";
+      thread.collapsibleState = vscode.CommentThreadCollapsibleState.Expanded;
+      next.set(key, { thread, view: v });
+    }
+    for (const t of old.values()) {
+      t.thread.dispose();
+    }
+    if (next.size > 0) {
+      this.threads.set(docUri, next);
+    } else {
+      this.threads.delete(docUri);
+    }
+  }
+
   private redraw(docUri: string): void {
     const views = this.docs.get(docUri)?.views ?? [];
+    this.drawInsertions(docUri, views);
     for (const editor of vscode.window.visibleTextEditors) {
       if (editor.document.uri.toString() !== docUri) {
         continue;
@@ -172,6 +238,8 @@ export class Preview implements vscode.Disposable, vscode.TextDocumentContentPro
       const conflicted: vscode.DecorationOptions[] = [];
       const added: vscode.DecorationOptions[] = [];
       const problems: vscode.DecorationOptions[] = [];
+      const tabSize = typeof editor.options.tabSize === "number" ? editor.options.tabSize : 4;
+      const blocks: { v: hunks.HunkView; hover: vscode.MarkdownString; covered: (row: number) => boolean; rows: hunks.BlockRow[] }[] = [];
       // Two runs' hunks in one file are told apart by their run.
       const runsShown = new Set(views.map((v) => v.runId)).size;
       for (const v of views) {
@@ -212,10 +280,21 @@ export class Preview implements vscode.Disposable, vscode.TextDocumentContentPro
           });
           continue;
         }
+        if (hunks.insertionRow(v) !== undefined) {
+          continue; // whole lines where they go (drawInsertions)
+        }
         // The whole replacement, one new line per row, as a block beside
         // the old lines (hunks.blockRows); "Review" shows it stacked.
-        const tabSize = typeof editor.options.tabSize === "number" ? editor.options.tabSize : 4;
-        for (const b of hunks.blockRows(v, lines, tabSize)) {
+        blocks.push({ v, hover, covered, rows: hunks.blockRows(v, lines, tabSize) });
+      }
+      // Blocks sharing rows (two runs on one line) stand side by side, each whole.
+      const stacked = hunks.stackBlocks(
+        blocks.map((b) => b.rows),
+        lines,
+        tabSize,
+      );
+      for (const [i, { v, hover, covered }] of blocks.entries()) {
+        for (const b of stacked[i]) {
           const end = editor.document.lineAt(Math.min(b.row, editor.document.lineCount - 1)).range.end;
           added.push({
             range: new vscode.Range(end, end),

@@ -163,11 +163,11 @@ export class Runs implements vscode.Disposable {
       case "Follow Up":
         return this.followUp(r);
       case "Show Plan":
-        // The whole plan, as the server wrote it (else the run log).
+        // The whole plan, as the server wrote it (else the run log), in
+        // an editor whose Approve Plan lens and title button stay once
+        // this notification is gone (agentls: Approve Plan too).
         if (r.answerUri) {
-          await vscode.commands.executeCommand("markdown.showPreview", vscode.Uri.parse(r.answerUri)).then(undefined, () =>
-            vscode.window.showTextDocument(vscode.Uri.parse(r.answerUri!), { preview: true }),
-          );
+          await vscode.window.showTextDocument(vscode.Uri.parse(r.answerUri), { preview: false });
           return;
         }
         return this.show();

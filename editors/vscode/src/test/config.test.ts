@@ -3,7 +3,7 @@ import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { describe, it } from "node:test";
-import { buildSettings, findExecutable } from "../config";
+import { buildSettings, defaultGoBinDirs, findExecutable } from "../config";
 
 const getter = (values: Record<string, unknown>) => (key: string) => values[key];
 
@@ -109,10 +109,15 @@ describe("findExecutable", () => {
     assert.equal(findExecutable(path.join(dir, "missing"), ""), undefined);
   });
   it("ignores files that are not executable and directories", () => {
-    assert.equal(findExecutable("notexec", dir), undefined);
+    assert.equal(findExecutable("notexec", dir, []), undefined);
     assert.equal(findExecutable(dir, ""), undefined);
   });
   it("reports a missing binary", () => {
-    assert.equal(findExecutable("agentls", "/nonexistent"), undefined);
+    assert.equal(findExecutable("agentls", "/nonexistent", []), undefined);
+  });
+  it("looks where go install puts binaries when PATH lacks it", () => {
+    assert.equal(findExecutable("agentls", "/nonexistent", ["/nonexistent/go/bin", dir]), bin);
+    assert.deepEqual(defaultGoBinDirs({ GOBIN: "/gb", GOPATH: ["/p1", "/p2"].join(path.delimiter) }).slice(0, 3), ["/gb", path.join("/p1", "bin"), path.join("/p2", "bin")]);
+    assert.equal(defaultGoBinDirs({}).at(-1), path.join(os.homedir(), "go", "bin"));
   });
 });

@@ -309,3 +309,50 @@ describe("problemsNote", () => {
     assert.equal(hunks.problemsNote({ ...p, problems: undefined }), undefined);
   });
 });
+
+describe("insertion blocks", () => {
+  const lines = ["package p", "", "func a() {}", "func b() {}"];
+  const view = (h: Hunk) => hunkViews([{ uri: "u", runId: "r1", status: "pending", proposedText: "", hunks: [h] }], "u", lines)[0];
+  it("hang after the line before where they go, not beside the next lines", () => {
+    const v = view(hunk("h", rng(3, 0, 3, 0), "// b does\n// nothing\n"));
+    assert.equal(hunks.insertionRow(v), 2);
+    assert.equal(hunks.insertionMarkdown(v, "go"), "```go\n// b does\n// nothing\n```");
+  });
+  it("at the end of the file: after the last line, every line its own", () => {
+    const v = view(hunk("h", rng(4, 0, 4, 0), "func c() {}\nfunc d() {}\n"));
+    assert.equal(hunks.insertionRow(v), 3);
+    assert.deepEqual(v.added, ["func c() {}", "func d() {}"]);
+    assert.equal(hunks.insertionMarkdown(v).split("\n").length, 4);
+  });
+  it("not for replacements, nothing added, or above the first line", () => {
+    assert.equal(hunks.insertionRow(view(hunk("h", rng(2, 0, 3, 0), "func a() { x() }\n", "func a() {}\n"))), undefined);
+    assert.equal(hunks.insertionRow(view(hunk("h", rng(0, 0, 0, 0), "// header\n"))), undefined);
+  });
+  it("fences past a fence in the text", () => {
+    const v = view(hunk("h", rng(4, 0, 4, 0), "```\n"));
+    assert.match(hunks.insertionMarkdown(v), /^~~~~/);
+  });
+});
+
+describe("stackBlocks", () => {
+  const lines = ["x := 1", "y := 22", "z"];
+  it("puts a second run's block whole beside the first, in its own column", () => {
+    const a: hunks.BlockRow[] = [
+      { row: 0, text: "⟶ aaa", margin: 4, first: true },
+      { row: 1, text: "  aaaaaa", margin: 3 },
+    ];
+    const b: hunks.BlockRow[] = [
+      { row: 0, text: "⟶ bb", margin: 4, first: true },
+      { row: 1, text: "  b", margin: 3 },
+    ];
+    const [sa, sb] = hunks.stackBlocks([a, b], lines);
+    assert.deepEqual(sa.map((r) => r.margin), [4, 3]); // unchanged: column 10
+    // a ends at 10+5=15 on row 0 and 10+8=18 on row 1: b starts at 21.
+    assert.deepEqual(sb.map((r) => r.margin), [21 - 15, 21 - 18]);
+  });
+  it("leaves blocks on other rows alone", () => {
+    const a: hunks.BlockRow[] = [{ row: 0, text: "⟶ a", margin: 3, first: true }];
+    const b: hunks.BlockRow[] = [{ row: 2, text: "⟶ b", margin: 5, first: true }];
+    assert.deepEqual(hunks.stackBlocks([a, b], lines).map((rs) => rs[0].margin), [3, 5]);
+  });
+});

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { ResponseError } from "vscode-languageserver-protocol";
-import { errorMessage, isRunEndMessage } from "../messages";
+import { errorMessage, isRunEndMessage, missingBinaryMessage } from "../messages";
 
 describe("errorMessage", () => {
   it("is the server's own text for a failed request", () => {
@@ -19,5 +19,16 @@ describe("isRunEndMessage", () => {
     assert.ok(isRunEndMessage("Agent run r1 cancelled"));
     assert.ok(!isRunEndMessage("agentls cannot start an agent run: no model configured"));
     assert.ok(!isRunEndMessage("Agent run r1 wants to use run_command"));
+  });
+});
+
+describe("missingBinaryMessage", () => {
+  it("gives the README's install (from a clone), never the unpublished module's @latest", () => {
+    const m = missingBinaryMessage("agentls");
+    assert.match(m, /"agentls"/);
+    assert.match(m, /go install \.\/cmd\/agentls/);
+    assert.doesNotMatch(m, /@latest/);
+    assert.match(m, /agentls\.path/);
+    assert.match(m, /GOPATH\)\/bin/);
   });
 });
