@@ -48,7 +48,8 @@ func (v *Review) reviewActions(path string, r text.Range, lazy bool) []protocol.
 			notes[pr.RunID] = v.hunkProblemNotes(pr)
 		}
 	}
-	for _, h := range hunks {
+	for i := range hunks {
+		h := &hunks[i] // a Hunk is large: copies of it grew every request's stack
 		suffix := ""
 		switch {
 		case len(runs) > 1:
@@ -110,7 +111,7 @@ type hunkDiagKey struct {
 const maxHunkDiags = 1024
 
 // of is hunkDiagnostic(h, note), remembered.
-func (m *hunkDiagMemo) of(h proposal.Hunk, note string) protocol.Diagnostic {
+func (m *hunkDiagMemo) of(h *proposal.Hunk, note string) protocol.Diagnostic {
 	k := hunkDiagKey{id: h.ID, run: h.RunID, reason: h.Reason, note: note, status: h.Status, rng: h.Range}
 	m.mu.Lock()
 	defer m.mu.Unlock()
@@ -120,7 +121,7 @@ func (m *hunkDiagMemo) of(h proposal.Hunk, note string) protocol.Diagnostic {
 	if m.m == nil || len(m.m) >= maxHunkDiags {
 		m.m = map[hunkDiagKey]protocol.Diagnostic{}
 	}
-	d := hunkDiagnostic(h, note)
+	d := hunkDiagnostic(*h, note)
 	m.m[k] = d
 	return d
 }
