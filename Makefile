@@ -21,9 +21,12 @@ test:
 		--- -count=1 -run 'TestGrepVsRipgrep' -v ./tools
 
 # bench-scale: issue 30's scale benchmark on N copies of GOROOT/src (5:
-# about 57k files, several GB of temporary disk); not part of bench or CI.
+# about 57k files, several GB of temporary disk, removed afterwards): the
+# run's check path and grep against rg (tools), then `agentls serve`'s
+# initialize, RSS and watcher start (lspserver), one package at a time;
+# not part of bench or CI.
 bench-scale:
-	AGENTLS_BENCH_SCALE=$${AGENTLS_BENCH_SCALE:-5} $(GO) test -run '^$$' -bench '^BenchmarkScale$$' -benchtime 1x -timeout 30m -v ./tools
+	AGENTLS_BENCH_SCALE=$${AGENTLS_BENCH_SCALE:-5} $(GO) test -p 1 -run '^$$' -bench '^BenchmarkScale(Serve)?$$' -benchtime 1x -timeout 30m -v ./tools ./lspserver
 
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem ./...

@@ -2,7 +2,6 @@ package tools
 
 import (
 	"context"
-	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -12,6 +11,7 @@ import (
 
 	"github.com/agentls/agentls/internal/overlay"
 	scratchcopy "github.com/agentls/agentls/internal/scratch"
+	"github.com/agentls/agentls/internal/testtree"
 	"github.com/agentls/agentls/internal/workspace"
 )
 
@@ -34,14 +34,7 @@ func scaleBench(t *testing.B) {
 	if n <= 0 {
 		t.Skip("set AGENTLS_BENCH_SCALE=N (copies of GOROOT/src) to run the scale benchmark")
 	}
-	root := scaleTree(t, n)
-	files := 0
-	filepath.WalkDir(root, func(_ string, d os.DirEntry, err error) error {
-		if err == nil && d.Type().IsRegular() {
-			files++
-		}
-		return nil
-	})
+	root, files := testtree.GorootCopies(t, n)
 	t.Logf("tree: %d × GOROOT/src, %d files", n, files)
 
 	for _, kind := range []string{ViewOverlay, ViewCopy} {
@@ -89,23 +82,4 @@ func scaleBench(t *testing.B) {
 		}
 		t.Logf("grep %q: grep tool %v (%d lines), rg %v (%d lines): %.2f× rg", c.pattern, best.Round(time.Millisecond), got, bestRg.Round(time.Millisecond), want, float64(best)/float64(bestRg))
 	}
-}
-
-// scaleTree copies GOROOT/src n times (reflinks where the filesystem can)
-// under a temporary directory with a hello.txt at its root.
-func scaleTree(t *testing.B, n int) string {
-	src := gorootSrc(t)
-	root, err := filepath.EvalSymlinks(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	for i := range n {
-		if out, err := exec.Command("cp", "-r", "--reflink=auto", src, filepath.Join(root, fmt.Sprintf("src%d", i))).CombinedOutput(); err != nil {
-			t.Fatalf("copy GOROOT/src: %v: %s", err, out)
-		}
-	}
-	if err := os.WriteFile(filepath.Join(root, "hello.txt"), []byte("hello\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return root
 }

@@ -35,6 +35,12 @@ type Index struct {
 	// dirStamp is the snapshot directory's modification time when the
 	// last build began (a snapshot is written by rename, which changes it).
 	dirStamp time.Time
+	// statMu guards the last stat of the snapshot directory (statStamp,
+	// taken at statAt): lookups run on every code action request, and a
+	// stat each was a tenth of the handler's cost.
+	statMu    sync.Mutex
+	statAt    time.Time
+	statStamp time.Time
 	// recent are the runs Landed put in byPath ahead of a build, with the
 	// landing's number; a build that began before a landing keeps it.
 	recent   map[string]landing
@@ -137,18 +143,28 @@ func (x *Index) LandedIn(path string) []Landed {
 	return x.byPath[path]
 }
 
+// stampTTL is how long a stat of the snapshot directory is trusted. It
+// only notices changes made by another agentls (this one's own landings
+// and reverts go through Landed and Forget at once), which a code action
+// list may show a moment late.
+const stampTTL = 250 * time.Millisecond
+
 // stamp is the snapshot directory's modification time (zero when there
-// is none).
+// is none), as of a stat at most stampTTL old.
 func (x *Index) stamp() time.Time {
-	st := x.Store()
-	if st == nil {
-		return time.Time{}
+	now := time.Now()
+	x.statMu.Lock()
+	defer x.statMu.Unlock()
+	if !x.statAt.IsZero() && now.Sub(x.statAt) < stampTTL {
+		return x.statStamp
 	}
-	fi, err := os.Stat(st.Dir())
-	if err != nil {
-		return time.Time{}
+	x.statAt, x.statStamp = now, time.Time{}
+	if st := x.Store(); st != nil {
+		if fi, err := os.Stat(st.Dir()); err == nil {
+			x.statStamp = fi.ModTime()
+		}
 	}
-	return fi.ModTime()
+	return x.statStamp
 }
 
 func (x *Index) build() {

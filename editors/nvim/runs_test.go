@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -199,6 +200,39 @@ func TestRunReview(t *testing.T) {
 	r.fact(t, "pending_after", &pending)
 	if pending != 0 {
 		t.Errorf("%d proposals pending after review", pending)
+	}
+}
+
+// TestRunCodeActionResolve: the plugin advertises codeAction resolve for
+// "command", so the server lists its code actions without commands, and
+// Neovim's own vim.lsp.buf.code_action resolves the picked "Agent: Accept
+// change" before running it: both hunks of a preview accepted that way.
+func TestRunCodeActionResolve(t *testing.T) {
+	t.Parallel()
+	srv := llmtest.New(t, readThenEdit("greet.go", "Both louder.",
+		[2]string{`"hello"`, `"HELLO"`}, [2]string{`"bye"`, `"BYE"`}))
+	r := runScript(t, "run_codeaction.lua", options{env: modelEnv(srv), files: map[string]string{"greet.go": twoFuncs}})
+	var props []string
+	r.fact(t, "resolve_properties", &props)
+	if !slices.Contains(props, "command") {
+		t.Errorf("resolveSupport.properties = %q, want \"command\" among them", props)
+	}
+	var provider bool
+	r.fact(t, "resolve_provider", &provider)
+	if !provider {
+		t.Errorf("the server did not offer codeAction/resolve to the plugin")
+	}
+	var listed []struct {
+		Title      string `json:"title"`
+		HasCommand bool   `json:"has_command"`
+	}
+	r.fact(t, "listed", &listed)
+	if len(listed) != 2 || listed[0].HasCommand || listed[1].HasCommand {
+		t.Errorf("listed accept actions = %+v, want two without a command (resolved when picked)", listed)
+	}
+	want := strings.NewReplacer(`"hello"`, `"HELLO"`, `"bye"`, `"BYE"`).Replace(strings.TrimSuffix(twoFuncs, "\n"))
+	if got := r.str(t, "buffer"); got != want {
+		t.Errorf("buffer after accepting both through code actions:\n%s\nwant:\n%s", got, want)
 	}
 }
 

@@ -7,6 +7,8 @@
 package lspcodec
 
 import (
+	"encoding/json"
+
 	"go.lsp.dev/jsonrpc2"
 	"go.lsp.dev/protocol"
 )
@@ -14,9 +16,17 @@ import (
 // Codec implements jsonrpc2.Codec for LSP; use it with jsonrpc2.WithCodec.
 type Codec struct{}
 
-// Marshal encodes v; a jsonrpc2.RawMessage goes out as is (nil as null).
+// Marshal encodes v; a jsonrpc2.RawMessage or an encoding/json one goes
+// out as is (nil as null): handlers that encode their answer themselves
+// (lazy code actions, on the typing path) return the latter, and
+// protocol.Marshal would parse and re-emit it.
 func (Codec) Marshal(v any) ([]byte, error) {
 	switch m := v.(type) {
+	case json.RawMessage:
+		if m == nil {
+			return []byte("null"), nil
+		}
+		return m, nil
 	case jsonrpc2.RawMessage:
 		if m == nil {
 			return []byte("null"), nil

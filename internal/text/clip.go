@@ -11,7 +11,9 @@ import (
 // a rune boundary and ends with "…". It never splits a UTF-8 sequence, so
 // the result stays valid JSON text.
 func Clip(s string, max int) string {
-	s = strings.Join(strings.Fields(s), " ")
+	if !oneLineASCII(s) {
+		s = strings.Join(strings.Fields(s), " ")
+	}
 	if len(s) <= max {
 		return s
 	}
@@ -20,6 +22,25 @@ func Clip(s string, max int) string {
 		cut--
 	}
 	return s[:cut] + "…"
+}
+
+// oneLineASCII reports whether s is ASCII without white space other than
+// single inner spaces: what Clip's normalizing would leave unchanged. Code
+// action titles are built from diagnostics on every request; most are
+// already this.
+func oneLineASCII(s string) bool {
+	if s == "" || s[0] == ' ' || s[len(s)-1] == ' ' {
+		return s == ""
+	}
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case c >= 0x80, c == '\t', c == '\n', c == '\v', c == '\f', c == '\r':
+			return false
+		case c == ' ' && s[i-1] == ' ':
+			return false
+		}
+	}
+	return true
 }
 
 // FirstLine returns the first line of s, trimmed of surrounding space: what a

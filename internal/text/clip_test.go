@@ -61,3 +61,25 @@ func TestFirstOf(t *testing.T) {
 		}
 	}
 }
+
+// TestClipOneLine: titles already on one line (Clip's fast path) and
+// titles that need their white space collapsed come out as
+// strings.Fields would have them.
+func TestClipOneLine(t *testing.T) {
+	for _, c := range []struct{ in, want string }{
+		{"undefined: compute", "undefined: compute"},
+		{" lead", "lead"},
+		{"trail ", "trail"},
+		{"two  spaces", "two spaces"},
+		{"tab\there", "tab here"},
+		{"line\r\nbreak", "line break"},
+		{"non\u00a0breaking", "non breaking"}, // U+00A0 is white space to strings.Fields
+		{"a\u3000b", "a b"},
+		{"日本 語", "日本 語"},
+		{strings.Repeat("x", 90), strings.Repeat("x", 80) + "…"},
+	} {
+		if got := Clip(c.in, 80); got != c.want {
+			t.Errorf("Clip(%q) = %q, want %q", c.in, got, c.want)
+		}
+	}
+}

@@ -3,6 +3,7 @@ package docs
 import (
 	"context"
 	"sync"
+	"time"
 
 	"github.com/agentls/agentls/internal/watch"
 )
@@ -91,6 +92,7 @@ func (d *Docs) applyWatchOp(ctx context.Context, op watchOp) bool {
 	}
 	if fw.w == nil {
 		// Start watches every folder the view has now, op.dir included.
+		began := time.Now()
 		w, err := watch.New(d.view, d.log.With("component", "watch"))
 		if err == nil {
 			if err = w.Start(ctx); err != nil {
@@ -103,6 +105,10 @@ func (d *Docs) applyWatchOp(ctx context.Context, op watchOp) bool {
 			return false
 		}
 		fw.w = w
+		// Said once per server: on a big tree this walk is the slow part
+		// of starting (docs/performance.md measures it from this line).
+		st := w.Stats()
+		d.log.Info("file watcher ready", "dirs", st.WatchedDirs, "limit_hit", st.LimitHit, "took", time.Since(began).Round(time.Millisecond))
 		return true
 	}
 	if !op.add {

@@ -2,6 +2,7 @@ package review
 
 import (
 	"fmt"
+	"sync"
 
 	"go.lsp.dev/protocol"
 
@@ -24,20 +25,31 @@ var reviewActionKind = protocol.CodeActionKindRefactorRewrite
 // are on those lines the titles name each hunk's first line (and run, when
 // there are several), so the user can tell them apart.
 func (v *Review) reviewActions(path string, r text.Range, lazy bool) []protocol.CommandOrCodeAction {
-	hunks := v.state().store.HunksAtLSP(v.docs.StorePath(path), r, v.core.Session().Encoding)
+	path = v.docs.StorePath(path)
+	enc := v.core.Session().Encoding
+	store := v.state().store
+	hunks := store.HunksAtLSP(path, r, enc)
+	if len(hunks) == 0 {
+		return nil
+	}
 	var out []protocol.CommandOrCodeAction
 	preferred := false
 	runs := map[string]bool{}
 	for _, h := range hunks {
 		runs[h.RunID] = true
 	}
-	notes := map[string]map[string]string{} // run → hunk → problem note
-	if len(hunks) > 0 && !v.diags.off.Load() {
-		for _, pr := range v.state().store.ListLSP(v.docs.StorePath(path), v.core.Session().Encoding) {
+	diagsOn := !v.diags.off.Load()
+	var notes map[string]map[string]string // run → hunk → problem note
+	if diagsOn && v.anyProblems(runs, path) {
+		// Placing problems on hunks needs the whole proposals; most
+		// requests have none to place and skip the snapshot.
+		notes = map[string]map[string]string{}
+		for _, pr := range store.ListLSP(path, enc) {
 			notes[pr.RunID] = v.hunkProblemNotes(pr)
 		}
 	}
-	for _, h := range hunks {
+	for i := range hunks {
+		h := &hunks[i] // a Hunk is large: copies of it grew every request's stack
 		suffix := ""
 		switch {
 		case len(runs) > 1:
@@ -48,8 +60,8 @@ func (v *Review) reviewActions(path string, r text.Range, lazy bool) []protocol.
 		// The hunk's preview diagnostic links the actions to it, for
 		// clients that list the fixes of the diagnostic at point.
 		var diags []protocol.Diagnostic
-		if !v.diags.off.Load() {
-			diags = []protocol.Diagnostic{hunkDiagnostic(h, notes[h.RunID][h.ID])}
+		if diagsOn {
+			diags = []protocol.Diagnostic{v.hunkDiags.of(h, notes[h.RunID][h.ID])}
 		}
 		if h.Status == proposal.StatusPending {
 			a := reviewAction(lazy, "Agent: Accept change"+suffix, CommandAccept, h.ID)
@@ -76,4 +88,40 @@ func reviewAction(lazy bool, title, command, hunkID string) *protocol.CodeAction
 		Kind:    core.Ptr(reviewActionKind),
 		Command: reviewCommand(title, command, hunkID),
 	}
+}
+
+// hunkDiagMemo remembers hunk diagnostics for the code actions: editors
+// ask for them on every cursor move, and building each (the change's
+// message, its data) was most of review's share of a request. A hunk's
+// text never changes under its id; its status, reason and range are in
+// the key. The zero value is ready.
+type hunkDiagMemo struct {
+	mu sync.Mutex
+	m  map[hunkDiagKey]protocol.Diagnostic
+}
+
+type hunkDiagKey struct {
+	id, run, reason, note string
+	status                proposal.Status
+	rng                   text.Range
+}
+
+// maxHunkDiags bounds the memo; it is emptied when full (hunks decided
+// long ago are not asked about again).
+const maxHunkDiags = 1024
+
+// of is hunkDiagnostic(h, note), remembered.
+func (m *hunkDiagMemo) of(h *proposal.Hunk, note string) protocol.Diagnostic {
+	k := hunkDiagKey{id: h.ID, run: h.RunID, reason: h.Reason, note: note, status: h.Status, rng: h.Range}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if d, ok := m.m[k]; ok {
+		return d
+	}
+	if m.m == nil || len(m.m) >= maxHunkDiags {
+		m.m = map[hunkDiagKey]protocol.Diagnostic{}
+	}
+	d := hunkDiagnostic(*h, note)
+	m.m[k] = d
+	return d
 }

@@ -72,6 +72,20 @@ func (v *Review) problemsOf(runID, path string) (tools.FileProblems, bool) {
 	return fp, ok
 }
 
+// anyProblems reports whether a language server found problems that one
+// of runs' proposals for path brings.
+func (v *Review) anyProblems(runs map[string]bool, path string) bool {
+	b := &v.problems
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	for run := range runs {
+		if len(b.by[problemKey{run, path}].Outstanding) > 0 {
+			return true
+		}
+	}
+	return false
+}
+
 // proposalProblems is a proposal's problems for agentls/proposals: the
 // ones it brings (outstanding), ranges in its proposed text in the
 // session's encoding; nil when no language server judged it.

@@ -40,6 +40,8 @@ type Review struct {
 	diags previewDiags // proposals as diagnostics for plugin-less clients (diagnostics.go)
 
 	problems problemBook // what language servers found in proposals (problems.go)
+
+	hunkDiags hunkDiagMemo // preview diagnostics for the code actions (actions.go)
 }
 
 // New returns the review part of c's session, on the documents of d. The

@@ -60,26 +60,27 @@ func (rs *Runs) CodeAction(_ context.Context, p *protocol.CodeActionParams) (any
 	if rs.core.Session().Features.LazyCodeActions {
 		return rs.lazyCodeActions(p), nil
 	}
-	return rs.codeActions(p, false), nil
+	return rs.codeActions(p, core.DocKey(p.TextDocument.URI), false), nil
 }
 
 // codeActions are the actions for p; lazy leaves their commands out
-// (resolve.go builds them again, whole).
-func (rs *Runs) codeActions(p *protocol.CodeActionParams, lazy bool) []protocol.CommandOrCodeAction {
+// (resolve.go builds them again, whole). key is core.DocKey of p's
+// document, computed once per request.
+func (rs *Runs) codeActions(p *protocol.CodeActionParams, key string, lazy bool) []protocol.CommandOrCodeAction {
 	only := p.Context.Only
 	u := string(p.TextDocument.URI)
 	var out []protocol.CommandOrCodeAction
 	// A proposed change under the cursor comes first, its Accept marked
 	// preferred: the default action (eglot's RET, VS Code's quick fix key)
 	// decides the change rather than starting a run.
-	for _, a := range rs.review.CodeActions(core.DocKey(p.TextDocument.URI), core.ToTextRange(p.Range), lazy) {
+	for _, a := range rs.review.CodeActions(key, core.ToTextRange(p.Range), lazy) {
 		if ca, ok := a.(*protocol.CodeAction); ok && ca.Kind != nil && !kindWanted(only, *ca.Kind) {
 			continue
 		}
 		out = append(out, a)
 	}
 	if kindWanted(only, protocol.CodeActionKindQuickFix) {
-		out = append(out, rs.taskActions(rs.docs.StorePath(core.DocKey(p.TextDocument.URI)), u, p.Range, lazy)...)
+		out = append(out, rs.taskActions(rs.docs.StorePath(key), u, p.Range, lazy)...)
 		for _, d := range p.Context.Diagnostics {
 			msg := diagnosticText(d)
 			if msg == "" || rs.review.IsPreviewDiagnostic(d) { // our own previews are decided, not fixed
@@ -108,7 +109,7 @@ func (rs *Runs) codeActions(p *protocol.CodeActionParams, lazy bool) []protocol.
 			out = append(out, a)
 		}
 	}
-	return append(out, rs.historyActions(core.DocKey(p.TextDocument.URI), p.Range, only)...)
+	return append(out, rs.historyActions(key, p.Range, only)...)
 }
 
 // continueAction continues session id with promptContinue. lazy: without

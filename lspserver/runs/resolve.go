@@ -78,11 +78,12 @@ func (t *actionSets) get(id uint64) (actionSet, bool, uint64) {
 // lazyCodeActions answers p without commands, encoded here: the
 // reflection-based encoder was a third of the handler's cost.
 func (rs *Runs) lazyCodeActions(p *protocol.CodeActionParams) json.RawMessage {
-	actions := rs.codeActions(p, true)
+	key := core.DocKey(p.TextDocument.URI)
+	actions := rs.codeActions(p, key, true)
 	if len(actions) == 0 {
 		return json.RawMessage("[]")
 	}
-	path := rs.docs.StorePath(core.DocKey(p.TextDocument.URI))
+	path := rs.docs.StorePath(key)
 	ver, open := rs.view.BufferVersion(path)
 	id := rs.actionSets.add(actionSet{path: path, version: ver, open: open, params: p})
 	b := make([]byte, 0, 160*len(actions))
@@ -136,7 +137,7 @@ func appendLazyAction(b []byte, a protocol.CommandOrCodeAction, id uint64, i int
 func appendDiagnostic(b []byte, d protocol.Diagnostic) []byte {
 	msg, plain := d.Message.(protocol.String)
 	if !plain || d.CodeDescription != (protocol.CodeDescription{}) || d.Tags.Len() > 0 || len(d.RelatedInformation) > 0 ||
-		(len(d.Data) > 0 && !jsontext.Value(d.Data).IsValid()) {
+		(len(d.Data) > 0 && !json.Valid(d.Data)) {
 		raw, err := protocol.Marshal(d)
 		if err != nil {
 			panic(fmt.Sprintf("encoding a diagnostic: %v", err)) // protocol types always encode; dispatch turns a panic into InternalError
@@ -197,7 +198,7 @@ func (rs *Runs) CodeActionResolve(_ context.Context, a *protocol.CodeAction) (*p
 	if ver, open := rs.view.BufferVersion(set.path); open != set.open || ver != set.version {
 		return nil, core.ContentModified("%s: the document changed since %q was listed (version %d, now %d); ask for code actions again", method, a.Title, set.version, ver)
 	}
-	actions := rs.codeActions(set.params, false)
+	actions := rs.codeActions(set.params, core.DocKey(set.params.TextDocument.URI), false)
 	i := *d.I
 	if i < 0 || i >= len(actions) || title(actions[i]) != a.Title {
 		// The list changed without an edit (a change decided, a plan

@@ -213,6 +213,19 @@ local function capabilities(cfg)
   -- Neovim versions whose own client does not.
   caps.window = caps.window or {}
   caps.window.showDocument = { support = true }
+  -- Code actions arrive as titles, their commands on codeAction/resolve:
+  -- the server skips building a command for every action of every cursor
+  -- move. Neovim (0.7.2 on) resolves a picked action that has no edit
+  -- (vim.lsp.buf on_user_choice), so one without a command is resolved too.
+  local ca = caps.textDocument and caps.textDocument.codeAction
+  if ca then
+    ca.dataSupport = true
+    ca.resolveSupport = ca.resolveSupport or { properties = {} }
+    local props = ca.resolveSupport.properties
+    if not vim.tbl_contains(props, "command") then
+      table.insert(props, "command")
+    end
+  end
   return caps
 end
 
