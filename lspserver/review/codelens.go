@@ -30,11 +30,20 @@ func (v *Review) CodeLens(_ context.Context, p *protocol.CodeLensParams) ([]prot
 				continue
 			}
 			lenses = append(lenses,
-				protocol.CodeLens{Range: at, Command: reviewCommand("Accept", CommandAccept, h.ID)},
+				protocol.CodeLens{Range: at, Command: reviewCommand(acceptLens(h), CommandAccept, h.ID)},
 				protocol.CodeLens{Range: at, Command: reviewCommand("Reject", CommandReject, h.ID)})
 		}
 	}
 	return lenses, nil
+}
+
+// acceptLens is "Accept", or "Accept next edit" for a suggestion, which
+// the user did not ask for and should recognise as such.
+func acceptLens(h proposal.Hunk) string {
+	if h.Source != "" {
+		return "Accept " + proposal.Noun(h)
+	}
+	return "Accept"
 }
 
 // reviewCommand is the Command that accepts or rejects one hunk.
