@@ -135,6 +135,40 @@ func TestNextEditRename(t *testing.T) {
 	}
 }
 
+// TestNextEditTold: a next-edit proposal is told as a next edit, never
+// by its run id (next-edit-N, a run the user never started): the
+// diagnostic, the hover, the code actions and the lens.
+func TestNextEditTold(t *testing.T) {
+	_, e := nextEditSession(t, renameModel(llmtest.Always(llmtest.Text("done"))), nil)
+	u := e.open(t, "f.py", renameBefore)
+	e.typeAt(t, u, len("def f("), len("def f(a"), "b")
+	p := awaitNextEdit(t, e, u)
+
+	pub := awaitDiagnostics(t, e.c, u, "the next edit's diagnostic", withCount(1))
+	if got, want := pub.Diagnostics[0].Message, "Next edit suggests: return b + 1   (replacing: return a + 1)"; got != want {
+		t.Errorf("diagnostic %q, want %q", got, want)
+	}
+	hover := e.hover(t, u, 1, 4)
+	if !strings.HasPrefix(hover, "**agentls: next edit**\n") || strings.Contains(hover, p.RunID) ||
+		!strings.Contains(hover, "*Agent: Accept next edit* / *Agent: Reject next edit*") {
+		t.Errorf("hover:\n%s", hover)
+	}
+	var titles []string
+	for _, a := range e.codeActions(t, u, protocol.Range{Start: protocol.Position{Line: 1}, End: protocol.Position{Line: 1, Character: 3}}) {
+		titles = append(titles, a.Title)
+	}
+	if len(titles) < 2 || titles[0] != "Agent: Accept next edit" || titles[1] != "Agent: Reject next edit" {
+		t.Errorf("code actions %q", titles)
+	}
+	var lenses []string
+	for _, l := range e.codeLens(t, u) {
+		lenses = append(lenses, l.Command.Title)
+	}
+	if strings.Join(lenses, " | ") != "Accept next edit | Reject" {
+		t.Errorf("lenses %q", lenses)
+	}
+}
+
 // TestNextEditDroppedByOverlap: an edit elsewhere keeps the next-edit
 // proposal (rebased); the user's edit of its lines drops it rather than
 // leaving a conflict to review.

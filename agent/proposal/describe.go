@@ -28,10 +28,13 @@ func HunkMarkdown(hunks []Hunk) string {
 }
 
 func writeHunkMarkdown(b *strings.Builder, h Hunk) {
-	if h.Status == StatusConflicted {
-		fmt.Fprintf(b, "**agentls: conflicted proposal** (run %s): %s\n\n", h.RunID, h.Reason)
-	} else {
-		fmt.Fprintf(b, "**agentls: proposed change** (run %s)\n\n", h.RunID)
+	switch {
+	case h.Status == StatusConflicted:
+		fmt.Fprintf(b, "**agentls: conflicted proposal** (%s): %s\n\n", Origin(h), h.Reason)
+	case h.Source != "":
+		fmt.Fprintf(b, "**agentls: %s**\n\n", Origin(h))
+	default:
+		fmt.Fprintf(b, "**agentls: proposed change** (%s)\n\n", Origin(h))
 	}
 	old, neu := hunkLines(h)
 	var diff strings.Builder
@@ -49,7 +52,27 @@ func writeHunkMarkdown(b *strings.Builder, h Hunk) {
 		b.WriteString("The file changed under this hunk, so it cannot be accepted: reject it (code action *Agent: Reject change*) or ask the agent again.\n")
 		return
 	}
-	b.WriteString("Code actions: *Agent: Accept change* / *Agent: Reject change*.\n")
+	fmt.Fprintf(b, "Code actions: *Agent: Accept %[1]s* / *Agent: Reject %[1]s*.\n", Noun(h))
+}
+
+// Origin names where a hunk comes from for a person: "run <id>" for an
+// agent run, the source in words ("next edit") for a suggestion, whose
+// run id (next-edit-3) the user never started nor needs.
+func Origin(h Hunk) string {
+	if h.Source != "" {
+		return strings.ReplaceAll(h.Source, "-", " ")
+	}
+	return "run " + h.RunID
+}
+
+// Noun is what the accept and reject actions call a hunk: "change", or
+// the suggestion's kind ("next edit"), so a key or menu entry that takes
+// a suggestion says so.
+func Noun(h Hunk) string {
+	if h.Source != "" {
+		return Origin(h)
+	}
+	return "change"
 }
 
 // writeBoundedDiff writes old as "-" lines and neu as "+" lines, each
@@ -95,18 +118,24 @@ func hunkMessageLines(h Hunk) string {
 	if h.Status == StatusConflicted {
 		fmt.Fprintf(&b, "Conflicted agent proposal (%s); reject it or ask again.\n", h.Reason)
 	}
+	// A suggestion says so first: the user did not ask an agent for it.
+	who := "Agent proposes"
+	if h.Source != "" {
+		o := Origin(h)
+		who = strings.ToUpper(o[:1]) + o[1:] + " suggests" // "Next edit suggests"
+	}
 	if len(old) == 1 && len(neu) == 1 {
 		o, n := trimCommonIndent(old[0], neu[0])
-		fmt.Fprintf(&b, "Agent proposes: %s   (replacing: %s)", safetext.Bound(n, MaxMessageLineBytes), safetext.Bound(o, MaxMessageLineBytes))
+		fmt.Fprintf(&b, "%s: %s   (replacing: %s)", who, safetext.Bound(n, MaxMessageLineBytes), safetext.Bound(o, MaxMessageLineBytes))
 		return b.String()
 	}
 	switch {
 	case len(old) == 0:
-		fmt.Fprintf(&b, "Agent proposes inserting %s:", linesOf(len(neu)))
+		fmt.Fprintf(&b, "%s inserting %s:", who, linesOf(len(neu)))
 	case len(neu) == 0:
-		fmt.Fprintf(&b, "Agent proposes deleting %s:", linesOf(len(old)))
+		fmt.Fprintf(&b, "%s deleting %s:", who, linesOf(len(old)))
 	default:
-		fmt.Fprintf(&b, "Agent proposes replacing %s with %d:", linesOf(len(old)), len(neu))
+		fmt.Fprintf(&b, "%s replacing %s with %d:", who, linesOf(len(old)), len(neu))
 	}
 	n := 0
 	for _, part := range []struct {

@@ -27,7 +27,7 @@ func (s *Store) Put(runID, path, base string, baseVersion *int32, proposed strin
 		fs = s.newFile(path, base, baseVersion)
 	}
 	old := fs.find(runID)
-	p := &proposal{file: fs, runID: runID, base: base, baseVersion: cloneVersion(baseVersion),
+	p := &proposal{file: fs, runID: runID, source: s.sources[runID], base: base, baseVersion: cloneVersion(baseVersion),
 		proposed: proposed, created: created}
 	var oldHunks []*hunk
 	if old != nil {

@@ -56,7 +56,7 @@ func (h *hunk) snapshot() Hunk {
 		reason = editedReason(&h.prop.file.text, h.start, h.end)
 	}
 	return Hunk{
-		ID: h.id, RunID: h.prop.runID, Path: h.prop.file.path,
+		ID: h.id, RunID: h.prop.runID, Source: h.prop.source, Path: h.prop.file.path,
 		Start: h.start, End: h.end, OldText: h.oldText, NewText: h.newText,
 		Status: h.status, Reason: reason, SupersededBy: h.superseded, LastError: h.lastError, Applying: h.plan != 0,
 	}

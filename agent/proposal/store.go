@@ -50,6 +50,7 @@ type fileState struct {
 type proposal struct {
 	file        *fileState
 	runID       string
+	source      string // Proposal.Source, copied so hunk snapshots carry it
 	base        string
 	baseVersion *int32
 	proposed    string

@@ -30,7 +30,10 @@ type Hunk struct {
 	// ID is stable for the hunk's life and never reused.
 	ID    string
 	RunID string
-	Path  string
+	// Source is its proposal's Source: a suggestion's hunk is told as
+	// such ("next edit"), not by a run id the user never started.
+	Source string
+	Path   string
 	// Start and End are byte offsets in the current document text
 	// (Proposal.Text): the hunk replaces Text[Start:End] with NewText. For a
 	// conflicted hunk they cover the region the hunk's lines became.

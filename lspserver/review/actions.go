@@ -23,7 +23,9 @@ var reviewActionKind = protocol.CodeActionKindRefactorRewrite
 // Conflicted hunks get only the reject action (they cannot apply). The
 // first Accept is the preferred action (isPreferred). When several hunks
 // are on those lines the titles name each hunk's first line (and run, when
-// there are several), so the user can tell them apart.
+// there are several), so the user can tell them apart. A suggestion's
+// titles say what it is instead of "change" ("Agent: Accept next edit"),
+// which already tells it from the runs' hunks.
 func (v *Review) reviewActions(path string, r text.Range, lazy bool) []protocol.CommandOrCodeAction {
 	path = v.docs.StorePath(path)
 	enc := v.core.Session().Encoding
@@ -52,8 +54,8 @@ func (v *Review) reviewActions(path string, r text.Range, lazy bool) []protocol.
 		h := &hunks[i] // a Hunk is large: copies of it grew every request's stack
 		suffix := ""
 		switch {
-		case len(runs) > 1:
-			suffix = fmt.Sprintf(" at line %d (run %s)", h.Range.Start.Line+1, h.RunID)
+		case len(runs) > 1 && h.Source == "":
+			suffix = fmt.Sprintf(" at line %d (%s)", h.Range.Start.Line+1, proposal.Origin(*h))
 		case len(hunks) > 1:
 			suffix = fmt.Sprintf(" at line %d", h.Range.Start.Line+1)
 		}
@@ -64,14 +66,14 @@ func (v *Review) reviewActions(path string, r text.Range, lazy bool) []protocol.
 			diags = []protocol.Diagnostic{v.hunkDiags.of(h, notes[h.RunID][h.ID])}
 		}
 		if h.Status == proposal.StatusPending {
-			a := reviewAction(lazy, "Agent: Accept change"+suffix, CommandAccept, h.ID)
+			a := reviewAction(lazy, "Agent: Accept "+proposal.Noun(*h)+suffix, CommandAccept, h.ID)
 			a.Diagnostics = diags
 			if !preferred {
 				a.IsPreferred, preferred = core.Ptr(true), true
 			}
 			out = append(out, a)
 		}
-		a := reviewAction(lazy, "Agent: Reject change"+suffix, CommandReject, h.ID)
+		a := reviewAction(lazy, "Agent: Reject "+proposal.Noun(*h)+suffix, CommandReject, h.ID)
 		a.Diagnostics = diags
 		out = append(out, a)
 	}

@@ -32,13 +32,13 @@ func (v *Review) CodeLens(_ context.Context, p *protocol.CodeLensParams) ([]prot
 		}
 	}
 	for _, pr := range props {
-		label := func(title string, line uint32) string {
-			if len(runsAt[line]) > 1 {
-				return title + " run " + pr.RunID
-			}
-			return title
-		}
 		for _, h := range pr.Hunks {
+			label := func(title string, line uint32) string {
+				if len(runsAt[line]) > 1 {
+					return title + " " + proposal.Origin(h)
+				}
+				return title
+			}
 			line := protocol.Position{Line: h.Range.Start.Line}
 			at := protocol.Range{Start: line, End: line}
 			if h.Status == proposal.StatusConflicted {
@@ -48,11 +48,21 @@ func (v *Review) CodeLens(_ context.Context, p *protocol.CodeLensParams) ([]prot
 				continue
 			}
 			lenses = append(lenses,
-				protocol.CodeLens{Range: at, Command: reviewCommand(label("Accept", line.Line), CommandAccept, h.ID)},
+				protocol.CodeLens{Range: at, Command: reviewCommand(acceptLens(h, label("Accept", line.Line)), CommandAccept, h.ID)},
 				protocol.CodeLens{Range: at, Command: reviewCommand(label("Reject", line.Line), CommandReject, h.ID)})
 		}
 	}
 	return lenses, nil
+}
+
+// acceptLens is title ("Accept", or "Accept run X" where runs stack), or
+// "Accept next edit" for a suggestion, which the user did not ask for and
+// should recognise as such.
+func acceptLens(h proposal.Hunk, title string) string {
+	if h.Source != "" {
+		return "Accept " + proposal.Noun(h)
+	}
+	return title
 }
 
 // reviewCommand is the Command that accepts or rejects one hunk.

@@ -11,6 +11,7 @@ import * as hunks from "./hunks";
 import * as ext from "./lsp_ext";
 import { ProposedFiles } from "./files";
 import { InlineReview, inlineScheme } from "./inline";
+import { registerNextEdit } from "./nextedit";
 import { Preview, proposalScheme } from "./preview";
 import { choosePlan, planItem, planRunOfPath } from "./plans";
 import { noteArgs, rememberMessage, validateNote } from "./remember";
@@ -366,6 +367,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
   for (const [name, fn] of Object.entries(commands)) {
     context.subscriptions.push(vscode.commands.registerCommand(name, fn));
   }
+  registerNextEdit(context, c, preview);
 
   await c.start();
 }

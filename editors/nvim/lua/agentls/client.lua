@@ -288,6 +288,7 @@ function M.make_config(cfg, root)
       local cur = require("agentls").get_config() or cfg
       set_keymaps(bufnr, cur.keymaps)
       require("agentls.ghost").attach(bufnr)
+      require("agentls.nextedit").attach(bufnr)
       if cur.preview and cur.preview.enabled ~= false then
         require("agentls.preview").refresh(bufnr, client)
       end

@@ -17,6 +17,7 @@ local M = {}
 ---@field log_level string plugin log level: "debug", "info", "warn" (default) or "error"
 ---@field debounce_text_changes integer|nil milliseconds to batch didChange (nil: Neovim's default)
 ---@field ghost {enabled:boolean, debounce_ms:integer, keys:table<string,string|false>}|false ghost text (inline completions) in insert mode
+---@field next_edit {key:string|false}|false the key accepting the buffer's next-edit suggestion (normal and insert mode)
 
 local defaults = {
   cmd = { "agentls" },
@@ -36,6 +37,7 @@ local defaults = {
     debounce_ms = 30,
     keys = { accept = "<M-l>", accept_word = "<M-w>", accept_line = "<M-j>", dismiss = false, trigger = false },
   },
+  next_edit = { key = "<M-n>" },
 }
 
 local config = nil
@@ -75,6 +77,10 @@ local function validate(cfg)
     check("ghost.enabled", cfg.ghost.enabled, { "boolean" }, true)
     check("ghost.debounce_ms", cfg.ghost.debounce_ms, { "number" }, true)
     check("ghost.keys", cfg.ghost.keys, { "table" }, true)
+  end
+  check("next_edit", cfg.next_edit, { "table", "boolean" })
+  if type(cfg.next_edit) == "table" then
+    check("next_edit.key", cfg.next_edit.key, { "string", "boolean" }, true)
   end
   if #cfg.cmd == 0 or type(cfg.cmd[1]) ~= "string" then
     error("agentls: cmd must be a non-empty list of strings, e.g. { 'agentls' }", 0)

@@ -160,6 +160,10 @@ local function place(bufnr, lines, proposal, h, encoding, opts, first)
       hint = { { "  agent: conflicted (you changed these lines): :AgentExplain / :AgentReject", "AgentlsHint" } }
     elseif type(h.lastError) == "string" and h.lastError ~= "" then
       hint = { { "  agent: last accept failed: :AgentExplain / :AgentAccept / :AgentReject", "AgentlsHint" } }
+    elseif proposal.source == "next-edit" then
+      -- A suggestion nobody asked for: say what it is and the key that takes it.
+      local key = require("agentls.nextedit").key()
+      hint = { { "  next edit: " .. (key and key .. " / " or "") .. ":AgentAccept / :AgentReject", "AgentlsHint" } }
     else
       hint = { { "  agent: :AgentAccept / :AgentReject", "AgentlsHint" } }
     end
@@ -173,6 +177,7 @@ local function place(bufnr, lines, proposal, h, encoding, opts, first)
   local hunk = {
     id = h.id,
     runId = proposal.runId,
+    source = proposal.source,
     uri = proposal.uri,
     status = conflicted and "conflicted" or "pending",
     reason = h.reason,
@@ -322,7 +327,8 @@ function M.on_exit(client_id)
 end
 
 --- The hunks shown in buffer `bufnr`, in buffer order, each with its
---- current rows: { id, runId, uri, status, first, last, supersededBy,
+--- current rows: { id, runId, source ("next-edit" for a suggestion, else
+--- nil), uri, status, first, last, supersededBy,
 --- created, problems (the count its proposal introduces, nil when no
 --- language server judged it), … } (0-based rows; a pure insertion has first == last == the
 --- row it hangs from).
@@ -333,7 +339,7 @@ function M.hunks(bufnr)
     if pos and pos[1] then
       local last = pos[3] and pos[3].end_row or pos[1]
       table.insert(out, {
-        id = h.id, runId = h.runId, uri = h.uri, status = h.status, first = pos[1], last = last, index = i,
+        id = h.id, runId = h.runId, source = h.source, uri = h.uri, status = h.status, first = pos[1], last = last, index = i,
         reason = h.reason, lastError = h.lastError, oldText = h.oldText, newText = h.newText,
         supersededBy = h.supersededBy, created = h.created, problems = h.problems,
       })
