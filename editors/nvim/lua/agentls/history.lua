@@ -414,7 +414,11 @@ end
 
 --- The run list's line for run record `r`.
 function M.run_item(r)
+  -- id and start time tell apart runs of the same task
   local parts = { "[" .. tostring(r.id) .. "]", r.status }
+  if r.started then
+    table.insert(parts, 2, r.started)
+  end
   local u = usage.status_part(r)
   if u ~= "" then
     table.insert(parts, u)

@@ -29,7 +29,7 @@ local function get_run(client_id, run_id)
   local k = key(client_id, run_id)
   local r = runs[k]
   if not r then
-    r = { client_id = client_id, id = run_id, status = "running", seq = 0, tools = 0, text = {} }
+    r = { client_id = client_id, id = run_id, status = "running", seq = 0, tools = 0, text = {}, started = os.date("%H:%M") }
     runs[k] = r
     table.insert(order, k)
   end
