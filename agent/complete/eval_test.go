@@ -9,9 +9,9 @@ import (
 	"io/fs"
 	"math/rand/v2"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
-	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -74,11 +74,11 @@ func TestEvalCompletionContext(t *testing.T) {
 	t.Logf("%d cases (%d per language), model %q at %q", len(cases), n, model, base)
 	type stat struct {
 		bytes, ctx, decl []int
-		withDecl   int
-		build      []time.Duration
-		exact      int
-		sim        float64
-		asked      int
+		withDecl         int
+		build            []time.Duration
+		exact            int
+		sim              float64
+		asked            int
 	}
 	for _, lang := range []string{"go", "python", "all"} {
 		stats := make([]stat, len(evalSources))
@@ -180,7 +180,11 @@ func tableDecls(e *Engine, c evalCase) []string {
 // goCases picks n functions of GOROOT/src with a seeded generator.
 func goCases(t *testing.T, n int) []evalCase {
 	var files []string
-	root := filepath.Join(runtime.GOROOT(), "src")
+	goroot, err := exec.Command("go", "env", "GOROOT").Output()
+	if err != nil {
+		t.Fatalf("go env GOROOT: %v", err)
+	}
+	root := filepath.Join(strings.TrimSpace(string(goroot)), "src")
 	_ = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return nil
@@ -296,14 +300,12 @@ func goDecls(dir string) map[string]string {
 			case *ast.GenDecl:
 				for _, s := range d.Specs {
 					if ts, ok := s.(*ast.TypeSpec); ok {
-						kind := "type " + ts.Name.Name + " " + fmt.Sprintf("%T", ts.Type)
+						kind := "type " + ts.Name.Name
 						switch ts.Type.(type) {
 						case *ast.StructType:
 							kind = "type " + ts.Name.Name + " struct"
 						case *ast.InterfaceType:
 							kind = "type " + ts.Name.Name + " interface"
-						default:
-							kind = "type " + ts.Name.Name
 						}
 						m[ts.Name.Name] = kind
 					}

@@ -74,6 +74,7 @@ func hoverDeclaration(c protocol.HoverContents) string {
 		}
 	case protocol.String:
 		s = firstFence(string(v))
+	//lint:ignore SA1019 older servers still send marked strings
 	case *protocol.MarkedStringWithLanguage:
 		if v != nil {
 			s = v.Value
@@ -81,6 +82,7 @@ func hoverDeclaration(c protocol.HoverContents) string {
 	case protocol.MarkedStringSlice:
 		for _, m := range v {
 			switch m := m.(type) {
+			//lint:ignore SA1019 older servers still send marked strings
 			case *protocol.MarkedStringWithLanguage:
 				s = m.Value
 			case protocol.String:
