@@ -92,6 +92,8 @@ func New(opts Options) *Server {
 		model, _, _ := eng.Describe()
 		return model, eng.Usage(), eng.Enabled()
 	})
+	// Completions ask the runs' language servers for declarations.
+	s.inline.LanguageServers(s.runs.LanguageServers)
 	// Completions follow every configuration the runs part loads.
 	s.runs.OnConfig(s.inline.Configure)
 	// An accept the editor shows only after the command's answer is

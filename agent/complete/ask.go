@@ -18,12 +18,14 @@ type Prompt struct {
 	Chat    []llm.Message
 	Key     llm.CompletionKey
 	InLine  bool // the cursor has text after it on its line
-	Context int  // bytes of other files' context in it
+	Context int  // bytes of context in it: other files' chunks and declarations
+	Decls   int  // bytes of declarations among them
 }
 
 // build makes the request for prefix and suffix (the whole text before
-// and after the cursor).
-func (e *Engine) build(s *settings, path, prefix, suffix string) Prompt {
+// and after the cursor), with the declarations of the symbols near the
+// cursor (nearest first) as the context budget allows.
+func (e *Engine) build(s *settings, path, prefix, suffix string, decls []string) Prompt {
 	pw, sw := windows(prefix+suffix, len(prefix))
 	p := Prompt{Key: llm.CompletionKey{Before: pw, After: sw}}
 	rest := sw
@@ -32,15 +34,24 @@ func (e *Engine) build(s *settings, path, prefix, suffix string) Prompt {
 	}
 	p.InLine = strings.TrimSpace(rest) != ""
 	name := s.env.Rel(path)
-	chunks := e.chunks(s, path)
-	var ctxText string
-	switch s.mode {
-	case ModeTemplate:
-		ctxText = renderChunks(chunks, s.tmpl, name)
-	default:
-		ctxText = renderChunks(chunks, Template{}, name)
+	// The budget goes to other files' chunks first, less a share kept for
+	// declarations, which take what is left: both are worth less than the
+	// windows, which are never cut for them.
+	budget := s.contextTokens * bytesPerToken
+	chunks, used := e.chunks(s, path, budget-budget/declShare)
+	var shown []string // declarations the windows do not already show
+	for _, d := range decls {
+		if !strings.Contains(pw, d) && !strings.Contains(sw, d) {
+			shown = append(shown, d)
+		}
 	}
-	p.Context = len(ctxText)
+	declText := renderDecls(shown, name, budget-used)
+	t := Template{}
+	if s.mode == ModeTemplate {
+		t = s.tmpl
+	}
+	ctxText := renderChunks(chunks, t, name) + declText
+	p.Context, p.Decls = len(ctxText), len(declText)
 	switch s.mode {
 	case ModeChat:
 		var b strings.Builder
@@ -67,16 +78,14 @@ func (e *Engine) build(s *settings, path, prefix, suffix string) Prompt {
 }
 
 // chunks picks the other open files' code around the places the user was
-// last, most recent first, within the context budget.
-func (e *Engine) chunks(s *settings, current string) []chunk {
-	budget := s.contextTokens * bytesPerToken
-	if budget <= 0 {
-		return nil
+// last, most recent first, within budget bytes; used is what they take.
+func (e *Engine) chunks(s *settings, current string, budget int) (out []chunk, used int) {
+	if budget <= 0 || s.noChunks {
+		return nil, 0
 	}
 	e.mu.Lock()
 	places := append([]place(nil), e.places...)
 	e.mu.Unlock()
-	var out []chunk
 	for _, p := range places {
 		if p.path == current || s.env.IsSecret(p.path) {
 			continue
@@ -90,14 +99,15 @@ func (e *Engine) chunks(s *settings, current string) []chunk {
 			continue
 		}
 		budget -= len(text)
+		used += len(text)
 		out = append(out, chunk{name: s.env.Rel(p.path), text: text})
 	}
-	return out
+	return out, used
 }
 
 // ask sends the request and returns the cleaned completion.
-func (e *Engine) ask(ctx context.Context, s *settings, req Request, prefix, suffix string) (string, error) {
-	p := e.build(s, req.Path, prefix, suffix)
+func (e *Engine) ask(ctx context.Context, s *settings, req Request, prefix, suffix string, decls []string) (string, error) {
+	p := e.build(s, req.Path, prefix, suffix, decls)
 	e.mu.Lock()
 	e.usage.ModelRequests++
 	e.mu.Unlock()

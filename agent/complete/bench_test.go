@@ -40,7 +40,7 @@ func BenchmarkBuildPrompt(b *testing.B) {
 	var ctxBytes int
 	b.ResetTimer()
 	for range b.N {
-		p := e.build(s, cur, text[:off], text[off:])
+		p := e.build(s, cur, text[:off], text[off:], nil)
 		ctxBytes = p.Context
 	}
 	b.ReportMetric(float64(ctxBytes), "context-bytes")

@@ -28,6 +28,9 @@ type Engine struct {
 	usage  Usage
 	ne     *nextEdits        // nil unless StartNextEdits turned them on (nextedit.go)
 	neDocs map[string]*neDoc // next-edit state by path
+	// declarer gives the declarations of symbols near the cursor (nil:
+	// none; decls.go).
+	declarer Declarer
 }
 
 // settings are what Configure derived from the configuration.
@@ -40,6 +43,7 @@ type settings struct {
 	temperature   float32
 	debounce      time.Duration
 	contextTokens int
+	noChunks      bool // other files' chunks left out (the evaluation harness)
 	inList        bool
 	nextEdit      bool
 	nextEditDelay time.Duration
@@ -55,6 +59,7 @@ type docState struct {
 	cancel  context.CancelFunc
 	done    chan struct{} // closed when the model request in flight ends
 	memo    *memo         // the last completion shown here
+	decls   *declCache    // declarations of symbols used here (decls.go)
 }
 
 // memo is the last completion of a document and where it was shown.
@@ -280,7 +285,17 @@ func (e *Engine) Complete(ctx context.Context, req Request) (Result, error) {
 		d.cancel() // a newer request: the older answer would be stale
 	}
 	changed := d.changed
+	dl := e.declarer
 	e.mu.Unlock()
+
+	// Declarations are asked for now, so that a warm server answers
+	// during the debounce; the request waits for them at most declWait.
+	began := time.Now()
+	var syms []symbol
+	if dl != nil && s.contextTokens > 0 {
+		syms = symbolsNear(req.Text, req.Offset)
+	}
+	fill := e.declsFor(d, dl, req.Path, req.Text, syms)
 
 	if req.Automatic && s.debounce > 0 {
 		t := time.NewTimer(s.debounce)
@@ -299,7 +314,8 @@ func (e *Engine) Complete(ctx context.Context, req Request) (Result, error) {
 		return e.stale(), err
 	}
 	defer done()
-	text, err := e.ask(mctx, s, req, prefix, suffix)
+	waitDecls(mctx, fill, began)
+	text, err := e.ask(mctx, s, req, prefix, suffix, e.cachedDecls(d, syms))
 
 	e.mu.Lock()
 	defer e.mu.Unlock()

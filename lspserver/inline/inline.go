@@ -21,6 +21,7 @@ import (
 	"github.com/agentls/agentls/internal/workspace"
 	"github.com/agentls/agentls/lspserver/core"
 	"github.com/agentls/agentls/lspserver/docs"
+	"github.com/agentls/agentls/tools/lang"
 )
 
 // Inline is the completion part of one LSP session.
@@ -32,6 +33,9 @@ type Inline struct {
 
 	suggest func(complete.Suggestion) // where next-edit suggestions go (OnNextEdit)
 	neOnce  sync.Once                 // starts the next-edit loop
+
+	langFor func(config.Config) *lang.Manager // LanguageServers
+	decl    *declarer                         // declarations for completions (decls.go)
 }
 
 // New returns the part over d's documents; completions stay off until
@@ -55,6 +59,9 @@ func (in *Inline) OnNextEdit(fn func(complete.Suggestion)) { in.suggest = fn }
 // The first one with completion.nextEdit starts the next-edit loop, which
 // lives as long as the server.
 func (in *Inline) Configure(cfg config.Config) {
+	if in.langFor != nil && cfg.CompletionOn() {
+		in.decl.use(in.langFor(cfg))
+	}
 	if err := in.eng.Configure(cfg); err != nil {
 		in.log.Warn("inline completions are off: the completion model cannot be used", "err", err)
 		return

@@ -18,3 +18,7 @@ func (rs *Runs) langManager(cfg config.Config) *lang.Manager {
 	})
 	return rs.lang.For(cfg, rs.log.With("component", "lang"))
 }
+
+// LanguageServers is langManager for the other parts of the face
+// (completions ask the same servers for declarations).
+func (rs *Runs) LanguageServers(cfg config.Config) *lang.Manager { return rs.langManager(cfg) }
