@@ -25,7 +25,7 @@ import (
 )
 
 // The held-out evaluation of completion context (docs/completions.md,
-// "Measuring completions"). It is out of default runs: set AGENTLS_EVAL=1.
+// "Measuring completions"). It is out of default runs: build with -tags eval.
 // Cases come from real code: functions of GOROOT/src and of the Python
 // standard library, a seeded sample, with one to three lines of a body
 // blanked out. Each case is asked with each context source on in turn:
