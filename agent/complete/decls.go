@@ -42,10 +42,12 @@ const (
 	declShare = 4 // 1/4
 )
 
-// SetDeclarer sets where declarations come from (nil: none).
-func (e *Engine) SetDeclarer(d Declarer) {
+// SetDeclarer sets where declarations come from (nil: none). Fills run
+// in the background under life (the server's lifetime): they end with it,
+// as well as after declFillBound.
+func (e *Engine) SetDeclarer(life context.Context, d Declarer) {
 	e.mu.Lock()
-	e.declarer = d
+	e.declarer, e.declLife = d, life
 	e.mu.Unlock()
 }
 
@@ -210,7 +212,7 @@ func (e *Engine) declsFor(d *docState, dl Declarer, path, text string, syms []sy
 	}
 	done := make(chan struct{})
 	c.filling = done
-	go e.fillDecls(c, done, dl, path, text, ask)
+	go e.fillDecls(e.declLife, c, done, dl, path, text, ask)
 	if missing {
 		return done
 	}
@@ -218,9 +220,12 @@ func (e *Engine) declsFor(d *docState, dl Declarer, path, text string, syms []sy
 }
 
 // fillDecls asks the declarer about syms and stores the answers.
-func (e *Engine) fillDecls(c *declCache, done chan struct{}, dl Declarer, path, text string, syms []symbol) {
+func (e *Engine) fillDecls(life context.Context, c *declCache, done chan struct{}, dl Declarer, path, text string, syms []symbol) {
 	defer close(done)
-	ctx, cancel := context.WithTimeout(context.Background(), declFillBound)
+	if life == nil {
+		life = context.Background()
+	}
+	ctx, cancel := context.WithTimeout(life, declFillBound)
 	defer cancel()
 	offs := make([]int, len(syms))
 	for i, s := range syms {

@@ -75,7 +75,7 @@ func declEngine(t *testing.T, m *llmtest.Server, dl Declarer) (*Engine, string, 
 	if err := e.Configure(cfg); err != nil {
 		t.Fatal(err)
 	}
-	e.SetDeclarer(dl)
+	e.SetDeclarer(t.Context(), dl)
 	path := filepath.Join(dir, "main.go")
 	text := "package main\n\nfunc main() {\n\tn := helper(2)\n\t\n}\n"
 	view.Open(path, 1, text)

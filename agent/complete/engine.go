@@ -31,6 +31,7 @@ type Engine struct {
 	// declarer gives the declarations of symbols near the cursor (nil:
 	// none; decls.go).
 	declarer Declarer
+	declLife context.Context // bounds background fills (SetDeclarer)
 }
 
 // settings are what Configure derived from the configuration.

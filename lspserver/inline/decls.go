@@ -61,5 +61,5 @@ func (d *declarer) Declarations(ctx context.Context, path, text string, offsets 
 func (in *Inline) LanguageServers(fn func(config.Config) *lang.Manager) {
 	in.langFor = fn
 	in.decl = &declarer{in: in}
-	in.eng.SetDeclarer(in.decl)
+	in.eng.SetDeclarer(in.core.Context(), in.decl)
 }
