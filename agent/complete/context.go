@@ -59,27 +59,7 @@ type chunk struct {
 
 // linesAround returns the chunkLines lines of text around line.
 func linesAround(text string, line int) string {
-	start := max(line-chunkLines/2, 0)
-	// Find the byte offsets of lines start and start+chunkLines.
-	off, n := 0, 0
-	for n < start {
-		i := strings.IndexByte(text[off:], '\n')
-		if i < 0 {
-			return ""
-		}
-		off += i + 1
-		n++
-	}
-	end := off
-	for k := 0; k < chunkLines && end < len(text); k++ {
-		i := strings.IndexByte(text[end:], '\n')
-		if i < 0 {
-			end = len(text)
-			break
-		}
-		end += i + 1
-	}
-	return text[off:end]
+	return linesFrom(text, max(line-chunkLines/2, 0), chunkLines)
 }
 
 // lineOf is the 0-based line of byte offset off in text.
