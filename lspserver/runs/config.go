@@ -107,15 +107,7 @@ func (c *runConfig) options() Options {
 
 // loadConfig merges every configuration source as it stands now.
 func (rs *Runs) loadConfig() (config.Config, []string, error) {
-	o := rs.cfg.options()
-	init, err := rs.core.MergedSettings()
-	cfg, warnings, lerr := config.Load(config.LoadOptions{
-		UserFile: o.UserConfigFile,
-		Folders:  rs.docs.Folders(),
-		Init:     init,
-		Env:      o.Env,
-		Trusted:  rs.trust().Trusted,
-	})
+	cfg, warnings, lerr, err := rs.load()
 	rs.askTrust(cfg.Untrusted())
 	if err != nil {
 		if lerr != nil {
@@ -242,14 +234,21 @@ func (rs *Runs) OnConfig(fn func(config.Config)) {
 // user anything (no trust prompt): for decisions made while initialize
 // is answered, before the editor may be asked questions.
 func (rs *Runs) PeekConfig() config.Config {
+	cfg, _, _, _ := rs.load()
+	return cfg
+}
+
+// load merges every configuration source as it stands now, asking
+// nothing; settingsErr is why the editor's settings could not be merged.
+func (rs *Runs) load() (cfg config.Config, warnings []string, err, settingsErr error) {
 	o := rs.cfg.options()
-	init, _ := rs.core.MergedSettings()
-	cfg, _, _ := config.Load(config.LoadOptions{
+	init, settingsErr := rs.core.MergedSettings()
+	cfg, warnings, err = config.Load(config.LoadOptions{
 		UserFile: o.UserConfigFile,
 		Folders:  rs.docs.Folders(),
 		Init:     init,
 		Env:      o.Env,
 		Trusted:  rs.trust().Trusted,
 	})
-	return cfg
+	return cfg, warnings, err, settingsErr
 }
