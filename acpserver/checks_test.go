@@ -11,6 +11,7 @@ import (
 	"github.com/agentls/agentls/acpserver/acptest"
 	"github.com/agentls/agentls/agent"
 	"github.com/agentls/agentls/agent/llm/llmtest"
+	"github.com/agentls/agentls/internal/scratch"
 )
 
 // Checks over ACP: each result is a tool call of kind execute, failed
@@ -51,6 +52,7 @@ func TestChecksOverACP(t *testing.T) {
 		!strings.HasPrefix(results[1], "completed: check state passed") {
 		t.Fatalf("results %q", results)
 	}
+	scratch.WaitRemovals() // views are deleted in the background
 	if entries, _ := os.ReadDir(filepath.Join(h.Env["HOME"], "views")); len(entries) != 0 {
 		t.Fatalf("proposal views left: %v", entries)
 	}

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/agentls/agentls/agent/llm/llmtest"
+	"github.com/agentls/agentls/internal/scratch"
 	"github.com/agentls/agentls/internal/testtree"
 )
 
@@ -19,6 +20,7 @@ func userConfig(t *testing.T, json string) {
 // viewsLeft lists what is left in the proposal views' directory.
 func viewsLeft(t *testing.T) []string {
 	t.Helper()
+	scratch.WaitRemovals() // views are deleted in the background; main waits too
 	entries, _ := os.ReadDir(filepath.Join(os.Getenv("XDG_CACHE_HOME"), "agentls", "views"))
 	var out []string
 	for _, e := range entries {

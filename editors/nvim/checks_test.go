@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/agentls/agentls/agent/llm/llmtest"
 )
@@ -58,7 +59,14 @@ func TestRunChecksInTheLog(t *testing.T) {
 	if !said {
 		t.Fatalf("no message says the checks passed: %+v", r.Notifications)
 	}
-	if left, _ := os.ReadDir(filepath.Join(cacheDir, "agentls", "views")); len(left) != 0 {
+	// The server deletes views in the background and waits for that
+	// before it exits, which may be after Neovim has.
+	views := filepath.Join(cacheDir, "agentls", "views")
+	left, _ := os.ReadDir(views)
+	for end := time.Now().Add(10 * time.Second); len(left) != 0 && time.Now().Before(end); left, _ = os.ReadDir(views) {
+		time.Sleep(50 * time.Millisecond)
+	}
+	if len(left) != 0 {
 		t.Fatalf("proposal views left: %v", left)
 	}
 }
