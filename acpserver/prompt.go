@@ -45,12 +45,12 @@ func (s *Server) Prompt(ctx context.Context, p acp.PromptRequest) (acp.PromptRes
 		return acp.PromptResponse{}, err
 	}
 	cfg, warnings, cerr := s.loadConfig([]string{ss.cwd})
-	task, err := buildPrompt(p.Prompt, ss.cwd, maxPromptBytes(cfg.Model.ContextWindow))
+	task, err := buildPrompt(p.Prompt, ss.cwd, cfg.Model.ContextWindow)
 	if err != nil {
 		return acp.PromptResponse{}, err
 	}
 	task = ss.expandCommand(task)
-	if err := agent.CheckPrompt(task); err != nil {
+	if err := agent.CheckPromptFor(len(task), cfg.Model.ContextWindow); err != nil {
 		return acp.PromptResponse{}, invalidParams("%v", err)
 	}
 	tctx, end, err := ss.beginTurn(ctx)
@@ -144,6 +144,9 @@ func (s *Server) Prompt(ctx context.Context, p acp.PromptRequest) (acp.PromptRes
 		Lang:          s.lang.For(cfg, s.log.With("component", "lang")),
 		Getenv:        s.opts.Env,
 	}, agent.RunRequest{RunID: runID, Prompt: task, Proposals: agent.ProposalStates(ss.srv.review.store.List(""), ss.core), Mode: runMode, Model: chosen, OnEvent: te.handle})
+	if errors.Is(err, agent.ErrPromptTooLarge) {
+		return acp.PromptResponse{}, invalidParams("%v", err)
+	}
 	if err != nil {
 		return acp.PromptResponse{}, requestFailed("agentls cannot start the agent: %v", err)
 	}
@@ -218,18 +221,6 @@ func (ss *session) reviewPending(ctx context.Context) {
 	}
 }
 
-// maxPromptBytes bounds a prompt with its attachments: the one bound of
-// every face (agent.MaxPromptBytes), or less when the model's context
-// window is small: about half the window (three bytes a token, as the
-// loop bounds tool output), so the conversation, tools and answer still
-// fit.
-func maxPromptBytes(window int) int {
-	if window <= 0 {
-		window = agent.DefaultContextWindow
-	}
-	return min(max(window*3/2, 16<<10), agent.MaxPromptBytes)
-}
-
 // attachmentsMarker starts the attached context in the task text (and is
 // where a replay cuts the user's message).
 const attachmentsMarker = "\n\n<attachments>\n"
@@ -237,7 +228,7 @@ const attachmentsMarker = "\n\n<attachments>\n"
 // buildPrompt turns the prompt's content blocks into the task: the text,
 // with embedded resources (the editor's selection, files) and resource
 // links named where they stand and attached after it.
-func buildPrompt(blocks []acp.ContentBlock, cwd string, limit int) (string, error) {
+func buildPrompt(blocks []acp.ContentBlock, cwd string, window int) (string, error) {
 	var text, att strings.Builder
 	size := 0
 	for i, b := range blocks {
@@ -270,11 +261,8 @@ func buildPrompt(blocks []acp.ContentBlock, cwd string, limit int) (string, erro
 		case b.Image != nil, b.Audio != nil:
 			return "", invalidParams("prompt[%d]: agentls takes text and embedded resources (promptCapabilities); images and audio are not supported", i)
 		}
-		if size > limit {
-			if err := agent.CheckPromptSize(size); err != nil {
-				return "", invalidParams("%v (the text with its attachments); attach less (the agent reads files itself)", err)
-			}
-			return "", invalidParams("%v: the prompt with its attachments is over %d bytes, the most this model's context window (model.contextWindow) leaves room for; attach less (the agent reads files itself)", agent.ErrPromptTooLarge, limit)
+		if err := agent.CheckPromptFor(size, window); err != nil {
+			return "", invalidParams("%v (the text with its attachments); attach less (the agent reads files itself)", err)
 		}
 	}
 	task := strings.TrimSpace(text.String())

@@ -32,3 +32,37 @@ func CheckPromptSize(n int) error {
 	}
 	return nil
 }
+
+// PromptLimit is the bound for a model whose context window is window
+// tokens (0: DefaultContextWindow): MaxPromptBytes, or about half the
+// window when that is less (three bytes a token, as the loop bounds tool
+// output), so the conversation, the tools and the answer still fit; never
+// under 16 KiB, which any usable model takes.
+func PromptLimit(window int) int {
+	if window <= 0 {
+		window = DefaultContextWindow
+	}
+	return min(max(window*3/2, 16<<10), MaxPromptBytes)
+}
+
+// CheckPromptFor is CheckPromptSize for n bytes sent to a model of that
+// context window. Session.Prepare calls it with the run's model, so every
+// face refuses the same prompts; a face that assembles the prompt in
+// pieces (ACP attachments) calls it to stop early.
+func CheckPromptFor(n, window int) error {
+	if err := CheckPromptSize(n); err != nil {
+		return err
+	}
+	if limit := PromptLimit(window); n > limit {
+		return fmt.Errorf("%w: %d bytes, over the %d bytes this model's context window (model.contextWindow %d tokens) leaves room for; say what to do and let the agent read the files it needs",
+			ErrPromptTooLarge, n, limit, effectiveWindow(window))
+	}
+	return nil
+}
+
+func effectiveWindow(window int) int {
+	if window <= 0 {
+		return DefaultContextWindow
+	}
+	return window
+}

@@ -195,6 +195,9 @@ func (s *Session) Prepare(ctx context.Context, setup Setup, req RunRequest) (*Se
 		setup.Config.Model.Name = s.st.Model
 	}
 	s.mu.Unlock()
+	if err := CheckPromptFor(len(req.Prompt), setup.Config.Model.ContextWindow); err != nil {
+		return nil, err
+	}
 	r := &SessionRun{s: s, setup: setup, req: req, model: setup.Model, closer: func() {}}
 	if r.model == nil {
 		c, err := NewModelClient(setup.Config, setup.Logger.With("component", "llm"))

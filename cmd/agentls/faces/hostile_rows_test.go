@@ -24,19 +24,34 @@ import (
 // any model call: LSP agentls.run and ACP session/prompt with -32602,
 // `agentls run -` (the prompt on standard input) with exit status 2.
 func promptBoundRow() hostileRow {
-	big := strings.Repeat("x", 200_000)
+	return promptRefusedRow("prompt over 192000 bytes is refused before any model call", 200_000, "", "192000")
+}
+
+// A prompt that fits the 192,000 bytes but not the configured model's
+// context window (model.contextWindow 8,000 tokens leaves 16,384 bytes,
+// agent.PromptLimit) is refused the same way on every face; ACP alone
+// used to apply this bound.
+func promptWindowRow() hostileRow {
+	return promptRefusedRow("prompt over the model's context window share is refused before any model call", 20_000,
+		`{"model": {"contextWindow": 8000}}`, "16384")
+}
+
+// promptRefusedRow sends a prompt of size bytes with config and wants it
+// refused, the error naming limit, before any model call.
+func promptRefusedRow(name string, size int, config, limit string) hostileRow {
+	big := strings.Repeat("x", size)
 	refusedSaying := func(t *testing.T, code int, msg string) bool {
 		t.Helper()
-		if !strings.Contains(msg, "too large") || !strings.Contains(msg, "192000") {
+		if !strings.Contains(msg, "too large") || !strings.Contains(msg, limit) {
 			t.Fatalf("refused without saying why: %d %q", code, msg)
 		}
 		return true
 	}
 	return hostileRow{
-		name: "prompt over 192000 bytes is refused before any model call",
+		name: name,
 		want: outcome{Ended: true, Refused: true},
 		lsp: func(t *testing.T) outcome {
-			f := newLSPFace(t, llmtest.Always(llmtest.Text("done")), "")
+			f := newLSPFace(t, llmtest.Always(llmtest.Text("done")), config)
 			_, err := f.start(t, big)
 			var e *lsptest.Error
 			if !errors.As(err, &e) {
@@ -46,14 +61,14 @@ func promptBoundRow() hostileRow {
 				ModelCalled: len(acptest.ChatRequests(f.model)) > 0}
 		},
 		acp: func(t *testing.T) outcome {
-			f := newACPFace(t, llmtest.Always(llmtest.Text("done")), "")
+			f := newACPFace(t, llmtest.Always(llmtest.Text("done")), config)
 			_, err := f.h.Prompt(f.h.NewSession(), big)
 			e := acptest.ReqErr(t, err)
 			return outcome{Ended: true, Refused: e.Code == -32602 && refusedSaying(t, e.Code, e.Message),
 				ModelCalled: len(f.h.Chats()) > 0}
 		},
 		cli: func(t *testing.T) outcome {
-			f := newCLIFace(t, llmtest.Always(llmtest.Text("done")), "")
+			f := newCLIFace(t, llmtest.Always(llmtest.Text("done")), config)
 			r := f.exec(t, strings.NewReader(big), "-")
 			return outcome{Ended: r.ended, Refused: r.code == 2 && refusedSaying(t, r.code, r.stderr),
 				ModelCalled: len(acptest.ChatRequests(f.model)) > 0}

@@ -119,6 +119,7 @@ func hostileRows() []hostileRow {
 			},
 		},
 		promptBoundRow(),
+		promptWindowRow(),
 		secretRenameRow(),
 		fractionalUsageRow(),
 		oversizedAnswerRow(),
