@@ -157,10 +157,36 @@ func TestArchitectureDoc(t *testing.T) {
 		t.Errorf("%s's import graph differs from go list; run go test ./internal/layers -update", path)
 	}
 	jobs, _, _ := strings.Cut(before, "## Import graph")
+	listed := map[string]bool{}
 	for _, p := range pkgs {
 		r, _ := rel(p.ImportPath)
+		listed[r] = true
 		if !strings.Contains(jobs, "`"+r+"`") {
 			t.Errorf("%s: the table of packages and their jobs does not name `%s`", path, r)
 		}
 	}
+	// The other way round: a row for a package that was removed or
+	// renamed would describe code that is not there.
+	for _, line := range strings.Split(jobs, "\n") {
+		cell, ok := strings.CutPrefix(line, "| `")
+		if !ok {
+			continue
+		}
+		name, _, _ := strings.Cut(cell, "`")
+		if strings.Contains(name, " ") || listed[name] {
+			continue
+		}
+		for _, n := range strings.Split(name, "`, `") { // a row may name several packages
+			if !listed[n] && !isDir(n) {
+				t.Errorf("%s: the table of jobs has a row for `%s`, which go list does not know", path, n)
+			}
+		}
+	}
+}
+
+// isDir reports whether rel is a directory of the module without Go
+// packages of its own (editors/nvim's Lua, say), which a row may name.
+func isDir(rel string) bool {
+	st, err := os.Stat(filepath.Join("..", "..", rel))
+	return err == nil && st.IsDir()
 }
