@@ -6,7 +6,6 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"sort"
 	"strconv"
 	"sync"
 	"time"
@@ -342,23 +341,20 @@ func (s *Server) CloseSession(ctx context.Context, p acp.CloseSessionRequest) (a
 // listPage is how many sessions session/list returns at once.
 const listPage = 50
 
-// ListSessions answers session/list: the saved sessions of cwd (or of
-// every workspace with saved sessions), newest first, a page at a time
-// (the cursor is an offset).
+// ListSessions answers session/list: agent.ListSavedSessions of cwd (or
+// of every workspace), a page at a time (the cursor is an offset).
 func (s *Server) ListSessions(_ context.Context, p acp.ListSessionsRequest) (acp.ListSessionsResponse, error) {
 	leave, err := s.enter()
 	if err != nil {
 		return acp.ListSessionsResponse{}, err
 	}
 	defer leave()
-	var folders []string
+	folder := ""
 	if p.Cwd != nil {
 		if !filepath.IsAbs(*p.Cwd) {
 			return acp.ListSessionsResponse{}, invalidParams("cwd %q must be an absolute path", *p.Cwd)
 		}
-		folders = []string{filepath.Clean(*p.Cwd)}
-	} else if dir := s.stateDir(); dir != "" {
-		folders = agent.SessionWorkspaces(dir)
+		folder = filepath.Clean(*p.Cwd)
 	}
 	start := 0
 	if p.Cursor != nil {
@@ -368,40 +364,15 @@ func (s *Server) ListSessions(_ context.Context, p acp.ListSessionsRequest) (acp
 		}
 		start = n
 	}
-	type entry struct {
-		info agent.SessionInfo
-		cwd  string
+	var all []agent.SavedSession
+	if dir := s.stateDir(); dir != "" {
+		all = agent.ListSavedSessions(dir, folder, s.log)
 	}
-	var all []entry
-	seen := map[string]bool{}
-	for _, f := range folders {
-		if _, err := os.Stat(f); err != nil {
-			continue // the workspace is gone
-		}
-		st := s.openStore(f)
-		if st == nil {
-			continue
-		}
-		for _, r := range st.Load() {
-			in := r.Session.Info()
-			if len(in.Runs) == 0 || seen[in.ID] {
-				continue
-			}
-			seen[in.ID] = true
-			all = append(all, entry{in, f})
-		}
-	}
-	sort.SliceStable(all, func(i, j int) bool {
-		if !all[i].info.Updated.Equal(all[j].info.Updated) {
-			return all[i].info.Updated.After(all[j].info.Updated)
-		}
-		return all[i].info.ID < all[j].info.ID
-	})
 	out := acp.ListSessionsResponse{Sessions: []acp.SessionInfo{}}
 	for i := start; i < len(all) && i < start+listPage; i++ {
 		e := all[i]
-		title, updated := e.info.Title, e.info.Updated.UTC().Format(time.RFC3339)
-		out.Sessions = append(out.Sessions, acp.SessionInfo{SessionId: acp.SessionId(e.info.ID), Cwd: e.cwd, Title: &title, UpdatedAt: &updated})
+		title, updated := e.Info.Title, e.Info.Updated.UTC().Format(time.RFC3339)
+		out.Sessions = append(out.Sessions, acp.SessionInfo{SessionId: acp.SessionId(e.Info.ID), Cwd: e.Folder, Title: &title, UpdatedAt: &updated})
 	}
 	if start+listPage < len(all) {
 		next := strconv.Itoa(start + listPage)

@@ -451,3 +451,43 @@ func (st *SessionStore) Refresh(s *Session) bool {
 	s.st = r.Session.st
 	return true
 }
+
+// SavedSession is a saved session as a listing shows it.
+type SavedSession struct {
+	Info   SessionInfo
+	Folder string // the workspace it belongs to
+}
+
+// ListSavedSessions lists the saved sessions that ran something, of
+// folder, or of every workspace with saved sessions when folder is "":
+// newest first (ties by id), each id once, a workspace that is gone
+// skipped. A listing reads only: it creates no directory (ACP's
+// session/list, the editor's and the CLI's listings are the same rule).
+func ListSavedSessions(stateDir, folder string, log *slog.Logger) []SavedSession {
+	folders := []string{folder}
+	if folder == "" {
+		folders = SessionWorkspaces(stateDir)
+	}
+	var all []SavedSession
+	seen := map[string]bool{}
+	for _, f := range folders {
+		if _, err := os.Stat(f); err != nil {
+			continue // the workspace is gone
+		}
+		for _, r := range ReadSessions(stateDir, f, log) {
+			in := r.Session.Info()
+			if len(in.Runs) == 0 || seen[in.ID] {
+				continue
+			}
+			seen[in.ID] = true
+			all = append(all, SavedSession{Info: in, Folder: f})
+		}
+	}
+	sort.SliceStable(all, func(i, j int) bool {
+		if !all[i].Info.Updated.Equal(all[j].Info.Updated) {
+			return all[i].Info.Updated.After(all[j].Info.Updated)
+		}
+		return all[i].Info.ID < all[j].Info.ID
+	})
+	return all
+}
