@@ -7,6 +7,7 @@ import (
 
 	acp "github.com/coder/acp-go-sdk"
 
+	"github.com/agentls/agentls/agent"
 	"github.com/agentls/agentls/agent/config"
 	"github.com/agentls/agentls/agent/llm"
 )
@@ -227,8 +228,8 @@ func (s *Server) SetSessionConfigOption(ctx context.Context, p acp.SetSessionCon
 		ss.mu.Unlock()
 		ss.update(ctx, acp.SessionUpdate{CurrentModeUpdate: &acp.SessionCurrentModeUpdate{CurrentModeId: acp.SessionModeId(v)}})
 	case optionModel:
-		if v == "" {
-			return acp.SetSessionConfigOptionResponse{}, invalidParams("model: the value is empty")
+		if err := agent.CheckModelName(v); err != nil {
+			return acp.SetSessionConfigOptionResponse{}, invalidParams("model: %v", err)
 		}
 		ss.mu.Lock()
 		ss.model = v

@@ -178,6 +178,11 @@ func (s *Session) Prepare(ctx context.Context, setup Setup, req RunRequest) (*Se
 	if err := CheckPrompt(req.Prompt); err != nil {
 		return nil, err
 	}
+	if req.Model != "" {
+		if err := CheckModelName(req.Model); err != nil {
+			return nil, err
+		}
+	}
 	if req.RunID == "" {
 		req.RunID = NewRunID()
 	}

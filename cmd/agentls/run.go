@@ -123,6 +123,12 @@ func parseRunFlags(args []string, stdin io.Reader, stdout, stderr io.Writer) (ru
 		fmt.Fprintf(stderr, "agentls run: %v\n", err)
 		return f, 2
 	}
+	if f.model != "" {
+		if err := agent.CheckModelName(f.model); err != nil {
+			fmt.Fprintf(stderr, "agentls run: --model: %v\n", err)
+			return f, 2
+		}
+	}
 	if f.plan && f.apply {
 		fmt.Fprintln(stderr, "agentls run: --plan changes nothing, so it cannot be used with --apply")
 		return f, 2

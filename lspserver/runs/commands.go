@@ -11,7 +11,6 @@ import (
 
 	"github.com/agentls/agentls/agent"
 	"github.com/agentls/agentls/agent/config"
-	"github.com/agentls/agentls/agent/llm"
 	"github.com/agentls/agentls/internal/text"
 	"github.com/agentls/agentls/lspserver/core"
 	"github.com/agentls/agentls/tools"
@@ -155,8 +154,10 @@ func (rs *Runs) runCommand(_ context.Context, raw json.RawMessage) (any, error) 
 	cfg, warnings, cerr := rs.loadConfig()
 	rs.reportConfig(rs.ctx, warnings, cerr)
 	a.Model = strings.TrimSpace(a.Model)
-	if a.Model != "" && !llm.ValidModelName(a.Model) {
-		return nil, core.InvalidParams("%s: model %q is not a model name", CommandRun, text.Clip(a.Model, 80))
+	if a.Model != "" {
+		if err := agent.CheckModelName(a.Model); err != nil {
+			return nil, core.InvalidParams("%s: arguments[0].model: %v", CommandRun, err)
+		}
 	}
 	if a.Model != "" {
 		cfg.Model.Name = a.Model

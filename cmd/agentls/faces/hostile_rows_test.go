@@ -369,3 +369,62 @@ func escapedTrustRow() hostileRow {
 		},
 	}
 }
+
+// hostileModel is a model name that would retitle a terminal when shown.
+const hostileModel = "gpt\x1b]0;pwned\x07"
+
+// A model picked for a run that cannot be a model's name (control
+// characters, here a terminal title escape) is refused up front by every
+// face, before any model call: LSP agentls.run's model and ACP's model
+// option with -32602, `agentls run --model` with exit status 2. ACP
+// took any non-empty value and the CLI any flag before
+// (agent.CheckModelName).
+func modelNameRow() hostileRow {
+	refusedSaying := func(t *testing.T, code int, msg string) bool {
+		t.Helper()
+		if !strings.Contains(msg, "not a model name") || strings.Contains(msg, "\x1b") {
+			t.Fatalf("refused without saying why, or echoing the escape: %d %q", code, msg)
+		}
+		return true
+	}
+	return hostileRow{
+		name: "model name with control characters is refused before any model call",
+		want: outcome{Ended: true, Refused: true},
+		lsp: func(t *testing.T) outcome {
+			f := newLSPFace(t, llmtest.Always(llmtest.Text("done")), "")
+			args, _ := json.Marshal(lspserver.RunArgs{Prompt: "say hi", Model: hostileModel})
+			err := f.client.Call(lsptest.Context(t), protocol.MethodWorkspaceExecuteCommand, &protocol.ExecuteCommandParams{
+				Command: lspserver.CommandRun, Arguments: []protocol.LSPAny{args}}, &lspserver.RunResult{})
+			var e *lsptest.Error
+			if !errors.As(err, &e) {
+				t.Fatalf("agentls.run with model %q: %v, want a JSON-RPC error", hostileModel, err)
+			}
+			return outcome{Ended: true, Refused: e.Code == lsptest.CodeInvalidParams && refusedSaying(t, int(e.Code), e.Message),
+				ModelCalled: len(acptest.ChatRequests(f.model)) > 0}
+		},
+		acp: func(t *testing.T) outcome {
+			f := newACPFace(t, llmtest.Always(llmtest.Text("done")), "")
+			id := f.h.NewSession()
+			_, err := f.h.Conn.SetSessionConfigOption(f.h.Ctx(), acp.SetSessionConfigOptionRequest{ValueId: &acp.SetSessionConfigOptionValueId{
+				SessionId: id, ConfigId: "model", Value: acp.SessionConfigValueId(hostileModel)}})
+			e := acptest.ReqErr(t, err)
+			refused := e.Code == -32602 && refusedSaying(t, e.Code, e.Message)
+			// The session goes on with the configured model.
+			if _, err := f.h.Prompt(id, "say hi"); err != nil {
+				t.Fatalf("prompt after the refused model: %v", err)
+			}
+			for _, r := range f.h.Chats() {
+				if strings.Contains(string(r.Raw), "pwned") {
+					t.Fatalf("the refused model reached the endpoint: %.300s", r.Raw)
+				}
+			}
+			return outcome{Ended: true, Refused: refused}
+		},
+		cli: func(t *testing.T) outcome {
+			f := newCLIFace(t, llmtest.Always(llmtest.Text("done")), "")
+			r := f.exec(t, strings.NewReader(""), "--model", hostileModel, "say hi")
+			return outcome{Ended: r.ended, Refused: r.code == 2 && refusedSaying(t, r.code, r.stderr),
+				ModelCalled: len(acptest.ChatRequests(f.model)) > 0}
+		},
+	}
+}

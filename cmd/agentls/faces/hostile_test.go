@@ -120,6 +120,7 @@ func hostileRows() []hostileRow {
 		},
 		promptBoundRow(),
 		promptWindowRow(),
+		modelNameRow(),
 		secretRenameRow(),
 		fractionalUsageRow(),
 		oversizedAnswerRow(),
