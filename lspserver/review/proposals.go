@@ -11,6 +11,7 @@ import (
 	"go.lsp.dev/uri"
 
 	"github.com/agentls/agentls/agent"
+	"github.com/agentls/agentls/agent/desk"
 	"github.com/agentls/agentls/agent/proposal"
 	"github.com/agentls/agentls/internal/workspace"
 	"github.com/agentls/agentls/lspserver/core"
@@ -100,15 +101,11 @@ type ProposalsChangedParams struct {
 // reviewState is the server's side of previews: the proposal store,
 // and the announcer queue. Its zero value is inert: state() initialises it on first use.
 type reviewState struct {
-	once  sync.Once
+	once sync.Once
+	// desk owns the proposals and orders every update of a document's
+	// text into them (agent/desk); store is its store, for queries.
+	desk  *desk.Desk
 	store *proposal.Store
-
-	// docMu orders every update of a document's text into the store
-	// (didOpen/didChange/didClose, disk events, staging, accept's resync),
-	// so the store never goes back to an older text. Never call
-	// View.Read while holding it: a Read may emit an event whose handler
-	// takes it.
-	docMu sync.Mutex
 
 	mu      sync.Mutex
 	pending map[string]struct{} // paths to announce
@@ -134,7 +131,8 @@ type reviewState struct {
 func (v *Review) state() *reviewState {
 	r := &v.st
 	r.once.Do(func() {
-		r.store = proposal.New()
+		r.desk = desk.New(v.log)
+		r.store = r.desk.Store()
 		r.pending = map[string]struct{}{}
 		r.wake = make(chan struct{}, 1)
 		stopStore := r.store.OnChange(r.queueAnnounce)
