@@ -84,6 +84,7 @@ type Desk struct {
 	log   *slog.Logger
 
 	problems problemBook
+	origins  origins
 }
 
 // New returns an empty desk; log receives what cannot be told to anyone.

@@ -1,6 +1,7 @@
 package desk_test
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
@@ -204,5 +205,26 @@ func TestHunkProblemNotes(t *testing.T) {
 	notes := d.HunkProblemNotes(p)
 	if len(notes) != 1 || notes[p.Hunks[1].ID] != "Introduces 1 problem(s): line 5: E undefined" {
 		t.Fatalf("notes = %q (hunks %+v)", notes, p.Hunks)
+	}
+}
+
+// Origins are kept while their runs have something in review: past the
+// bound, runs with nothing left are forgotten, not the others.
+func TestOriginsBounded(t *testing.T) {
+	base := "x\n"
+	d, v, path := setup(t, base)
+	d.Stage(desk.ViewSource(v, false), "kept", tools.StagedFile{Path: path, Base: base, Text: "y\n"})
+	d.SetOrigin("kept", "/w/main.go", 7)
+	for i := range 100 {
+		d.SetOrigin(fmt.Sprintf("done%d", i), "/w/other.go", 1)
+	}
+	if o, ok := d.Origin("kept"); !ok || o != (desk.Origin{Path: "/w/main.go", Line: 7}) {
+		t.Fatalf("origin of kept = %+v, %v", o, ok)
+	}
+	if got := d.StartedFrom("/w/main.go"); len(got) != 1 || got["kept"] != 7 {
+		t.Fatalf("started from main.go = %v", got)
+	}
+	if n := len(d.StartedFrom("/w/other.go")); n > 65 {
+		t.Fatalf("%d origins of finished runs kept", n)
 	}
 }

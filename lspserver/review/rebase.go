@@ -16,9 +16,6 @@ import (
 // store's rebase of the exact changes, O(hunks) per keystroke with no copy
 // of the text either (BenchmarkDidChangeWithProposal).
 
-// tracks reports whether the store holds proposals for path.
-func (r *reviewState) tracks(path string) bool { return r.desk.Tracks(path) }
-
 // ChangeDocument applies a didChange to the view and, when the document
 // has proposals, forwards the exact changes to the store
 // (desk.Desk.Change): neither side builds the text before or after (a view

@@ -1,7 +1,6 @@
 package review
 
 import (
-	"github.com/agentls/agentls/agent"
 	"github.com/agentls/agentls/tools"
 )
 
@@ -23,11 +22,6 @@ func (v *Review) Drop(runID, path string) { v.state().desk.Drop(runID, path) }
 // ForgetRun is called when a run ends and its proposals have been handed
 // over (or the run is dropped); its pending hunks stay listed for review.
 func (v *Review) ForgetRun(runID string) { v.state().desk.ForgetRun(runID) }
-
-// decisionFor is desk.Desk.Decision.
-func (v *Review) decisionFor(runID, path string, accepted bool, applied, reason string, hunks int) agent.Decision {
-	return v.state().desk.Decision(runID, path, accepted, applied, reason, hunks)
-}
 
 // SourceNextEdit is the source of next-edit suggestions on the wire
 // (agentls/proposals "source").
