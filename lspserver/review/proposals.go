@@ -20,8 +20,9 @@ import (
 // This file wires the proposal store (agent/proposal) into the server:
 // the review state, the agentls/proposals request and the announcements
 // (agentls/proposalsChanged, workspace/codeLens/refresh) sent when the
-// store's proposals change. Staging is in stage.go, rebasing on the
-// user's edits in rebase.go, accept/reject in accept.go.
+// store's proposals change. The desk (agent/desk) owns the rules;
+// staging is in stage.go, the rebase hooks in rebase.go, accept/reject in
+// accept.go.
 
 // MethodProposals is the agentls/proposals request (docs/protocol.md "Custom
 // requests"): the pending proposals, with hunk ranges in the document as the
