@@ -246,7 +246,7 @@ func (te *turnEvents) staged(ev agent.Event) {
 	d := diffContent(ev.Path, ev.Staged.Base, ev.Staged.Text, ev.Staged.Created)
 	st.diffs = append(st.diffs, d)
 	line := 1
-	if p, ok := s.proposalOf(ev.RunID, ev.Path); ok {
+	if p, ok := s.review.Proposal(ev.RunID, ev.Path); ok {
 		line = firstLine(p)
 	}
 	ss.update(te.ctx, acp.UpdateToolCall(id, acp.WithUpdateContent(st.diffs),

@@ -6,14 +6,14 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"io/fs"
+	"log/slog"
 	"path/filepath"
 	"strings"
-	"sync"
 
 	acp "github.com/coder/acp-go-sdk"
 
 	"github.com/agentls/agentls/agent"
+	"github.com/agentls/agentls/agent/desk"
 	"github.com/agentls/agentls/agent/proposal"
 	"github.com/agentls/agentls/agent/revert"
 	"github.com/agentls/agentls/internal/safetext"
@@ -45,10 +45,16 @@ import (
 // capabilities carry "_meta": {"agentls": {"hunkPermissions": true}} gets
 // one request per hunk instead.
 
-// reviewState is the connection's proposal store.
+// reviewState is the connection's review desk (agent/desk), shared by
+// its sessions; store is the desk's store, for queries.
 type reviewState struct {
-	mu    sync.Mutex // orders text updates of the store
+	*desk.Desk
 	store *proposal.Store
+}
+
+func newReviewState(log *slog.Logger) reviewState {
+	d := desk.New(log)
+	return reviewState{Desk: d, store: d.Store()}
 }
 
 // Permission option ids for file changes.
@@ -58,63 +64,15 @@ const (
 	optReject      = "reject"
 )
 
-// stage puts runID's staged entry for f.Path into the store (a discarded
-// entry drops what the store holds) and rebases it onto the file as the
-// session sees it now.
+// stage puts runID's staged entry for f.Path into review, rebased onto
+// the file as the session sees it now (desk.Desk.Stage).
 func (s *Server) stage(ss *session, runID string, f tools.StagedFile) {
-	if !f.Pending() {
-		s.review.drop(runID, f.Path)
-		return
-	}
-	cur, exists := ss.currentText(f.Path)
-	s.review.mu.Lock()
-	defer s.review.mu.Unlock()
-	s.review.store.Put(runID, f.Path, f.Base, nil, f.Text, f.Created)
-	if exists || !f.Created {
-		s.review.store.DocumentChanged(f.Path, nil, cur)
-	}
+	s.review.Stage(ss.docs(), runID, f)
 }
 
-// drop removes runID's proposal for path, if any.
-func (r *reviewState) drop(runID, path string) {
-	if len(r.store.Select(proposal.Filter{RunID: runID, Path: path})) > 0 {
-		r.store.Put(runID, path, "", nil, "", false)
-	}
-}
-
-// resync tells the store path's current text.
-func (s *Server) resync(ss *session, path string) (string, bool) {
-	cur, exists := ss.currentText(path)
-	s.review.mu.Lock()
-	defer s.review.mu.Unlock()
-	if _, tracked := s.review.store.Revision(path); tracked {
-		s.review.store.DocumentChanged(path, nil, cur)
-	}
-	return cur, exists
-}
-
-// currentText is path's text as the session sees it: the client's buffer
-// when one was pulled into the view, else the disk; "" when missing.
-func (ss *session) currentText(path string) (string, bool) {
-	snap, err := ss.view.Read(path)
-	if err != nil {
-		if !errors.Is(err, fs.ErrNotExist) {
-			ss.srv.log.Debug("current text unreadable", "path", path, "err", err)
-		}
-		return "", false
-	}
-	return snap.Text, true
-}
-
-// proposalOf returns runID's proposal for path.
-func (s *Server) proposalOf(runID, path string) (proposal.Proposal, bool) {
-	for _, p := range s.review.store.List(path) {
-		if p.RunID == runID {
-			return p, true
-		}
-	}
-	return proposal.Proposal{}, false
-}
+// docs is the session's view of documents for the desk: the client's
+// buffers it pulled are read like files (they carry no version).
+func (ss *session) docs() desk.Source { return desk.ViewSource(ss.view, false) }
 
 // reviewResult is what became of one proposal, for the tool call.
 type reviewResult struct {
@@ -130,8 +88,8 @@ type reviewResult struct {
 // said about the change, shown with its diff (turnreview.go).
 func (ss *session) reviewChange(ctx context.Context, callID acp.ToolCallId, runID, path, checks string) reviewResult {
 	s := ss.srv
-	s.resync(ss, path)
-	p, ok := s.proposalOf(runID, path)
+	s.review.Resync(ss.docs(), path)
+	p, ok := s.review.Proposal(runID, path)
 	if !ok || len(p.Hunks) == 0 {
 		return reviewResult{note: "No change left to review (the file already holds it)."}
 	}
@@ -157,10 +115,10 @@ func (ss *session) reviewChange(ctx context.Context, callID acp.ToolCallId, runI
 			case a.Allow:
 			case a.ID != "": // the offered reject
 				reject = append(reject, h.ID)
-				reason = joinReason(reason, metaString(a.meta, "reason"))
+				reason = desk.JoinReason(reason, metaString(a.meta, "reason"))
 			default: // fail closed: only an offered "allow" writes
 				reject = append(reject, h.ID)
-				reason = joinReason(reason, unofferedReason(a.raw))
+				reason = desk.JoinReason(reason, unofferedReason(a.raw))
 			}
 		}
 	} else {
@@ -188,7 +146,7 @@ func (ss *session) reviewChange(ctx context.Context, callID acp.ToolCallId, runI
 	if len(reject) > 0 {
 		res.rejected = ss.rejectHunks(runID, path, reject, reason)
 	}
-	if _, left := s.proposalOf(runID, path); !left {
+	if _, left := s.review.Proposal(runID, path); !left {
 		res.note = "Rejected; nothing was written."
 		if reason != "" {
 			res.note = "Rejected: " + reason
@@ -224,7 +182,6 @@ func (ss *session) askChange(ctx context.Context, callID acp.ToolCallId, p propo
 	rev, _ := ss.srv.review.store.Revision(p.Path)
 	sum := sha256.Sum256([]byte(p.Text))
 	hunks := make([]map[string]any, len(p.Hunks))
-	var edits []proposal.Hunk
 	for i, h := range p.Hunks {
 		hunks[i] = map[string]any{
 			"id": h.ID, "startLine": lineOf(p.Text, h.Start), "endLine": lineOf(p.Text, h.End),
@@ -232,14 +189,12 @@ func (ss *session) askChange(ctx context.Context, callID acp.ToolCallId, p propo
 		}
 		if h.Status == proposal.StatusConflicted {
 			hunks[i]["reason"] = h.Reason
-		} else {
-			edits = append(edits, h)
 		}
 	}
 	meta := map[string]any{"agentls": map[string]any{
 		"runId": p.RunID, "path": p.Path, "revision": rev, "sha256": hex.EncodeToString(sum[:]), "hunks": hunks,
 	}}
-	newText := applyHunks(p.Text, edits)
+	newText := p.Result()
 	title := "Edit " + ss.display(p.Path) + suffix
 	if p.Created && p.Text == "" {
 		title = "Create " + ss.display(p.Path) + suffix
@@ -325,82 +280,60 @@ func (ss *session) ask(ctx context.Context, callID acp.ToolCallId, tc *acp.ToolC
 // the session (with the reason, for the model). It returns how many hunks
 // were rejected.
 func (ss *session) rejectHunks(runID, path string, ids []string, reason string) int {
-	s := ss.srv
-	n := 0
-	for _, id := range ids {
-		n += s.review.store.Reject(proposal.Filter{RunID: runID, Path: path, HunkID: id})
+	filters := make([]proposal.Filter, len(ids))
+	for i, id := range ids {
+		filters[i] = proposal.Filter{RunID: runID, Path: path, HunkID: id}
 	}
-	if n == 0 {
-		return 0
+	n, ds := ss.srv.review.Reject(ss.docs(), reason, filters...)
+	for _, d := range ds {
+		ss.core.Decide(d)
 	}
-	cur, _ := ss.currentText(path)
-	d := agent.Decision{RunID: runID, Path: path, Reason: reason, Hunks: n, Document: cur}
-	if p, ok := s.proposalOf(runID, path); ok {
-		res := p.Result()
-		d.Remaining = &res
-	}
-	ss.core.Decide(d)
 	return n
 }
 
-// acceptAttempts bounds how often an accept is recomputed because the file
-// changed between reading it and writing it.
-const acceptAttempts = 3
-
 // writeAccepted writes runID's pending hunks for path: by the client when
-// it offers fs/write_text_file, else through tools.WriteConfined. The file
-// is read again first; hunks the user's edits touched are conflicted and
+// it offers fs/write_text_file, else through tools.WriteConfined. The
+// client's buffer is read again first and the desk plans on it
+// (desk.Desk.Plan): hunks the user's edits touched are conflicted and
 // left out (reported), the others rebased.
 func (ss *session) writeAccepted(ctx context.Context, runID, path, reason string) reviewResult {
-	s := ss.srv
-	for attempt := 1; ; attempt++ {
-		if err := ss.syncBuffer(ctx, path); err != nil {
-			return reviewResult{note: "Not written: " + err.Error()}
-		}
-		cur, exists := s.resync(ss, path)
-		s.review.mu.Lock()
-		plan, err := s.review.store.Accept(proposal.Filter{RunID: runID, Path: path}, text.UTF8)
-		s.review.mu.Unlock()
-		if err != nil {
-			return reviewResult{note: "Not written: " + err.Error()}
-		}
-		if plan.Empty() {
-			return reviewResult{note: "Not written: " + conflictText(plan.Conflicts)}
-		}
-		fe := plan.Files[0]
-		if fe.Before != cur || (!exists && !fe.Created) {
-			s.review.store.Failed(plan, "the file changed while the change was prepared")
-			if attempt == acceptAttempts {
-				return reviewResult{note: "Not written: the file kept changing while the change was prepared; the change stays pending."}
-			}
-			continue
-		}
-		via, err := ss.write(ctx, fe)
-		if err != nil {
-			s.review.store.Failed(plan, err.Error())
-			ss.save()
-			return reviewResult{note: "Not written: " + err.Error() + ". The change stays pending in the session."}
-		}
-		s.review.store.Applied(plan)
-		d := agent.Decision{RunID: runID, Path: path, Accepted: true, Applied: fe.Expected, Hunks: len(fe.HunkIDs), Reason: reason,
-			LandedBefore: fe.Before, LandedAfter: fe.Expected, Created: fe.Created}
-		if p, ok := s.proposalOf(runID, path); ok {
-			res := p.Result()
-			d.Remaining, d.Applied = &res, p.Text
-		}
-		ss.core.Decide(d)
-		ss.save()
-		// The snapshot last: what the session is told must not wait for
-		// this file I/O (as lspserver/runs does on accept).
-		note := "Written " + via + "."
-		if ss.recordLanded(runID, fe) {
-			note += " To take run " + runID + " back: agentls revert --dir " + safetext.ShellQuote(ss.cwd) + " " + runID
-		}
-		if len(plan.Conflicts) > 0 {
-			note += " Not written (conflicted with your edits): " + conflictText(plan.Conflicts)
-		}
-		return reviewResult{written: len(fe.HunkIDs), note: note}
+	s, src := ss.srv, ss.docs()
+	if err := ss.syncBuffer(ctx, path); err != nil {
+		return reviewResult{note: "Not written: " + err.Error()}
 	}
+	s.review.Resync(src, path)
+	plan, err := s.review.Plan(src, proposal.Filter{RunID: runID, Path: path}, text.UTF8)
+	switch {
+	case errors.Is(err, desk.ErrChanging):
+		return reviewResult{note: "Not written: the file kept changing while the change was prepared; the change stays pending."}
+	case err != nil:
+		return reviewResult{note: "Not written: " + err.Error()}
+	case plan.Empty():
+		return reviewResult{note: "Not written: " + desk.ConflictText(plan.Conflicts)}
+	}
+	fe := plan.Files[0]
+	runs := s.review.PlanRuns(plan)
+	via, err := ss.write(ctx, fe)
+	if err != nil {
+		s.review.store.Failed(plan, err.Error())
+		ss.save()
+		return reviewResult{note: "Not written: " + err.Error() + ". The change stays pending in the session."}
+	}
+	for _, d := range s.review.Settle(plan, runs) {
+		d.Reason = reason
+		ss.core.Decide(d)
+	}
+	ss.save()
+	// The snapshot last: what the session is told must not wait for
+	// this file I/O (as lspserver/runs does on accept).
+	note := "Written " + via + "."
+	if ss.recordLanded(runID, fe) {
+		note += " To take run " + runID + " back: agentls revert --dir " + safetext.ShellQuote(ss.cwd) + " " + runID
+	}
+	if len(plan.Conflicts) > 0 {
+		note += " Not written (conflicted with your edits): " + desk.ConflictText(plan.Conflicts)
+	}
+	return reviewResult{written: len(fe.HunkIDs), note: note}
 }
 
 // recordLanded keeps what an allowed change replaced once it was
@@ -452,18 +385,6 @@ func (ss *session) write(ctx context.Context, fe proposal.FileEdit) (string, err
 	return "to disk", nil
 }
 
-// conflictText lists why selected hunks could not be written.
-func conflictText(cs []proposal.Conflict) string {
-	if len(cs) == 0 {
-		return "no pending change matches"
-	}
-	var parts []string
-	for _, c := range cs {
-		parts = append(parts, c.HunkID+": "+c.Reason)
-	}
-	return strings.Join(parts, "; ")
-}
-
 // hunkPermissions reports whether the client asked for one permission per
 // hunk (initialize's clientCapabilities._meta.agentls.hunkPermissions).
 func hunkPermissions(c acp.ClientCapabilities) bool {
@@ -486,32 +407,6 @@ func metaStrings(m map[string]any, key string) []string {
 		}
 	}
 	return out
-}
-
-func joinReason(a, b string) string {
-	switch {
-	case a == "":
-		return b
-	case b == "" || b == a:
-		return a
-	}
-	return a + "; " + b
-}
-
-// applyHunks is text with the pending hunks hs applied.
-func applyHunks(t string, hs []proposal.Hunk) string {
-	var b strings.Builder
-	last := 0
-	for _, h := range hs {
-		if h.Start < last || h.End > len(t) {
-			continue
-		}
-		b.WriteString(t[last:h.Start])
-		b.WriteString(h.NewText)
-		last = h.End
-	}
-	b.WriteString(t[last:])
-	return b.String()
 }
 
 // lineOf is the 1-based line of byte offset off in t.

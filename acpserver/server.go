@@ -15,7 +15,6 @@ import (
 	acp "github.com/coder/acp-go-sdk"
 
 	"github.com/agentls/agentls/agent/config"
-	"github.com/agentls/agentls/agent/proposal"
 	"github.com/agentls/agentls/tools/script"
 )
 
@@ -98,7 +97,7 @@ func New(opts Options) *Server {
 	}
 	s := &Server{opts: opts, log: log, sessions: map[string]*session{}}
 	s.ctx, s.cancel = context.WithCancel(context.Background())
-	s.review.store = proposal.New()
+	s.review = newReviewState(log)
 	s.trust.Env = opts.Env
 	s.scripts = script.NewSlots(0)
 	return s

@@ -485,7 +485,7 @@ func (ss *session) save() {
 // (agent.ReviewMerge).
 type reviewMerge struct{ ss *session }
 
-func (m reviewMerge) Drop(p agent.SavedProposal) { m.ss.srv.review.drop(p.RunID, p.Path) }
+func (m reviewMerge) Drop(p agent.SavedProposal) { m.ss.srv.review.Drop(p.RunID, p.Path) }
 
 func (m reviewMerge) Restore(p agent.SavedProposal) bool {
 	s := m.ss.srv

@@ -56,7 +56,7 @@ func (te *turnEvents) reviewHeld(out agent.Outcome) string {
 	ss := te.ss
 	var files []heldChange
 	for _, h := range te.held {
-		if p, ok := ss.srv.proposalOf(h.runID, h.path); ok && p.HasPending() {
+		if p, ok := ss.srv.review.Proposal(h.runID, h.path); ok && p.HasPending() {
 			files = append(files, h)
 		}
 	}
@@ -78,7 +78,7 @@ func (te *turnEvents) reviewHeld(out agent.Outcome) string {
 		if te.ctx.Err() != nil {
 			break
 		}
-		p, ok := ss.srv.proposalOf(h.runID, h.path)
+		p, ok := ss.srv.review.Proposal(h.runID, h.path)
 		if !ok {
 			continue
 		}
@@ -112,9 +112,9 @@ func checkSummary(cs []tools.CheckResult) string {
 	for _, c := range cs {
 		switch {
 		case c.Passed:
-			fmt.Fprintf(&b, "\n✓ check %s passed (%.1fs)", c.Name, c.Seconds)
+			b.WriteString("\n✓ " + agent.CheckLine(c))
 		case c.NotRun:
-			fmt.Fprintf(&b, "\n⚠ check %s %s", c.Name, strings.TrimSpace(c.Output)) // Output begins "could not run: "
+			b.WriteString("\n⚠ " + agent.CheckLine(c))
 		}
 	}
 	return b.String()

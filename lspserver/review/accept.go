@@ -4,14 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"maps"
-	"slices"
 	"time"
 
 	"go.lsp.dev/protocol"
 	"go.lsp.dev/uri"
 
 	"github.com/agentls/agentls/agent"
+	"github.com/agentls/agentls/agent/desk"
 	"github.com/agentls/agentls/agent/proposal"
 	"github.com/agentls/agentls/lspserver/core"
 	"github.com/agentls/agentls/lspserver/docs"
@@ -23,15 +22,10 @@ import (
 // (verify.go: synchronously when the editor shows the edit at once,
 // after the command's answer when it shows it late).
 
-// acceptAttempts bounds how often an accept is recomputed because the
-// document changed between computing the edit and sending it.
-const acceptAttempts = 3
-
 // Failure reasons returned in AcceptResult.FailureReason.
 const (
 	reasonNotApplied = "client reported applied but the document does not contain the change"
 	reasonNoApply    = "the editor does not support workspace/applyEdit, so agentls cannot apply changes"
-	reasonChanging   = "the document kept changing while the edit was prepared; accept again"
 )
 
 // acceptCommand implements agentls.accept. It runs as a released request,
@@ -48,35 +42,21 @@ func (v *Review) acceptCommand(ctx context.Context, a Args) (AcceptResult, []age
 	if !v.core.Session().Features.ApplyEdit {
 		return AcceptResult{FailureReason: reasonNoApply}, nil, nil
 	}
-	enc := v.core.Session().Encoding
-	var plan proposal.AcceptPlan
-	for attempt := 1; ; attempt++ {
-		if plan, err = r.store.Accept(filter, enc); err != nil {
-			if errors.Is(err, proposal.ErrNotFound) {
-				return AcceptResult{}, nil, core.InvalidParams("agentls.accept: %v", err)
-			}
-			return AcceptResult{}, nil, core.RequestFailed("agentls.accept: %v", err)
-		}
-		if plan.Empty() {
-			return v.nothingAccepted(plan), nil, nil
-		}
-		stale := v.staleFiles(plan)
-		if len(stale) == 0 {
-			break
-		}
-		// Never send an edit computed on an older text: bring the store up
-		// to date and compute it again.
-		r.store.Failed(plan, reasonChanging)
-		if attempt == acceptAttempts {
-			return AcceptResult{FailureReason: reasonChanging, Conflicts: v.conflicts(plan.Conflicts)}, nil, nil
-		}
-		for _, path := range stale {
-			v.resyncDocument(path)
-		}
+	// Never send an edit computed on an older text (desk.Desk.Plan).
+	plan, err := r.desk.Plan(v.src, filter, v.core.Session().Encoding)
+	switch {
+	case errors.Is(err, desk.ErrChanging):
+		return AcceptResult{FailureReason: desk.ReasonChanging, Conflicts: v.conflicts(plan.Conflicts)}, nil, nil
+	case errors.Is(err, proposal.ErrNotFound):
+		return AcceptResult{}, nil, core.InvalidParams("agentls.accept: %v", err)
+	case err != nil:
+		return AcceptResult{}, nil, core.RequestFailed("agentls.accept: %v", err)
+	case plan.Empty():
+		return v.nothingAccepted(plan), nil, nil
 	}
 	res := AcceptResult{Conflicts: v.conflicts(plan.Conflicts)}
-	runs := v.planRuns(plan)  // before the editor's didChange lands the plan and drops its hunks
-	w := v.watchLanding(plan) // before sending: the didChange may come before the answer
+	runs := r.desk.PlanRuns(plan) // before the editor's didChange lands the plan and drops its hunks
+	w := v.watchLanding(plan)     // before sending: the didChange may come before the answer
 	if reason := v.sendPlan(ctx, plan); reason != "" {
 		w.stop()
 		r.store.Failed(plan, reason)
@@ -102,12 +82,12 @@ func (v *Review) acceptCommand(ctx context.Context, a Args) (AcceptResult, []age
 		res.Verifying = true
 		later := time.Now().Add(v.verifyTimeout())
 		v.core.Go("confirm accept", func(sctx context.Context) { v.confirmLater(sctx, w, plan, runs, later) })
-		res.Applied, res.AppliedHunks = true, planHunks(plan)
+		res.Applied, res.AppliedHunks = true, desk.PlanHunks(plan)
 		return res, nil, nil
 	}
 	w.stop()
-	res.Applied, res.AppliedHunks = true, planHunks(plan)
-	return res, v.settle(plan, runs), nil
+	res.Applied, res.AppliedHunks = true, desk.PlanHunks(plan)
+	return res, r.desk.Settle(plan, runs), nil
 }
 
 // sendPlan sends plan with workspace/applyEdit and returns "" when the
@@ -132,57 +112,6 @@ func (v *Review) sendPlan(ctx context.Context, plan proposal.AcceptPlan) string 
 	return ""
 }
 
-// settle records an accept whose edit landed: the store lets its hunks
-// go (Applied), and the decisions (one per run and file) are returned for
-// the runs' sessions, which tell the next run, record the fate in the
-// run's transcript and keep the revert snapshot.
-func (v *Review) settle(plan proposal.AcceptPlan, runs map[string]map[string]int) []agent.Decision {
-	v.st.store.Applied(plan)
-	var decisions []agent.Decision
-	for _, fe := range plan.Files {
-		for _, run := range slices.Sorted(maps.Keys(runs[fe.Path])) {
-			d := v.decisionFor(run, fe.Path, true, fe.Expected, "", runs[fe.Path][run])
-			d.LandedBefore, d.LandedAfter, d.Created = fe.Before, fe.Expected, fe.Created
-			decisions = append(decisions, d)
-		}
-	}
-	return decisions
-}
-
-// staleFiles returns the plan's files whose document no longer is the text
-// (or version, or open state) the plan was computed on.
-func (v *Review) staleFiles(plan proposal.AcceptPlan) []string {
-	var out []string
-	for _, fe := range plan.Files {
-		if snap, open := v.view.Overlay(fe.Path); open {
-			if fe.Version == nil || *fe.Version != *snap.Version || snap.Text != fe.Before {
-				out = append(out, fe.Path)
-			}
-			continue
-		}
-		content, open, err := v.docs.DiskText(fe.Path)
-		if fe.Version != nil || open || err != nil || content != fe.Before {
-			out = append(out, fe.Path)
-		}
-	}
-	return out
-}
-
-// resyncDocument tells the store path's current text and version, from the
-// open buffer or else the disk.
-func (v *Review) resyncDocument(path string) {
-	r := &v.st
-	r.docMu.Lock()
-	snap, open := v.view.Overlay(path)
-	if open {
-		r.store.DocumentChanged(path, snap.Version, snap.Text)
-	}
-	r.docMu.Unlock()
-	if !open {
-		v.resyncClosed(path)
-	}
-}
-
 // nothingAccepted is the result of an accept whose plan holds no edit.
 func (v *Review) nothingAccepted(plan proposal.AcceptPlan) AcceptResult {
 	res := AcceptResult{Conflicts: v.conflicts(plan.Conflicts)}
@@ -203,23 +132,6 @@ func (v *Review) conflicts(cs []proposal.Conflict) []HunkConflict {
 	return out
 }
 
-// planRuns returns, per file of plan, the runs whose hunks it applies
-// and how many of each.
-func (v *Review) planRuns(plan proposal.AcceptPlan) map[string]map[string]int {
-	out := map[string]map[string]int{}
-	for _, fe := range plan.Files {
-		for _, id := range fe.HunkIDs {
-			if h, ok := v.st.store.Hunk(id); ok {
-				if out[fe.Path] == nil {
-					out[fe.Path] = map[string]int{}
-				}
-				out[fe.Path][h.RunID]++
-			}
-		}
-	}
-	return out
-}
-
 // rejectCommand implements agentls.reject. The decisions it returns (one
 // per run and file whose hunks were dropped, with the user's reason) are
 // for the runs' sessions; a reject without a reason from a client that
@@ -231,21 +143,7 @@ func (v *Review) rejectCommand(_ context.Context, a Args) (RejectResult, []agent
 	if err != nil {
 		return RejectResult{}, nil, err
 	}
-	type key struct{ run, path string }
-	var touched []key
-	count := map[key]int{}
-	for _, h := range r.store.Select(filter) {
-		k := key{h.RunID, h.Path}
-		if count[k] == 0 {
-			touched = append(touched, k)
-		}
-		count[k]++
-	}
-	n := r.store.Reject(filter)
-	decisions := make([]agent.Decision, 0, len(touched))
-	for _, k := range touched {
-		decisions = append(decisions, v.decisionFor(k.run, k.path, false, "", a.Reason, count[k]))
-	}
+	n, decisions := r.desk.Reject(v.src, a.Reason, filter)
 	if a.Reason == "" && len(decisions) > 0 && v.asksReason() {
 		v.rejectAsking(decisions)
 		return RejectResult{Rejected: n, AskingReason: true}, nil, nil

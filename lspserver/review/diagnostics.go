@@ -63,7 +63,6 @@ type previewDiags struct {
 	settle  *time.Timer                      // fires a quiet moment after the last change
 
 	// New files in the documents runs started from (newfile.go), under mu.
-	origins    map[string]runOrigin           // run → the document it started from
 	companions map[string]map[string]struct{} // origin path → new files it shows
 }
 
@@ -78,9 +77,6 @@ func (v *Review) startPreviewDiagnostics(r *reviewState) {
 		d.wake = make(chan struct{}, 1)
 		d.mu.Lock()
 		d.scan, d.rescan, d.extra = map[string]struct{}{}, map[string]struct{}{}, map[string][]protocol.Diagnostic{}
-		if d.origins == nil {
-			d.origins = map[string]runOrigin{}
-		}
 		d.companions = map[string]map[string]struct{}{}
 		d.settle = time.AfterFunc(time.Hour, d.scanSettled)
 		d.settle.Stop()
@@ -193,7 +189,7 @@ func (v *Review) previewDocChanged(path string, ev docEvent) {
 	for _, fn := range drop {
 		fn(path, "", false)
 	}
-	if shown || (scanned && ev == docOpened) || r.tracks(path) {
+	if shown || (scanned && ev == docOpened) || r.desk.Tracks(path) {
 		d.queue(path)
 	}
 }

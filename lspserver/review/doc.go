@@ -1,8 +1,9 @@
 // Package review is the review part of agentls's LSP server: the
 // proposals agent runs leave for the user, and the user's decisions on
-// them. It owns the proposal store (agent/proposal) and its LSP face:
-// staging (stage.go), rebasing onto the user's edits and disk changes
-// (rebase.go, a docs.Follower), agentls/proposals and the change
+// them. The rules live in the review desk (agent/desk: the proposal
+// store, staging, rebase, accept plans, rejects, the decisions, the
+// problem book); this is its LSP face: staging (stage.go), the rebase
+// hooks (rebase.go, a docs.Follower), agentls/proposals and the change
 // announcements (proposals.go), agentls.accept/agentls.reject
 // (accept.go) and the check that an accepted edit landed, also when the
 // editor shows it only after the command's answer (verify.go), code

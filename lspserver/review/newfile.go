@@ -25,46 +25,11 @@ import (
 // text, where flymake shows it and the user is looking. Plugins show new
 // files themselves, so they get no companion.
 
-// runOrigin is where a run was started: a store path and a 0-based line.
-type runOrigin struct {
-	path string
-	line uint32
-}
-
 // RunOrigin records that runID was started from the document at path
 // (a store path) at line, for the companions of the files it proposes.
-// Past maxOrigins entries, the runs with nothing left in review are
-// forgotten, which bounds the map by the runs still in review.
 func (v *Review) RunOrigin(runID, path string, line uint32) {
-	d := &v.diags
-	d.mu.Lock()
-	if d.origins == nil {
-		d.origins = map[string]runOrigin{}
-	}
-	d.origins[runID] = runOrigin{path: path, line: line}
-	var ids []string
-	if len(d.origins) > maxOrigins {
-		for id := range d.origins {
-			if id != runID {
-				ids = append(ids, id)
-			}
-		}
-	}
-	d.mu.Unlock()
-	var gone []string
-	for _, id := range ids {
-		if len(v.state().store.Select(proposal.Filter{RunID: id})) == 0 {
-			gone = append(gone, id)
-		}
-	}
-	d.mu.Lock()
-	for _, id := range gone {
-		delete(d.origins, id)
-	}
-	d.mu.Unlock()
+	v.state().desk.SetOrigin(runID, path, line)
 }
-
-const maxOrigins = 64
 
 // companionsWanted: the client shows diagnostics only through its own UI
 // (no agentls plugin), where an empty document can hold none.
@@ -81,8 +46,8 @@ func (v *Review) queueOrigins(newPath string, created []proposal.Proposal) {
 	want := map[string]bool{}
 	d.mu.Lock()
 	for _, pr := range created {
-		if o, ok := d.origins[pr.RunID]; ok && o.path != newPath {
-			want[o.path] = true
+		if o, ok := v.st.desk.Origin(pr.RunID); ok && o.Path != newPath {
+			want[o.Path] = true
 		}
 	}
 	var queue []string
@@ -122,21 +87,16 @@ func (v *Review) newFileCompanions(r *reviewState, origin string) []protocol.Dia
 			}
 		}
 	})
-	origins := map[string]runOrigin{}
-	for id, o := range d.origins {
-		if o.path == origin {
-			origins[id] = o
-		}
-	}
 	d.mu.Unlock()
+	lines := r.desk.StartedFrom(origin)
 	var out []protocol.Diagnostic
 	for _, f := range files {
 		for _, pr := range r.store.ListLSP(f, v.core.Session().Encoding) {
-			o, ok := origins[pr.RunID]
+			line, ok := lines[pr.RunID]
 			if !pr.Created || !ok || len(pr.Hunks) == 0 {
 				continue
 			}
-			out = append(out, companionDiagnostic(pr, o.line))
+			out = append(out, companionDiagnostic(pr, line))
 		}
 	}
 	return out

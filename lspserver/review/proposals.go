@@ -11,6 +11,7 @@ import (
 	"go.lsp.dev/uri"
 
 	"github.com/agentls/agentls/agent"
+	"github.com/agentls/agentls/agent/desk"
 	"github.com/agentls/agentls/agent/proposal"
 	"github.com/agentls/agentls/internal/workspace"
 	"github.com/agentls/agentls/lspserver/core"
@@ -19,8 +20,9 @@ import (
 // This file wires the proposal store (agent/proposal) into the server:
 // the review state, the agentls/proposals request and the announcements
 // (agentls/proposalsChanged, workspace/codeLens/refresh) sent when the
-// store's proposals change. Staging is in stage.go, rebasing on the
-// user's edits in rebase.go, accept/reject in accept.go.
+// store's proposals change. The desk (agent/desk) owns the rules;
+// staging is in stage.go, the rebase hooks in rebase.go, accept/reject in
+// accept.go.
 
 // MethodProposals is the agentls/proposals request (docs/protocol.md "Custom
 // requests"): the pending proposals, with hunk ranges in the document as the
@@ -100,15 +102,11 @@ type ProposalsChangedParams struct {
 // reviewState is the server's side of previews: the proposal store,
 // and the announcer queue. Its zero value is inert: state() initialises it on first use.
 type reviewState struct {
-	once  sync.Once
+	once sync.Once
+	// desk owns the proposals and orders every update of a document's
+	// text into them (agent/desk); store is its store, for queries.
+	desk  *desk.Desk
 	store *proposal.Store
-
-	// docMu orders every update of a document's text into the store
-	// (didOpen/didChange/didClose, disk events, staging, accept's resync),
-	// so the store never goes back to an older text. Never call
-	// View.Read while holding it: a Read may emit an event whose handler
-	// takes it.
-	docMu sync.Mutex
 
 	mu      sync.Mutex
 	pending map[string]struct{} // paths to announce
@@ -134,7 +132,8 @@ type reviewState struct {
 func (v *Review) state() *reviewState {
 	r := &v.st
 	r.once.Do(func() {
-		r.store = proposal.New()
+		r.desk = desk.New(v.log)
+		r.store = r.desk.Store()
 		r.pending = map[string]struct{}{}
 		r.wake = make(chan struct{}, 1)
 		stopStore := r.store.OnChange(r.queueAnnounce)

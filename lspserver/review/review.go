@@ -9,6 +9,7 @@ import (
 	"go.lsp.dev/protocol"
 
 	"github.com/agentls/agentls/agent"
+	"github.com/agentls/agentls/agent/desk"
 	"github.com/agentls/agentls/agent/proposal"
 	"github.com/agentls/agentls/internal/text"
 	"github.com/agentls/agentls/internal/workspace"
@@ -34,12 +35,11 @@ type Review struct {
 	core *core.Server
 	docs *docs.Docs
 	view *workspace.View
+	src  desk.Source // the view's documents, for the desk
 	log  *slog.Logger
 
 	st    reviewState  // proposals under review (proposals.go)
 	diags previewDiags // proposals as diagnostics for plugin-less clients (diagnostics.go)
-
-	problems problemBook // what language servers found in proposals (problems.go)
 
 	hunkDiags hunkDiagMemo // preview diagnostics for the code actions (actions.go)
 }
@@ -47,7 +47,7 @@ type Review struct {
 // New returns the review part of c's session, on the documents of d. The
 // wiring makes it follow d (docs.Docs.Follow).
 func New(c *core.Server, d *docs.Docs) *Review {
-	return &Review{core: c, docs: d, view: d.View(), log: c.Log()}
+	return &Review{core: c, docs: d, view: d.View(), src: desk.ViewSource(d.View(), true), log: c.Log()}
 }
 
 // Pending is every proposal in review, for the runs' sessions (saving,

@@ -3,13 +3,12 @@ package review
 import (
 	"context"
 	"fmt"
-	"path/filepath"
-	"strings"
 	"time"
 
 	"go.lsp.dev/protocol"
 
 	"github.com/agentls/agentls/agent"
+	"github.com/agentls/agentls/agent/desk"
 	"github.com/agentls/agentls/agent/proposal"
 	"github.com/agentls/agentls/internal/workspace"
 )
@@ -212,8 +211,8 @@ func (v *Review) confirmLater(ctx context.Context, w *planWatch, plan proposal.A
 	}
 	if ok {
 		v.st.showsLate.Store(true)
-		ds := v.settle(plan, runs)
-		v.log.Debug("accept confirmed after the command's answer", "hunks", len(planHunks(plan)))
+		ds := v.st.desk.Settle(plan, runs)
+		v.log.Debug("accept confirmed after the command's answer", "hunks", len(desk.PlanHunks(plan)))
 		if f := v.st.decided.Load(); f != nil {
 			(*f)(ds)
 		}
@@ -228,16 +227,16 @@ func (v *Review) confirmLater(ctx context.Context, w *planWatch, plan proposal.A
 		return
 	}
 	back := 0
-	for _, id := range planHunks(plan) {
+	for _, id := range desk.PlanHunks(plan) {
 		if _, ok := v.st.store.Hunk(id); ok {
 			back++
 		}
 	}
-	msg := fmt.Sprintf("Agent: the accepted change to %s was not recorded: %s", planFileNames(plan), reason)
+	msg := fmt.Sprintf("Agent: the accepted change to %s was not recorded: %s", desk.PlanFileNames(plan), reason)
 	if back > 0 {
 		msg += fmt.Sprintf("; %d change(s) are back in review", back)
 	}
-	v.log.Warn("accept not confirmed", "files", planFileNames(plan), "reason", reason)
+	v.log.Warn("accept not confirmed", "files", desk.PlanFileNames(plan), "reason", reason)
 	if c := v.core.Client(); c != nil {
 		if err := c.ShowMessage(ctx, &protocol.ShowMessageParams{Type: protocol.MessageTypeWarning, Message: msg}); err != nil {
 			v.log.Warn("show accept failure", "err", err)
@@ -250,24 +249,6 @@ func (v *Review) confirmLater(ctx context.Context, w *planWatch, plan proposal.A
 // them to the runs' sessions, as it does with the command's own. Call it
 // before Serve.
 func (v *Review) OnDecided(f func([]agent.Decision)) { v.st.decided.Store(&f) }
-
-// planHunks are the ids of the hunks plan applies, file by file.
-func planHunks(plan proposal.AcceptPlan) []string {
-	var out []string
-	for _, fe := range plan.Files {
-		out = append(out, fe.HunkIDs...)
-	}
-	return out
-}
-
-// planFileNames names plan's files for a message.
-func planFileNames(plan proposal.AcceptPlan) string {
-	names := make([]string, len(plan.Files))
-	for i, fe := range plan.Files {
-		names[i] = filepath.Base(fe.Path)
-	}
-	return strings.Join(names, ", ")
-}
 
 // verifyTimeout bounds the wait, from the editor's answer, for an applied
 // edit to show.
