@@ -55,20 +55,23 @@ func cliOAuth(stderr io.Writer, browser bool) mcp.OAuthOptions {
 // openBrowser starts the desktop's URL opener, if there is a desktop. u
 // has passed mcp.CheckBrowserURL, so it starts with http(s):// and cannot
 // be taken for an option (xdg-open refuses "--" itself: "unexpected
-// option", xdg-utils 1.1.3).
-func openBrowser(ctx context.Context, u string) {
+// option", xdg-utils 1.1.3). The opener is not bound to ctx: the flow's
+// context ends as soon as the sign-in completes, which can be before
+// xdg-open has handed the address to the browser, and killing it then
+// would lose the page (seen as a flaky test under load).
+func openBrowser(_ context.Context, u string) {
 	if mcp.CheckBrowserURL(u) != nil {
 		return
 	}
 	var cmd *exec.Cmd
 	switch {
 	case runtime.GOOS == "darwin":
-		cmd = exec.CommandContext(ctx, "open", u)
+		cmd = exec.Command("open", u)
 	case os.Getenv("DISPLAY") != "" || os.Getenv("WAYLAND_DISPLAY") != "":
 		if _, err := exec.LookPath("xdg-open"); err != nil {
 			return
 		}
-		cmd = exec.CommandContext(ctx, "xdg-open", u)
+		cmd = exec.Command("xdg-open", u)
 	default:
 		return
 	}
