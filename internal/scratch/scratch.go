@@ -254,13 +254,43 @@ func (d *Dir) Close() error {
 	return d.err
 }
 
-// removals counts the background deletions under way.
-var removals sync.WaitGroup
+// removals counts the background deletions under way. Not a WaitGroup:
+// a deletion may start (Add from zero) while another goroutine waits for
+// the earlier ones, which WaitGroup forbids (the race detector reports
+// it when parallel tests do both).
+var removals struct {
+	mu   sync.Mutex
+	n    int
+	idle *sync.Cond // signalled when n drops to 0
+}
+
+func init() { removals.idle = sync.NewCond(&removals.mu) }
+
+func removalStarted() {
+	removals.mu.Lock()
+	removals.n++
+	removals.mu.Unlock()
+}
+
+func removalDone() {
+	removals.mu.Lock()
+	removals.n--
+	if removals.n == 0 {
+		removals.idle.Broadcast()
+	}
+	removals.mu.Unlock()
+}
 
 // WaitRemovals waits for the copies and directories being deleted in the
 // background: a process (or a test) that ends calls it so that it leaves
 // nothing half-deleted behind.
-func WaitRemovals() { removals.Wait() }
+func WaitRemovals() {
+	removals.mu.Lock()
+	for removals.n > 0 {
+		removals.idle.Wait()
+	}
+	removals.mu.Unlock()
+}
 
 // removeAside renames dir to a name without a lock file (so that
 // CleanStale of any process finishes the job if this one dies first),
@@ -281,9 +311,9 @@ func removeAside(dir, lockP string, lock *os.File) error {
 	}
 	err := os.Remove(lockP)
 	lock.Close() // releases the flock
-	removals.Add(1)
+	removalStarted()
 	go func() {
-		defer removals.Done()
+		defer removalDone()
 		_ = removeAll(trash) // CleanStale retries what is left
 	}()
 	if err != nil {

@@ -4,12 +4,14 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"sort"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 
@@ -406,5 +408,39 @@ func TestRewritesMoveMtimeForward(t *testing.T) {
 		if n, _ := c.Repair(ctx); n != 0 {
 			t.Fatalf("step %d: the new mtime was not recorded (repair redid %d)", i, n)
 		}
+	}
+}
+
+// Deletions may start while another goroutine waits for the earlier ones
+// (parallel tests, a server ending runs while new ones end): WaitRemovals
+// returns only when none is under way, and the race detector stays quiet.
+func TestWaitRemovalsWhileRemovalsStart(t *testing.T) {
+	base := t.TempDir()
+	var wg sync.WaitGroup
+	for i := range 8 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for range 10 {
+				d, err := NewDir(base, fmt.Sprintf("w%d", i))
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				if err := os.WriteFile(filepath.Join(d.Path(), "f"), []byte("x"), 0o600); err != nil {
+					t.Error(err)
+				}
+				if err := d.Close(); err != nil {
+					t.Error(err)
+				}
+				WaitRemovals()
+			}
+		}()
+	}
+	wg.Wait()
+	WaitRemovals()
+	left, _ := filepath.Glob(filepath.Join(base, ".removing-*"))
+	if len(left) != 0 {
+		t.Fatalf("deletions left after WaitRemovals: %v", left)
 	}
 }
