@@ -43,6 +43,7 @@ func (v *Review) Problems(runID string, fp tools.FileProblems) {
 		v.pruneProblemsLocked()
 	}
 	b.by[problemKey{runID, fp.Path}] = fp
+	v.core.ActionsChanged() // the code actions' preview diagnostics carry them
 	// Plugins fetch agentls/proposals again (their proposal shows the
 	// count); plugin-less clients get the hunks' diagnostics again.
 	v.state().queueAnnounce(fp.Path)

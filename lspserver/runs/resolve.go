@@ -39,9 +39,11 @@ const maxActionSets = 128
 // actionSets is the table of requests answered lazily. The zero value is
 // ready.
 type actionSets struct {
-	mu   sync.Mutex
-	last uint64 // id of the latest set; ids start at 1
-	sets map[uint64]actionSet
+	mu      sync.Mutex
+	last    uint64 // id of the latest set; ids start at 1
+	sets    map[uint64]actionSet
+	answers map[answerKey]answer // lazy answers kept (actioncache.go)
+	watch   sync.Once            // subscribes ActionsChanged to the view (actioncache.go)
 }
 
 // actionSet is one codeAction request answered lazily.
@@ -79,11 +81,21 @@ func (t *actionSets) get(id uint64) (actionSet, bool, uint64) {
 // reflection-based encoder was a third of the handler's cost.
 func (rs *Runs) lazyCodeActions(p *protocol.CodeActionParams) json.RawMessage {
 	key := core.DocKey(p.TextDocument.URI)
+	path := rs.docs.StorePath(key)
+	// The stamp is read before the list is built: a change meanwhile
+	// moves it past the one this answer is kept with.
+	stamp, cache := rs.stampNow(path)
+	var ck answerKey
+	if cache {
+		ck = keyOf(p)
+		if body, ok := rs.actionSets.cached(ck, stamp); ok {
+			return body
+		}
+	}
 	actions := rs.codeActions(p, key, true)
 	if len(actions) == 0 {
 		return json.RawMessage("[]")
 	}
-	path := rs.docs.StorePath(key)
 	ver, open := rs.view.BufferVersion(path)
 	id := rs.actionSets.add(actionSet{path: path, version: ver, open: open, params: p})
 	b := make([]byte, 0, 160*len(actions))
@@ -94,7 +106,11 @@ func (rs *Runs) lazyCodeActions(p *protocol.CodeActionParams) json.RawMessage {
 		}
 		b = appendLazyAction(b, a, id, i)
 	}
-	return append(b, ']')
+	b = append(b, ']')
+	if cache && open && ver == stamp.version {
+		rs.actionSets.keep(ck, stamp, b, id)
+	}
+	return b
 }
 
 // appendLazyAction appends a (without its command) with its data.

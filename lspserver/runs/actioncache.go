@@ -1,0 +1,144 @@
+package runs
+
+import (
+	"encoding/json"
+	"strings"
+
+	"go.lsp.dev/protocol"
+
+	"github.com/agentls/agentls/agent"
+	"github.com/agentls/agentls/internal/text"
+	"github.com/agentls/agentls/internal/workspace"
+)
+
+// The lazy code action answer cache. Editors ask for code actions on every
+// cursor move, again and again at the same place (VS Code on each caret
+// rest and diagnostics change, Neovim plugins on CursorHold); building the
+// list is most of the server's share of the request. The encoded answer
+// is kept per request (document, range, context) with a stamp of every
+// input the list is built from, read before it is built:
+//
+//   - the document's store path and buffer version (an open buffer only:
+//     files on disk change without telling us);
+//   - core.Server.ActionsGen: open buffers (every workspace.View event),
+//     task comments (tasks.go), language-server problems placed on
+//     proposals (review), settings, workspace folders;
+//   - review's proposal store generation (proposals staged, rebased,
+//     accepted, rejected, conflicted...) and whether preview diagnostics
+//     are on;
+//   - the revert index's generation (runs landed or reverted, here or by
+//     another agentls);
+//   - the latest session (Continue) and the latest plan awaiting approval,
+//     compared as they are;
+//   - the position encoding.
+//
+// An answer is served again only when all of them are unchanged, and
+// while codeAction/resolve still keeps the request it names (its data's
+// set): a stale list is a bug, a miss only costs the build. Only lazy
+// answers are cached: they are encoded by the handler (resolve.go), and
+// the clients that resolve lazily are the ones asking on every move.
+
+// reviewGen is the Review that can say when its code actions may have
+// changed (lspserver/review's Review.ActionsGen): kept out of the Review
+// interface so that other implementations need not know of the cache.
+type reviewGen interface {
+	ActionsGen() (store uint64, previewOff bool)
+}
+
+// answerKey is what a request asks: the cache's key.
+type answerKey struct {
+	uri     string
+	rng     protocol.Range
+	only    string // context.only, joined by "\n"
+	trigger protocol.CodeActionTriggerKind
+	diags   string // context.diagnostics, encoded
+}
+
+// answerStamp is the state an answer was built from (see above).
+type answerStamp struct {
+	gen, store, hist uint64
+	previewOff       bool
+	path             string
+	version          int32
+	enc              text.Encoding
+	session, title   string
+	plan             agent.WaitingPlan
+}
+
+// answer is one cached lazy answer.
+type answer struct {
+	stamp answerStamp
+	body  json.RawMessage
+	set   uint64 // the actionSets id its data names
+}
+
+// keyOf is p's cache key.
+func keyOf(p *protocol.CodeActionParams) answerKey {
+	k := answerKey{uri: string(p.TextDocument.URI), rng: p.Range, trigger: p.Context.TriggerKind}
+	if len(p.Context.Only) > 0 {
+		var b strings.Builder
+		for _, o := range p.Context.Only {
+			b.WriteString(string(o))
+			b.WriteByte('\n')
+		}
+		k.only = b.String()
+	}
+	if len(p.Context.Diagnostics) > 0 {
+		b := make([]byte, 0, 160*len(p.Context.Diagnostics))
+		for _, d := range p.Context.Diagnostics {
+			b = append(appendDiagnostic(b, d), '\n') // every field: the library encodes what it does not write
+		}
+		k.diags = string(b)
+	}
+	return k
+}
+
+// stampNow reads the state the answer for the document at path depends
+// on; ok is false when it is not an open buffer (not cached).
+func (rs *Runs) stampNow(path string) (answerStamp, bool) {
+	rs.actionSets.watch.Do(func() {
+		// Before the first stamp is read: every later buffer change
+		// moves ActionsGen.
+		rs.view.Subscribe(func(workspace.Event) { rs.core.ActionsChanged() })
+	})
+	s := answerStamp{gen: rs.core.ActionsGen(), path: path}
+	var open bool
+	if s.version, open = rs.view.BufferVersion(path); !open {
+		return s, false
+	}
+	rv, ok := rs.review.(reviewGen)
+	if !ok {
+		return s, false // a review that cannot say when its actions change
+	}
+	s.store, s.previewOff = rv.ActionsGen()
+	s.hist = rs.hist.Gen()
+	s.enc = rs.core.Session().Encoding
+	s.session, s.title = rs.latestSession()
+	s.plan, _ = rs.plans.Latest()
+	return s, true
+}
+
+// cached returns the answer kept for k if it was built from stamp s and
+// its set is still kept for resolve.
+func (t *actionSets) cached(k answerKey, s answerStamp) (json.RawMessage, bool) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	a, ok := t.answers[k]
+	if !ok || a.stamp != s {
+		return nil, false
+	}
+	if _, kept := t.sets[a.set]; !kept {
+		return nil, false
+	}
+	return a.body, true
+}
+
+// keep caches body, the answer to k built from s, naming set.
+func (t *actionSets) keep(k answerKey, s answerStamp, body json.RawMessage, set uint64) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.answers == nil || len(t.answers) >= maxActionSets {
+		t.answers = map[answerKey]answer{} // entries beyond the sets kept could not be served
+	}
+	t.answers[k] = answer{stamp: s, body: body, set: set}
+}
