@@ -238,4 +238,3 @@ func mustRaw(t *testing.T, v any) json.RawMessage {
 	}
 	return b
 }
-
