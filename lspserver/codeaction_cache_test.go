@@ -15,8 +15,9 @@ import (
 	"github.com/agentls/agentls/tools"
 )
 
-// TestLazyCodeActionCacheNeverStale: a resolving client's code action
-// answers are cached (lspserver/runs/actioncache.go). Every input of the
+// TestCodeActionCacheNeverStale: code action answers are cached
+// (lspserver/runs/actioncache.go), a resolving client's (titles only) and
+// an eager one's (eglot, Helix: whole actions) alike. Every input of the
 // list is changed in turn through the real server: after each change the
 // next answer to the very request asked (and cached) just before shows
 // the change, and equals a fresh build (the same request with a context
@@ -27,7 +28,12 @@ import (
 // (Revert) and its revert; a task comment typed; the document closed and
 // reopened at the same version with other text; the request's own
 // diagnostics and context.only.
-func TestLazyCodeActionCacheNeverStale(t *testing.T) {
+func TestCodeActionCacheNeverStale(t *testing.T) {
+	t.Run("lazy", func(t *testing.T) { t.Parallel(); codeActionCacheNeverStale(t, lsptest.ResolvingCapabilities()) })
+	t.Run("eager", func(t *testing.T) { t.Parallel(); codeActionCacheNeverStale(t, lsptest.DefaultCapabilities()) })
+}
+
+func codeActionCacheNeverStale(t *testing.T, caps protocol.ClientCapabilities) {
 	const plan = "1. Make One return 2."
 	script := func(req *llmtest.ChatRequest) llmtest.Reply {
 		switch {
@@ -44,7 +50,6 @@ func TestLazyCodeActionCacheNeverStale(t *testing.T) {
 		}
 		return llmtest.Text("Done.")
 	}
-	caps := lsptest.ResolvingCapabilities()
 	rs := newRunSession(t, script, runOpts{runOpts: lspserver.RunOptions{StateDir: t.TempDir()}, init: lsptest.InitOptions{Capabilities: &caps}})
 	e := editorFor(rs.session, text.UTF16)
 	const base = "package a\n\n// One is one.\nfunc One() int {\n\treturn 1\n}\n"

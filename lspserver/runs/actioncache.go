@@ -34,9 +34,9 @@ import (
 //
 // An answer is served again only when all of them are unchanged, and
 // while codeAction/resolve still keeps the request it names (its data's
-// set): a stale list is a bug, a miss only costs the build. Only lazy
-// answers are cached: they are encoded by the handler (resolve.go), and
-// the clients that resolve lazily are the ones asking on every move.
+// set): a stale list is a bug, a miss only costs the build. Lazy answers
+// (resolve.go) and whole ones (eglot, Helix) are cached alike, the
+// handler encoding them; a session is one or the other.
 
 // reviewGen is the Review that can say when its code actions may have
 // changed (lspserver/review's Review.ActionsGen): kept out of the Review
@@ -69,7 +69,7 @@ type answerStamp struct {
 type answer struct {
 	stamp answerStamp
 	body  json.RawMessage
-	set   uint64 // the actionSets id its data names
+	set   uint64 // the actionSets id its data names (lazy); 0: none (eager)
 }
 
 // keyOf is p's cache key.
@@ -127,13 +127,13 @@ func (t *actionSets) cached(k answerKey, s answerStamp) (json.RawMessage, bool) 
 	if !ok || a.stamp != s {
 		return nil, false
 	}
-	if _, kept := t.sets[a.set]; !kept {
+	if _, kept := t.sets[a.set]; a.set != 0 && !kept {
 		return nil, false
 	}
 	return a.body, true
 }
 
-// keep caches body, the answer to k built from s, naming set.
+// keep caches body, the answer to k built from s, naming set (0: none).
 func (t *actionSets) keep(k answerKey, s answerStamp, body json.RawMessage, set uint64) {
 	t.mu.Lock()
 	defer t.mu.Unlock()

@@ -60,7 +60,34 @@ func (rs *Runs) CodeAction(_ context.Context, p *protocol.CodeActionParams) (any
 	if rs.core.Session().Features.LazyCodeActions {
 		return rs.lazyCodeActions(p), nil
 	}
-	return rs.codeActions(p, core.DocKey(p.TextDocument.URI), false), nil
+	return rs.eagerCodeActions(p), nil
+}
+
+// eagerCodeActions answers p with whole actions, encoded here (as the
+// dispatcher would: protocol.Marshal) so that the answer can be cached
+// (actioncache.go).
+func (rs *Runs) eagerCodeActions(p *protocol.CodeActionParams) any {
+	key := core.DocKey(p.TextDocument.URI)
+	path := rs.docs.StorePath(key)
+	stamp, cache := rs.stampNow(path) // before the list is built, as lazyCodeActions
+	var ck answerKey
+	if cache {
+		ck = keyOf(p)
+		if body, ok := rs.actionSets.cached(ck, stamp); ok {
+			return body
+		}
+	}
+	actions := rs.codeActions(p, key, false)
+	body, err := protocol.Marshal(actions)
+	if err != nil {
+		return actions // the dispatcher reports it
+	}
+	if cache {
+		if ver, open := rs.view.BufferVersion(path); open && ver == stamp.version {
+			rs.actionSets.keep(ck, stamp, body, 0)
+		}
+	}
+	return json.RawMessage(body)
 }
 
 // codeActions are the actions for p; lazy leaves their commands out
