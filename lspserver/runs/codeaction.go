@@ -78,16 +78,17 @@ func (rs *Runs) eagerCodeActions(p *protocol.CodeActionParams) any {
 		}
 	}
 	actions := rs.codeActions(p, key, false)
-	body, err := protocol.Marshal(actions)
+	raw, err := protocol.Marshal(actions)
 	if err != nil {
 		return actions // the dispatcher reports it
 	}
+	body := shared(raw)
 	if cache {
 		if ver, open := rs.view.BufferVersion(path); open && ver == stamp.version {
 			rs.actionSets.keep(ck, stamp, body, 0)
 		}
 	}
-	return json.RawMessage(body)
+	return body
 }
 
 // codeActions are the actions for p; lazy leaves their commands out

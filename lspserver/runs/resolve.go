@@ -106,11 +106,11 @@ func (rs *Runs) lazyCodeActions(p *protocol.CodeActionParams) json.RawMessage {
 		}
 		b = appendLazyAction(b, a, id, i)
 	}
-	b = append(b, ']')
+	body := shared(append(b, ']'))
 	if cache && open && ver == stamp.version {
-		rs.actionSets.keep(ck, stamp, b, id)
+		rs.actionSets.keep(ck, stamp, body, id)
 	}
-	return b
+	return body
 }
 
 // appendLazyAction appends a (without its command) with its data.
