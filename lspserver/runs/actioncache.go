@@ -1,6 +1,7 @@
 package runs
 
 import (
+	"context"
 	"encoding/json"
 	"strings"
 
@@ -9,6 +10,7 @@ import (
 	"github.com/agentls/agentls/agent"
 	"github.com/agentls/agentls/internal/text"
 	"github.com/agentls/agentls/internal/workspace"
+	"github.com/agentls/agentls/lspserver/core"
 )
 
 // The lazy code action answer cache. Editors ask for code actions on every
@@ -43,6 +45,96 @@ import (
 // interface so that other implementations need not know of the cache.
 type reviewGen interface {
 	ActionsGen() (store uint64, previewOff bool)
+}
+
+// A request's params as they came are remembered too (the latest
+// maxActionSets), with the document and cache key they decode to, so that
+// a repeated request is not decoded again (CodeActionRaw): the same bytes
+// always decode to the same params.
+
+// CodeActionRaw is the textDocument/codeAction route (core.RawRun): a
+// request whose params are byte for byte those of one answered before is
+// looked up without decoding them; any other is decoded and answered by
+// CodeAction.
+func (rs *Runs) CodeActionRaw(_ context.Context, raw json.RawMessage) (any, error) {
+	if e, ok := rs.actionSets.rawKey(raw); ok {
+		if stamp, cache := rs.stampNow(rs.docs.StorePath(e.doc)); cache {
+			if body, ok := rs.actionSets.cached(e.key, stamp); ok {
+				return body, nil
+			}
+		}
+	}
+	var p protocol.CodeActionParams
+	if err := core.DecodeRaw(raw, &p); err != nil {
+		return nil, err
+	}
+	return rs.codeActionAnswer(&p, raw), nil
+}
+
+// codeActionAnswer answers p, whose params came as raw (nil: not known),
+// from the cache or built and then cached.
+func (rs *Runs) codeActionAnswer(p *protocol.CodeActionParams, raw json.RawMessage) any {
+	key := core.DocKey(p.TextDocument.URI)
+	path := rs.docs.StorePath(key)
+	// The stamp is read before the list is built: a change meanwhile
+	// moves it past the one this answer is kept with.
+	stamp, cache := rs.stampNow(path)
+	var ck answerKey
+	if cache {
+		ck = keyOf(p)
+		if raw != nil {
+			rs.actionSets.keepRaw(raw, rawEntry{doc: key, key: ck})
+		}
+		if body, ok := rs.actionSets.cached(ck, stamp); ok {
+			return body
+		}
+	}
+	var body json.RawMessage
+	var set uint64
+	if rs.core.Session().Features.LazyCodeActions {
+		body, set = rs.lazyCodeActions(p, key, path)
+	} else {
+		var actions []protocol.CommandOrCodeAction
+		var ok bool
+		if body, actions, ok = rs.eagerCodeActions(p, key); !ok {
+			return actions
+		}
+	}
+	body = shared(body)
+	if cache {
+		if ver, open := rs.view.BufferVersion(path); open && ver == stamp.version {
+			rs.actionSets.keep(ck, stamp, body, set)
+		}
+	}
+	return body
+}
+
+// rawEntry is what a request's raw params decode to.
+type rawEntry struct {
+	doc string // core.DocKey of its document
+	key answerKey
+}
+
+// rawKey returns what raw decodes to, if it was seen.
+func (t *actionSets) rawKey(raw json.RawMessage) (rawEntry, bool) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	e, ok := t.raw[string(raw)]
+	return e, ok
+}
+
+// keepRaw remembers what raw decodes to (a copy of raw: the connection
+// reuses its buffers).
+func (t *actionSets) keepRaw(raw json.RawMessage, e rawEntry) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if _, ok := t.raw[string(raw)]; ok {
+		return
+	}
+	if t.raw == nil || len(t.raw) >= maxActionSets {
+		t.raw = map[string]rawEntry{}
+	}
+	t.raw[string(raw)] = e
 }
 
 // answerKey is what a request asks: the cache's key.

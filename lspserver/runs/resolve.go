@@ -42,7 +42,8 @@ type actionSets struct {
 	mu      sync.Mutex
 	last    uint64 // id of the latest set; ids start at 1
 	sets    map[uint64]actionSet
-	answers map[answerKey]answer // lazy answers kept (actioncache.go)
+	answers map[answerKey]answer // answers kept (actioncache.go)
+	raw     map[string]rawEntry  // params as they came → what they decode to (actioncache.go)
 	watch   sync.Once            // subscribes ActionsChanged to the view (actioncache.go)
 }
 
@@ -77,24 +78,14 @@ func (t *actionSets) get(id uint64) (actionSet, bool, uint64) {
 	return set, ok, t.last
 }
 
-// lazyCodeActions answers p without commands, encoded here: the
-// reflection-based encoder was a third of the handler's cost.
-func (rs *Runs) lazyCodeActions(p *protocol.CodeActionParams) json.RawMessage {
-	key := core.DocKey(p.TextDocument.URI)
-	path := rs.docs.StorePath(key)
-	// The stamp is read before the list is built: a change meanwhile
-	// moves it past the one this answer is kept with.
-	stamp, cache := rs.stampNow(path)
-	var ck answerKey
-	if cache {
-		ck = keyOf(p)
-		if body, ok := rs.actionSets.cached(ck, stamp); ok {
-			return body
-		}
-	}
+// lazyCodeActions answers p without commands, encoded here (the
+// reflection-based encoder was a third of the handler's cost), and the id
+// of the set its data names (0: none, an empty list). key is p's
+// core.DocKey, path its store path.
+func (rs *Runs) lazyCodeActions(p *protocol.CodeActionParams, key, path string) (json.RawMessage, uint64) {
 	actions := rs.codeActions(p, key, true)
 	if len(actions) == 0 {
-		return json.RawMessage("[]")
+		return json.RawMessage("[]"), 0
 	}
 	ver, open := rs.view.BufferVersion(path)
 	id := rs.actionSets.add(actionSet{path: path, version: ver, open: open, params: p})
@@ -106,11 +97,7 @@ func (rs *Runs) lazyCodeActions(p *protocol.CodeActionParams) json.RawMessage {
 		}
 		b = appendLazyAction(b, a, id, i)
 	}
-	body := shared(append(b, ']'))
-	if cache && open && ver == stamp.version {
-		rs.actionSets.keep(ck, stamp, body, id)
-	}
-	return body
+	return append(b, ']'), id
 }
 
 // appendLazyAction appends a (without its command) with its data.
