@@ -13,7 +13,7 @@ import (
 	"github.com/agentls/agentls/lspserver/core"
 )
 
-// The lazy code action answer cache. Editors ask for code actions on every
+// The code action answer cache. Editors ask for code actions on every
 // cursor move, again and again at the same place (VS Code on each caret
 // rest and diagnostics change, Neovim plugins on CursorHold); building the
 // list is most of the server's share of the request. The encoded answer
@@ -38,7 +38,8 @@ import (
 // while codeAction/resolve still keeps the request it names (its data's
 // set): a stale list is a bug, a miss only costs the build. Lazy answers
 // (resolve.go) and whole ones (eglot, Helix) are cached alike, the
-// handler encoding them; a session is one or the other.
+// handler encoding them; a session is one or the other. The test that
+// each input reaches the next answer is TestCodeActionCacheNeverStale.
 
 // reviewGen is the Review that can say when its code actions may have
 // changed (lspserver/review's Review.ActionsGen): kept out of the Review
