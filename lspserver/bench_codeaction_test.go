@@ -31,7 +31,23 @@ func BenchmarkCodeActionLazy(b *testing.B) {
 	benchCodeAction(b, &caps)
 }
 
+// BenchmarkCodeActionFloor is BenchmarkCodeActionLazy's request and
+// answer without the server's work: the same params sent to a route that
+// decodes nothing and answers the lazy list, as encoded, from memory. What
+// it measures is the transport and the test client's own encoding and
+// parsing of messages of these sizes: the floor of BenchmarkCodeActionLazy,
+// however fast the handler.
+func BenchmarkCodeActionFloor(b *testing.B) {
+	caps := lsptest.ResolvingCapabilities()
+	benchCodeActionVia(b, &caps, "test/replay")
+}
+
 func benchCodeAction(b *testing.B, caps *protocol.ClientCapabilities) {
+	benchCodeActionVia(b, caps, protocol.MethodTextDocumentCodeAction)
+}
+
+// benchCodeActionVia times method with benchCodeAction's requests.
+func benchCodeActionVia(b *testing.B, caps *protocol.ClientCapabilities, method string) {
 	c, ctx, uris := benchEditorState(b, caps)
 	params := func(u uri.URI) *protocol.CodeActionParams {
 		return &protocol.CodeActionParams{
@@ -43,8 +59,13 @@ func benchCodeAction(b *testing.B, caps *protocol.ClientCapabilities) {
 			}},
 		}
 	}
+	var body json.RawMessage
+	if err := c.Call(ctx, protocol.MethodTextDocumentCodeAction, params(uris[0]), &body); err != nil {
+		b.Fatal(err)
+	}
+	replayBody.Store(&body)
 	var actions []json.RawMessage
-	if err := c.Call(ctx, protocol.MethodTextDocumentCodeAction, params(uris[0]), &actions); err != nil {
+	if err := json.Unmarshal(body, &actions); err != nil {
 		b.Fatal(err)
 	}
 	var got []string
@@ -60,5 +81,5 @@ func benchCodeAction(b *testing.B, caps *protocol.ClientCapabilities) {
 		b.Fatalf("code actions %q lack the review or fix actions", got)
 	}
 
-	timeAgainstEcho(b, c, ctx, protocol.MethodTextDocumentCodeAction, "codeAction", func(i int) any { return params(uris[i%len(uris)]) })
+	timeAgainstEcho(b, c, ctx, method, "codeAction", func(i int) any { return params(uris[i%len(uris)]) })
 }

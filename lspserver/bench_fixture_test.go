@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -18,6 +19,11 @@ import (
 	"github.com/agentls/agentls/tools"
 )
 
+// replayBody is what the route "test/replay" of benchEditorState's server
+// answers (nil: null): an answer of a real method's size, built by no
+// handler.
+var replayBody atomic.Pointer[json.RawMessage]
+
 // benchEditorState starts a server with a "test/echo" route that does
 // nothing, opens 1,000 documents (200 lines with emoji and CJK each) and
 // stages a pending proposal of 3 hunks (lines 10, 100 and 190) in the first
@@ -28,6 +34,12 @@ func benchEditorState(b *testing.B, caps *protocol.ClientCapabilities) (*lsptest
 	const docs, withProposals, lines = 1000, 50, 200
 	srv := lspserver.New(lspserver.Options{NoWatcher: true})
 	lspserver.AddTestRoute(srv, "test/echo", false, func(context.Context, json.RawMessage) (any, error) { return nil, nil })
+	lspserver.AddTestRoute(srv, "test/replay", false, func(context.Context, json.RawMessage) (any, error) {
+		if body := replayBody.Load(); body != nil {
+			return *body, nil
+		}
+		return nil, nil
+	})
 	c := lsptest.NewInProcessServer(b, srv)
 	ctx := lsptest.Context(b)
 	root := b.TempDir()

@@ -46,8 +46,8 @@ func (s *Server) methodTable() map[string]core.Route {
 		// Agent runs (the command table below, runs/codeaction.go,
 		// runs/progress.go).
 		protocol.MethodWorkspaceExecuteCommand:      core.Request(core.ExecuteCommand(s.commandTable())),
-		protocol.MethodTextDocumentCodeAction:       core.Request(s.runs.CodeAction),
-		protocol.MethodCodeActionResolve:            core.Request(s.runs.CodeActionResolve), // runs/resolve.go
+		protocol.MethodTextDocumentCodeAction:       core.Request(s.runs.CodeAction, core.RawRun(s.runs.CodeActionRaw)), // runs/actioncache.go
+		protocol.MethodCodeActionResolve:            core.Request(s.runs.CodeActionResolve),                             // runs/resolve.go
 		protocol.MethodWindowWorkDoneProgressCancel: core.Notification(s.runs.WorkDoneProgressCancel),
 
 		// Review of proposals (review/codelens.go, review/hover.go;

@@ -19,3 +19,7 @@ func SetVerifyTimeout(s *Server, d time.Duration) { s.review.SetVerifyTimeout(d)
 // SetVerifyGrace bounds how long the accept command itself waits for an
 // applied edit to show before answering verifying:true.
 func SetVerifyGrace(s *Server, d time.Duration) { s.review.SetVerifyGrace(d) }
+
+// RecordProblems records what a language server found in runID's
+// proposal for fp.Path, as a run's diagnose step does.
+func RecordProblems(s *Server, runID string, fp tools.FileProblems) { s.review.Problems(runID, fp) }

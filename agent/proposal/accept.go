@@ -46,6 +46,7 @@ type victim struct {
 // ErrNotFound; a filter that selects nothing gives an empty plan.
 func (s *Store) Accept(f Filter, enc text.Encoding) (AcceptPlan, error) {
 	s.mu.Lock()
+	s.gen.Add(1)
 	defer s.mu.Unlock()
 	if f.HunkID != "" && s.byID[f.HunkID] == nil {
 		return AcceptPlan{}, fmt.Errorf("accept %s: %w", f.HunkID, ErrNotFound)
@@ -254,6 +255,7 @@ func (s *Store) land(fs *fileState, pf *planFile) {
 // current text, which a keystroke right after the edit makes differ.
 func (s *Store) Landed(p AcceptPlan, path string) bool {
 	s.mu.Lock()
+	s.gen.Add(1)
 	defer s.mu.Unlock()
 	pl := s.plans[p.ID]
 	if pl == nil {
@@ -271,6 +273,7 @@ func (s *Store) Landed(p AcceptPlan, path string) bool {
 // Calling it twice, or for a plan the store does not know, does nothing.
 func (s *Store) Applied(p AcceptPlan) {
 	s.mu.Lock()
+	s.gen.Add(1)
 	pl := s.plans[p.ID]
 	if pl == nil {
 		s.mu.Unlock()
@@ -313,6 +316,7 @@ func (s *Store) Applied(p AcceptPlan) {
 // store already saw land stay applied.
 func (s *Store) Failed(p AcceptPlan, reason string) {
 	s.mu.Lock()
+	s.gen.Add(1)
 	pl := s.plans[p.ID]
 	if pl == nil {
 		s.mu.Unlock()
@@ -340,6 +344,7 @@ func (s *Store) Failed(p AcceptPlan, reason string) {
 // later Put of the same run.
 func (s *Store) Reject(f Filter) int {
 	s.mu.Lock()
+	s.gen.Add(1)
 	var drop []*hunk
 	for _, fs := range s.sortedFiles() {
 		for _, p := range fs.props {

@@ -24,6 +24,7 @@ var ErrStale = errors.New("the store's text changed since its revision was read"
 // ignored, so callers may forward every change.
 func (s *Store) DocumentChanged(path string, version *int32, newText string) {
 	s.mu.Lock()
+	s.gen.Add(1)
 	fs := s.files[path]
 	if fs == nil {
 		s.mu.Unlock()
@@ -42,6 +43,7 @@ func (s *Store) DocumentChanged(path string, version *int32, newText string) {
 // describing the mismatch, after updating.
 func (s *Store) DocumentChangedEdits(path string, version *int32, newText string, edits []udiff.Edit) error {
 	s.mu.Lock()
+	s.gen.Add(1)
 	fs := s.files[path]
 	if fs == nil {
 		s.mu.Unlock()
@@ -80,6 +82,7 @@ func (s *Store) DocumentChangedLSP(path string, rev uint64, version *int32, chan
 		}
 	}
 	s.mu.Lock()
+	s.gen.Add(1)
 	fs := s.files[path]
 	if fs == nil {
 		s.mu.Unlock()

@@ -22,6 +22,7 @@ import (
 // edit made while the run worked is taken into account.
 func (s *Store) Put(runID, path, base string, baseVersion *int32, proposed string, created bool) {
 	s.mu.Lock()
+	s.gen.Add(1)
 	fs := s.files[path]
 	if fs == nil {
 		fs = s.newFile(path, base, baseVersion)

@@ -30,6 +30,7 @@ import (
 // current hunk: call it after every Put of newRun's proposal).
 func (s *Store) ReplaceCreated(path, oldRun, newRun string) int {
 	s.mu.Lock()
+	s.gen.Add(1)
 	fs := s.files[path]
 	if fs == nil || oldRun == newRun {
 		s.mu.Unlock()

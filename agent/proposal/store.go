@@ -3,6 +3,7 @@ package proposal
 import (
 	"sort"
 	"sync"
+	"sync/atomic"
 
 	"github.com/agentls/agentls/internal/text"
 	"github.com/aymanbagabas/go-udiff"
@@ -28,6 +29,8 @@ type Store struct {
 	// their source; suggestSeq numbers them.
 	sources    map[string]string
 	suggestSeq uint64
+	// gen counts the calls that may change what a query answers (Gen).
+	gen atomic.Uint64
 }
 
 type runPath struct{ runID, path string }
@@ -202,6 +205,13 @@ func (s *Store) Revision(path string) (rev uint64, tracked bool) {
 	return 0, false
 }
 
+// Gen changes whenever the store may have changed: every call that can
+// change what a query (List, HunksAt, Hunk, Select) answers adds one
+// under the lock, before it changes anything. A cache of answers built
+// from queries (the code action lists) reads it first and keeps an answer
+// only while it stays the same. Calls that change nothing may add one.
+func (s *Store) Gen() uint64 { return s.gen.Load() }
+
 // rangeOf converts the byte span [start, end) of fs's text to a Range.
 func (fs *fileState) rangeOf(start, end int, enc text.Encoding) text.Range {
 	b := fs.buffer()
@@ -283,6 +293,7 @@ func (s *Store) decide(h *hunk) {
 // the memory is useless afterwards. The run's proposals stay.
 func (s *Store) ForgetRun(runID string) {
 	s.mu.Lock()
+	s.gen.Add(1)
 	defer s.mu.Unlock()
 	for k := range s.decided {
 		if k.runID == runID {

@@ -29,6 +29,7 @@ func (s *Store) Suggest(source, path, base string, baseVersion *int32, proposed 
 		return ""
 	}
 	s.mu.Lock()
+	s.gen.Add(1)
 	s.suggestSeq++
 	runID := source + "-" + strconv.FormatUint(s.suggestSeq, 10)
 	s.sources[runID] = source
@@ -47,6 +48,7 @@ func (s *Store) Suggest(source, path, base string, baseVersion *int32, proposed 
 // whether there was one.
 func (s *Store) DropSuggestion(source, path string) bool {
 	s.mu.Lock()
+	s.gen.Add(1)
 	fs := s.files[path]
 	if fs == nil {
 		s.mu.Unlock()

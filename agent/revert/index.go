@@ -52,6 +52,8 @@ type Index struct {
 	// byPath is replaced.
 	now  map[nowKey]nowLines
 	seed maphash.Seed
+	// gen changes with byPath and whenever a rebuild is due (Gen).
+	gen uint64
 }
 
 type nowKey struct{ run, path string }
@@ -81,6 +83,7 @@ const MaxIndexedRuns = 50
 func (x *Index) Forget() {
 	x.mu.Lock()
 	x.stale, x.recent = true, nil
+	x.gen++
 	x.mu.Unlock()
 }
 
@@ -96,6 +99,7 @@ func (x *Index) Landed(runID string) {
 	x.mu.Lock()
 	defer x.mu.Unlock()
 	x.stale = true
+	x.gen++
 	if err != nil || snap.Reverted {
 		return
 	}
@@ -136,11 +140,32 @@ func (x *Index) LandedIn(path string) []Landed {
 	stamp := x.stamp()
 	x.mu.Lock()
 	defer x.mu.Unlock()
+	x.buildIfDue(stamp)
+	return x.byPath[path]
+}
+
+// Gen is a number that changes whenever what LandedIn (and so Now, for
+// the same text) answers may have changed since it was read: a cache of
+// answers built from the index keeps one only while Gen stays the same.
+// Like LandedIn, it starts a (re)build when one is due (the snapshot
+// directory changed), whose end changes it again.
+func (x *Index) Gen() uint64 {
+	stamp := x.stamp()
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	x.buildIfDue(stamp)
+	return x.gen
+}
+
+// buildIfDue starts a build in the background when the index was never
+// built, is out of date, or the snapshot directory changed (stamp), unless
+// one runs. x.mu must be held.
+func (x *Index) buildIfDue(stamp time.Time) {
 	if (!x.built || x.stale || !stamp.Equal(x.dirStamp)) && !x.building {
 		x.building, x.stale, x.dirStamp, x.buildAt = true, false, stamp, x.landings
+		x.gen++
 		x.Go(x.build)
 	}
-	return x.byPath[path]
 }
 
 // stampTTL is how long a stat of the snapshot directory is trusted. It
@@ -199,6 +224,7 @@ func (x *Index) build() {
 		}
 	}
 	x.byPath, x.built, x.building, x.now = byPath, true, false, nil
+	x.gen++
 	x.mu.Unlock()
 }
 

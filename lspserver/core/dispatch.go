@@ -41,6 +41,18 @@ func Ordered(r *Route) { r.ordered = true }
 // OptionalParams lets a method be sent without params.
 func OptionalParams(r *Route) { r.optionalParams = true }
 
+// RawRun makes the route run fn on the params as they came, undecoded
+// (Decode, for the param fuzzer, still decodes them as the route's type):
+// for a handler that answers repeated requests from a cache keyed on their
+// bytes before paying for decoding (code actions, runs/actioncache.go).
+// fn decodes them itself otherwise, with DecodeParams. raw is only valid
+// during the call (the connection reuses its buffers).
+func RawRun(fn func(ctx context.Context, raw json.RawMessage) (any, error)) RouteOption {
+	return func(r *Route) {
+		r.run = func(ctx context.Context, raw jsonrpc2.RawMessage) (any, error) { return fn(ctx, json.RawMessage(raw)) }
+	}
+}
+
 // Run decodes params and runs the handler, as dispatch does (for
 // benchmarks of a handler without the transport).
 func (r Route) Run(ctx context.Context, params jsonrpc2.RawMessage) (any, error) {
@@ -100,6 +112,9 @@ func DecodeParams(raw jsonrpc2.RawMessage, p any) error {
 	}
 	return nil
 }
+
+// DecodeRaw is DecodeParams for a RawRun handler.
+func DecodeRaw(raw json.RawMessage, p any) error { return DecodeParams(jsonrpc2.RawMessage(raw), p) }
 
 // stableJSONError is err's text with one wording: go-json-experiment picks
 // "cannot" or "unable to" at random on purpose (so callers do not parse its

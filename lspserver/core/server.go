@@ -64,6 +64,8 @@ type Server struct {
 	bg       sync.WaitGroup // goroutines the server owns (Go)
 
 	config settings
+
+	actions actionsGen // what cached code action lists depend on (actionsgen.go)
 }
 
 // New returns a Server that is not yet connected; Serve connects and runs it.

@@ -103,6 +103,7 @@ func CleanAbs(p string) string {
 // are stored and the OnSettingsChange listeners run.
 func (s *Server) DidChangeConfiguration(_ context.Context, p *protocol.DidChangeConfigurationParams) error {
 	s.config.setSettings(p.Settings)
+	s.ActionsChanged() // after the listeners: what they derive from settings is in place
 	return nil
 }
 

@@ -33,6 +33,7 @@ func (d *Docs) SetFolders(folders []string) {
 	d.ws.folders = slices.Clone(folders)
 	d.view.SetFolders(folders)
 	d.ws.mu.Unlock()
+	d.core.ActionsChanged()
 
 	for _, f := range old {
 		if !slices.Contains(folders, f) {

@@ -80,6 +80,15 @@ func (v *Review) reviewActions(path string, r text.Range, lazy bool) []protocol.
 	return out
 }
 
+// ActionsGen is what the review actions depend on besides the document
+// and the request, for the code action cache (lspserver/runs/actioncache.go):
+// the proposal store's generation, and whether preview diagnostics are
+// off (the actions carry none then). Language-server problems placed on
+// hunks move core.Server.ActionsGen (Problems).
+func (v *Review) ActionsGen() (store uint64, previewOff bool) {
+	return v.state().store.Gen(), v.diags.off.Load()
+}
+
 // reviewAction is one accept or reject action; lazy: without its command.
 func reviewAction(lazy bool, title, command, hunkID string) *protocol.CodeAction {
 	if lazy {

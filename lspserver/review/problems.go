@@ -19,6 +19,7 @@ import (
 func (v *Review) Problems(runID string, fp tools.FileProblems) {
 	r := v.state()
 	r.desk.RecordProblems(runID, fp)
+	v.core.ActionsChanged() // the code actions' preview diagnostics carry them
 	// Plugins fetch agentls/proposals again (their proposal shows the
 	// count); plugin-less clients get the hunks' diagnostics again.
 	r.queueAnnounce(fp.Path)

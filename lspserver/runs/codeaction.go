@@ -55,12 +55,23 @@ const (
 
 // CodeAction answers textDocument/codeAction (see above): the actions
 // whole, or, for a client that resolves commands lazily, encoded without
-// them (resolve.go).
+// them (resolve.go); from the cache when nothing changed (actioncache.go).
+// The server's route is CodeActionRaw, which skips decoding repeated
+// requests.
 func (rs *Runs) CodeAction(_ context.Context, p *protocol.CodeActionParams) (any, error) {
-	if rs.core.Session().Features.LazyCodeActions {
-		return rs.lazyCodeActions(p), nil
+	return rs.codeActionAnswer(p, nil), nil
+}
+
+// eagerCodeActions are p's whole actions, encoded here as the dispatcher
+// would (protocol.Marshal), so that the answer can be cached; ok is false
+// when they do not encode (the dispatcher then reports it).
+func (rs *Runs) eagerCodeActions(p *protocol.CodeActionParams, key string) (json.RawMessage, []protocol.CommandOrCodeAction, bool) {
+	actions := rs.codeActions(p, key, false)
+	raw, err := protocol.Marshal(actions)
+	if err != nil {
+		return nil, actions, false
 	}
-	return rs.codeActions(p, core.DocKey(p.TextDocument.URI), false), nil
+	return raw, nil, true
 }
 
 // codeActions are the actions for p; lazy leaves their commands out

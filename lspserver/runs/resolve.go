@@ -39,9 +39,12 @@ const maxActionSets = 128
 // actionSets is the table of requests answered lazily. The zero value is
 // ready.
 type actionSets struct {
-	mu   sync.Mutex
-	last uint64 // id of the latest set; ids start at 1
-	sets map[uint64]actionSet
+	mu      sync.Mutex
+	last    uint64 // id of the latest set; ids start at 1
+	sets    map[uint64]actionSet
+	answers map[answerKey]answer // answers kept (actioncache.go)
+	raw     map[string]rawEntry  // params as they came → what they decode to (actioncache.go)
+	watch   sync.Once            // subscribes ActionsChanged to the view (actioncache.go)
 }
 
 // actionSet is one codeAction request answered lazily.
@@ -75,15 +78,15 @@ func (t *actionSets) get(id uint64) (actionSet, bool, uint64) {
 	return set, ok, t.last
 }
 
-// lazyCodeActions answers p without commands, encoded here: the
-// reflection-based encoder was a third of the handler's cost.
-func (rs *Runs) lazyCodeActions(p *protocol.CodeActionParams) json.RawMessage {
-	key := core.DocKey(p.TextDocument.URI)
+// lazyCodeActions answers p without commands, encoded here (the
+// reflection-based encoder was a third of the handler's cost), and the id
+// of the set its data names (0: none, an empty list). key is p's
+// core.DocKey, path its store path.
+func (rs *Runs) lazyCodeActions(p *protocol.CodeActionParams, key, path string) (json.RawMessage, uint64) {
 	actions := rs.codeActions(p, key, true)
 	if len(actions) == 0 {
-		return json.RawMessage("[]")
+		return json.RawMessage("[]"), 0
 	}
-	path := rs.docs.StorePath(key)
 	ver, open := rs.view.BufferVersion(path)
 	id := rs.actionSets.add(actionSet{path: path, version: ver, open: open, params: p})
 	b := make([]byte, 0, 160*len(actions))
@@ -94,7 +97,7 @@ func (rs *Runs) lazyCodeActions(p *protocol.CodeActionParams) json.RawMessage {
 		}
 		b = appendLazyAction(b, a, id, i)
 	}
-	return append(b, ']')
+	return append(b, ']'), id
 }
 
 // appendLazyAction appends a (without its command) with its data.

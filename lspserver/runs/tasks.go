@@ -88,6 +88,7 @@ func (rs *Runs) TaskDiagnostics(path, content string, open bool) []protocol.Diag
 		delete(b.byPath, path)
 	}
 	b.mu.Unlock()
+	rs.core.ActionsChanged() // taskActions read the book
 	return out
 }
 
