@@ -98,11 +98,21 @@ func codeActionCacheNeverStale(t *testing.T, caps protocol.ClientCapabilities) {
 		}
 		return nil
 	}
+	// mustHave finds the action; a lazy client's is resolved, since its
+	// list leaves review's preview diagnostic to codeAction/resolve.
+	lazy := caps.TextDocument != nil && caps.TextDocument.CodeAction != nil && len(caps.TextDocument.CodeAction.ResolveSupport.Properties) > 0
 	mustHave := func(what string, as []protocol.CodeAction, prefix string, want bool) *protocol.CodeAction {
 		t.Helper()
 		a := has(as, prefix)
 		if (a != nil) != want {
 			t.Fatalf("%s: an action %q offered: %v, want %v (titles %q)", what, prefix, a != nil, want, titles(as))
+		}
+		if a != nil && lazy {
+			var whole protocol.CodeAction
+			if err := rs.c.Call(lsptest.Context(t), protocol.MethodCodeActionResolve, a, &whole); err != nil {
+				t.Fatalf("%s: resolve %q: %v", what, a.Title, err)
+			}
+			return &whole
 		}
 		return a
 	}

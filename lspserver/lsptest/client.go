@@ -45,7 +45,17 @@ type Client struct {
 	hwg      sync.WaitGroup
 
 	exitCode func(context.Context) (int, error) // set by the transport
+
+	// lean: keep nothing (Lean).
+	lean atomic.Bool
 }
+
+// Lean stops the client keeping what the server sends (Messages, Await
+// and Stray see nothing from then on; calls are still answered), for
+// benchmarks: a test client that copies and keeps every message pays, per
+// byte of the answer, costs no editor pays, and the timings would be the
+// client's rather than the server's and the wire's.
+func (c *Client) Lean() { c.lean.Store(true) }
 
 // Handler answers a server→client request: return a result (marshalled with
 // protocol.Marshal; nil gives null) or an *Error.
@@ -128,6 +138,18 @@ func (c *Client) Notify(_ context.Context, method string, params any) error {
 // send writes envelope plus params (marshalled with protocol.Marshal, so
 // LSP union values encode correctly; a nil params is left out).
 func (c *Client) send(envelope map[string]any, params any) error {
+	if raw, ok := params.(json.RawMessage); ok && c.lean.Load() {
+		// As an editor writes it: the params as they are, not compacted
+		// again by encoding/json.
+		body := append([]byte(`{"jsonrpc":"2.0",`), `"method":`...)
+		m, _ := json.Marshal(envelope["method"])
+		body = append(body, m...)
+		if id, ok := envelope["id"].(int64); ok {
+			body = strconv.AppendInt(append(body, `,"id":`...), id, 10)
+		}
+		body = append(append(append(body, `,"params":`...), raw...), '}')
+		return c.WriteFrame(body)
+	}
 	if params != nil {
 		b, err := marshal(params)
 		if err != nil {
@@ -279,6 +301,15 @@ func (c *Client) readLoop() {
 		var m Message
 		if err := json.Unmarshal(body, &m); err != nil {
 			m = Message{Error: &Error{Code: CodeParseError, Message: "lsptest: server sent invalid JSON: " + err.Error()}}
+		}
+		if c.lean.Load() && m.IsResponse() {
+			c.mu.Lock()
+			if ch, ok := c.pending[string(m.ID)]; ok {
+				ch <- m
+				delete(c.pending, string(m.ID))
+			}
+			c.mu.Unlock()
+			continue
 		}
 		m.Raw = append(json.RawMessage(nil), body...)
 		c.record(m)

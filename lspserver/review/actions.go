@@ -60,9 +60,14 @@ func (v *Review) reviewActions(path string, r text.Range, lazy bool) []protocol.
 			suffix = fmt.Sprintf(" at line %d", h.Range.Start.Line+1)
 		}
 		// The hunk's preview diagnostic links the actions to it, for
-		// clients that list the fixes of the diagnostic at point.
+		// clients that list the fixes of the diagnostic at point. A lazy
+		// list leaves it to codeAction/resolve (which answers the whole
+		// action): these actions are refactors, not quick fixes, so no
+		// client files them under the diagnostic before they are opened,
+		// and the two copies were over a third of the answer's bytes,
+		// which is what the round trip now costs (docs/performance.md).
 		var diags []protocol.Diagnostic
-		if diagsOn {
+		if diagsOn && !lazy {
 			diags = []protocol.Diagnostic{v.hunkDiags.of(h, notes[h.RunID][h.ID])}
 		}
 		if h.Status == proposal.StatusPending {

@@ -18,7 +18,9 @@ import (
 // command (its prompt, uri and range as agentls.run's argument) was most
 // of the handler's cost. A client that can resolve the command later
 // (core.ClientFeatures.LazyCodeActions) is sent each action's title,
-// kind, diagnostics and isPreferred with a small data
+// kind, isPreferred and, for a fix, the client's diagnostic it fixes
+// (review's actions leave their preview diagnostic to resolve), with a
+// small data
 // {"set":<n>,"i":<index>}; codeAction/resolve answers the whole action,
 // exactly as the eager answer has it.
 //
