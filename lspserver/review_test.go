@@ -2,6 +2,7 @@ package lspserver_test
 
 import (
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -450,4 +451,41 @@ func TestCodeLensNamesRunsWhenStacked(t *testing.T) {
 	if strings.Join(titles, "|") != strings.Join(want, "|") {
 		t.Fatalf("lenses at line 7 = %q, want %q", titles, want)
 	}
+}
+
+// The code lenses are kept encoded per document (review/codelens.go) and
+// must never lag the store: each change below (staging, typing above the
+// hunks, a second run on a hunk's line, rejections) shows in the very next
+// answer, asked twice so that the second comes from the cache.
+func TestCodeLensNeverStale(t *testing.T) {
+	e := newReviewSession(t, reviewOpts{})
+	u := e.open(t, "demo.go", demoBase)
+	lenses := func(what, want string) {
+		t.Helper()
+		for range 2 {
+			var got []string
+			for _, l := range e.codeLens(t, u) {
+				got = append(got, fmt.Sprintf("%d:%s", l.Range.Start.Line, l.Command.Title))
+			}
+			if g := strings.Join(got, " "); g != want {
+				t.Fatalf("%s: lenses %q, want %q", what, g, want)
+			}
+		}
+	}
+	lenses("nothing staged", "")
+	e.stage("run1", "demo.go", demoBase, demoProposed, false)
+	lenses("staged", "3:Accept 3:Reject 7:Accept 7:Reject 11:Accept 11:Reject")
+	e.typeAt(t, u, 0, 0, "// typed\n")
+	lenses("a line typed above", "4:Accept 4:Reject 8:Accept 8:Reject 12:Accept 12:Reject")
+	typed := "// typed\n" + demoBase
+	e.stage("run2", "demo.go", typed, strings.Replace(typed, "return 2", "return 22", 1), false)
+	lenses("a second run on line 8", "4:Accept 4:Reject 8:Accept run run1 8:Reject run run1 12:Accept 12:Reject 8:Accept run run2 8:Reject run run2")
+	if n := e.reject(t, reviewArgs{RunID: "run2"}); n != 1 {
+		t.Fatalf("rejected %d hunks of run2, want 1", n)
+	}
+	lenses("run2 rejected", "4:Accept 4:Reject 8:Accept 8:Reject 12:Accept 12:Reject")
+	if n := e.reject(t, reviewArgs{RunID: "run1"}); n != 3 {
+		t.Fatalf("rejected %d hunks of run1, want 3", n)
+	}
+	lenses("run1 rejected", "")
 }

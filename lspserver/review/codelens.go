@@ -3,10 +3,12 @@ package review
 import (
 	"context"
 	"encoding/json"
+	"sync"
 
 	"go.lsp.dev/protocol"
 
 	"github.com/agentls/agentls/agent/proposal"
+	"github.com/agentls/agentls/internal/text"
 )
 
 // CodeLens answers textDocument/codeLens (the commands are routed by
@@ -14,11 +16,61 @@ import (
 // "Accept" and a "Reject" lens at the hunk's first line; for a conflicted
 // hunk a "Conflicted: <reason>" lens (no command: it is a label) and
 // "Reject"; where hunks of several runs start on one line, each title
-// names its run ("Accept run 3f2a…"). It only reads the store (one snapshot under its lock, a cached
-// line index), so it answers in microseconds.
-func (v *Review) CodeLens(_ context.Context, p *protocol.CodeLensParams) ([]protocol.CodeLens, error) {
+// names its run ("Accept run 3f2a…"). Editors ask again after every
+// change and scroll, so the encoded answer is kept per document and served
+// again while the proposal store's generation (every staging, rebase over
+// an edit, decision) and the encoding are those it was built from: the
+// lenses are the store's hunks and nothing else.
+func (v *Review) CodeLens(_ context.Context, p *protocol.CodeLensParams) (any, error) {
 	path := v.docs.PathOf(p.TextDocument.URI)
-	props := v.state().store.ListLSP(path, v.core.Session().Encoding)
+	enc := v.core.Session().Encoding
+	store := v.state().store
+	gen := store.Gen() // read before the build: a change during it misses next time
+	if body, ok := v.lenses.get(path, gen, enc); ok {
+		return body, nil
+	}
+	body, err := protocol.Marshal(v.buildLenses(path, enc)) // as the dispatcher would
+	if err != nil {
+		return nil, err
+	}
+	v.lenses.put(path, gen, enc, body)
+	return json.RawMessage(body), nil
+}
+
+// maxLensDocs bounds the documents whose lenses are kept.
+const maxLensDocs = 256
+
+// lensMemo is the encoded lenses per document.
+type lensMemo struct {
+	mu sync.Mutex
+	m  map[string]lensEntry
+}
+
+type lensEntry struct {
+	gen  uint64
+	enc  text.Encoding
+	body json.RawMessage
+}
+
+func (l *lensMemo) get(path string, gen uint64, enc text.Encoding) (json.RawMessage, bool) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	e, ok := l.m[path]
+	return e.body, ok && e.gen == gen && e.enc == enc
+}
+
+func (l *lensMemo) put(path string, gen uint64, enc text.Encoding, body json.RawMessage) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.m == nil || len(l.m) >= maxLensDocs {
+		l.m = map[string]lensEntry{}
+	}
+	l.m[path] = lensEntry{gen, enc, body}
+}
+
+// buildLenses is the lenses of path's hunks.
+func (v *Review) buildLenses(path string, enc text.Encoding) []protocol.CodeLens {
+	props := v.state().store.ListLSP(path, enc)
 	lenses := make([]protocol.CodeLens, 0, 2*len(props))
 	// Hunks of several runs on one line stack their lenses in one row;
 	// "Accept | Reject | Accept | Reject" would not say which is which.
@@ -52,7 +104,7 @@ func (v *Review) CodeLens(_ context.Context, p *protocol.CodeLensParams) ([]prot
 				protocol.CodeLens{Range: at, Command: reviewCommand(label("Reject", line.Line), CommandReject, h.ID)})
 		}
 	}
-	return lenses, nil
+	return lenses
 }
 
 // acceptLens is title ("Accept", or "Accept run X" where runs stack), or

@@ -42,6 +42,7 @@ type Review struct {
 	diags previewDiags // proposals as diagnostics for plugin-less clients (diagnostics.go)
 
 	hunkDiags hunkDiagMemo // preview diagnostics for the code actions (actions.go)
+	lenses    lensMemo     // encoded code lenses per document (codelens.go)
 }
 
 // New returns the review part of c's session, on the documents of d. The
