@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	acp "github.com/coder/acp-go-sdk"
@@ -345,5 +346,83 @@ func TestCheckThatCannotRunOverACP(t *testing.T) {
 	}
 	if !strings.Contains(asked, "⚠ check test could not run: sh: 1: definitely-not-installed-xyz: not found") || strings.Contains(asked, "could not run: could not run") {
 		t.Fatalf("the permission's check results:\n%s", asked)
+	}
+}
+
+// A session's follow-up and a new file an earlier turn proposed but held
+// (its checks failed): the follow-up reads the pending text, and its own
+// version replaces the earlier proposal instead of standing beside it, as
+// the follow-up prompt promises the model (agent/desk newfiles.go; the
+// LSP face kept this rule, ACP did not). The next turn is told that the
+// earlier proposal conflicts (superseded) and the follow-up's is pending.
+func TestFollowUpSupersedesHeldNewFile(t *testing.T) {
+	var readBack, told string
+	var mu sync.Mutex
+	script := func(r *llmtest.ChatRequest) llmtest.Reply {
+		switch {
+		case strings.Contains(r.LastUser(), "anything else"):
+			mu.Lock()
+			told = r.LastUser()
+			mu.Unlock()
+			return llmtest.Text("nothing else")
+		case strings.Contains(r.LastUser(), "rewrite the notes"):
+			if !r.HasToolResult("r2") {
+				return acptest.Call("r2", "read_file", `{"path":"notes.txt"}`)
+			}
+			if !r.HasToolResult("w2") {
+				got, _ := r.ToolResult("r2")
+				mu.Lock()
+				readBack = got
+				mu.Unlock()
+				return acptest.Call("w2", "write_file", `{"path":"notes.txt","content":"two\n"}`)
+			}
+			return llmtest.Text("rewrote them")
+		case !r.HasToolResult("w1"):
+			return acptest.Call("w1", "write_file", `{"path":"notes.txt","content":"one\n"}`)
+		}
+		return llmtest.Text("wrote them")
+	}
+	h := acptest.Start(t, script, acptest.Options{})
+	userConfig(t, h.Env, `{"maxCheckRounds": 0, "checks": [{"name": "never", "command": "echo still failing; exit 1"}]}`)
+	id := h.NewSession()
+	for _, p := range []string{"write some notes", "rewrite the notes", "anything else?"} {
+		if r := h.MustPrompt(id, p); r != acp.StopReasonEndTurn {
+			t.Fatalf("%s: stop reason %q", p, r)
+		}
+	}
+	mu.Lock()
+	got, followup := readBack, told
+	mu.Unlock()
+	if !strings.Contains(got, "one") {
+		t.Fatalf("the follow-up did not read the pending new file: %q", got)
+	}
+	var notes []string
+	for _, line := range strings.Split(followup, "\n") {
+		if strings.Contains(line, "notes.txt") {
+			notes = append(notes, line)
+		}
+	}
+	if len(notes) != 2 || !strings.Contains(notes[0], "0 hunks pending, 1 hunk conflicted") || !strings.Contains(notes[1], "1 hunk pending") ||
+		strings.Contains(notes[1], "conflicted") {
+		t.Fatalf("the third turn is told about notes.txt:\n%s\nwant the first proposal superseded and the follow-up's pending", strings.Join(notes, "\n"))
+	}
+	if _, err := os.Stat(filepath.Join(h.Dir, "notes.txt")); !os.IsNotExist(err) {
+		t.Fatalf("notes.txt was written: %v", err)
+	}
+
+	// The session loaded by another connection (a restart, which forgets
+	// which changes were held, so the next prompt asks about them and the
+	// test client allows): the superseded proposal stays superseded, so
+	// the follow-up's version is the one asked about and written.
+	h2 := acptest.Start(t, script, acptest.Options{Dir: h.Dir, State: h.State})
+	userConfig(t, h2.Env, `{"maxCheckRounds": 0, "checks": [{"name": "never", "command": "echo still failing; exit 1"}]}`)
+	if _, err := h2.Conn.LoadSession(h2.Ctx(), acp.LoadSessionRequest{SessionId: id, Cwd: h2.Dir, McpServers: []acp.McpServer{}}); err != nil {
+		t.Fatalf("session/load: %v", err)
+	}
+	if r := h2.MustPrompt(id, "anything else after the restart?"); r != acp.StopReasonEndTurn {
+		t.Fatalf("after the restart: stop reason %q", r)
+	}
+	if got := h2.Read("notes.txt"); got != "two\n" {
+		t.Fatalf("after the restart notes.txt is %q, want the follow-up's version", got)
 	}
 }

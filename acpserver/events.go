@@ -234,6 +234,13 @@ func (te *turnEvents) staged(ev agent.Event) {
 	if !ev.Staged.Pending() {
 		return
 	}
+	if ev.Staged.Created || tools.Blank(ev.Staged.Base) {
+		// A follow-up's own version of a new file an earlier run of the
+		// session left pending (held by its checks) replaces it.
+		for _, old := range s.review.SupersedeNew(ss.core, ev.Path, ev.RunID) {
+			s.log.Info("new file proposal replaced by a later run of its session", "session", ss.id, "path", ev.Path, "run", old, "by", ev.RunID)
+		}
+	}
 	id := te.lastEdit
 	st := te.calls[id]
 	if st == nil {

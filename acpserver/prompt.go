@@ -12,6 +12,8 @@ import (
 	acp "github.com/coder/acp-go-sdk"
 
 	"github.com/agentls/agentls/agent"
+	"github.com/agentls/agentls/agent/desk"
+	"github.com/agentls/agentls/tools"
 )
 
 // A prompt is one agent run (what agentls.run starts over LSP), in the
@@ -143,6 +145,9 @@ func (s *Server) Prompt(ctx context.Context, p acp.PromptRequest) (acp.PromptRes
 		BeforeRead:    func(path string) error { return ss.syncBuffer(wctx, path) },
 		Lang:          s.lang.For(cfg, s.log.With("component", "lang")),
 		Getenv:        s.opts.Env,
+		PendingNew: func(path string) (tools.PendingNew, bool) {
+			return desk.PendingNew(s.review.store.List(path), ss.core, runID)
+		},
 	}, agent.RunRequest{RunID: runID, Prompt: task, Proposals: agent.ProposalStates(ss.srv.review.store.List(""), ss.core), Mode: runMode, Model: chosen, OnEvent: te.handle})
 	if errors.Is(err, agent.ErrPromptTooLarge) {
 		return acp.PromptResponse{}, invalidParams("%v", err)

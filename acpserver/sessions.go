@@ -269,6 +269,13 @@ func (s *Server) openSaved(id acp.SessionId, cwd string, servers []acp.McpServer
 		s.stage(ss, p.RunID, tools.StagedFile{Path: p.Path, Base: p.Base, Text: p.Proposed, Created: p.Created})
 		s.review.store.ForgetRun(p.RunID)
 	}
+	// A superseded new file is saved as its original change, which the
+	// restore made pending again: supersede it again (as the LSP face does).
+	for _, p := range r.Proposals {
+		if p.Created {
+			s.review.SupersedeNew(ss.core, p.Path, p.RunID)
+		}
+	}
 	if err := s.register(ss); err != nil {
 		return nil, err
 	}

@@ -3,12 +3,12 @@ package runs
 import (
 	"context"
 	"errors"
-	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/agentls/agentls/agent"
+	"github.com/agentls/agentls/agent/desk"
 	"github.com/agentls/agentls/lspserver/core"
 	"github.com/agentls/agentls/tools"
 )
@@ -169,42 +169,18 @@ func (m reviewMerge) Restore(p agent.SavedProposal) bool {
 	return true
 }
 
-// pendingNew is the new file at path that an earlier run of sess (not
-// runID) proposed and that is still pending review, for runID's tools
-// (tools.Env.PendingNewFile); the latest such proposal when there are
-// several.
+// pendingNew is the new file at path an earlier run of sess proposed,
+// for runID's tools (desk.PendingNew).
 func (rs *Runs) pendingNew(sess *agent.Session, runID, path string) (tools.PendingNew, bool) {
-	var out tools.PendingNew
-	found := false
-	for _, p := range rs.review.PendingAt(path) {
-		if p.Created && p.RunID != runID && sess.HasRun(p.RunID) && p.HasPending() {
-			out, found = tools.PendingNew{RunID: p.RunID, Text: p.Proposed}, true
-		}
-	}
-	return out, found
+	return desk.PendingNew(rs.review.PendingAt(path), sess, runID)
 }
 
-// replaceEarlierNew lets runID's proposal to create path replace the
-// proposals to create it that earlier runs of sess left in review: the
-// follow-up read the earlier text (its tools refuse to write over a
-// pending new file unread) and wrote its own version, which the user
-// reviews instead (docs/sessions-and-plans.md, "A follow-up and a pending
-// new file"). Proposals of other sessions are left alone: those clash as
-// usual.
+// replaceEarlierNew lets runID's proposal to create path replace those
+// earlier runs of sess left in review (desk.EarlierNew).
 func (rs *Runs) replaceEarlierNew(sess *agent.Session, path, runID string) {
-	if sess == nil {
-		return
-	}
-	runs := sess.Info().Runs
-	at := slices.Index(runs, runID)
-	if at <= 0 {
-		return
-	}
-	for _, p := range rs.review.PendingAt(path) {
-		if p.Created && slices.Contains(runs[:at], p.RunID) {
-			if n := rs.review.ReplaceCreated(path, p.RunID, runID); n > 0 {
-				rs.log.Info("new file proposal replaced by a later run of its session", "session", sess.ID(), "path", path, "run", p.RunID, "by", runID)
-			}
+	for _, old := range desk.EarlierNew(rs.review.PendingAt(path), sess, runID) {
+		if n := rs.review.ReplaceCreated(path, old, runID); n > 0 {
+			rs.log.Info("new file proposal replaced by a later run of its session", "session", sess.ID(), "path", path, "run", old, "by", runID)
 		}
 	}
 }
