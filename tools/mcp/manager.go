@@ -2,10 +2,12 @@ package mcp
 
 import (
 	"context"
+	"fmt"
 	"log/slog"
 	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -106,6 +108,14 @@ type Manager struct {
 	tokens atomic.Int64 // progress tokens
 }
 
+// MaxServers bounds the servers one manager starts. Each stdio server is
+// a process (often a Node or Python runtime of 50 MB or more), and the
+// list may come from an ACP client's session/new or an editor's settings
+// as well as the user's files: a list of thousands would start thousands
+// of processes. The first MaxServers enabled servers by name start; the
+// others are reported failed, saying so, on every face alike.
+const MaxServers = 32
+
 // NewManager prepares one entry per configured server and connects
 // nothing: call Start. Configuration errors surface as failed servers.
 func NewManager(opts Options) *Manager {
@@ -148,15 +158,32 @@ func NewManager(opts Options) *Manager {
 	for n := range opts.Servers {
 		names = append(names, n)
 	}
+	slices.Sort(names)
+	enabled := 0
+	for _, n := range names {
+		if !opts.Servers[n].Disabled {
+			enabled++
+		}
+	}
 	parts := serverParts(names)
+	started := 0
 	for _, n := range names {
 		cfg := opts.Servers[n]
 		s := &server{m: m, name: n, part: parts[n], cfg: cfg, state: StateConnecting, elicitTurn: make(chan struct{}, 1),
 			refresh: make(chan struct{}, 1), log: log.With("mcp_server", n)}
-		if cfg.Disabled {
+		switch {
+		case cfg.Disabled:
 			s.state = StateDisabled
+		case started == MaxServers:
+			s.state, s.err = StateFailed, fmt.Errorf("not started: %d MCP servers are configured and agentls starts at most %d (the first by name); remove or disable some (\"disabled\": true)", enabled, MaxServers)
+			s.refused = true
+		default:
+			started++
 		}
 		m.servers[n] = s
+	}
+	if started < enabled {
+		log.Warn("MCP servers over the limit are not started", "configured", enabled, "limit", MaxServers)
 	}
 	return m
 }
@@ -199,7 +226,7 @@ func (m *Manager) Start(ctx context.Context) {
 	ctx, m.cancel = context.WithCancel(ctx)
 	m.ctx = ctx
 	for _, s := range m.servers {
-		if s.cfg.Disabled {
+		if s.cfg.Disabled || s.refused {
 			continue
 		}
 		m.wg.Add(1)

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"os/exec"
 	"regexp"
 	"slices"
@@ -345,5 +346,38 @@ func TestKilledAgentLeavesNoOrphans(t *testing.T) {
 	_ = agent.Wait()
 	for _, g := range pgids {
 		waitGroupGone(t, g)
+	}
+}
+
+// At most MaxServers servers start: the first by name (disabled ones not
+// counted); the others are failed with a message saying why and never run
+// their command.
+func TestManagerStartsAtMostMaxServers(t *testing.T) {
+	dir := t.TempDir()
+	servers := map[string]ServerConfig{"aa-off": {Command: "/nonexistent", Disabled: true}}
+	for i := range MaxServers + 5 {
+		name := fmt.Sprintf("s%02d", i)
+		// Not an MCP server: it leaves a mark that it was started, then exits.
+		servers[name] = ServerConfig{Command: "sh", Args: []string{"-c", "touch " + filepath.Join(dir, name)}}
+	}
+	m := startManager(t, Options{ConnectTimeout: testwait.Limit, ReconnectAttempts: 1, Servers: servers})
+	if err := m.WaitReady(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	for i := range MaxServers + 5 {
+		name := fmt.Sprintf("s%02d", i)
+		st := statusOf(m, name)
+		_, err := os.Stat(filepath.Join(dir, name))
+		ran := err == nil
+		if over := i >= MaxServers; over {
+			if ran || st.State != StateFailed || !strings.Contains(st.Err, fmt.Sprintf("%d MCP servers are configured and agentls starts at most %d", MaxServers+5, MaxServers)) {
+				t.Errorf("%s (over the limit): ran %v, state %s, error %q", name, ran, st.State, st.Err)
+			}
+		} else if !ran || strings.Contains(st.Err, "at most") {
+			t.Errorf("%s (within the limit): ran %v, error %q", name, ran, st.Err)
+		}
+	}
+	if st := statusOf(m, "aa-off"); st.State != StateDisabled {
+		t.Errorf("disabled server: %+v", st)
 	}
 }

@@ -28,6 +28,7 @@ type server struct {
 	name    string // configured name
 	part    string // sanitised name used in tool names
 	cfg     ServerConfig
+	refused bool // over MaxServers: never started
 	log     *slog.Logger
 	refresh chan struct{} // tools/list_changed, coalesced
 
