@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"io/fs"
 	"strings"
+
+	"github.com/agentls/agentls/internal/text"
 )
 
 //go:embed descriptions/read_file.md
@@ -194,27 +196,14 @@ func readData(path, content string, offset, limit int) Result {
 	if offset > total && !(offset == 1 && total == 0) {
 		return Errorf("offset %d is past the end of %s, which has %d lines", offset, path, total)
 	}
-	start := 0
-	for range offset - 1 {
-		start += strings.IndexByte(content[start:], '\n') + 1
-	}
-	end := start
-	for n := 0; n < limit && end < len(content); n++ {
-		i := strings.IndexByte(content[end:], '\n')
-		if i < 0 {
-			end = len(content)
-			break
-		}
-		end += i + 1
-	}
-	text := content[start:end]
-	if len(text) > DataMaxReadBytes {
-		return Errorf("%s: %d bytes asked, more than the %d a program may read at once; read it in parts with offset and limit", path, len(text), DataMaxReadBytes)
+	part := text.Lines(content, offset-1, limit)
+	if len(part) > DataMaxReadBytes {
+		return Errorf("%s: %d bytes asked, more than the %d a program may read at once; read it in parts with offset and limit", path, len(part), DataMaxReadBytes)
 	}
 	return Result{
 		Text:    fmt.Sprintf("read %s (%d lines)", path, total),
 		Summary: fmt.Sprintf("read %s (%d lines)", path, total),
-		Data:    ReadData{Path: path, Text: text, Lines: total},
+		Data:    ReadData{Path: path, Text: part, Lines: total},
 	}
 }
 

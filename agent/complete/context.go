@@ -3,6 +3,8 @@ package complete
 import (
 	"path/filepath"
 	"strings"
+
+	"github.com/agentls/agentls/internal/text"
 )
 
 // Context windows around the cursor. A FIM model needs the code it
@@ -57,9 +59,9 @@ type chunk struct {
 	text string
 }
 
-// linesAround returns the chunkLines lines of text around line.
-func linesAround(text string, line int) string {
-	return linesFrom(text, max(line-chunkLines/2, 0), chunkLines)
+// linesAround returns the chunkLines lines of doc around line.
+func linesAround(doc string, line int) string {
+	return text.Lines(doc, max(line-chunkLines/2, 0), chunkLines)
 }
 
 // lineOf is the 0-based line of byte offset off in text.

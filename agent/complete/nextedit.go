@@ -13,6 +13,7 @@ import (
 	"github.com/aymanbagabas/go-udiff"
 
 	"github.com/agentls/agentls/agent/llm"
+	"github.com/agentls/agentls/internal/text"
 	"github.com/agentls/agentls/tools"
 	"github.com/agentls/agentls/tools/editmatch"
 )
@@ -295,7 +296,7 @@ func applyNextEdits(text, path, rel string, calls []llm.ToolCall) (string, error
 
 // nextEditPrompt is the user message: the recent edits, then the file
 // (whole, or the lines around line, the last edit).
-func nextEditPrompt(rel, text string, line int, recent []string) string {
+func nextEditPrompt(rel, doc string, line int, recent []string) string {
 	var b strings.Builder
 	b.WriteString("File: " + rel + "\n\nMy recent edits, oldest first:\n")
 	for _, d := range recent {
@@ -305,13 +306,13 @@ func nextEditPrompt(rel, text string, line int, recent []string) string {
 		}
 		b.WriteString("```\n")
 	}
-	if len(text) <= wholeFileBytes {
-		b.WriteString("\nThe file now:\n```\n" + text)
+	if len(doc) <= wholeFileBytes {
+		b.WriteString("\nThe file now:\n```\n" + doc)
 	} else {
 		first := max(line-windowLines/2, 0)
-		part := linesFrom(text, first, windowLines)
-		lines := strings.Count(text, "\n")
-		if !strings.HasSuffix(text, "\n") {
+		part := text.Lines(doc, first, windowLines)
+		lines := strings.Count(doc, "\n")
+		if !strings.HasSuffix(doc, "\n") {
 			lines++
 		}
 		fmt.Fprintf(&b, "\nThe file now, lines %d to %d of %d:\n```\n%s", first+1, first+strings.Count(part, "\n"), lines, part)
@@ -321,28 +322,6 @@ func nextEditPrompt(rel, text string, line int, recent []string) string {
 	}
 	b.WriteString("```\n")
 	return b.String()
-}
-
-// linesFrom returns n lines of text from line first (0-based).
-func linesFrom(text string, first, n int) string {
-	off := 0
-	for k := 0; k < first; k++ {
-		i := strings.IndexByte(text[off:], '\n')
-		if i < 0 {
-			return ""
-		}
-		off += i + 1
-	}
-	end := off
-	for k := 0; k < n && end < len(text); k++ {
-		i := strings.IndexByte(text[end:], '\n')
-		if i < 0 {
-			end = len(text)
-			break
-		}
-		end += i + 1
-	}
-	return text[off:end]
 }
 
 // commonPrefix is the length of the longest common prefix of a and b.

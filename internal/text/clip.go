@@ -106,3 +106,27 @@ func Plural(n int, what string) string {
 	}
 	return strconv.Itoa(n) + " " + what + "s"
 }
+
+// Lines returns n lines of s from line first (0-based), line breaks kept;
+// "" when s has fewer than first+1 lines. The last line may lack its
+// break.
+func Lines(s string, first, n int) string {
+	off := 0
+	for range first {
+		i := strings.IndexByte(s[off:], '\n')
+		if i < 0 {
+			return ""
+		}
+		off += i + 1
+	}
+	end := off
+	for k := 0; k < n && end < len(s); k++ {
+		i := strings.IndexByte(s[end:], '\n')
+		if i < 0 {
+			end = len(s)
+			break
+		}
+		end += i + 1
+	}
+	return s[off:end]
+}

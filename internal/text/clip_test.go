@@ -83,3 +83,23 @@ func TestClipOneLine(t *testing.T) {
 		}
 	}
 }
+
+func TestLines(t *testing.T) {
+	for _, c := range []struct {
+		s        string
+		first, n int
+		want     string
+	}{
+		{"a\nb\nc\n", 0, 2, "a\nb\n"},
+		{"a\nb\nc\n", 1, 5, "b\nc\n"},
+		{"a\nb\nc", 2, 1, "c"},        // the last line without its break
+		{"a\nb\nc", 3, 1, ""},         // past the end
+		{"a\r\nb\r\n", 1, 1, "b\r\n"}, // CRLF kept
+		{"", 0, 3, ""},
+		{"a\nb\n", 0, 0, ""},
+	} {
+		if got := Lines(c.s, c.first, c.n); got != c.want {
+			t.Errorf("Lines(%q, %d, %d) = %q, want %q", c.s, c.first, c.n, got, c.want)
+		}
+	}
+}
