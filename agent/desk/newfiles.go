@@ -12,8 +12,7 @@ import (
 // (docs/sessions-and-plans.md, "A follow-up and a pending new file"): the
 // follow-up's tools see the pending text (PendingNew), so they read it
 // before they write over it, and its own version then supersedes the
-// earlier proposal (EarlierNew, the face calling
-// proposal.Store.ReplaceCreated). Proposals of other sessions are left
+// earlier proposal (Desk.SupersedeNew). Proposals of other sessions are left
 // alone: those clash as usual. Both faces keep the rule (ACP did not,
 // and its held changes met a follow-up's second proposal for the file).
 
@@ -32,10 +31,10 @@ func PendingNew(props []proposal.Proposal, sess *agent.Session, runID string) (t
 	return out, found
 }
 
-// EarlierNew lists the runs of sess before runID whose proposals to
+// earlierNew lists the runs of sess before runID whose proposals to
 // create the file are in props (the proposals in review for its path):
 // runID's own proposal to create it supersedes them.
-func EarlierNew(props []proposal.Proposal, sess *agent.Session, runID string) []string {
+func earlierNew(props []proposal.Proposal, sess *agent.Session, runID string) []string {
 	if sess == nil {
 		return nil
 	}
@@ -54,11 +53,11 @@ func EarlierNew(props []proposal.Proposal, sess *agent.Session, runID string) []
 }
 
 // SupersedeNew replaces the proposals to create path that earlier runs
-// of sess left in d (EarlierNew) with runID's; it returns the runs
+// of sess left in d (earlierNew) with runID's; it returns the runs
 // superseded.
 func (d *Desk) SupersedeNew(sess *agent.Session, path, runID string) []string {
 	var done []string
-	for _, old := range EarlierNew(d.store.List(path), sess, runID) {
+	for _, old := range earlierNew(d.store.List(path), sess, runID) {
 		if d.store.ReplaceCreated(path, old, runID) > 0 {
 			done = append(done, old)
 		}

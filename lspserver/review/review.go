@@ -59,12 +59,11 @@ func (v *Review) Pending() []proposal.Proposal { return v.state().store.List("")
 // staged).
 func (v *Review) PendingAt(path string) []proposal.Proposal { return v.state().store.List(path) }
 
-// ReplaceCreated supersedes oldRun's proposal to create path with newRun's
-// (proposal.Store.ReplaceCreated): a session's follow-up wrote its own
-// version of a new file an earlier run proposed. It returns the number of
-// hunks superseded.
-func (v *Review) ReplaceCreated(path, oldRun, newRun string) int {
-	return v.state().store.ReplaceCreated(path, oldRun, newRun)
+// SupersedeNew lets runID's proposal to create path replace those earlier
+// runs of sess left in review (desk.Desk.SupersedeNew); it returns the
+// runs superseded.
+func (v *Review) SupersedeNew(sess *agent.Session, path, runID string) []string {
+	return v.state().desk.SupersedeNew(sess, path, runID)
 }
 
 // CodeActions are the accept/reject code actions for the hunks

@@ -108,10 +108,10 @@ type Review interface {
 	Pending() []proposal.Proposal
 	// PendingAt is every proposal in review for path.
 	PendingAt(path string) []proposal.Proposal
-	// ReplaceCreated supersedes oldRun's proposal to create path with
-	// newRun's (a session's follow-up wrote its own version of the new
-	// file); it returns the number of hunks superseded.
-	ReplaceCreated(path, oldRun, newRun string) int
+	// SupersedeNew lets runID's proposal to create path replace those
+	// earlier runs of sess left in review (a session's follow-up wrote
+	// its own version of the new file); it returns the runs superseded.
+	SupersedeNew(sess *agent.Session, path, runID string) []string
 	// CodeActions are review's accept/reject actions for the hunks
 	// overlapping r in the document key (core.DocKey) names.
 	CodeActions(key string, r text.Range, lazy bool) []protocol.CommandOrCodeAction

@@ -176,12 +176,10 @@ func (rs *Runs) pendingNew(sess *agent.Session, runID, path string) (tools.Pendi
 }
 
 // replaceEarlierNew lets runID's proposal to create path replace those
-// earlier runs of sess left in review (desk.EarlierNew).
+// earlier runs of sess left in review (Review.SupersedeNew).
 func (rs *Runs) replaceEarlierNew(sess *agent.Session, path, runID string) {
-	for _, old := range desk.EarlierNew(rs.review.PendingAt(path), sess, runID) {
-		if n := rs.review.ReplaceCreated(path, old, runID); n > 0 {
-			rs.log.Info("new file proposal replaced by a later run of its session", "session", sess.ID(), "path", path, "run", old, "by", runID)
-		}
+	for _, old := range rs.review.SupersedeNew(sess, path, runID) {
+		rs.log.Info("new file proposal replaced by a later run of its session", "session", sess.ID(), "path", path, "run", old, "by", runID)
 	}
 }
 
