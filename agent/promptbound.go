@@ -39,10 +39,7 @@ func CheckPromptSize(n int) error {
 // output), so the conversation, the tools and the answer still fit; never
 // under 16 KiB, which any usable model takes.
 func PromptLimit(window int) int {
-	if window <= 0 {
-		window = DefaultContextWindow
-	}
-	return min(max(window*3/2, 16<<10), MaxPromptBytes)
+	return min(max(effectiveWindow(window)*3/2, 16<<10), MaxPromptBytes)
 }
 
 // CheckPromptFor is CheckPromptSize for n bytes sent to a model of that
@@ -60,6 +57,7 @@ func CheckPromptFor(n, window int) error {
 	return nil
 }
 
+// effectiveWindow is window, or DefaultContextWindow when unset.
 func effectiveWindow(window int) int {
 	if window <= 0 {
 		return DefaultContextWindow
