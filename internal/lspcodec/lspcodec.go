@@ -18,27 +18,32 @@ type Codec struct{}
 
 // Marshal encodes v; a jsonrpc2.RawMessage or an encoding/json one goes
 // out as is (nil as null): handlers that encode their answer themselves
-// (lazy code actions, on the typing path) return the latter, and
-// protocol.Marshal would parse and re-emit it.
+// (code actions and lenses, on the typing path) return the latter, and
+// protocol.Marshal would parse and re-emit it. Such bytes may be a cached
+// answer that other requests are being written from at the same moment,
+// so they go out without spare capacity: nothing on the way out can
+// append into them.
 func (Codec) Marshal(v any) ([]byte, error) {
 	switch m := v.(type) {
 	case json.RawMessage:
-		if m == nil {
-			return []byte("null"), nil
-		}
-		return m, nil
+		return raw(m), nil
 	case jsonrpc2.RawMessage:
-		if m == nil {
-			return []byte("null"), nil
-		}
-		return m, nil
+		return raw(m), nil
 	case *jsonrpc2.RawMessage:
-		if m == nil || *m == nil {
-			return []byte("null"), nil
+		if m == nil {
+			return raw(nil), nil
 		}
-		return *m, nil
+		return raw(*m), nil
 	}
 	return protocol.Marshal(v)
+}
+
+// raw is b as Marshal sends it: null for nil, else without spare capacity.
+func raw(b []byte) []byte {
+	if b == nil {
+		return []byte("null")
+	}
+	return b[:len(b):len(b)]
 }
 
 // Unmarshal decodes b into v; a *jsonrpc2.RawMessage gets a copy of b

@@ -101,7 +101,6 @@ func (rs *Runs) codeActionAnswer(p *protocol.CodeActionParams, raw json.RawMessa
 			return actions
 		}
 	}
-	body = shared(body)
 	if cache {
 		if ver, open := rs.view.BufferVersion(path); open && ver == stamp.version {
 			rs.actionSets.keep(ck, stamp, body, set)
@@ -235,8 +234,3 @@ func (t *actionSets) keep(k answerKey, s answerStamp, body json.RawMessage, set 
 	}
 	t.answers[k] = answer{stamp: s, body: body, set: set}
 }
-
-// shared is body as answers of several requests go out: without spare
-// capacity, so that nothing on the way out can append into the bytes
-// another answer is being written from.
-func shared(body []byte) json.RawMessage { return json.RawMessage(body[:len(body):len(body)]) }
