@@ -461,8 +461,8 @@ type SavedSession struct {
 // ListSavedSessions lists the saved sessions that ran something, of
 // folder, or of every workspace with saved sessions when folder is "":
 // newest first (ties by id), each id once, a workspace that is gone
-// skipped. A listing reads only: it creates no directory (ACP's
-// session/list, the editor's and the CLI's listings are the same rule).
+// skipped. A listing reads only, through ReadSessions as `agentls
+// sessions` does: it creates no directory. ACP's session/list uses it.
 func ListSavedSessions(stateDir, folder string, log *slog.Logger) []SavedSession {
 	folders := []string{folder}
 	if folder == "" {
