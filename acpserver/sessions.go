@@ -262,12 +262,7 @@ func (s *Server) openSaved(id acp.SessionId, cwd string, servers []acp.McpServer
 	ss.core = r.Session
 	ss.saver.Loaded(string(id), r.Proposals)
 	for _, p := range r.Proposals {
-		if err := p.Restorable(ss.view); err != nil {
-			s.log.Warn("restored proposal refused: it breaks a write rule", "session", id, "path", p.Path, "err", err)
-			continue
-		}
-		s.stage(ss, p.RunID, tools.StagedFile{Path: p.Path, Base: p.Base, Text: p.Proposed, Created: p.Created})
-		s.review.store.ForgetRun(p.RunID)
+		reviewMerge{ss}.Restore(p)
 	}
 	// A superseded new file is saved as its original change, which the
 	// restore made pending again: supersede it again (as the LSP face does).
@@ -497,7 +492,7 @@ func (m reviewMerge) Drop(p agent.SavedProposal) { m.ss.srv.review.Drop(p.RunID,
 func (m reviewMerge) Restore(p agent.SavedProposal) bool {
 	s := m.ss.srv
 	if err := p.Restorable(m.ss.view); err != nil {
-		s.log.Warn("saved proposal refused: it breaks a write rule", "session", m.ss.id, "path", p.Path, "err", err)
+		s.log.Warn("restored proposal refused: it breaks a write rule", "session", m.ss.id, "path", p.Path, "err", err)
 		return false
 	}
 	s.stage(m.ss, p.RunID, tools.StagedFile{Path: p.Path, Base: p.Base, Text: p.Proposed, Created: p.Created})
