@@ -14,6 +14,7 @@ import (
 	"sync"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/agentls/agentls/internal/testwait"
 	"github.com/agentls/agentls/internal/workspace"
@@ -442,5 +443,30 @@ func TestWaitRemovalsWhileRemovalsStart(t *testing.T) {
 	left, _ := filepath.Glob(filepath.Join(base, ".removing-*"))
 	if len(left) != 0 {
 		t.Fatalf("deletions left after WaitRemovals: %v", left)
+	}
+}
+
+// A temporary lock file a dead process left is removed; a young one is a
+// reserve in progress (created, not yet locked) and is left alone.
+func TestCleanStaleTemporaryLocks(t *testing.T) {
+	base := t.TempDir()
+	old, young := filepath.Join(base, ".tmp-lock-old"), filepath.Join(base, ".tmp-lock-young")
+	for _, p := range []string{old, young} {
+		if err := os.WriteFile(p, []byte("1\n"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	then := time.Now().Add(-2 * tmpLockGrace)
+	if err := os.Chtimes(old, then, then); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := CleanStale(base); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(old); !os.IsNotExist(err) {
+		t.Errorf("the dead process's temporary lock is still there: %v", err)
+	}
+	if _, err := os.Stat(young); err != nil {
+		t.Errorf("a reserve in progress lost its temporary lock: %v", err)
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"time"
 
 	"golang.org/x/sys/unix"
 )
@@ -96,6 +97,10 @@ func sanitize(s string) string {
 	return s
 }
 
+// tmpLockGrace is how old a temporary lock file must be before CleanStale
+// takes it for one a dead process left.
+const tmpLockGrace = time.Minute
+
 var (
 	cleanedMu sync.Mutex
 	cleaned   = map[string]bool{}
@@ -142,6 +147,12 @@ func CleanStale(base string) (int, error) {
 		name := e.Name()
 		switch {
 		case strings.HasPrefix(name, ".tmp-lock-"): // New died before renaming it
+			// A young one is a reserve in progress, here or in another
+			// process, between its creation and its flock (microseconds):
+			// locking it first would remove it under that reserve.
+			if info, err := e.Info(); err != nil || time.Since(info.ModTime()) < tmpLockGrace {
+				continue
+			}
 			f, err := os.OpenFile(filepath.Join(base, name), os.O_RDWR, 0)
 			if err != nil {
 				continue
