@@ -349,10 +349,5 @@ func (ss *session) toolLocations(raw json.RawMessage) []acp.ToolCallLocation {
 	return []acp.ToolCallLocation{loc}
 }
 
-// display is path relative to the session's folder when inside it.
-func (ss *session) display(path string) string {
-	if rel, err := filepath.Rel(ss.cwd, path); err == nil && rel != ".." && !strings.HasPrefix(rel, "../") {
-		return filepath.ToSlash(rel)
-	}
-	return path
-}
+// display is path as the session's messages name it (View.DisplayName).
+func (ss *session) display(path string) string { return ss.view.DisplayName(path) }

@@ -206,13 +206,7 @@ func (c *Changeset) UnifiedDiff() string {
 	var b strings.Builder
 	for _, p := range c.Files() {
 		f, _ := c.Get(p)
-		rel := p
-		for _, dir := range c.view.Folders() {
-			if r, ok := relTo(dir, p); ok {
-				rel = r
-				break
-			}
-		}
+		rel := c.view.DisplayName(p)
 		b.WriteString(f.Unified(rel))
 	}
 	return b.String()

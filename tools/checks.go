@@ -87,7 +87,7 @@ func (c Check) Applies(env *Env, changed []string) bool {
 		return true
 	}
 	for _, abs := range changed {
-		rel, base := env.folderRel(abs), filepath.Base(abs)
+		rel, base := env.Rel(abs), filepath.Base(abs)
 		for _, p := range c.Paths {
 			target := base
 			if strings.Contains(p, "/") {

@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"github.com/bmatcuk/doublestar/v4"
+
+	"github.com/agentls/agentls/internal/workspace"
 )
 
 //go:embed descriptions/glob.md
@@ -69,7 +71,7 @@ func globFiles(ctx context.Context, env *Env, p globParams) (Result, error) {
 		if d.IsDir() {
 			return nil
 		}
-		rel, ok := relTo(rootAbs, path)
+		rel, ok := workspace.RelTo(rootAbs, path)
 		if !ok {
 			return nil
 		}
@@ -96,7 +98,7 @@ func globFiles(ctx context.Context, env *Env, p globParams) (Result, error) {
 	}
 	for _, f := range env.Changes.Files() { // files created by this run, not on disk yet
 		if st, ok := env.Changes.Get(f); ok && st.Created {
-			if rel, ok := relTo(rootAbs, f); ok {
+			if rel, ok := workspace.RelTo(rootAbs, f); ok {
 				if m, _ := doublestar.Match(pattern, rel); m && !slices.Contains(matches, env.display(f)) {
 					matches = append(matches, env.display(f))
 				}

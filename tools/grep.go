@@ -184,7 +184,7 @@ func (s *grepSearch) file(abs string, sc *scratch) {
 	if s.glob != "" {
 		target := filepath.Base(abs)
 		if strings.Contains(s.glob, "/") {
-			target, _ = relTo(s.root, abs)
+			target, _ = workspace.RelTo(s.root, abs)
 		}
 		if ok, _ := doublestar.Match(s.glob, target); !ok {
 			return

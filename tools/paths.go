@@ -39,39 +39,17 @@ func (env *Env) resolve(path string) (string, error) {
 func (env *Env) display(abs string) string {
 	folders := env.View.Folders()
 	if len(folders) > 0 {
-		if rel, ok := relTo(folders[0], abs); ok {
+		if rel, ok := workspace.RelTo(folders[0], abs); ok {
 			return rel
 		}
 	}
 	return abs
-}
-
-// relTo returns abs relative to dir when abs is dir or below it.
-func relTo(dir, abs string) (string, bool) {
-	if abs == dir {
-		return ".", true
-	}
-	prefix := strings.TrimSuffix(dir, "/") + "/"
-	if strings.HasPrefix(abs, prefix) {
-		return abs[len(prefix):], true
-	}
-	return "", false
 }
 
 // Rel returns abs relative to the workspace folder containing it (abs
 // itself when no folder holds it): the name a person or the model knows
 // the file by, for transcripts and reports.
-func (env *Env) Rel(abs string) string { return env.folderRel(abs) }
-
-// folderRel returns abs relative to the workspace folder containing it.
-func (env *Env) folderRel(abs string) string {
-	for _, f := range env.View.Folders() {
-		if rel, ok := relTo(f, abs); ok {
-			return rel
-		}
-	}
-	return abs
-}
+func (env *Env) Rel(abs string) string { return env.View.DisplayName(abs) }
 
 // isSecret reports whether abs looks like a secret file that the policy
 // keeps away from the model.
@@ -85,7 +63,7 @@ func (env *Env) isSecret(abs string) bool {
 			return true
 		}
 	}
-	rel := env.folderRel(abs)
+	rel := env.Rel(abs)
 	for _, p := range env.Policy.SecretPatterns {
 		target := base
 		if strings.Contains(p, "/") {

@@ -4,6 +4,7 @@ import (
 	"io"
 	"log/slog"
 	"path/filepath"
+	"strings"
 	"sync"
 	"sync/atomic"
 )
@@ -114,6 +115,41 @@ func (v *View) Folders() []string {
 	v.mu.RLock()
 	defer v.mu.RUnlock()
 	return append([]string(nil), v.folders...)
+}
+
+// Rel is abs relative to the workspace folder holding it ("." for the
+// folder itself), and whether a folder holds it. It compares cleaned
+// paths by prefix, as the tools stage them (symlinks already resolved).
+func (v *View) Rel(abs string) (string, bool) {
+	v.mu.RLock()
+	defer v.mu.RUnlock()
+	for _, dir := range v.folders {
+		if rel, ok := RelTo(dir, abs); ok {
+			return rel, true
+		}
+	}
+	return "", false
+}
+
+// DisplayName is the name a person and the model know abs by in every
+// face's messages: relative to its workspace folder, else abs itself.
+func (v *View) DisplayName(abs string) string {
+	if rel, ok := v.Rel(abs); ok {
+		return rel
+	}
+	return abs
+}
+
+// RelTo returns abs relative to dir when abs is dir ("." ) or below it.
+func RelTo(dir, abs string) (string, bool) {
+	if abs == dir {
+		return ".", true
+	}
+	prefix := strings.TrimSuffix(dir, "/") + "/"
+	if strings.HasPrefix(abs, prefix) {
+		return abs[len(prefix):], true
+	}
+	return "", false
 }
 
 // SetValidateAlways tells the view whether a healthy file watcher covers

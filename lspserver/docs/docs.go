@@ -5,7 +5,6 @@ import (
 	"io/fs"
 	"log/slog"
 	"path/filepath"
-	"strings"
 	"sync"
 
 	"go.lsp.dev/uri"
@@ -153,33 +152,4 @@ func (d *Docs) DiskText(path string) (content string, open bool, err error) {
 	default:
 		return "", false, err
 	}
-}
-
-// InWorkspace reports whether path lies in a workspace folder.
-func (d *Docs) InWorkspace(path string) bool {
-	for _, dir := range d.view.Folders() {
-		if _, ok := relPath(dir, path); ok {
-			return true
-		}
-	}
-	return false
-}
-
-// DisplayName is path relative to its workspace folder, for messages.
-func (d *Docs) DisplayName(path string) string {
-	for _, dir := range d.view.Folders() {
-		if rel, ok := relPath(dir, path); ok {
-			return rel
-		}
-	}
-	return path
-}
-
-// relPath returns p relative to dir when p is inside dir.
-func relPath(dir, p string) (string, bool) {
-	rel, err := filepath.Rel(dir, p)
-	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
-		return "", false
-	}
-	return rel, true
 }

@@ -117,8 +117,8 @@ func (a *applier) staged(ctx context.Context, path string) {
 		}
 		a.hold(path, reason)
 		a.events.send(RunEvent{Kind: kindToolResult, Tool: "applyEdit", IsError: core.Ptr(true),
-			Summary: fmt.Sprintf("%s not applied: %s", a.s.docs.DisplayName(path), reason)})
-		a.prog.report(ctx, fmt.Sprintf("%s not applied", a.s.docs.DisplayName(path)))
+			Summary: fmt.Sprintf("%s not applied: %s", a.s.view.DisplayName(path), reason)})
+		a.prog.report(ctx, fmt.Sprintf("%s not applied", a.s.view.DisplayName(path)))
 		return
 	}
 	confirmed := a.awaitText(ctx, path, f.TextHash)
@@ -143,7 +143,7 @@ func (a *applier) staged(ctx context.Context, path string) {
 		a.s.recordLanded(a.runID, sess.ID(), path, f.Base, f.Text, f.Created)
 	}
 	a.events.send(RunEvent{Kind: kindProposal, URI: string(uri.File(path)), Applied: core.Ptr(true)})
-	a.prog.report(ctx, "applied a change to "+a.s.docs.DisplayName(path))
+	a.prog.report(ctx, "applied a change to "+a.s.view.DisplayName(path))
 }
 
 // fileEdit builds the edit of f against the document as the server has it

@@ -224,7 +224,7 @@ const maxNamedFiles = 3
 // fileList names paths as the editor shows them, at most maxNamedFiles,
 // then how many more.
 func (rs *Runs) fileList(paths []string) string {
-	return strings.Join(text.FirstOf(len(paths), maxNamedFiles, func(i int) string { return rs.docs.DisplayName(paths[i]) }), ", ")
+	return strings.Join(text.FirstOf(len(paths), maxNamedFiles, func(i int) string { return rs.view.DisplayName(paths[i]) }), ", ")
 }
 
 // onEvent is the agent's OnEvent for run r: events go to the editor as
@@ -343,7 +343,7 @@ func (rs *Runs) handOver(runID string, cs *tools.Changeset, events *eventStream,
 		}
 		rs.review.Stage(runID, f)
 		events.send(RunEvent{Kind: kindProposal, URI: string(uri.File(path)), Applied: core.Ptr(false)})
-		reasons = append(reasons, rs.docs.DisplayName(path)+": "+why)
+		reasons = append(reasons, rs.view.DisplayName(path)+": "+why)
 	}
 	return len(held), fmt.Sprintf("%s; %s not applied, pending review (%s)", note, text.Plural(len(held), "change"), strings.Join(reasons, "; "))
 }
