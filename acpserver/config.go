@@ -22,12 +22,7 @@ import (
 // loadConfig merges every source for the workspace folders (none: user
 // file and environment only).
 func (s *Server) loadConfig(folders []string) (config.Config, []string, error) {
-	return config.Load(config.LoadOptions{
-		UserFile: s.opts.UserConfigFile,
-		Folders:  folders,
-		Env:      s.opts.Env,
-		Trusted:  s.trust.Trusted,
-	})
+	return s.conf.Load(folders, nil, nil)
 }
 
 // askTrust asks once per file content and connection whether to trust
@@ -36,7 +31,7 @@ func (s *Server) loadConfig(folders []string) (config.Config, []string, error) {
 func (s *Server) askTrust(ctx context.Context, ss *session, un []config.Untrusted) bool {
 	trusted := false
 	for _, u := range un {
-		if !s.trust.FirstAsk(u) {
+		if !s.conf.Trust().FirstAsk(u) {
 			continue
 		}
 		id := ss.nextToolID("trust")
@@ -56,7 +51,7 @@ func (s *Server) askTrust(ctx context.Context, ss *session, un []config.Untruste
 			continue
 		}
 		note := "Trusted: its settings now apply."
-		if err := s.trust.Grant(u); err != nil {
+		if err := s.conf.Trust().Grant(u); err != nil {
 			note = fmt.Sprintf("Trusted for this connection only: %v", err)
 		}
 		ss.update(ctx, acp.UpdateToolCall(id, acp.WithUpdateStatus(acp.ToolCallStatusCompleted),

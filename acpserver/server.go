@@ -74,8 +74,9 @@ type Server struct {
 	review reviewState
 	// runs bounds the agent runs working at once (maxConcurrentRuns).
 	runs agent.RunSlots
-	// trust is what the user trusted over this connection (config.go).
-	trust config.Trust
+	// conf loads the configuration with what the user trusted over this
+	// connection (config.go).
+	conf config.Live
 	// scripts bound the script programs of every prompt of the connection
 	// together.
 	scripts *script.Slots
@@ -98,7 +99,7 @@ func New(opts Options) *Server {
 	s := &Server{opts: opts, log: log, sessions: map[string]*session{}}
 	s.ctx, s.cancel = context.WithCancel(context.Background())
 	s.review = newReviewState(log)
-	s.trust.Env = opts.Env
+	s.conf.SetSources(opts.UserConfigFile, opts.Env)
 	s.scripts = script.NewSlots(0)
 	return s
 }

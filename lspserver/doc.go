@@ -66,7 +66,8 @@
 //   - What the client supports: core.Server.Session().Features; the
 //     negotiated position encoding: Session().Encoding; conversions:
 //     core/convert.go.
-//   - User settings: core.Server.MergedSettings and OnSettingsChange.
+//   - User settings: core.Server.InitializationOptions, Settings (merged by
+//     config.MergeSettings) and OnSettingsChange.
 //   - A part needing another part it may not import: an interface or a
 //     callback defined in the lower package, connected in New.
 package lspserver

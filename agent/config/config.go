@@ -10,7 +10,8 @@
 //     servers, looser tool settings, raised limits) apply only when the
 //     user trusts the file's current content (LoadOptions.Trusted); the
 //     rule, key by key, is in trust.go.
-//  4. initializationOptions or workspace/didChangeConfiguration settings:
+//  4. initializationOptions or workspace/didChangeConfiguration settings
+//     (both: MergeSettings):
 //     the object itself, or wrapped as {"settings": {"agentls": {...}}},
 //     {"settings": {...}} or {"agentls": {...}}
 //  5. the environment, which only fills what no other source set (as the

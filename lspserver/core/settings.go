@@ -4,21 +4,17 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"fmt"
 	"path/filepath"
 	"slices"
-	"strings"
 	"sync"
 
 	"go.lsp.dev/protocol"
-
-	"github.com/agentls/agentls/agent/config"
 )
 
 // settings keeps the user's agentls configuration as the editor sent it:
 // initializationOptions and the latest workspace/didChangeConfiguration
 // (both take the same object, docs/protocol.md "Configuration"). It stays raw
-// JSON; agent/config owns the schema and the merge with other sources.
+// JSON; agent/config owns the schema and the merges (config.MergeSettings).
 type settings struct {
 	mu        sync.Mutex
 	init      json.RawMessage
@@ -105,72 +101,4 @@ func (s *Server) DidChangeConfiguration(_ context.Context, p *protocol.DidChange
 	s.config.setSettings(p.Settings)
 	s.ActionsChanged() // after the listeners: what they derive from settings is in place
 	return nil
-}
-
-// MergedSettings is the editor layer of the configuration:
-// initializationOptions and the latest didChangeConfiguration settings
-// merged by MergeSettings.
-func (s *Server) MergedSettings() (json.RawMessage, error) {
-	return MergeSettings(s.InitializationOptions(), s.Settings())
-}
-
-// MergeSettings merges the agentls sections of initializationOptions and
-// of the latest didChangeConfiguration settings (later wins key by key;
-// mcpServers entries replace by name, as agent/config merges sources).
-// A side that is not a JSON object is left out and reported.
-func MergeSettings(init, latest json.RawMessage) (json.RawMessage, error) {
-	var errs []string
-	section := func(what string, raw json.RawMessage) map[string]any {
-		if IsNull(raw) {
-			return nil
-		}
-		m, err := config.Section(raw)
-		if err != nil {
-			errs = append(errs, fmt.Sprintf("%s: %v", what, err))
-			return nil
-		}
-		return m
-	}
-	a := section("initializationOptions", init)
-	b := section("workspace/didChangeConfiguration settings", latest)
-	var err error
-	if len(errs) > 0 {
-		err = fmt.Errorf("editor settings ignored: %s", strings.Join(errs, "; "))
-	}
-	if a == nil && b == nil {
-		return nil, err
-	}
-	merged := map[string]any{}
-	mergeInto(merged, a, "")
-	mergeInto(merged, b, "")
-	out, mErr := json.Marshal(merged)
-	if mErr != nil { // decoded JSON always marshals
-		return nil, fmt.Errorf("merge editor settings: %w", mErr)
-	}
-	return out, err
-}
-
-func mergeInto(dst, src map[string]any, path string) {
-	keys := make([]string, 0, len(src))
-	for k := range src {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	for _, k := range keys {
-		v := src[k]
-		if v == nil {
-			continue
-		}
-		sub, isObj := v.(map[string]any)
-		if isObj && !strings.EqualFold(path, "mcpServers") {
-			d, ok := dst[k].(map[string]any)
-			if !ok {
-				d = map[string]any{}
-				dst[k] = d
-			}
-			mergeInto(d, sub, k)
-			continue
-		}
-		dst[k] = v
-	}
 }

@@ -10,6 +10,7 @@ import (
 
 	"go.lsp.dev/protocol"
 
+	"github.com/agentls/agentls/agent/config"
 	"github.com/agentls/agentls/agent/proposal"
 	"github.com/agentls/agentls/lspserver/core"
 )
@@ -96,7 +97,7 @@ func (v *Review) startPreviewDiagnostics(r *reviewState) {
 // settings (initializationOptions, then didChangeConfiguration); anything
 // but an explicit false means on.
 func (v *Review) previewDiagnosticsSetting() bool {
-	merged, _ := v.core.MergedSettings() // broken settings are reported by reportConfig
+	merged, _ := config.MergeSettings(v.core.InitializationOptions(), v.core.Settings()) // broken settings are reported by the runs' configuration loads
 	var opt struct {
 		Preview struct {
 			Diagnostics *bool `json:"diagnostics"`

@@ -3,9 +3,7 @@ package runs
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"os"
-	"strings"
 	"sync"
 	"time"
 
@@ -14,9 +12,9 @@ import (
 	"github.com/agentls/agentls/agent/config"
 )
 
-// Server-side configuration of agent runs. The editor's settings are kept
-// raw by lspserver/core (settings.go); here they are merged with the other sources by
-// agent/config.Load. Loading happens
+// Server-side configuration of agent runs, held by a config.Live: the
+// editor's settings are kept raw by lspserver/core (settings.go) and merged
+// with the other sources there. Loading happens
 //   - in the background after initialized (to start MCP servers and show
 //     configuration warnings early),
 //   - in the background after every didChangeConfiguration (MCP servers are
@@ -26,14 +24,8 @@ import (
 //
 // Every load checks workspace trust (trust.go): keys of an untrusted
 // workspace file that act on the user's behalf are withheld, and the user
-// is asked once per file content.
-//
-// Precedence inside the editor layer: didChangeConfiguration settings
-// override initializationOptions key by key (objects merge, mcpServers
-// entries replace by name), so a client that sends only changed keys and a
-// client that resends everything both work. The merged object is passed to
-// Load as its Init source; files and environment keep their places
-// around it (agent/config package doc).
+// is asked once per file content. Each problem is told once
+// (config.Live.Report): warnings in the editor's log, errors shown.
 
 // Options configure how the server loads configuration and records agent
 // runs. Set them with SetOptions before Serve; the zero value is what
@@ -70,26 +62,20 @@ const NoTranscripts = "-" // agent.NoTranscript
 // SetOptions sets the options of agent runs. Call it before Serve.
 func (rs *Runs) SetOptions(o Options) {
 	rs.cfg.mu.Lock()
-	defer rs.cfg.mu.Unlock()
 	rs.cfg.opts = o
+	rs.cfg.mu.Unlock()
+	rs.cfg.live.SetSources(o.UserConfigFile, o.Env)
 }
 
 // runConfig is the configuration state of agent runs.
 type runConfig struct {
 	mu   sync.Mutex
 	opts Options
-	// shown are the warnings and errors already sent to the editor, so a
-	// reload only reports what is new.
-	shown map[string]bool
 	// listening is set once the settings listener is registered.
 	listening bool
-	// reload serialises reloadConfig.
-	reload sync.Mutex
-	// trust is the workspace-trust state (trust.go).
-	trust     *config.Trust
-	trustOnce sync.Once
-	// onConfig get every background load's configuration (OnConfig).
-	onConfig []func(config.Config)
+	// live loads, checks trust, tells each problem once and serialises
+	// reloads.
+	live config.Live
 }
 
 func (c *runConfig) options() Options {
@@ -105,74 +91,42 @@ func (c *runConfig) options() Options {
 	return o
 }
 
-// loadConfig merges every configuration source as it stands now.
+// loadConfig merges every configuration source as it stands now and asks
+// about untrusted workspace files.
 func (rs *Runs) loadConfig() (config.Config, []string, error) {
-	cfg, warnings, lerr, err := rs.load()
+	cfg, warnings, err := rs.load()
 	rs.askTrust(cfg.Untrusted())
-	if err != nil {
-		if lerr != nil {
-			lerr = fmt.Errorf("%w\n%w", err, lerr)
-		} else {
-			lerr = err
-		}
-	}
-	rs.clientTimeout.Store(int64(time.Duration(cfg.Client.RequestTimeoutSeconds) * time.Second))
-	return cfg, warnings, lerr
+	return cfg, warnings, err
 }
 
 // ClientRequestTimeout is client.requestTimeoutSeconds (core.Client): the
 // value of the latest configuration load, or, before the first, a load of
-// its own, so the bound never depends on whether the background load after
-// initialized has finished.
+// its own.
 func (rs *Runs) ClientRequestTimeout() time.Duration {
-	if d := time.Duration(rs.clientTimeout.Load()); d > 0 {
-		return d
-	}
-	if _, _, err := rs.loadConfig(); err != nil {
-		rs.log.Debug("configuration problems while reading client.requestTimeoutSeconds", "err", err)
-	}
-	if d := time.Duration(rs.clientTimeout.Load()); d > 0 {
-		return d
-	}
-	return time.Duration(config.Defaults().Client.RequestTimeoutSeconds) * time.Second
+	return rs.cfg.live.ClientTimeout(func() {
+		if _, _, err := rs.loadConfig(); err != nil {
+			rs.log.Debug("configuration problems while reading client.requestTimeoutSeconds", "err", err)
+		}
+	})
 }
 
-// reportConfig tells the user about configuration problems once each:
-// warnings go to the editor's log (window/logMessage), errors (a broken
-// file, an invalid value: the rest of the configuration still works) are
-// shown (window/showMessage). It sends notifications only, so any
-// goroutine may call it.
+// reportConfig tells the user about configuration problems once each
+// (tellConfig). It sends notifications only, so any goroutine may call it.
 func (rs *Runs) reportConfig(ctx context.Context, warnings []string, err error) {
-	var fresh []string
-	var errs []string
-	if err != nil {
-		errs = strings.Split(err.Error(), "\n")
-	}
-	rs.cfg.mu.Lock()
-	if rs.cfg.shown == nil {
-		rs.cfg.shown = map[string]bool{}
-	}
+	rs.cfg.live.Report(ctx, warnings, err)
+}
+
+// tellConfig is config.Live.Tell: warnings go to the editor's log
+// (window/logMessage), errors (a broken file, an invalid value: the rest of
+// the configuration still works) are shown (window/showMessage).
+func (rs *Runs) tellConfig(ctx context.Context, warnings, errs []string) {
 	for _, w := range warnings {
-		if !rs.cfg.shown["w:"+w] {
-			rs.cfg.shown["w:"+w] = true
-			fresh = append(fresh, w)
-		}
-	}
-	var freshErrs []string
-	for _, e := range errs {
-		if e != "" && !rs.cfg.shown["e:"+e] {
-			rs.cfg.shown["e:"+e] = true
-			freshErrs = append(freshErrs, e)
-		}
-	}
-	rs.cfg.mu.Unlock()
-	for _, w := range fresh {
 		rs.log.Warn("configuration warning", "warning", w)
 		if e := rs.core.Client().LogMessage(ctx, &protocol.LogMessageParams{Type: protocol.MessageTypeWarning, Message: "agentls configuration: " + w}); e != nil {
 			rs.log.Debug("logMessage failed", "err", e)
 		}
 	}
-	for _, e := range freshErrs {
+	for _, e := range errs {
 		rs.log.Error("configuration error", "err", e)
 		if e2 := rs.core.Client().ShowMessage(ctx, &protocol.ShowMessageParams{Type: protocol.MessageTypeWarning, Message: "agentls configuration: " + e}); e2 != nil {
 			rs.log.Debug("showMessage failed", "err", e2)
@@ -201,54 +155,26 @@ func (rs *Runs) StartServices() {
 	rs.core.Go("load configuration", func(ctx context.Context) { rs.reloadConfig(ctx, gen) })
 }
 
-// reloadConfig loads the configuration, reports problems and passes the
-// MCP servers on to the server's set.
-//
-// Reloads run one at a time, each reading the settings when it starts, so
-// the last one to run has read the latest settings and its MCP servers are
-// the ones that stay.
+// reloadConfig loads the configuration (config.Live.Reload: one at a time,
+// problems told once) and passes the MCP servers on to the server's set.
 func (rs *Runs) reloadConfig(ctx context.Context, gen uint64) {
-	rs.cfg.reload.Lock()
-	defer rs.cfg.reload.Unlock()
-	cfg, warnings, err := rs.loadConfig()
-	rs.reportConfig(ctx, warnings, err)
-	rs.applyMCP(ctx, cfg.MCPServers, gen)
-	rs.cfg.mu.Lock()
-	listeners := rs.cfg.onConfig
-	rs.cfg.mu.Unlock()
-	for _, fn := range listeners {
-		fn(cfg)
-	}
+	rs.cfg.live.Reload(ctx, rs.loadConfig, func(cfg config.Config) { rs.applyMCP(ctx, cfg.MCPServers, gen) })
 }
 
 // OnConfig registers fn to get every configuration the background loads
 // read (after initialized, after each didChangeConfiguration, after a
 // trust grant). Call it before Serve.
-func (rs *Runs) OnConfig(fn func(config.Config)) {
-	rs.cfg.mu.Lock()
-	defer rs.cfg.mu.Unlock()
-	rs.cfg.onConfig = append(rs.cfg.onConfig, fn)
-}
+func (rs *Runs) OnConfig(fn func(config.Config)) { rs.cfg.live.OnLoad(fn) }
 
 // PeekConfig loads the configuration as it stands without asking the
 // user anything (no trust prompt): for decisions made while initialize
 // is answered, before the editor may be asked questions.
 func (rs *Runs) PeekConfig() config.Config {
-	cfg, _, _, _ := rs.load()
+	cfg, _, _ := rs.load()
 	return cfg
 }
 
-// load merges every configuration source as it stands now, asking
-// nothing; settingsErr is why the editor's settings could not be merged.
-func (rs *Runs) load() (cfg config.Config, warnings []string, err, settingsErr error) {
-	o := rs.cfg.options()
-	init, settingsErr := rs.core.MergedSettings()
-	cfg, warnings, err = config.Load(config.LoadOptions{
-		UserFile: o.UserConfigFile,
-		Folders:  rs.docs.Folders(),
-		Init:     init,
-		Env:      o.Env,
-		Trusted:  rs.trust().Trusted,
-	})
-	return cfg, warnings, err, settingsErr
+// load merges every configuration source as it stands now, asking nothing.
+func (rs *Runs) load() (config.Config, []string, error) {
+	return rs.cfg.live.Load(rs.docs.Folders(), rs.core.InitializationOptions(), rs.core.Settings())
 }

@@ -68,10 +68,6 @@ type Runs struct {
 	reg       runRegistry
 	approvals sessionApprovals
 
-	// clientTimeout is client.requestTimeoutSeconds of the latest loaded
-	// configuration, in nanoseconds; 0 until one is loaded (config.go).
-	clientTimeout atomic.Int64
-
 	editor editorToolsState // the editor's own tools (editortools.go)
 	tasks  taskBook         // task comments of open documents (tasks.go)
 
@@ -125,6 +121,7 @@ func New(c *core.Server, d *docs.Docs, rv Review) *Runs {
 	rs := &Runs{core: c, docs: d, view: d.View(), log: c.Log(), ctx: c.Context(), review: rv, scripts: script.NewSlots(0)}
 	rs.plans.Dir, rs.plans.Log = rs.planDir, rs.log
 	rs.newHistIndex()
+	rs.cfg.live.Tell = rs.tellConfig
 	rs.mcp = mcpset.New(rs.ctx, mcpset.Options{Logger: rs.log.With("component", "mcp"), OnState: rs.reportMCP})
 	return rs
 }

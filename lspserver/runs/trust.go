@@ -33,21 +33,12 @@ const (
 // trustChoices are the trust prompt's actions as agent.Decide reads them.
 var trustChoices = []agent.Choice{{ID: actionTrust, Allow: true, Always: true}, {ID: actionNotNow}}
 
-// trust is the editor's trust state (config.Trust), reading the store
-// from the environment as the settings have it now.
-func (rs *Runs) trust() *config.Trust {
-	rs.cfg.trustOnce.Do(func() {
-		rs.cfg.trust = &config.Trust{Env: func(k string) string { return rs.cfg.options().Env(k) }}
-	})
-	return rs.cfg.trust
-}
-
 // askTrust starts a prompt for each untrusted file content not asked about
 // yet in this session. It never blocks: the prompts wait for the user on
 // their own goroutines.
 func (rs *Runs) askTrust(untrusted []config.Untrusted) {
 	for _, u := range untrusted {
-		if rs.trust().FirstAsk(u) {
+		if rs.cfg.live.Trust().FirstAsk(u) {
 			rs.core.Go("workspace trust prompt", func(ctx context.Context) { rs.promptTrust(ctx, u) })
 		}
 	}
@@ -60,11 +51,11 @@ func (rs *Runs) promptTrust(ctx context.Context, u config.Untrusted) {
 		rs.log.Info("workspace config not trusted", "file", u.File, "answer", c.ID, "err", err)
 		return
 	}
-	if err := rs.trust().Grant(u); err != nil {
+	if err := rs.cfg.live.Trust().Grant(u); err != nil {
 		rs.log.Warn("trust not remembered", "file", u.File, "err", err)
 		rs.core.LogToEditor(ctx, protocol.MessageTypeWarning, fmt.Sprintf("agentls: %s is trusted for this session only: %v", safetext.Line(u.File), err))
 	}
-	rs.log.Info("workspace config trusted", "file", u.File, "sha256", u.SHA256, "store", rs.trust().Store().Path())
+	rs.log.Info("workspace config trusted", "file", u.File, "sha256", u.SHA256, "store", rs.cfg.live.Trust().Store().Path())
 	rs.reloadConfig(ctx, rs.mcp.Expect())
 	rs.core.LogToEditor(ctx, protocol.MessageTypeInfo, fmt.Sprintf("agentls: %s is trusted; its settings now apply", safetext.Line(u.File)))
 }
