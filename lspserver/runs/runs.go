@@ -375,8 +375,7 @@ func (rs *Runs) endRun(ctx context.Context, r *run, events *eventStream, prog *r
 		rs.log.Debug("showMessage not sent", "err", err)
 	}
 	rs.showAnswer(r, answer)
-	rs.log.Info("run ended", "run", r.id, "status", out.Status.String(), "turns", out.Turns, "toolCalls", out.ToolCalls,
-		"tokens", out.Usage.TotalTokens, "pending", pending)
+	rs.log.Info("run ended", append(out.LogAttrs(), "pending", pending)...)
 	rs.review.ForgetRun(r.id)
 }
 
