@@ -183,11 +183,7 @@ func (s *Server) Prompt(ctx context.Context, p acp.PromptRequest) (acp.PromptRes
 		}
 		return cancelled()
 	}
-	reason := "unknown error"
-	if out.Err != nil {
-		reason = out.Err.Error()
-	}
-	ss.update(tctx, acp.UpdateAgentMessageText(fmt.Sprintf("\n\nagentls: the run stopped: %s", reason)))
+	ss.update(tctx, acp.UpdateAgentMessageText("\n\nagentls: the run stopped: "+out.Reason()))
 	if heldNote != "" {
 		ss.update(tctx, acp.UpdateAgentMessageText("\n"+heldNote))
 	}

@@ -2,6 +2,7 @@ package agent
 
 import (
 	"errors"
+	"slices"
 	"strings"
 
 	"github.com/agentls/agentls/agent/config"
@@ -73,9 +74,48 @@ func (o Outcome) FinalAnswer() string {
 	return o.Answer
 }
 
+// Reason is why the run failed, for people: its error, or "unknown
+// error" when it carries none.
+func (o Outcome) Reason() string {
+	if o.Err == nil {
+		return "unknown error"
+	}
+	return o.Err.Error()
+}
+
 // LogAttrs are the run's end for a log line (slog's key-value pairs), the
 // same fields whichever face ran it, so logs of LSP, ACP and CLI runs are
 // read and searched alike.
 func (o Outcome) LogAttrs() []any {
 	return []any{"run", o.RunID, "status", o.Status.String(), "turns", o.Turns, "toolCalls", o.ToolCalls, "tokens", o.Usage.TotalTokens}
+}
+
+// QueueDecisions passes each review decision to the session of its run
+// (Session.Queue), which sessionOf finds; a run of no session is skipped.
+// Review decides on hunks of many runs at once (a file's accept-all), so
+// the faces hand over the whole batch.
+func QueueDecisions(ds []Decision, sessionOf func(runID string) *Session) {
+	for _, d := range ds {
+		if sess := sessionOf(d.RunID); sess != nil {
+			sess.Queue(d)
+		}
+	}
+}
+
+// RecordDecisions tells each decision's session about it (Session.Record)
+// and returns the sessions it told, each once, in the order met: the face
+// saves each of them once, however many of its files were decided.
+func RecordDecisions(ds []Decision, sessionOf func(runID string) *Session) []*Session {
+	var touched []*Session
+	for _, d := range ds {
+		sess := sessionOf(d.RunID)
+		if sess == nil {
+			continue
+		}
+		sess.Record(d)
+		if !slices.Contains(touched, sess) {
+			touched = append(touched, sess)
+		}
+	}
+	return touched
 }

@@ -141,3 +141,63 @@ func TestOutcomeLogAttrs(t *testing.T) {
 		}
 	}
 }
+
+// Reason is the failure's error, or says there was none.
+func TestOutcomeReason(t *testing.T) {
+	if got := (Outcome{Status: StatusFailed, Err: ErrMaxTurns}).Reason(); got != ErrMaxTurns.Error() {
+		t.Errorf("Reason = %q", got)
+	}
+	if got := (Outcome{Status: StatusFailed}).Reason(); got != "unknown error" {
+		t.Errorf("Reason without an error = %q", got)
+	}
+}
+
+// A batch of decisions reaches each run's session; each session touched
+// is returned once, and a decision of no session is skipped.
+func TestRecordDecisions(t *testing.T) {
+	a, b := NewSession("a"), NewSession("b")
+	a.transcriptDir, b.transcriptDir = NoTranscript, NoTranscript // no fate goes looking in the user's state
+	for _, r := range []struct {
+		s   *Session
+		run string
+	}{{a, "ra1"}, {a, "ra2"}, {b, "rb"}} {
+		if busy := r.s.Reserve(r.run); busy != "" {
+			t.Fatalf("Reserve(%s) = %q", r.run, busy)
+		}
+		r.s.Release(r.run)
+	}
+	of := map[string]*Session{"ra1": a, "ra2": a, "rb": b}
+	sessionOf := func(run string) *Session { return of[run] }
+	ds := []Decision{
+		{RunID: "ra1", Path: "/w/x.go", Accepted: true, Applied: "x", Hunks: 1},
+		{RunID: "rb", Path: "/w/y.go", Reason: "wrong name", Document: "y", Hunks: 2},
+		{RunID: "ra2", Path: "/w/z.go", Document: "z", Hunks: 1},
+		{RunID: "gone", Path: "/w/q.go", Hunks: 1},
+	}
+	touched := RecordDecisions(ds, sessionOf)
+	if len(touched) != 2 || touched[0] != a || touched[1] != b {
+		t.Fatalf("touched = %v, want [a b]", touched)
+	}
+	an, bn := strings.Join(a.st.Notes, "\n"), strings.Join(b.st.Notes, "\n")
+	for _, want := range []string{"accepted 1 hunk of your change to x.go", "rejected 1 hunk of your change to z.go (no reason given)"} {
+		if !strings.Contains(an, want) {
+			t.Errorf("session a's notes %q lack %q", an, want)
+		}
+	}
+	if !strings.Contains(bn, `rejected 2 hunks of your change to y.go, saying: "wrong name"`) || strings.Contains(bn, "x.go") {
+		t.Errorf("session b's notes = %q", bn)
+	}
+	if a.st.Known["/w/z.go"] != "z" || b.st.Known["/w/y.go"] != "y" {
+		t.Errorf("the documents after the rejections were not kept: %v %v", a.st.Known, b.st.Known)
+	}
+
+	// Queue reaches only the run in progress.
+	if busy := a.Reserve("ra3"); busy != "" {
+		t.Fatal(busy)
+	}
+	of["ra3"] = a
+	QueueDecisions([]Decision{{RunID: "ra3", Path: "/w/x.go"}, {RunID: "ra1", Path: "/w/x.go"}, {RunID: "gone"}}, sessionOf)
+	if len(a.inputs) != 1 || a.inputs[0].RunID != "ra3" {
+		t.Errorf("queued inputs = %+v, want ra3's only", a.inputs)
+	}
+}
