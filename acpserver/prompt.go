@@ -85,15 +85,15 @@ func (s *Server) Prompt(ctx context.Context, p acp.PromptRequest) (acp.PromptRes
 		s.log.Error("configuration error", "err", cerr)
 		ss.update(tctx, acp.UpdateAgentThoughtText("agentls configuration: "+cerr.Error()+"\n"))
 	}
-	if err := cfg.ModelError(); err != nil {
-		return acp.PromptResponse{}, authRequired(err)
-	}
-	ss.noteConfig(cfg)
 	ss.mu.Lock()
 	mode, model, chosen := ss.effectiveMode(), ss.effectiveModel(), ss.model
 	ss.reqTimeout = time.Duration(cfg.Client.RequestTimeoutSeconds) * time.Second
 	ss.redact = agent.NewRedactor(cfg.APIKey())
 	ss.mu.Unlock()
+	if _, err := ss.core.RunConfig(cfg, chosen); err != nil {
+		return acp.PromptResponse{}, authRequired(err)
+	}
+	ss.noteConfig(cfg)
 
 	release, err := s.runs.Acquire(tctx, cfg.MaxConcurrentRuns, nil)
 	if err != nil {
@@ -157,9 +157,9 @@ func (s *Server) Prompt(ctx context.Context, p acp.PromptRequest) (acp.PromptRes
 	}
 	s.log.Info("prompt", "session", ss.id, "run", runID, "mode", mode, "model", model)
 	out := prepared.Execute(wctx)
-	if out.Status == agent.StatusFinished && !te.answered && strings.TrimSpace(out.Answer) != "" {
+	if answer := out.FinalAnswer(); answer != "" && !te.answered {
 		te.answered = true
-		ss.update(tctx, acp.UpdateAgentMessageText(out.Answer))
+		ss.update(tctx, acp.UpdateAgentMessageText(answer))
 	}
 	heldNote := te.reviewHeld(out)
 	s.review.store.ForgetRun(runID)
@@ -167,8 +167,7 @@ func (s *Server) Prompt(ctx context.Context, p acp.PromptRequest) (acp.PromptRes
 	info := ss.core.Info()
 	title, updated := info.Title, info.Updated.UTC().Format(time.RFC3339)
 	ss.update(tctx, acp.SessionUpdate{SessionInfoUpdate: &acp.SessionSessionInfoUpdate{Title: &title, UpdatedAt: &updated}})
-	s.log.Info("prompt ended", "session", ss.id, "run", runID, "status", out.Status.String(), "turns", out.Turns,
-		"toolCalls", out.ToolCalls, "tokens", out.Usage.TotalTokens)
+	s.log.Info("prompt ended", append([]any{"session", ss.id}, out.LogAttrs()...)...)
 	switch out.Status {
 	case agent.StatusFinished:
 		if heldNote != "" {
@@ -184,11 +183,7 @@ func (s *Server) Prompt(ctx context.Context, p acp.PromptRequest) (acp.PromptRes
 		}
 		return cancelled()
 	}
-	reason := "unknown error"
-	if out.Err != nil {
-		reason = out.Err.Error()
-	}
-	ss.update(tctx, acp.UpdateAgentMessageText(fmt.Sprintf("\n\nagentls: the run stopped: %s", reason)))
+	ss.update(tctx, acp.UpdateAgentMessageText("\n\nagentls: the run stopped: "+out.Reason()))
 	if heldNote != "" {
 		ss.update(tctx, acp.UpdateAgentMessageText("\n"+heldNote))
 	}

@@ -168,9 +168,10 @@ func NewModelClient(cfg config.Config, logger *slog.Logger) (*llm.Client, error)
 }
 
 // Prepare builds a run: the model client (unless setup.Model is given),
-// the tool policy, environment, registry and offer. It fails only when
-// the model client cannot be built; the caller should check
-// setup.Config.ModelError first for a message naming what to set. A
+// the tool policy, environment, registry and offer. It fails on a prompt
+// or model name CheckAsk refuses, on a configuration without a model
+// (RunConfig's error, which names what to set) and when the model client
+// cannot be built. A
 // prepared run must be Executed or Closed. ctx bounds the walk that finds
 // which language servers serve the workspace (a large tree, a cancelled
 // request); it is not kept: Execute takes the run's own.
@@ -189,17 +190,13 @@ func (s *Session) Prepare(ctx context.Context, setup Setup, req RunRequest) (*Se
 	if setup.Logger == nil {
 		setup.Logger = slog.New(slog.DiscardHandler)
 	}
-	// The run's model: the one asked for, else the one the session
-	// chose earlier, else the configured one. The session keeps a choice
-	// for its follow-ups (also over restarts: it is saved).
-	s.mu.Lock()
-	if req.Model != "" {
-		s.st.Model = req.Model
+	// The run's model (RunConfig); a configuration without one is refused
+	// here too, so no face can skip the check (a given Model needs none).
+	cfg, err := s.RunConfig(setup.Config, req.Model)
+	if err != nil && setup.Model == nil {
+		return nil, err
 	}
-	if s.st.Model != "" {
-		setup.Config.Model.Name = s.st.Model
-	}
-	s.mu.Unlock()
+	setup.Config = cfg
 	if err := CheckPromptFor(len(req.Prompt), setup.Config.Model.ContextWindow); err != nil {
 		return nil, err
 	}
@@ -211,7 +208,13 @@ func (s *Session) Prepare(ctx context.Context, setup Setup, req RunRequest) (*Se
 		}
 		r.model, r.closer = c, c.Close
 	}
-	cfg := setup.Config
+	// The session keeps a choice for its follow-ups (also over restarts:
+	// it is saved), once a run could be built with it.
+	if req.Model != "" {
+		s.mu.Lock()
+		s.st.Model = req.Model
+		s.mu.Unlock()
+	}
 	policy := tools.Policy{RunCommand: cfg.Tools.RunCommand, AllowSecrets: cfg.Tools.AllowSecrets,
 		SecretPatterns: cfg.Tools.SecretPatterns, CommandTimeout: cfg.CommandTimeout()}
 	r.env = tools.NewEnv(req.RunID, setup.View, setup.Approver, policy)
@@ -302,6 +305,9 @@ func (r *SessionRun) Execute(ctx context.Context) Outcome {
 		ScriptSlots:        r.setup.ScriptSlots,
 	})
 	out.Model = r.setup.Config.Model.Name
+	if out.RunID == "" { // a run refused before it started
+		out.RunID = r.req.RunID
+	}
 	s.end(r, out)
 	if tr != nil {
 		r.transcriptPath = tr.Path()

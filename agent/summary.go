@@ -46,11 +46,7 @@ func EndSummary(id string, out Outcome, note string) (string, Tone) {
 		}
 		return fmt.Sprintf("Agent run %s finished: %s", id, JoinNotes(text.Clip(answer, 200), suffix)), ToneInfo
 	case StatusFailed:
-		reason := "unknown error"
-		if out.Err != nil {
-			reason = out.Err.Error()
-		}
-		return fmt.Sprintf("Agent run %s failed: %s", id, JoinNotes(text.Clip(reason, 300), suffix)), ToneError
+		return fmt.Sprintf("Agent run %s failed: %s", id, JoinNotes(text.Clip(out.Reason(), 300), suffix)), ToneError
 	default:
 		return fmt.Sprintf("Agent run %s cancelled%s", id, suffix), ToneInfo
 	}

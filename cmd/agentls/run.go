@@ -113,21 +113,19 @@ func parseRunFlags(args []string, stdin io.Reader, stdout, stderr io.Writer) (ru
 		}
 		words = []string{p}
 	}
-	f.prompt = strings.TrimSpace(strings.Join(words, " "))
-	if f.prompt == "" {
+	var err error
+	f.prompt, f.model, err = agent.CheckAsk(strings.Join(words, " "), f.model)
+	switch {
+	case errors.Is(err, agent.ErrNoPrompt):
 		// One line: the whole help would bury what is missing.
 		fmt.Fprintln(stderr, "agentls run: missing PROMPT (usage: agentls run [flags] PROMPT, or - to read it from standard input; see agentls help run)")
 		return f, 2
-	}
-	if err := agent.CheckPrompt(f.prompt); err != nil {
+	case errors.Is(err, agent.ErrBadModelName):
+		fmt.Fprintf(stderr, "agentls run: --model: %v\n", err)
+		return f, 2
+	case err != nil:
 		fmt.Fprintf(stderr, "agentls run: %v\n", err)
 		return f, 2
-	}
-	if f.model != "" {
-		if err := agent.CheckModelName(f.model); err != nil {
-			fmt.Fprintf(stderr, "agentls run: --model: %v\n", err)
-			return f, 2
-		}
 	}
 	if f.plan && f.apply {
 		fmt.Fprintln(stderr, "agentls run: --plan changes nothing, so it cannot be used with --apply")
@@ -200,10 +198,6 @@ func runMainContext(parent context.Context, args []string, stdin io.Reader, stdo
 	}
 	if f.record != "" || f.replay != "" {
 		cfg.Model.Record, cfg.Model.Replay = f.record, f.replay
-	}
-	if err := cfg.ModelError(); err != nil {
-		fmt.Fprintf(stderr, "agentls run: %v\n", err)
-		return 2
 	}
 	if f.allowCommands {
 		cfg.Tools.RunCommand = config.RunCommandAsk
@@ -305,7 +299,7 @@ func planMode(plan bool) string {
 // wrote. echoAnswer false leaves the answer out of stdout (it was streamed
 // to the same terminal already).
 func finishRun(out agent.Outcome, cs *tools.Changeset, view *workspace.View, apply, echoAnswer bool, stdout, stderr io.Writer) (code int, written []string) {
-	answered := echoAnswer && out.Status == agent.StatusFinished && strings.TrimSpace(out.Answer) != ""
+	answered := echoAnswer && out.FinalAnswer() != ""
 	if answered {
 		fmt.Fprintln(stdout, strings.TrimRight(out.Answer, "\n"))
 	}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"strings"
 
 	"go.lsp.dev/protocol"
 	"go.lsp.dev/uri"
@@ -136,11 +135,14 @@ func (rs *Runs) runCommand(_ context.Context, raw json.RawMessage) (any, error) 
 	if err := decodeArg(CommandRun, raw, &a); err != nil {
 		return nil, err
 	}
-	a.Prompt = strings.TrimSpace(a.Prompt)
-	if a.Prompt == "" {
+	var err error
+	a.Prompt, a.Model, err = agent.CheckAsk(a.Prompt, a.Model)
+	switch {
+	case errors.Is(err, agent.ErrNoPrompt):
 		return nil, core.InvalidParams("%s: arguments[0].prompt is required (the task for the agent)", CommandRun)
-	}
-	if err := agent.CheckPrompt(a.Prompt); err != nil {
+	case errors.Is(err, agent.ErrBadModelName):
+		return nil, core.InvalidParams("%s: arguments[0].model: %v", CommandRun, err)
+	case err != nil:
 		return nil, core.InvalidParams("%s: arguments[0].prompt: %v", CommandRun, err)
 	}
 	if a.Mode != "" && a.Mode != config.ModePreview && a.Mode != config.ModeApply && a.Mode != ModePlan {
@@ -153,31 +155,22 @@ func (rs *Runs) runCommand(_ context.Context, raw json.RawMessage) (any, error) 
 
 	cfg, warnings, cerr := rs.loadConfig()
 	rs.reportConfig(rs.ctx, warnings, cerr)
-	a.Model = strings.TrimSpace(a.Model)
-	if a.Model != "" {
-		if err := agent.CheckModelName(a.Model); err != nil {
-			return nil, core.InvalidParams("%s: arguments[0].model: %v", CommandRun, err)
-		}
-	}
-	if a.Model != "" {
-		cfg.Model.Name = a.Model
-	}
-	if err := cfg.ModelError(); err != nil {
-		msg := "agentls cannot start an agent run: " + err.Error()
-		rs.showError(msg)
-		return nil, core.RequestFailed("%s", msg)
-	}
 	mode := cfg.Mode
 	if a.Mode != "" {
 		mode = a.Mode
 	}
-	if mode == config.ModeApply && !rs.core.Session().Features.ApplyEdit {
-		rs.showWarning("agentls: this editor does not support workspace/applyEdit, so the run uses preview mode")
-		mode = config.ModePreview
-	}
 	sess, err := rs.session(a.SessionID)
 	if err != nil {
 		return nil, err
+	}
+	// Judged before the mode's fallback is shown: a run that cannot start
+	// says only why.
+	if _, err := sess.RunConfig(cfg, a.Model); err != nil {
+		return nil, rs.cannotStart(err)
+	}
+	if mode == config.ModeApply && !rs.core.Session().Features.ApplyEdit {
+		rs.showWarning("agentls: this editor does not support workspace/applyEdit, so the run uses preview mode")
+		mode = config.ModePreview
 	}
 	r := &run{id: agent.NewRunID(), mode: mode, session: sess}
 	if busy := sess.Reserve(r.id); busy != "" {
@@ -206,8 +199,7 @@ func (rs *Runs) runCommand(_ context.Context, raw json.RawMessage) (any, error) 
 		if errors.Is(err, agent.ErrPromptTooLarge) {
 			return nil, core.InvalidParams("%s: arguments[0].prompt: %v", CommandRun, err)
 		}
-		rs.showError("agentls cannot start an agent run: " + err.Error())
-		return nil, core.RequestFailed("%v", err)
+		return nil, rs.cannotStart(err)
 	}
 	rs.sessions().Started(sess, a.Prompt, cfg.APIKey())
 	rs.reg.add(r)
@@ -274,6 +266,15 @@ func (rs *Runs) editorContext(a RunArgs) (*agent.EditorContext, error) {
 
 func after(a, b text.Position) bool {
 	return a.Line > b.Line || (a.Line == b.Line && a.Character > b.Character)
+}
+
+// cannotStart shows why a run could not start (a missing model
+// configuration names what to set) and is agentls.run's RequestFailed
+// (-32803) with the same words.
+func (rs *Runs) cannotStart(err error) error {
+	msg := "agentls cannot start an agent run: " + err.Error()
+	rs.showError(msg)
+	return core.RequestFailed("%s", msg)
 }
 
 func (rs *Runs) showError(msg string)   { rs.core.Show(protocol.MessageTypeError, msg) }

@@ -280,34 +280,22 @@ func (rs *Runs) Decide(ds []agent.Decision) {
 // Queue passes rejections whose reason the user is still asked to the
 // runs still working (agent.Session.Queue); Record follows with the
 // reason.
-func (rs *Runs) Queue(ds []agent.Decision) {
-	for _, d := range ds {
-		if sess := rs.sessionOfRun(d.RunID); sess != nil {
-			sess.Queue(d)
-		}
-	}
-}
+func (rs *Runs) Queue(ds []agent.Decision) { agent.QueueDecisions(ds, rs.sessionOfRun) }
 
 // Record tells the sessions' next runs about review decisions already
-// queued (agent.Session.Record) and saves those sessions.
+// queued (agent.RecordDecisions), a rejection with the file as it is on
+// disk, and saves those sessions.
 func (rs *Runs) Record(ds []agent.Decision) {
-	var touched []*agent.Session
-	for _, d := range ds {
-		sess := rs.sessionOfRun(d.RunID)
-		if sess == nil {
+	ds = slices.Clone(ds)
+	for i, d := range ds {
+		if d.Accepted {
 			continue
 		}
-		if !d.Accepted {
-			if content, _, err := rs.docs.DiskText(d.Path); err == nil {
-				d.Document = content
-			}
-		}
-		sess.Record(d)
-		if !slices.Contains(touched, sess) {
-			touched = append(touched, sess)
+		if content, _, err := rs.docs.DiskText(d.Path); err == nil {
+			ds[i].Document = content
 		}
 	}
-	for _, sess := range touched {
+	for _, sess := range agent.RecordDecisions(ds, rs.sessionOfRun) {
 		rs.saveSession(sess)
 	}
 	// Revert snapshots last: the session (what the next run is told) must
@@ -372,8 +360,7 @@ func (rs *Runs) endRun(ctx context.Context, r *run, events *eventStream, prog *r
 		rs.log.Debug("showMessage not sent", "err", err)
 	}
 	rs.showAnswer(r, answer)
-	rs.log.Info("run ended", "run", r.id, "status", out.Status.String(), "turns", out.Turns, "toolCalls", out.ToolCalls,
-		"tokens", out.Usage.TotalTokens, "pending", pending)
+	rs.log.Info("run ended", append(out.LogAttrs(), "pending", pending)...)
 	rs.review.ForgetRun(r.id)
 }
 
