@@ -11,6 +11,7 @@ import (
 	"go.lsp.dev/uri"
 
 	"github.com/agentls/agentls/internal/text"
+	"github.com/agentls/agentls/internal/watch"
 	"github.com/agentls/agentls/internal/workspace"
 	"github.com/agentls/agentls/lspserver/core"
 )
@@ -34,8 +35,8 @@ type Docs struct {
 	follower Follower // review's hooks; nil: documents are only synchronised
 
 	ws      workspaceState
-	watch   folderWatch
-	reclaim reclaimer // hands the memory of closed documents back (reclaim.go)
+	watch   *watch.Folders // keeps the view fresh from fsnotify (watcher.go)
+	reclaim reclaimer      // hands the memory of closed documents back (reclaim.go)
 
 	aliasMu   sync.RWMutex
 	alias     map[string]string // editor key → real path, only where they differ (symlinks)
@@ -46,7 +47,7 @@ type Docs struct {
 func New(c *core.Server, view *workspace.View, opts Options) *Docs {
 	d := &Docs{core: c, log: c.Log(), view: view, opts: opts,
 		alias: map[string]string{}, editorKey: map[string]string{}}
-	d.watch.wake = make(chan struct{}, 1)
+	d.watch = watch.NewFolders(view, d.log.With("component", "watch"))
 	return d
 }
 
