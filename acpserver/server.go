@@ -7,9 +7,9 @@ import (
 	"log/slog"
 	"os"
 	"sync"
-	"time"
 
 	"github.com/agentls/agentls/agent"
+	"github.com/agentls/agentls/internal/lifetime"
 	"github.com/agentls/agentls/internal/rpcwire"
 
 	acp "github.com/coder/acp-go-sdk"
@@ -46,10 +46,6 @@ type Options struct {
 // NoState as Options.StateDir or Options.TranscriptDir disables saving.
 const NoState = "-"
 
-// stopTimeout bounds how long Serve waits at the end for work that ignores
-// cancellation, so exiting never hangs.
-const stopTimeout = 5 * time.Second
-
 // Server is one ACP connection's agent. Create it with New and run it with
 // Serve; it serves once.
 type Server struct {
@@ -58,16 +54,13 @@ type Server struct {
 
 	conn *acp.AgentSideConnection
 
-	// ctx is the server's lifetime: background work (MCP servers, command
-	// announcements) runs under it and ends when Serve ends.
-	ctx    context.Context
-	cancel context.CancelFunc
+	// work is the server's lifetime: handlers, and background work (MCP
+	// servers, command announcements) that ends when Serve ends.
+	work *lifetime.Group
 
 	mu       sync.Mutex
 	client   acp.ClientCapabilities // from initialize
 	sessions map[string]*session
-	closing  bool
-	work     sync.WaitGroup // handlers and background goroutines
 
 	// review is the proposal store shared by the connection's sessions
 	// (review.go).
@@ -96,8 +89,7 @@ func New(opts Options) *Server {
 	if opts.Env == nil {
 		opts.Env = os.Getenv
 	}
-	s := &Server{opts: opts, log: log, sessions: map[string]*session{}}
-	s.ctx, s.cancel = context.WithCancel(context.Background())
+	s := &Server{opts: opts, log: log, sessions: map[string]*session{}, work: lifetime.New(log)}
 	s.review = newReviewState(log)
 	s.conf.SetSources(opts.UserConfigFile, opts.Env)
 	s.scripts = script.NewSlots(0)
@@ -141,29 +133,21 @@ func (s *Server) Serve(ctx context.Context, in io.Reader, out io.Writer) error {
 	return err
 }
 
-// stop cancels all work and waits (bounded) for handlers and background
-// goroutines, then stops every session's MCP servers.
+// stop cancels all work, then every prompt turn, and waits (bounded) for
+// handlers and background goroutines, then stops every session's MCP
+// servers.
 func (s *Server) stop() {
 	s.mu.Lock()
-	s.closing = true
+	s.work.Close() // under mu, so register adds no session after this list
 	sessions := make([]*session, 0, len(s.sessions))
 	for _, ss := range s.sessions {
 		sessions = append(sessions, ss)
 	}
 	s.mu.Unlock()
-	s.cancel()
 	for _, ss := range sessions {
 		ss.cancelTurn()
 	}
-	done := make(chan struct{})
-	go func() { s.work.Wait(); close(done) }()
-	t := time.NewTimer(stopTimeout)
-	defer t.Stop()
-	select {
-	case <-done:
-	case <-t.C:
-		s.log.Error("gave up waiting for prompts to end", "after", stopTimeout)
-	}
+	s.work.Wait()
 	for _, ss := range sessions {
 		ss.close()
 	}
@@ -172,31 +156,10 @@ func (s *Server) stop() {
 
 // enter registers a handler; it fails once the server is stopping.
 func (s *Server) enter() (leave func(), err error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.closing {
-		return nil, acp.NewInternalError(map[string]any{"error": "agentls is shutting down"})
+	if leave, ok := s.work.Enter(); ok {
+		return leave, nil
 	}
-	s.work.Add(1)
-	return s.work.Done, nil
-}
-
-// goBackground runs fn on a goroutine the server owns and waits for at
-// the end; fn gets the server's lifetime context.
-func (s *Server) goBackground(name string, fn func(ctx context.Context)) {
-	leave, err := s.enter()
-	if err != nil {
-		return
-	}
-	go func() {
-		defer leave()
-		defer func() {
-			if p := recover(); p != nil {
-				s.log.Error("background task panicked", "task", name, "panic", p)
-			}
-		}()
-		fn(s.ctx)
-	}()
+	return nil, acp.NewInternalError(map[string]any{"error": "agentls is shutting down"})
 }
 
 // clientCaps returns what the client said it can do at initialize.

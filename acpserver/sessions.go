@@ -14,6 +14,7 @@ import (
 
 	"github.com/agentls/agentls/agent"
 	"github.com/agentls/agentls/agent/mcpset"
+	"github.com/agentls/agentls/internal/lifetime"
 	"github.com/agentls/agentls/internal/workspace"
 	"github.com/agentls/agentls/tools"
 	"github.com/agentls/agentls/tools/mcp"
@@ -87,7 +88,7 @@ func (s *Server) newSessionState(id, cwd string, servers []acp.McpServer) (*sess
 		return nil, err
 	}
 	ss := &session{srv: s, id: id, cwd: cwd, clientMCP: clientMCP, synced: map[string]bool{},
-		mcp: mcpset.New(s.ctx, mcpset.Options{Logger: s.log.With("component", "mcp", "session", id)})}
+		mcp: mcpset.New(s.work.Context(), mcpset.Options{Logger: s.log.With("component", "mcp", "session", id)})}
 	ss.view = workspace.New(workspace.Options{Folders: []string{cwd}, CacheBytes: viewCacheBytes, Logger: s.log.With("component", "view")})
 	ss.store = s.openStore(cwd)
 	ss.saver.Store, ss.saver.Log = ss.store, s.log
@@ -140,7 +141,7 @@ const (
 func (s *Server) register(ss *session) error {
 	ss.touch()
 	s.mu.Lock()
-	if s.closing {
+	if s.work.Closing() {
 		s.mu.Unlock()
 		return requestFailed("agentls is shutting down")
 	}
@@ -220,7 +221,7 @@ func (s *Server) NewSession(_ context.Context, p acp.NewSessionRequest) (acp.New
 // these follow it (a short pause lets the SDK write the response first;
 // an update it overtakes is only the commands list, sent again on load).
 func (s *Server) afterOpen(ss *session) {
-	s.goBackground("session announcements", func(ctx context.Context) {
+	s.work.Go("session announcements", func(ctx context.Context) {
 		t := time.NewTimer(20 * time.Millisecond)
 		select {
 		case <-t.C:
@@ -291,7 +292,7 @@ func (s *Server) LoadSession(ctx context.Context, p acp.LoadSessionRequest) (acp
 	}
 	ss.replay(ctx)
 	ss.announceCommands(ctx)
-	s.goBackground("models", func(ctx context.Context) { s.discoverModels(ctx, ss) })
+	s.work.Go("models", func(ctx context.Context) { s.discoverModels(ctx, ss) })
 	cfg, _, _ := s.loadConfig([]string{ss.cwd})
 	s.log.Info("session load", "session", ss.id, "cwd", ss.cwd)
 	return acp.LoadSessionResponse{Modes: ss.modeState(cfg), ConfigOptions: ss.configOptions(cfg)}, nil
@@ -428,7 +429,7 @@ func (ss *session) cancelTurn() {
 	}
 }
 
-// waitTurn waits (bounded by ctx and stopTimeout) for the prompt in
+// waitTurn waits (bounded by ctx and lifetime.DefaultBound) for the prompt in
 // progress to end.
 func (ss *session) waitTurn(ctx context.Context) {
 	ss.mu.Lock()
@@ -437,7 +438,7 @@ func (ss *session) waitTurn(ctx context.Context) {
 	if t == nil {
 		return
 	}
-	timer := time.NewTimer(stopTimeout)
+	timer := time.NewTimer(lifetime.DefaultBound)
 	defer timer.Stop()
 	select {
 	case <-t.done:
@@ -462,7 +463,7 @@ func (ss *session) nextToolID(kind string) acp.ToolCallId {
 // logged. It uses the server's context, not the prompt's, so the last
 // updates of a cancelled prompt still go out.
 func (ss *session) update(_ context.Context, u acp.SessionUpdate) {
-	if err := ss.srv.conn.SessionUpdate(ss.srv.ctx, acp.SessionNotification{SessionId: acp.SessionId(ss.id), Update: u}); err != nil {
+	if err := ss.srv.conn.SessionUpdate(ss.srv.work.Context(), acp.SessionNotification{SessionId: acp.SessionId(ss.id), Update: u}); err != nil {
 		ss.srv.log.Debug("session/update not sent", "session", ss.id, "err", err)
 	}
 }

@@ -205,7 +205,7 @@ func (c *connClient) Request(ctx context.Context, method string, params, result 
 // Show shows msg in the editor (window/showMessage) without waiting; a
 // failure is only logged.
 func (s *Server) Show(typ protocol.MessageType, msg string) {
-	if err := s.client.ShowMessage(s.ctx, &protocol.ShowMessageParams{Type: typ, Message: msg}); err != nil {
+	if err := s.client.ShowMessage(s.work.Context(), &protocol.ShowMessageParams{Type: typ, Message: msg}); err != nil {
 		s.log.Debug("showMessage not sent", "err", err)
 	}
 }

@@ -182,13 +182,14 @@ func (s *Server) dispatch(ctx context.Context, req *jsonrpc2.Request) (result an
 		// the read loop reuses once released; Async cloned it in place.
 		method = req.Method()
 	}
-	if !s.inflight.enter() {
+	leave, ok := s.work.Enter()
+	if !ok {
 		if isCall {
 			return nil, jsonrpc2.NewError(jsonrpc2.InvalidRequest, "server is exiting")
 		}
 		return nil, nil
 	}
-	defer s.inflight.leave()
+	defer leave()
 	defer func() {
 		if p := recover(); p != nil {
 			s.log.Error("handler panicked", "method", method, "panic", p, "stack", string(debug.Stack()))

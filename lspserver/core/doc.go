@@ -7,7 +7,8 @@
 // settings (settings.go), the typed Client for server→client messages
 // with its timeouts and redaction (client.go), LSP↔internal/text
 // conversions (convert.go), and the watch on the editor process
-// (parent.go).
+// (lifecycle.go, through internal/lifetime, which also owns the handlers,
+// background work and bounded exit of server.go).
 //
 // It knows nothing of documents, runs or proposals: the other parts
 // (lspserver/docs, lspserver/runs, lspserver/review) hold a *Server,

@@ -10,6 +10,7 @@ import (
 	"go.lsp.dev/jsonrpc2"
 	"go.lsp.dev/protocol"
 
+	"github.com/agentls/agentls/internal/lifetime"
 	"github.com/agentls/agentls/internal/text"
 )
 
@@ -124,8 +125,15 @@ func (s *Server) Negotiate(p *protocol.InitializeParams) *Session {
 	}
 	s.life.sess.Store(sess)
 	s.config.setInitOptions(p.InitializationOptions)
-	if sess.ProcessID != 0 {
-		s.watchParent(sess.ProcessID)
+	if pid := sess.ProcessID; pid != 0 { // LSP: exit when the parent process dies
+		s.Go("watch editor process", func(ctx context.Context) {
+			if lifetime.WaitProcessExit(ctx, pid, s.opts.ParentPollInterval) {
+				// Warn: the session ends without shutdown (exit code 1),
+				// which is worth a line on stderr at the default level.
+				s.log.Warn("editor process exited; shutting down", "pid", pid)
+				s.life.parentOnce.Do(func() { close(s.life.parentGone) })
+			}
+		})
 	}
 	return sess
 }

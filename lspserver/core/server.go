@@ -4,11 +4,11 @@ import (
 	"context"
 	"io"
 	"log/slog"
-	"sync"
 	"time"
 
 	"go.lsp.dev/jsonrpc2"
 
+	"github.com/agentls/agentls/internal/lifetime"
 	"github.com/agentls/agentls/internal/lspcodec"
 	"github.com/agentls/agentls/internal/rpcwire"
 )
@@ -53,15 +53,12 @@ type Server struct {
 	opts Options
 	log  *slog.Logger
 
-	ctx    context.Context // server lifetime: parent of all background work
-	cancel context.CancelFunc
+	work *lifetime.Group // handlers, background work and the bounded wait at exit
 
 	client Client           // typed server→client messages; nil until Serve (or Attach)
 	routes map[string]Route // the method table
 
-	life     lifecycle
-	inflight inflight
-	bg       sync.WaitGroup // goroutines the server owns (Go)
+	life lifecycle
 
 	config settings
 
@@ -80,8 +77,7 @@ func New(opts Options) *Server {
 	if opts.ClientTimeout == nil {
 		opts.ClientTimeout = func() time.Duration { return DefaultClientTimeout }
 	}
-	s := &Server{opts: opts, log: log, routes: map[string]Route{}}
-	s.ctx, s.cancel = context.WithCancel(context.Background())
+	s := &Server{opts: opts, log: log, routes: map[string]Route{}, work: lifetime.New(log)}
 	s.life.init()
 	return s
 }
@@ -102,7 +98,7 @@ func (s *Server) Version() string { return s.opts.Version }
 // Context is the server-lifetime context: Serve cancels it at exit. Long
 // work (agent runs) and server→client messages sent outside a request
 // use it.
-func (s *Server) Context() context.Context { return s.ctx }
+func (s *Server) Context() context.Context { return s.work.Context() }
 
 // Client is the typed server→client interface (nil before Serve).
 func (s *Server) Client() Client { return s.client }
@@ -131,7 +127,7 @@ func (s *Server) Serve(ctx context.Context, in io.Reader, out io.Writer) int {
 	if s.opts.WrapClient != nil {
 		s.client = s.opts.WrapClient(s.client)
 	}
-	connCtx, stopConn := context.WithCancel(s.ctx)
+	connCtx, stopConn := context.WithCancel(s.work.Context())
 	defer stopConn()
 	conn.Go(connCtx, s.handler())
 
@@ -159,24 +155,10 @@ func (s *Server) Serve(ctx context.Context, in io.Reader, out io.Writer) int {
 	s.Stop()
 	select {
 	case <-w.Ended(): // input is gone: the reader and handlers finish promptly
-		s.awaitBounded("connection", conn.Done())
+		s.work.Await("connection", conn.Done())
 	default: // the reader may stay blocked on in; the caller exits the process
 	}
 	return code
-}
-
-// stopTimeout bounds how long Serve waits for work that ignores
-// cancellation, so exiting can never hang.
-const stopTimeout = 5 * time.Second
-
-func (s *Server) awaitBounded(what string, done <-chan struct{}) {
-	t := time.NewTimer(stopTimeout)
-	defer t.Stop()
-	select {
-	case <-done:
-	case <-t.C:
-		s.log.Error("gave up waiting at exit", "what", what, "after", stopTimeout)
-	}
 }
 
 // inputEndCode is the exit code once the input has ended.
@@ -203,84 +185,13 @@ func (s *Server) endCode() int {
 	return ExitNoShutdown
 }
 
-// Stop cancels all background work and waits (bounded) for it and for
-// in-flight handlers (which observe cancellation) to finish. Serve calls
-// it at exit; tests that drive the parts without Serve call it at the end.
-func (s *Server) Stop() {
-	s.cancel()
-	// Handlers first: once none runs, nothing can start background work.
-	s.inflight.close()
-	s.awaitBounded("handlers", s.inflight.done())
-	bgDone := make(chan struct{})
-	go func() { s.bg.Wait(); close(bgDone) }()
-	s.awaitBounded("background tasks", bgDone)
-}
+// Stop cancels all background work and waits (bounded) for in-flight
+// handlers (which observe cancellation), then for it. Serve calls it at
+// exit; tests that drive the parts without Serve call it at the end.
+func (s *Server) Stop() { s.work.Stop() }
 
 // Go runs fn on a goroutine the server owns: it gets the server context
 // (cancelled at exit) and Serve waits for it. Use it for server→client
 // requests triggered by notifications, which must not block the read
 // loop, and for long work.
-func (s *Server) Go(name string, fn func(ctx context.Context)) {
-	s.bg.Add(1)
-	go func() {
-		defer s.bg.Done()
-		defer func() {
-			if p := recover(); p != nil {
-				s.log.Error("background task panicked", "task", name, "panic", p)
-			}
-		}()
-		fn(s.ctx)
-	}()
-}
-
-// inflight counts running handlers so Serve can wait for them, and refuses
-// new ones once closing.
-type inflight struct {
-	mu      sync.Mutex
-	n       int
-	closing bool
-	idle    chan struct{} // closed when closing and n reaches 0
-}
-
-func (f *inflight) enter() bool {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	if f.closing {
-		return false
-	}
-	f.n++
-	return true
-}
-
-func (f *inflight) leave() {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	f.n--
-	if f.closing && f.n == 0 && f.idle != nil {
-		close(f.idle)
-		f.idle = nil
-	}
-}
-
-func (f *inflight) close() {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	f.closing = true
-	f.idle = make(chan struct{})
-	if f.n == 0 {
-		close(f.idle)
-		f.idle = nil
-	}
-}
-
-// done is closed when every handler that entered has left (after close).
-func (f *inflight) done() <-chan struct{} {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	if f.idle == nil {
-		c := make(chan struct{})
-		close(c)
-		return c
-	}
-	return f.idle
-}
+func (s *Server) Go(name string, fn func(ctx context.Context)) { s.work.Go(name, fn) }

@@ -3,9 +3,10 @@
 // (textsync.go, with the strict didChange decoder in textsync_decode.go),
 // so everything agentls reads of an open file is what the user sees; it
 // also keeps the workspace folders (workspace.go), drives the fsnotify
-// watcher (watcher.go), answers agentls/document (document.go), hands the
-// memory of closed documents back (reclaim.go), remembers under which
-// name (a symlink) the editor opened a file (docs.go), and builds the
+// watcher (watcher.go, through internal/watch's Folders), answers
+// agentls/document (document.go), hands the memory of closed documents
+// back (internal/reclaim), remembers under which name (a symlink) the
+// editor opened a file (docs.go), and builds the
 // WorkspaceEdit that review's accept and runs' apply mode send
 // (edits.go).
 //

@@ -9,7 +9,9 @@ import (
 
 	"go.lsp.dev/uri"
 
+	"github.com/agentls/agentls/internal/reclaim"
 	"github.com/agentls/agentls/internal/text"
+	"github.com/agentls/agentls/internal/watch"
 	"github.com/agentls/agentls/internal/workspace"
 	"github.com/agentls/agentls/lspserver/core"
 )
@@ -33,8 +35,8 @@ type Docs struct {
 	follower Follower // review's hooks; nil: documents are only synchronised
 
 	ws      workspaceState
-	watch   folderWatch
-	reclaim reclaimer // hands the memory of closed documents back (reclaim.go)
+	watch   *watch.Folders  // keeps the view fresh from fsnotify
+	reclaim *reclaim.Memory // hands the memory of closed documents back
 
 	aliasMu   sync.RWMutex
 	alias     map[string]string // editor key → real path, only where they differ (symlinks)
@@ -45,7 +47,8 @@ type Docs struct {
 func New(c *core.Server, view *workspace.View, opts Options) *Docs {
 	d := &Docs{core: c, log: c.Log(), view: view, opts: opts,
 		alias: map[string]string{}, editorKey: map[string]string{}}
-	d.watch.wake = make(chan struct{}, 1)
+	d.watch = watch.NewFolders(view, d.log.With("component", "watch"))
+	d.reclaim = reclaim.New(c.Go)
 	return d
 }
 

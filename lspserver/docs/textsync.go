@@ -70,7 +70,7 @@ func (d *Docs) DidSave(_ context.Context, p *protocol.DidSaveTextDocumentParams)
 // by it go.
 func (d *Docs) DidClose(_ context.Context, p *protocol.DidCloseTextDocumentParams) error {
 	key := core.DocKey(p.TextDocument.URI)
-	d.reclaim.released(d, d.view.Close(key))
+	d.reclaim.Released(d.view.Close(key))
 	path := d.StorePath(key)
 	d.dropAlias(key)
 	if d.follower != nil {

@@ -37,12 +37,12 @@ func (d *Docs) SetFolders(folders []string) {
 
 	for _, f := range old {
 		if !slices.Contains(folders, f) {
-			d.watch.remove(f)
+			d.watch.Remove(f)
 		}
 	}
 	for _, f := range folders {
 		if !slices.Contains(old, f) {
-			d.watch.add(f)
+			d.watch.Add(f)
 		}
 	}
 }

@@ -1,0 +1,130 @@
+package watch
+
+import (
+	"context"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/agentls/agentls/internal/workspace"
+)
+
+// Folders keeps one Watcher over a view whose folders come and go (an
+// editor's workspace folders). Adding a folder walks its tree, which can
+// take a while on a big repository, so Add and Remove only queue the
+// change and never block their caller (an editor's read loop); Run applies
+// the queue in order on one goroutine, which owns the Watcher and closes it
+// when it ends. The Watcher is created on the first Add, after the view
+// has its folders, so starting it watches them all at once. If it cannot
+// be created, the view keeps validating every read by stat: a failure
+// here costs speed, not correctness.
+type Folders struct {
+	view *workspace.View
+	log  *slog.Logger
+	opts []Option
+
+	mu    sync.Mutex
+	queue []folderOp
+	wake  chan struct{} // capacity 1: "queue is not empty"
+
+	w      *Watcher // Run only
+	failed bool     // Run only: creating the watcher failed
+}
+
+// folderOp adds (or removes) one folder.
+type folderOp struct {
+	dir string
+	add bool
+}
+
+// NewFolders returns a Folders for view; nothing is watched until Run
+// runs and a folder is added.
+func NewFolders(view *workspace.View, log *slog.Logger, opts ...Option) *Folders {
+	return &Folders{view: view, log: log, opts: opts, wake: make(chan struct{}, 1)}
+}
+
+// Add queues watching dir, a folder the view already has.
+func (f *Folders) Add(dir string) { f.push(folderOp{dir: dir, add: true}) }
+
+// Remove queues dropping the watches under dir.
+func (f *Folders) Remove(dir string) { f.push(folderOp{dir: dir}) }
+
+func (f *Folders) push(op folderOp) {
+	f.mu.Lock()
+	f.queue = append(f.queue, op)
+	f.mu.Unlock()
+	select {
+	case f.wake <- struct{}{}:
+	default:
+	}
+}
+
+// Run applies queued changes until ctx ends, then closes the watcher. Run
+// it once, on a goroutine its owner waits for.
+func (f *Folders) Run(ctx context.Context) {
+	defer func() {
+		if f.w != nil {
+			if err := f.w.Close(); err != nil {
+				f.log.Warn("close file watcher", "err", err)
+			}
+		}
+	}()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-f.wake:
+		}
+		f.mu.Lock()
+		ops := f.queue
+		f.queue = nil
+		f.mu.Unlock()
+		started := false
+		for _, op := range ops {
+			if ctx.Err() != nil {
+				return
+			}
+			if started && op.add {
+				continue // Start just watched every folder the view has
+			}
+			started = f.apply(ctx, op) || started
+		}
+	}
+}
+
+// apply runs one folder change; it reports whether it created and
+// started the watcher.
+func (f *Folders) apply(ctx context.Context, op folderOp) bool {
+	if f.failed || (f.w == nil && !op.add) {
+		return false
+	}
+	if f.w == nil {
+		// Start watches every folder the view has now, op.dir included.
+		began := time.Now()
+		w, err := New(f.view, f.log, f.opts...)
+		if err == nil {
+			if err = w.Start(ctx); err != nil {
+				_ = w.Close()
+			}
+		}
+		if err != nil {
+			f.failed = true
+			f.log.Warn("file watcher unavailable; reads are validated by stat instead", "err", err)
+			return false
+		}
+		f.w = w
+		// Said once: on a big tree this walk is the slow part of starting
+		// (docs/performance.md measures it from this line).
+		st := w.Stats()
+		f.log.Info("file watcher ready", "dirs", st.WatchedDirs, "limit_hit", st.LimitHit, "took", time.Since(began).Round(time.Millisecond))
+		return true
+	}
+	if !op.add {
+		f.w.RemoveFolder(op.dir)
+		return false
+	}
+	if err := f.w.AddFolder(op.dir); err != nil {
+		f.log.Warn("cannot watch folder; its reads are validated by stat instead", "folder", op.dir, "err", err)
+	}
+	return false
+}
