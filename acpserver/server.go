@@ -44,7 +44,7 @@ type Options struct {
 }
 
 // NoState as Options.StateDir or Options.TranscriptDir disables saving.
-const NoState = "-"
+const NoState = agent.NoState
 
 // stopTimeout bounds how long Serve waits at the end for work that ignores
 // cancellation, so exiting never hangs.
@@ -65,9 +65,11 @@ type Server struct {
 
 	mu       sync.Mutex
 	client   acp.ClientCapabilities // from initialize
-	sessions map[string]*session
 	closing  bool
 	work     sync.WaitGroup // handlers and background goroutines
+
+	// live are the connection's sessions, at most maxLiveSessions.
+	live agent.LiveSessions[*session]
 
 	// review is the proposal store shared by the connection's sessions
 	// (review.go).
@@ -95,7 +97,8 @@ func New(opts Options) *Server {
 	if opts.Env == nil {
 		opts.Env = os.Getenv
 	}
-	s := &Server{opts: opts, log: log, sessions: map[string]*session{}}
+	s := &Server{opts: opts, log: log}
+	s.live.Max, s.live.StopWait = maxLiveSessions, stopTimeout
 	s.ctx, s.cancel = context.WithCancel(context.Background())
 	s.review = newReviewState(log)
 	s.trust.Env = opts.Env
@@ -145,15 +148,9 @@ func (s *Server) Serve(ctx context.Context, in io.Reader, out io.Writer) error {
 func (s *Server) stop() {
 	s.mu.Lock()
 	s.closing = true
-	sessions := make([]*session, 0, len(s.sessions))
-	for _, ss := range s.sessions {
-		sessions = append(sessions, ss)
-	}
 	s.mu.Unlock()
 	s.cancel()
-	for _, ss := range sessions {
-		ss.cancelTurn()
-	}
+	sessions := s.live.Close() // every prompt cancelled
 	done := make(chan struct{})
 	go func() { s.work.Wait(); close(done) }()
 	t := time.NewTimer(stopTimeout)
@@ -208,9 +205,7 @@ func (s *Server) clientCaps() acp.ClientCapabilities {
 // session returns the connection's session id, or an invalid-params error
 // naming how to get one.
 func (s *Server) session(id acp.SessionId) (*session, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if ss, ok := s.sessions[string(id)]; ok {
+	if ss, ok := s.live.Get(string(id)); ok {
 		return ss, nil
 	}
 	return nil, invalidParams("no session %q on this connection: create one with session/new, or open a saved one with session/load or session/resume", id)

@@ -34,19 +34,10 @@ const showDocumentTimeout = 5 * time.Second
 // answerDir is where answers are written, "" when nothing is written
 // (sessions kept in memory only, or no state directory).
 func (rs *Runs) answerDir() string {
-	opts := rs.cfg.options()
-	dir := opts.StateDir
-	switch dir {
-	case NoSessionState:
-		return ""
-	case "":
-		d, err := agent.DefaultStateDir(opts.Env)
-		if err != nil {
-			return ""
-		}
-		dir = d
+	if dir := rs.stateDir(); dir != "" {
+		return filepath.Join(dir, "answers")
 	}
-	return filepath.Join(dir, "answers")
+	return ""
 }
 
 // writeAnswer writes the run's whole answer when it is worth a document

@@ -94,19 +94,15 @@ type ModelInfo struct {
 // reverts is the snapshot store under the state directory; nil when
 // sessions are not saved (no state directory): nothing to revert from.
 func (rs *Runs) reverts() *revert.Store {
+	return revert.InStateDir(rs.stateDir())
+}
+
+// stateDir is where sessions, reverts, answers and plans are kept, ""
+// for nowhere (agent.StateDir).
+func (rs *Runs) stateDir() string {
 	opts := rs.cfg.options()
-	dir := opts.StateDir
-	if dir == NoSessionState {
-		return nil
-	}
-	if dir == "" {
-		d, err := agent.DefaultStateDir(opts.Env)
-		if err != nil {
-			return nil
-		}
-		dir = d
-	}
-	return revert.NewStore(filepath.Join(dir, "reverts"))
+	dir, _ := agent.StateDir(opts.StateDir, opts.Env)
+	return dir
 }
 
 // recordLanded keeps what a change of runID replaced once it landed in
