@@ -63,10 +63,10 @@ type Server struct {
 	ctx    context.Context
 	cancel context.CancelFunc
 
-	mu       sync.Mutex
-	client   acp.ClientCapabilities // from initialize
-	closing  bool
-	work     sync.WaitGroup // handlers and background goroutines
+	mu      sync.Mutex
+	client  acp.ClientCapabilities // from initialize
+	closing bool
+	work    sync.WaitGroup // handlers and background goroutines
 
 	// live are the connection's sessions, at most maxLiveSessions.
 	live agent.LiveSessions[*session]
@@ -81,8 +81,8 @@ type Server struct {
 	// scripts bound the script programs of every prompt of the connection
 	// together.
 	scripts *script.Slots
-	// models caches, per model endpoint, the models it lists (under mu).
-	models map[string][]string
+	// models are the models each endpoint listed, asked once.
+	models agent.EndpointModels
 	// lang are the language servers the connection's runs share
 	// (docs/language-servers.md); closed by stop.
 	lang agent.LanguageServerSet
@@ -99,6 +99,7 @@ func New(opts Options) *Server {
 	}
 	s := &Server{opts: opts, log: log}
 	s.live.Max, s.live.StopWait = maxLiveSessions, stopTimeout
+	s.models.Remember = true
 	s.ctx, s.cancel = context.WithCancel(context.Background())
 	s.review = newReviewState(log)
 	s.trust.Env = opts.Env

@@ -8,14 +8,12 @@ import (
 	"io/fs"
 	"path/filepath"
 	"slices"
-	"strings"
 
 	"go.lsp.dev/protocol"
 	"go.lsp.dev/uri"
 
 	"github.com/agentls/agentls/agent"
 	"github.com/agentls/agentls/agent/complete"
-	"github.com/agentls/agentls/agent/llm"
 	"github.com/agentls/agentls/agent/report"
 	"github.com/agentls/agentls/agent/revert"
 	"github.com/agentls/agentls/internal/text"
@@ -283,44 +281,24 @@ func (rs *Runs) OnCompletionUsage(fn func() (model string, u complete.Usage, on 
 	rs.completionUsage = fn
 }
 
-// Models is agentls/models: the endpoint's models (GET /models) and
-// model.choices, with the configured model first in mind. An endpoint that
-// fails or answers garbage leaves the configured model and the choices.
+// Models is agentls/models: the models a run may pick (agent.ModelChoices:
+// model.name, model.choices, then what the endpoint lists, asked anew
+// each time). An endpoint that fails or answers garbage leaves the
+// configured model and the choices, and Error says why.
 func (rs *Runs) Models(ctx context.Context, _ *struct{}) (*ModelsResult, error) {
 	cfg, _, _ := rs.loadConfig()
+	listed, err := (&agent.EndpointModels{}).List(ctx, cfg)
 	out := &ModelsResult{Models: []ModelInfo{}, Current: cfg.Model.Name}
-	seen := map[string]bool{}
-	add := func(id string) {
-		if llm.ValidModelName(id) && !seen[id] {
-			seen[id] = true
-			out.Models = append(out.Models, ModelInfo{ID: id})
-		}
+	for _, id := range agent.ModelChoices(append([]string{cfg.Model.Name}, cfg.Model.Choices...), listed, 0) {
+		out.Models = append(out.Models, ModelInfo{ID: id})
+	}
+	if err != nil {
+		out.Error = err.Error()
 	}
 	if fn := rs.completionUsage; fn != nil {
 		if model, u, on := fn(); on {
 			out.Completion = &CompletionUsage{Model: model, Usage: u}
 		}
-	}
-	add(cfg.Model.Name)
-	for _, c := range cfg.Model.Choices {
-		add(strings.TrimSpace(c))
-	}
-	if cfg.ModelError() != nil {
-		out.Error = cfg.ModelError().Error()
-		return out, nil
-	}
-	client, err := llm.New(cfg.LLM())
-	if err != nil {
-		out.Error = err.Error()
-		return out, nil
-	}
-	defer client.Close()
-	ids, err := client.ListModels(ctx)
-	if err != nil {
-		out.Error = err.Error()
-	}
-	for _, id := range ids {
-		add(id)
 	}
 	return out, nil
 }
