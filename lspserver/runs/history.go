@@ -195,34 +195,15 @@ func (rs *Runs) Revert(ctx context.Context, raw json.RawMessage) (any, error) {
 		return res, nil
 	}
 	res.Reverted = len(results)
-	if err := st.MarkReverted(a.RunID); err != nil {
+	rs.hist.Forget()
+	sess := rs.sessionOfRun(a.RunID)
+	if _, err := agent.Reverted(st, a.RunID, results, plan.Left, rs.cfg.options().TranscriptDir, sess); err != nil {
 		rs.log.Warn("revert not remembered", "run", a.RunID, "err", err)
 	}
-	rs.hist.Forget()
-	tdir := rs.cfg.options().TranscriptDir
-	sess := rs.sessionOfRun(a.RunID)
-	for _, r := range results {
-		if tdir == NoTranscripts {
-			break
-		}
-		f := agent.Fate{RunID: a.RunID, Path: r.Path, Fate: agent.FateReverted, Hunks: r.Reverted, Reason: r.Conflict}
-		if sess != nil { // the session knows the run's transcript file
-			_ = sess.RecordFate(tdir, f)
-		} else {
-			_ = agent.RecordFate(tdir, f)
-		}
-	}
 	if sess != nil {
-		sess.NoteRevert(a.RunID, revertSummary(results, plan.Left))
 		rs.saveSession(sess)
 	}
 	return res, nil
-}
-
-// revertSummary is what the session is told: the files reverted (in
-// whole or part), then those left alone.
-func revertSummary(done, left []revert.Result) string {
-	return revert.Summary(append(slices.Clone(done), left...))
 }
 
 // currentText is path's text as the editor has it: the open buffer (with
