@@ -3,13 +3,11 @@ package acpserver
 import (
 	"context"
 	"slices"
-	"strings"
 
 	acp "github.com/coder/acp-go-sdk"
 
 	"github.com/agentls/agentls/agent"
 	"github.com/agentls/agentls/agent/config"
-	"github.com/agentls/agentls/agent/llm"
 )
 
 // Modes and config options. A session's mode is agentls's run mode:
@@ -60,36 +58,13 @@ func (ss *session) noteConfig(cfg config.Config) {
 const maxModelOptions = 200
 
 // discoverModels asks the endpoint which models it serves (once per
-// endpoint and connection) and, when it lists some, sends the session's
-// config options again with them. A replayed or recording model is not
-// asked (a cassette has no endpoint, and a listing must not end up in a
-// recording); an endpoint that fails leaves the configured model and
-// model.choices.
+// endpoint and connection: agent.EndpointModels) and, when it lists some,
+// sends the session's config options again with them.
 func (s *Server) discoverModels(ctx context.Context, ss *session) {
 	cfg, _, _ := s.loadConfig([]string{ss.cwd})
-	if cfg.ModelError() != nil || cfg.Model.Replay != "" || cfg.Model.Record != "" {
-		return
-	}
-	key := cfg.Model.BaseURL
-	s.mu.Lock()
-	ids, known := s.models[key]
-	s.mu.Unlock()
-	if !known {
-		client, err := llm.New(cfg.LLM())
-		if err != nil {
-			return
-		}
-		ids, err = client.ListModels(ctx)
-		client.Close()
-		if err != nil {
-			s.log.Debug("the endpoint lists no models", "err", err)
-		}
-		s.mu.Lock()
-		if s.models == nil {
-			s.models = map[string][]string{}
-		}
-		s.models[key] = ids
-		s.mu.Unlock()
+	ids, err := s.models.List(ctx, cfg)
+	if err != nil {
+		s.log.Debug("the endpoint lists no models", "err", err)
 	}
 	if len(ids) == 0 {
 		return
@@ -150,8 +125,7 @@ func (ss *session) configOptions(cfg config.Config) []acp.SessionConfigOption {
 func (ss *session) options() []acp.SessionConfigOption {
 	ss.mu.Lock()
 	mode, model := ss.effectiveMode(), ss.effectiveModel()
-	names := append([]string{model, ss.cfgModel}, ss.choices...)
-	names = append(names, ss.discovered...)
+	first, listed := append([]string{model, ss.cfgModel}, ss.choices...), ss.discovered
 	ss.mu.Unlock()
 	var mopts acp.SessionConfigSelectOptionsUngrouped
 	for _, m := range modes {
@@ -166,13 +140,7 @@ func (ss *session) options() []acp.SessionConfigOption {
 		return out
 	}
 	var opts acp.SessionConfigSelectOptionsUngrouped
-	seen := map[string]bool{}
-	for _, n := range names {
-		n = strings.TrimSpace(n)
-		if n == "" || seen[n] || len(opts) == maxModelOptions {
-			continue
-		}
-		seen[n] = true
+	for _, n := range agent.ModelChoices(first, listed, maxModelOptions) {
 		opts = append(opts, acp.SessionConfigSelectOption{Value: acp.SessionConfigValueId(n), Name: n})
 	}
 	modelOpt := acp.NewSessionConfigOptionSelect(acp.SessionConfigValueId(model), acp.SessionConfigSelectOptions{Ungrouped: &opts})

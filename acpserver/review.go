@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"path/filepath"
 	"strings"
 
 	acp "github.com/coder/acp-go-sdk"
@@ -352,13 +351,7 @@ func (ss *session) recordLanded(runID string, fe proposal.FileEdit) bool {
 
 // reverts is the revert snapshot store under the state directory; nil
 // when there is none (Options.StateDir NoState).
-func (s *Server) reverts() *revert.Store {
-	dir := s.stateDir()
-	if dir == "" {
-		return nil
-	}
-	return revert.NewStore(filepath.Join(dir, "reverts"))
-}
+func (s *Server) reverts() *revert.Store { return revert.InStateDir(s.stateDir()) }
 
 // write puts fe.Expected into the file and says how.
 func (ss *session) write(ctx context.Context, fe proposal.FileEdit) (string, error) {

@@ -44,7 +44,7 @@ type Options struct {
 }
 
 // NoState as Options.StateDir or Options.TranscriptDir disables saving.
-const NoState = "-"
+const NoState = agent.NoState
 
 // Server is one ACP connection's agent. Create it with New and run it with
 // Serve; it serves once.
@@ -58,9 +58,11 @@ type Server struct {
 	// servers, command announcements) that ends when Serve ends.
 	work *lifetime.Group
 
-	mu       sync.Mutex
-	client   acp.ClientCapabilities // from initialize
-	sessions map[string]*session
+	mu     sync.Mutex
+	client acp.ClientCapabilities // from initialize
+
+	// live are the connection's sessions, at most maxLiveSessions.
+	live agent.LiveSessions[*session]
 
 	// review is the proposal store shared by the connection's sessions
 	// (review.go).
@@ -73,8 +75,8 @@ type Server struct {
 	// scripts bound the script programs of every prompt of the connection
 	// together.
 	scripts *script.Slots
-	// models caches, per model endpoint, the models it lists (under mu).
-	models map[string][]string
+	// models are the models each endpoint listed, asked once.
+	models agent.EndpointModels
 	// lang are the language servers the connection's runs share
 	// (docs/language-servers.md); closed by stop.
 	lang agent.LanguageServerSet
@@ -89,7 +91,9 @@ func New(opts Options) *Server {
 	if opts.Env == nil {
 		opts.Env = os.Getenv
 	}
-	s := &Server{opts: opts, log: log, sessions: map[string]*session{}, work: lifetime.New(log)}
+	s := &Server{opts: opts, log: log, work: lifetime.New(log)}
+	s.live.Max, s.live.StopWait = maxLiveSessions, lifetime.DefaultBound
+	s.models.Remember = true
 	s.review = newReviewState(log)
 	s.conf.SetSources(opts.UserConfigFile, opts.Env)
 	s.scripts = script.NewSlots(0)
@@ -137,16 +141,8 @@ func (s *Server) Serve(ctx context.Context, in io.Reader, out io.Writer) error {
 // handlers and background goroutines, then stops every session's MCP
 // servers.
 func (s *Server) stop() {
-	s.mu.Lock()
-	s.work.Close() // under mu, so register adds no session after this list
-	sessions := make([]*session, 0, len(s.sessions))
-	for _, ss := range s.sessions {
-		sessions = append(sessions, ss)
-	}
-	s.mu.Unlock()
-	for _, ss := range sessions {
-		ss.cancelTurn()
-	}
+	s.work.Close()
+	sessions := s.live.Close() // refuses new sessions, cancels every prompt
 	s.work.Wait()
 	for _, ss := range sessions {
 		ss.close()
@@ -172,9 +168,7 @@ func (s *Server) clientCaps() acp.ClientCapabilities {
 // session returns the connection's session id, or an invalid-params error
 // naming how to get one.
 func (s *Server) session(id acp.SessionId) (*session, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if ss, ok := s.sessions[string(id)]; ok {
+	if ss, ok := s.live.Get(string(id)); ok {
 		return ss, nil
 	}
 	return nil, invalidParams("no session %q on this connection: create one with session/new, or open a saved one with session/load or session/resume", id)

@@ -14,7 +14,6 @@ import (
 
 	"github.com/agentls/agentls/agent"
 	"github.com/agentls/agentls/agent/mcpset"
-	"github.com/agentls/agentls/internal/lifetime"
 	"github.com/agentls/agentls/internal/workspace"
 	"github.com/agentls/agentls/tools"
 	"github.com/agentls/agentls/tools/mcp"
@@ -41,6 +40,9 @@ type session struct {
 	clientMCP map[string]mcp.ServerConfig
 	// mcp runs the session's MCP servers (ensureMCP).
 	mcp *mcpset.Set
+	// Turns is the prompt in progress and the session's last use
+	// (agent.LiveSessions drops the least recently used idle ones).
+	agent.Turns
 
 	mu       sync.Mutex
 	mode     string // "" = the configured mode (cfgMode)
@@ -54,21 +56,13 @@ type session struct {
 	// held are changes a turn kept pending because its checks did not
 	// pass: not asked about at later prompts (turnreview.go).
 	held    map[heldChange]bool
-	turn    *turn              // the prompt in progress, nil when none
 	saver   agent.SessionSaver // saves to store, merging with other agentls's saves
 	redact  *agent.Redactor
 	toolSeq int
 	synced  map[string]bool // paths whose client buffer is an overlay in view
 	bufVer  int32
-	used    time.Time // last session/new, load, resume or prompt
 	// reqTimeout is client.requestTimeoutSeconds of the latest prompt.
 	reqTimeout time.Duration
-}
-
-// turn is one prompt in progress.
-type turn struct {
-	cancel context.CancelFunc
-	done   chan struct{}
 }
 
 // newSessionState opens the view and the store for cwd; it validates cwd
@@ -112,16 +106,9 @@ func (s *Server) openStore(cwd string) *agent.SessionStore {
 
 // stateDir is where sessions are saved, "" for nowhere.
 func (s *Server) stateDir() string {
-	if s.opts.StateDir == NoState {
-		return ""
-	}
-	if s.opts.StateDir != "" {
-		return s.opts.StateDir
-	}
-	d, err := agent.DefaultStateDir(s.opts.Env)
+	d, err := agent.StateDir(s.opts.StateDir, s.opts.Env)
 	if err != nil {
 		s.log.Warn("sessions are not saved", "err", err)
-		return ""
 	}
 	return d
 }
@@ -139,58 +126,10 @@ const (
 // an earlier one with the same id, and drops the least recently used
 // idle sessions beyond maxLiveSessions.
 func (s *Server) register(ss *session) error {
-	ss.touch()
-	s.mu.Lock()
-	if s.work.Closing() {
-		s.mu.Unlock()
-		return requestFailed("agentls is shutting down")
-	}
-	var drop []*session
-	if old := s.sessions[ss.id]; old != nil && old != ss {
-		drop = append(drop, old)
-	}
-	s.sessions[ss.id] = ss
-	for len(s.sessions) > maxLiveSessions {
-		var oldest *session
-		for _, c := range s.sessions {
-			if c != ss && c.idle() && (oldest == nil || c.lastUsed().Before(oldest.lastUsed())) {
-				oldest = c
-			}
-		}
-		if oldest == nil {
-			break
-		}
-		delete(s.sessions, oldest.id)
-		drop = append(drop, oldest)
-	}
-	s.mu.Unlock()
-	for _, old := range drop {
-		old.cancelTurn()
-		old.waitTurn(context.Background())
-		old.save()
-		old.close()
+	if err := s.live.Put(ss.id, ss); err != nil {
+		return requestFailed("%v", err)
 	}
 	return nil
-}
-
-// touch records that the session was just used.
-func (ss *session) touch() {
-	ss.mu.Lock()
-	ss.used = time.Now()
-	ss.mu.Unlock()
-}
-
-func (ss *session) lastUsed() time.Time {
-	ss.mu.Lock()
-	defer ss.mu.Unlock()
-	return ss.used
-}
-
-// idle reports whether no prompt is in progress.
-func (ss *session) idle() bool {
-	ss.mu.Lock()
-	defer ss.mu.Unlock()
-	return ss.turn == nil
 }
 
 // NewSession answers session/new: a fresh agentls session in cwd.
@@ -328,15 +267,7 @@ func (s *Server) CloseSession(ctx context.Context, p acp.CloseSessionRequest) (a
 	if err != nil {
 		return acp.CloseSessionResponse{}, err
 	}
-	ss.cancelTurn()
-	ss.waitTurn(ctx)
-	s.mu.Lock()
-	if s.sessions[ss.id] == ss {
-		delete(s.sessions, ss.id)
-	}
-	s.mu.Unlock()
-	ss.save()
-	ss.close()
+	s.live.Drop(ctx, ss.id, ss)
 	s.log.Info("session close", "session", ss.id)
 	return acp.CloseSessionResponse{}, nil
 }
@@ -384,67 +315,22 @@ func (s *Server) ListSessions(_ context.Context, p acp.ListSessionsRequest) (acp
 	return out, nil
 }
 
-// beginTurn starts ss's prompt: a prompt still in progress is cancelled
-// and awaited first (a client that sends a second prompt abandons the
-// first). It returns the turn's context, cancelled by session/cancel,
-// session/close, a newer prompt or the client's disconnect, and the
-// function that ends the turn.
+// beginTurn starts ss's prompt (agent.Turns.Begin: a prompt still in
+// progress is cancelled and awaited first). Its context is cancelled by
+// session/cancel, session/close, a newer prompt or the client's
+// disconnect.
 func (ss *session) beginTurn(ctx context.Context) (context.Context, func(), error) {
-	ss.touch()
-	for {
-		ss.mu.Lock()
-		cur := ss.turn
-		if cur == nil {
-			tctx, cancel := context.WithCancel(ctx)
-			t := &turn{cancel: cancel, done: make(chan struct{})}
-			ss.turn = t
-			ss.mu.Unlock()
-			return tctx, func() {
-				cancel()
-				ss.mu.Lock()
-				if ss.turn == t {
-					ss.turn = nil
-				}
-				ss.mu.Unlock()
-				close(t.done)
-			}, nil
-		}
-		ss.mu.Unlock()
-		cur.cancel()
-		select {
-		case <-cur.done:
-		case <-ctx.Done():
-			return nil, nil, ctx.Err()
-		}
-	}
+	return ss.Begin(ctx)
 }
 
 // cancelTurn cancels the prompt in progress, if any.
-func (ss *session) cancelTurn() {
-	ss.mu.Lock()
-	t := ss.turn
-	ss.mu.Unlock()
-	if t != nil {
-		t.cancel()
-	}
-}
+func (ss *session) cancelTurn() { ss.Cancel() }
 
-// waitTurn waits (bounded by ctx and lifetime.DefaultBound) for the prompt in
-// progress to end.
-func (ss *session) waitTurn(ctx context.Context) {
-	ss.mu.Lock()
-	t := ss.turn
-	ss.mu.Unlock()
-	if t == nil {
-		return
-	}
-	timer := time.NewTimer(lifetime.DefaultBound)
-	defer timer.Stop()
-	select {
-	case <-t.done:
-	case <-ctx.Done():
-	case <-timer.C:
-	}
+// Release saves the session and stops its MCP servers, once the table let
+// it go (agent.Live).
+func (ss *session) Release() {
+	ss.save()
+	ss.close()
 }
 
 // close stops the session's MCP servers.

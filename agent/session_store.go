@@ -116,6 +116,27 @@ func DefaultStateDir(env func(string) string) (string, error) {
 	return "", errors.New("no state directory (set XDG_STATE_HOME or HOME)")
 }
 
+// NoState as a face's state directory setting keeps nothing on disk:
+// sessions stay in memory, and no answer, plan or revert snapshot is
+// written.
+const NoState = "-"
+
+// StateDir resolves a face's state directory setting: NoState is none
+// (""), "" is DefaultStateDir in env, anything else is that directory.
+// Every face and every file kept under the state directory (sessions,
+// reverts, answers, plans) resolves it here, so they never disagree on
+// where state lives. The error says why there is no default; the
+// directory is "" then.
+func StateDir(setting string, env func(string) string) (string, error) {
+	switch setting {
+	case NoState:
+		return "", nil
+	case "":
+		return DefaultStateDir(env)
+	}
+	return setting, nil
+}
+
 // OpenSessionStore opens (creating it) the session directory of the
 // workspace whose first folder is folder, under stateDir. It fails when
 // the directory cannot be created or written: the caller then runs

@@ -197,3 +197,18 @@ func TestUndoCreatedFileWithLaterLanding(t *testing.T) {
 		t.Fatalf("a file the user changed was deleted: %+v", r)
 	}
 }
+
+// InStateDir keeps snapshots under <state dir>/reverts, and without a
+// state directory records nothing and has nothing to revert.
+func TestInStateDir(t *testing.T) {
+	if st := InStateDir(""); st != nil {
+		t.Fatalf("InStateDir(\"\") = %v, want nil", st)
+	}
+	if _, err := InStateDir("").Open("r1"); !errors.Is(err, ErrNothing) {
+		t.Fatalf("Open on no store = %v, want ErrNothing", err)
+	}
+	dir := t.TempDir()
+	if got := InStateDir(dir).Dir(); got != filepath.Join(dir, "reverts") {
+		t.Fatalf("Dir = %q", got)
+	}
+}

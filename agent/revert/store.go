@@ -54,6 +54,16 @@ func DefaultDir() string {
 // into it, so its modification time tells a reader that something changed.
 func (s *Store) Dir() string { return s.dir }
 
+// InStateDir is the store under the state directory stateDir (what
+// agent.StateDir resolved); nil when there is none, which records nothing
+// and has nothing to revert.
+func InStateDir(stateDir string) *Store {
+	if stateDir == "" {
+		return nil
+	}
+	return NewStore(filepath.Join(stateDir, "reverts"))
+}
+
 // NewStore returns the store in dir ("" is DefaultDir).
 func NewStore(dir string) *Store {
 	if dir == "" {

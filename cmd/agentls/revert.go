@@ -84,21 +84,12 @@ func revertMain(args []string, stdout, stderr io.Writer) int {
 			fmt.Fprintf(stderr, "agentls revert: %s: %s; left alone\n", l.Path, l.Conflict)
 		}
 	}
-	summary := revert.Summary(append(done, plan.Left...))
+	summary, err := agent.Reverted(store, runID, done, plan.Left, "", nil)
 	fmt.Fprint(stdout, summary)
-	transcript, terr := "", error(nil) // looked up once for all the files
-	for _, r := range done {
-		if transcript == "" && terr == nil {
-			transcript, terr = agent.FindTranscript("", runID)
-		}
-		if terr == nil {
-			_ = agent.RecordFateAt(transcript, agent.Fate{RunID: runID, Path: r.Path, Fate: agent.FateReverted, Hunks: r.Reverted, Reason: r.Conflict})
-		}
+	if err != nil {
+		fmt.Fprintf(stderr, "agentls revert: %v\n", err)
 	}
 	if len(done) > 0 {
-		if err := store.MarkReverted(runID); err != nil {
-			fmt.Fprintf(stderr, "agentls revert: %v\n", err)
-		}
 		noteRevert(dir, snap.SessionID, runID, summary, stderr)
 	}
 	fmt.Fprintf(stderr, "agentls revert: reverted %d of %d file(s) of run %s\n", len(done), len(snap.Files), runID)

@@ -8,14 +8,12 @@ import (
 	"io/fs"
 	"path/filepath"
 	"slices"
-	"strings"
 
 	"go.lsp.dev/protocol"
 	"go.lsp.dev/uri"
 
 	"github.com/agentls/agentls/agent"
 	"github.com/agentls/agentls/agent/complete"
-	"github.com/agentls/agentls/agent/llm"
 	"github.com/agentls/agentls/agent/report"
 	"github.com/agentls/agentls/agent/revert"
 	"github.com/agentls/agentls/internal/text"
@@ -94,19 +92,15 @@ type ModelInfo struct {
 // reverts is the snapshot store under the state directory; nil when
 // sessions are not saved (no state directory): nothing to revert from.
 func (rs *Runs) reverts() *revert.Store {
+	return revert.InStateDir(rs.stateDir())
+}
+
+// stateDir is where sessions, reverts, answers and plans are kept, ""
+// for nowhere (agent.StateDir).
+func (rs *Runs) stateDir() string {
 	opts := rs.cfg.options()
-	dir := opts.StateDir
-	if dir == NoSessionState {
-		return nil
-	}
-	if dir == "" {
-		d, err := agent.DefaultStateDir(opts.Env)
-		if err != nil {
-			return nil
-		}
-		dir = d
-	}
-	return revert.NewStore(filepath.Join(dir, "reverts"))
+	dir, _ := agent.StateDir(opts.StateDir, opts.Env)
+	return dir
 }
 
 // recordLanded keeps what a change of runID replaced once it landed in
@@ -201,34 +195,15 @@ func (rs *Runs) Revert(ctx context.Context, raw json.RawMessage) (any, error) {
 		return res, nil
 	}
 	res.Reverted = len(results)
-	if err := st.MarkReverted(a.RunID); err != nil {
+	rs.hist.Forget()
+	sess := rs.sessionOfRun(a.RunID)
+	if _, err := agent.Reverted(st, a.RunID, results, plan.Left, rs.cfg.options().TranscriptDir, sess); err != nil {
 		rs.log.Warn("revert not remembered", "run", a.RunID, "err", err)
 	}
-	rs.hist.Forget()
-	tdir := rs.cfg.options().TranscriptDir
-	sess := rs.sessionOfRun(a.RunID)
-	for _, r := range results {
-		if tdir == NoTranscripts {
-			break
-		}
-		f := agent.Fate{RunID: a.RunID, Path: r.Path, Fate: agent.FateReverted, Hunks: r.Reverted, Reason: r.Conflict}
-		if sess != nil { // the session knows the run's transcript file
-			_ = sess.RecordFate(tdir, f)
-		} else {
-			_ = agent.RecordFate(tdir, f)
-		}
-	}
 	if sess != nil {
-		sess.NoteRevert(a.RunID, revertSummary(results, plan.Left))
 		rs.saveSession(sess)
 	}
 	return res, nil
-}
-
-// revertSummary is what the session is told: the files reverted (in
-// whole or part), then those left alone.
-func revertSummary(done, left []revert.Result) string {
-	return revert.Summary(append(slices.Clone(done), left...))
 }
 
 // currentText is path's text as the editor has it: the open buffer (with
@@ -287,44 +262,24 @@ func (rs *Runs) OnCompletionUsage(fn func() (model string, u complete.Usage, on 
 	rs.completionUsage = fn
 }
 
-// Models is agentls/models: the endpoint's models (GET /models) and
-// model.choices, with the configured model first in mind. An endpoint that
-// fails or answers garbage leaves the configured model and the choices.
+// Models is agentls/models: the models a run may pick (agent.ModelChoices:
+// model.name, model.choices, then what the endpoint lists, asked anew
+// each time). An endpoint that fails or answers garbage leaves the
+// configured model and the choices, and Error says why.
 func (rs *Runs) Models(ctx context.Context, _ *struct{}) (*ModelsResult, error) {
 	cfg, _, _ := rs.loadConfig()
+	listed, err := (&agent.EndpointModels{}).List(ctx, cfg)
 	out := &ModelsResult{Models: []ModelInfo{}, Current: cfg.Model.Name}
-	seen := map[string]bool{}
-	add := func(id string) {
-		if llm.ValidModelName(id) && !seen[id] {
-			seen[id] = true
-			out.Models = append(out.Models, ModelInfo{ID: id})
-		}
+	for _, id := range agent.ModelChoices(append([]string{cfg.Model.Name}, cfg.Model.Choices...), listed, 0) {
+		out.Models = append(out.Models, ModelInfo{ID: id})
+	}
+	if err != nil {
+		out.Error = err.Error()
 	}
 	if fn := rs.completionUsage; fn != nil {
 		if model, u, on := fn(); on {
 			out.Completion = &CompletionUsage{Model: model, Usage: u}
 		}
-	}
-	add(cfg.Model.Name)
-	for _, c := range cfg.Model.Choices {
-		add(strings.TrimSpace(c))
-	}
-	if cfg.ModelError() != nil {
-		out.Error = cfg.ModelError().Error()
-		return out, nil
-	}
-	client, err := llm.New(cfg.LLM())
-	if err != nil {
-		out.Error = err.Error()
-		return out, nil
-	}
-	defer client.Close()
-	ids, err := client.ListModels(ctx)
-	if err != nil {
-		out.Error = err.Error()
-	}
-	for _, id := range ids {
-		add(id)
 	}
 	return out, nil
 }

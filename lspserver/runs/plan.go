@@ -38,8 +38,8 @@ type ApprovePlanArgs struct {
 // "" when nothing is written (sessions kept in memory only, or no state
 // directory).
 func (rs *Runs) planDir() string {
-	if dir := rs.answerDir(); dir != "" {
-		return filepath.Join(filepath.Dir(dir), "plans")
+	if dir := rs.stateDir(); dir != "" {
+		return filepath.Join(dir, "plans")
 	}
 	return ""
 }

@@ -30,7 +30,7 @@ const (
 )
 
 // NoSessionState as RunOptions.StateDir keeps sessions in memory only.
-const NoSessionState = "-"
+const NoSessionState = agent.NoState
 
 // SessionsResult is the result of agentls/sessions, newest first.
 type SessionsResult struct {
@@ -83,19 +83,17 @@ func (rs *Runs) sessions() *agent.Sessions {
 		t := &agent.Sessions{Review: reviewMerge{rs}, Pending: rs.review.Pending, Log: rs.log,
 			OnAdopt: rs.replaceRestoredNew}
 		defer ss.table.Store(t)
-		opts := rs.cfg.options()
-		dir := opts.StateDir
 		folders := rs.view.Folders()
-		if dir == NoSessionState || len(folders) == 0 {
+		if len(folders) == 0 {
 			return
 		}
+		opts := rs.cfg.options()
+		dir, err := agent.StateDir(opts.StateDir, opts.Env)
+		if err != nil {
+			rs.log.Warn("sessions are not saved", "err", err)
+		}
 		if dir == "" {
-			d, err := agent.DefaultStateDir(opts.Env)
-			if err != nil {
-				rs.log.Warn("sessions are not saved", "err", err)
-				return
-			}
-			dir = d
+			return
 		}
 		st, err := agent.OpenSessionStore(dir, folders[0], rs.log)
 		if err != nil {
