@@ -290,47 +290,44 @@ func (ss *session) rejectHunks(runID, path string, ids []string, reason string) 
 	return n
 }
 
-// writeAccepted writes runID's pending hunks for path: by the client when
-// it offers fs/write_text_file, else through tools.WriteConfined. The
-// client's buffer is read again first and the desk plans on it
-// (desk.Desk.Plan): hunks the user's edits touched are conflicted and
-// left out (reported), the others rebased.
+// writeAccepted writes runID's pending hunks for path (desk.Desk.Accept
+// with ss.write as the writer) once the client's buffer was read again:
+// hunks the user's edits touched are conflicted and left out (reported),
+// the others rebased. reason, what the user said about the rest of the
+// change, goes to the session with the accept.
 func (ss *session) writeAccepted(ctx context.Context, runID, path, reason string) reviewResult {
-	s, src := ss.srv, ss.docs()
 	if err := ss.syncBuffer(ctx, path); err != nil {
 		return reviewResult{note: "Not written: " + err.Error()}
 	}
-	s.review.Resync(src, path)
-	plan, err := s.review.Plan(src, proposal.Filter{RunID: runID, Path: path}, text.UTF8)
+	via := ""
+	out, err := ss.srv.review.Accept(ss.docs(), proposal.Filter{RunID: runID, Path: path}, text.UTF8, reason, func(l desk.Landing) (err error) {
+		via, err = ss.write(ctx, l.Plan.Files[0])
+		return err
+	})
 	switch {
 	case errors.Is(err, desk.ErrChanging):
 		return reviewResult{note: "Not written: the file kept changing while the change was prepared; the change stays pending."}
 	case err != nil:
 		return reviewResult{note: "Not written: " + err.Error()}
-	case plan.Empty():
-		return reviewResult{note: "Not written: " + desk.ConflictText(plan.Conflicts)}
-	}
-	fe := plan.Files[0]
-	runs := s.review.PlanRuns(plan)
-	via, err := ss.write(ctx, fe)
-	if err != nil {
-		s.review.store.Failed(plan, err.Error())
+	case out.Plan.Empty():
+		return reviewResult{note: "Not written: " + desk.ConflictText(out.Plan.Conflicts)}
+	case out.Failed != "":
 		ss.save()
-		return reviewResult{note: "Not written: " + err.Error() + ". The change stays pending in the session."}
+		return reviewResult{note: "Not written: " + out.Failed + ". The change stays pending in the session."}
 	}
-	for _, d := range s.review.Settle(plan, runs) {
-		d.Reason = reason
+	for _, d := range out.Decisions {
 		ss.core.Decide(d)
 	}
 	ss.save()
 	// The snapshot last: what the session is told must not wait for
 	// this file I/O (as lspserver/runs does on accept).
+	fe := out.Plan.Files[0]
 	note := "Written " + via + "."
 	if ss.recordLanded(runID, fe) {
 		note += " To take run " + runID + " back: agentls revert --dir " + safetext.ShellQuote(ss.cwd) + " " + runID
 	}
-	if len(plan.Conflicts) > 0 {
-		note += " Not written (conflicted with your edits): " + desk.ConflictText(plan.Conflicts)
+	if len(out.Plan.Conflicts) > 0 {
+		note += " Not written (conflicted with your edits): " + desk.ConflictText(out.Plan.Conflicts)
 	}
 	return reviewResult{written: len(fe.HunkIDs), note: note}
 }

@@ -42,52 +42,51 @@ func (v *Review) acceptCommand(ctx context.Context, a Args) (AcceptResult, []age
 	if !v.core.Session().Features.ApplyEdit {
 		return AcceptResult{FailureReason: reasonNoApply}, nil, nil
 	}
-	// Never send an edit computed on an older text (desk.Desk.Plan).
-	plan, err := r.desk.Plan(v.src, filter, v.core.Session().Encoding)
+	out, err := r.desk.Accept(v.src, filter, v.core.Session().Encoding, "", func(l desk.Landing) error { return v.land(ctx, l) })
+	res := AcceptResult{Conflicts: v.conflicts(out.Plan.Conflicts)}
 	switch {
 	case errors.Is(err, desk.ErrChanging):
-		return AcceptResult{FailureReason: desk.ReasonChanging, Conflicts: v.conflicts(plan.Conflicts)}, nil, nil
+		res.FailureReason = desk.ReasonChanging
 	case errors.Is(err, proposal.ErrNotFound):
 		return AcceptResult{}, nil, core.InvalidParams("agentls.accept: %v", err)
 	case err != nil:
 		return AcceptResult{}, nil, core.RequestFailed("agentls.accept: %v", err)
-	case plan.Empty():
-		return v.nothingAccepted(plan), nil, nil
+	case out.Plan.Empty():
+		res.FailureReason = nothingAccepted(out.Plan)
+	case out.Failed != "":
+		res.FailureReason = out.Failed
+	default:
+		res.Applied, res.AppliedHunks, res.Verifying = true, desk.PlanHunks(out.Plan), out.Later
 	}
-	res := AcceptResult{Conflicts: v.conflicts(plan.Conflicts)}
-	runs := r.desk.PlanRuns(plan) // before the editor's didChange lands the plan and drops its hunks
-	w := v.watchLanding(plan)     // before sending: the didChange may come before the answer
-	if reason := v.sendPlan(ctx, plan); reason != "" {
+	return res, out.Decisions, nil
+}
+
+// land is the accept's writer (desk.Desk.Accept): it sends the plan with
+// workspace/applyEdit and checks that the edit shows (verify.go). The
+// watch starts before sending: the didChange may come before the answer.
+func (v *Review) land(ctx context.Context, l desk.Landing) error {
+	w := v.watchLanding(l.Plan)
+	if reason := v.sendPlan(ctx, l.Plan); reason != "" {
 		w.stop()
-		r.store.Failed(plan, reason)
-		res.FailureReason = reason
-		return res, nil, nil
+		return errors.New(reason)
 	}
 	deadline := time.Now().Add(v.verifyTimeout())
 	switch v.checkLanding(ctx, w, deadline) {
 	case landingCancelled:
 		w.stop()
-		reason := fmt.Sprintf("accept cancelled before the edit could be checked: %v", ctx.Err())
-		r.store.Failed(plan, reason)
-		res.FailureReason = reason
-		return res, nil, nil
+		return fmt.Errorf("accept cancelled before the edit could be checked: %w", ctx.Err())
 	case landingMissing:
 		w.stop()
-		r.store.Failed(plan, reasonNotApplied)
-		res.FailureReason = reasonNotApplied
-		return res, nil, nil
+		return errors.New(reasonNotApplied)
 	case landingLate:
 		// The editor may send the didChange only now that it has our
 		// answer, and from a timer: give it the whole bound from here.
-		res.Verifying = true
 		later := time.Now().Add(v.verifyTimeout())
-		v.core.Go("confirm accept", func(sctx context.Context) { v.confirmLater(sctx, w, plan, runs, later) })
-		res.Applied, res.AppliedHunks = true, desk.PlanHunks(plan)
-		return res, nil, nil
+		v.core.Go("confirm accept", func(sctx context.Context) { v.confirmLater(sctx, w, l.Plan, l.Runs, later) })
+		return desk.ErrLandsLater
 	}
 	w.stop()
-	res.Applied, res.AppliedHunks = true, desk.PlanHunks(plan)
-	return res, r.desk.Settle(plan, runs), nil
+	return nil
 }
 
 // sendPlan sends plan with workspace/applyEdit and returns "" when the
@@ -112,15 +111,12 @@ func (v *Review) sendPlan(ctx context.Context, plan proposal.AcceptPlan) string 
 	return ""
 }
 
-// nothingAccepted is the result of an accept whose plan holds no edit.
-func (v *Review) nothingAccepted(plan proposal.AcceptPlan) AcceptResult {
-	res := AcceptResult{Conflicts: v.conflicts(plan.Conflicts)}
+// nothingAccepted is the failure of an accept whose plan holds no edit.
+func nothingAccepted(plan proposal.AcceptPlan) string {
 	if n := len(plan.Conflicts); n > 0 {
-		res.FailureReason = fmt.Sprintf("nothing was applied: %d selected change(s) cannot be applied (see conflicts)", n)
-	} else {
-		res.FailureReason = "nothing to accept: no pending change matches"
+		return fmt.Sprintf("nothing was applied: %d selected change(s) cannot be applied (see conflicts)", n)
 	}
-	return res
+	return "nothing to accept: no pending change matches"
 }
 
 // conflicts converts the store's conflicts for the result.
