@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"time"
 
 	"go.lsp.dev/protocol"
 	"go.lsp.dev/uri"
@@ -24,7 +23,7 @@ import (
 
 // Failure reasons returned in AcceptResult.FailureReason.
 const (
-	reasonNotApplied = "client reported applied but the document does not contain the change"
+	reasonNotApplied = desk.ReasonNotShown
 	reasonNoApply    = "the editor does not support workspace/applyEdit, so agentls cannot apply changes"
 )
 
@@ -56,43 +55,41 @@ func (v *Review) acceptCommand(ctx context.Context, a Args) (AcceptResult, []age
 	}
 	res := AcceptResult{Conflicts: v.conflicts(plan.Conflicts)}
 	runs := r.desk.PlanRuns(plan) // before the editor's didChange lands the plan and drops its hunks
-	w := v.watchLanding(plan)     // before sending: the didChange may come before the answer
+	w := r.desk.WatchLanding(v.view, plan, v.landingBounds()) // before sending: the didChange may come before the answer
 	if reason := v.sendPlan(ctx, plan); reason != "" {
-		w.stop()
+		w.Stop()
 		r.store.Failed(plan, reason)
 		res.FailureReason = reason
 		return res, nil, nil
 	}
-	deadline := time.Now().Add(v.verifyTimeout())
-	switch v.checkLanding(ctx, w, deadline) {
-	case landingCancelled:
-		w.stop()
+	switch w.Check(ctx) {
+	case desk.LandingCancelled:
+		w.Stop()
 		reason := fmt.Sprintf("accept cancelled before the edit could be checked: %v", ctx.Err())
 		r.store.Failed(plan, reason)
 		res.FailureReason = reason
 		return res, nil, nil
-	case landingMissing:
-		w.stop()
+	case desk.LandingMissing:
+		w.Stop()
 		r.store.Failed(plan, reasonNotApplied)
 		res.FailureReason = reasonNotApplied
 		return res, nil, nil
-	case landingLate:
+	case desk.LandingLate:
 		// The editor may send the didChange only now that it has our
-		// answer, and from a timer: give it the whole bound from here.
+		// answer, and from a timer: Confirm gives it the whole bound.
 		res.Verifying = true
-		later := time.Now().Add(v.verifyTimeout())
-		v.core.Go("confirm accept", func(sctx context.Context) { v.confirmLater(sctx, w, plan, runs, later) })
+		v.core.Go("confirm accept", func(sctx context.Context) { v.confirmLater(sctx, w, plan, runs) })
 		res.Applied, res.AppliedHunks = true, desk.PlanHunks(plan)
 		return res, nil, nil
 	}
-	w.stop()
+	w.Stop()
 	res.Applied, res.AppliedHunks = true, desk.PlanHunks(plan)
 	return res, r.desk.Settle(plan, runs), nil
 }
 
 // sendPlan sends plan with workspace/applyEdit and returns "" when the
 // editor answered that it applied it, else the reason for the user.
-// Whether the edit really landed is checked after (checkLanding).
+// Whether the edit really landed is checked after (desk.Landing.Check).
 func (v *Review) sendPlan(ctx context.Context, plan proposal.AcceptPlan) string {
 	files := make([]docs.FileEdit, len(plan.Files))
 	for i, fe := range plan.Files {
