@@ -55,7 +55,8 @@ func (v *Review) acceptCommand(ctx context.Context, a Args) (AcceptResult, []age
 	}
 	res := AcceptResult{Conflicts: v.conflicts(plan.Conflicts)}
 	runs := r.desk.PlanRuns(plan) // before the editor's didChange lands the plan and drops its hunks
-	w := r.desk.WatchLanding(v.view, plan, v.landingBounds()) // before sending: the didChange may come before the answer
+	// Watch before sending: the didChange may come before the answer.
+	w := r.desk.WatchLanding(v.view, plan, v.landingBounds())
 	if reason := v.sendPlan(ctx, plan); reason != "" {
 		w.Stop()
 		r.store.Failed(plan, reason)
