@@ -300,7 +300,7 @@ func (ss *session) writeAccepted(ctx context.Context, runID, path, reason string
 		return reviewResult{note: "Not written: " + err.Error()}
 	}
 	via := ""
-	out, err := ss.srv.review.Accept(ss.docs(), proposal.Filter{RunID: runID, Path: path}, text.UTF8, reason, func(l desk.Landing) (err error) {
+	out, err := ss.srv.review.Accept(ss.docs(), proposal.Filter{RunID: runID, Path: path}, text.UTF8, reason, func(l desk.ToWrite) (err error) {
 		via, err = ss.write(ctx, l.Plan.Files[0])
 		return err
 	})

@@ -18,11 +18,11 @@ import (
 // ErrLandsLater is what a writer returns when its edit went out but shows
 // in the document only later (an editor that sends its didChange after
 // the command's answer). The writer then owns the accept: it calls
-// Settle with the Landing's runs once the edit shows, or Store().Failed.
+// Settle with the ToWrite's runs once the edit shows, or Store().Failed.
 var ErrLandsLater = errors.New("the accepted edit shows in the document later")
 
-// Landing is an accept on its way to the documents.
-type Landing struct {
+// ToWrite is an accept on its way to the documents.
+type ToWrite struct {
 	Plan proposal.AcceptPlan
 	// Runs are the runs whose hunks Plan applies (PlanRuns), read before
 	// the edit lands and the store drops its hunks; Settle needs them.
@@ -31,7 +31,7 @@ type Landing struct {
 
 // Accepted is what became of an accept.
 type Accepted struct {
-	Landing
+	ToWrite
 	// Failed is why the writer failed, "" when it did not. The hunks stay
 	// in review with it as their last error: a failed write never drops
 	// a change the user accepted.
@@ -55,16 +55,16 @@ func (a Accepted) Landed() bool { return !a.Plan.Empty() && a.Failed == "" }
 // error leaves the hunks in review with the error as their last error;
 // success settles them into decisions carrying reason (what the user
 // said about the rest of the change, told to the model with the accept).
-func (d *Desk) Accept(src Source, f proposal.Filter, enc text.Encoding, reason string, write func(Landing) error) (Accepted, error) {
+func (d *Desk) Accept(src Source, f proposal.Filter, enc text.Encoding, reason string, write func(ToWrite) error) (Accepted, error) {
 	for _, path := range d.selectedPaths(f) {
 		d.Resync(src, path)
 	}
 	plan, err := d.Plan(src, f, enc)
 	if err != nil || plan.Empty() {
-		return Accepted{Landing: Landing{Plan: plan}}, err
+		return Accepted{ToWrite: ToWrite{Plan: plan}}, err
 	}
-	out := Accepted{Landing: Landing{Plan: plan, Runs: d.PlanRuns(plan)}}
-	switch err := write(out.Landing); {
+	out := Accepted{ToWrite: ToWrite{Plan: plan, Runs: d.PlanRuns(plan)}}
+	switch err := write(out.ToWrite); {
 	case errors.Is(err, ErrLandsLater):
 		out.Later = true
 	case err != nil:

@@ -22,8 +22,8 @@ func TestAcceptWritesAndSettles(t *testing.T) {
 	d, v, path := setup(t, base)
 	src := desk.ViewSource(v, false)
 	d.Stage(src, "r1", tools.StagedFile{Path: path, Base: base, Text: "a\nB\nc\n"})
-	var got desk.Landing
-	out, err := d.Accept(src, proposal.Filter{RunID: "r1", Path: path}, text.UTF8, "the rest was wrong", func(l desk.Landing) error {
+	var got desk.ToWrite
+	out, err := d.Accept(src, proposal.Filter{RunID: "r1", Path: path}, text.UTF8, "the rest was wrong", func(l desk.ToWrite) error {
 		got = l
 		return os.WriteFile(path, []byte(l.Plan.Files[0].Expected), 0o644)
 	})
@@ -53,7 +53,7 @@ func TestAcceptFailedWriteStaysPending(t *testing.T) {
 	d, v, path := setup(t, base)
 	src := desk.ViewSource(v, false)
 	d.Stage(src, "r1", tools.StagedFile{Path: path, Base: base, Text: "a\nB\nc\n"})
-	out, err := d.Accept(src, proposal.Filter{RunID: "r1"}, text.UTF8, "", func(desk.Landing) error {
+	out, err := d.Accept(src, proposal.Filter{RunID: "r1"}, text.UTF8, "", func(desk.ToWrite) error {
 		return errors.New("the editor refused the edit")
 	})
 	if err != nil || out.Landed() || out.Failed != "the editor refused the edit" || out.Decisions != nil {
@@ -64,7 +64,7 @@ func TestAcceptFailedWriteStaysPending(t *testing.T) {
 		t.Fatalf("hunks after the failed write = %+v", p.Hunks)
 	}
 	// The hunk can be accepted again, and then its last error goes with it.
-	out, err = d.Accept(src, proposal.Filter{RunID: "r1"}, text.UTF8, "", func(desk.Landing) error { return nil })
+	out, err = d.Accept(src, proposal.Filter{RunID: "r1"}, text.UTF8, "", func(desk.ToWrite) error { return nil })
 	if err != nil || len(out.Decisions) != 1 {
 		t.Fatalf("second accept = %+v, %v", out, err)
 	}
@@ -85,7 +85,7 @@ func TestAcceptReportsConflicts(t *testing.T) {
 		t.Fatal(err)
 	}
 	writes := 0
-	out, err := d.Accept(src, proposal.Filter{RunID: "r1"}, text.UTF16, "", func(l desk.Landing) error {
+	out, err := d.Accept(src, proposal.Filter{RunID: "r1"}, text.UTF16, "", func(l desk.ToWrite) error {
 		writes++
 		if fe := l.Plan.Files[0]; fe.Expected != "ONE\ntwo\nthree\nfour\ncinq\n" || len(fe.HunkIDs) != 1 || fe.HunkIDs[0] != hunks[0].ID {
 			t.Errorf("planned %+v", fe)
@@ -99,7 +99,7 @@ func TestAcceptReportsConflicts(t *testing.T) {
 		t.Fatalf("conflict text %q", msg)
 	}
 	// Only conflicted hunks left: nothing to write, the conflict reported.
-	out, err = d.Accept(src, proposal.Filter{RunID: "r1"}, text.UTF16, "", func(desk.Landing) error {
+	out, err = d.Accept(src, proposal.Filter{RunID: "r1"}, text.UTF16, "", func(desk.ToWrite) error {
 		t.Error("an empty plan was written")
 		return nil
 	})
@@ -119,7 +119,7 @@ func TestAcceptPlansOnCurrentText(t *testing.T) {
 		t.Fatal(err)
 	}
 	v.Invalidate(path)
-	out, err := d.Accept(src, proposal.Filter{Path: path}, text.UTF8, "", func(l desk.Landing) error { return nil })
+	out, err := d.Accept(src, proposal.Filter{Path: path}, text.UTF8, "", func(l desk.ToWrite) error { return nil })
 	if err != nil || len(out.Plan.Files) != 1 || out.Plan.Files[0].Before != "top\na\nb\n" || out.Plan.Files[0].Expected != "top\na\nB\n" {
 		t.Fatalf("accept = %+v, %v", out, err)
 	}
@@ -132,8 +132,8 @@ func TestAcceptLandsLater(t *testing.T) {
 	d, v, path := setup(t, base)
 	src := desk.ViewSource(v, false)
 	d.Stage(src, "r1", tools.StagedFile{Path: path, Base: base, Text: "a\nB\n"})
-	var held desk.Landing
-	out, err := d.Accept(src, proposal.Filter{}, text.UTF8, "", func(l desk.Landing) error {
+	var held desk.ToWrite
+	out, err := d.Accept(src, proposal.Filter{}, text.UTF8, "", func(l desk.ToWrite) error {
 		held = l
 		return desk.ErrLandsLater
 	})

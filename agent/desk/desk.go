@@ -5,6 +5,7 @@ import (
 	"io/fs"
 	"log/slog"
 	"sync"
+	"sync/atomic"
 
 	"github.com/agentls/agentls/agent/proposal"
 	"github.com/agentls/agentls/internal/text"
@@ -85,6 +86,10 @@ type Desk struct {
 
 	problems problemBook
 	origins  origins
+
+	// showsLate: an accepted edit of this connection showed only after
+	// the accept's answer, so accepts no longer wait for it (landing.go).
+	showsLate atomic.Bool
 }
 
 // New returns an empty desk; log receives what cannot be told to anyone.

@@ -4,8 +4,11 @@
 // has it, keeps the store's copy of each document up to date (typing,
 // opening, closing, disk changes), plans accepts on the current text,
 // rejects hunks with the user's reason, and turns both into the
-// agent.Decisions a run's session is told. It also keeps what language
-// servers found in each proposal (the problem book).
+// agent.Decisions a run's session is told. It checks that an accepted
+// edit landed in the editor's documents (landing.go), and keeps what
+// language servers found in each proposal (the problem book). An
+// apply-mode run, whose changes skip review, keeps its account of what
+// the editor took in an ApplyRun.
 //
 // The faces keep only presentation: lspserver/review shows hunks as
 // diagnostics, code lenses and code actions and lands accepts with

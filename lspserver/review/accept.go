@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"time"
 
 	"go.lsp.dev/protocol"
 	"go.lsp.dev/uri"
@@ -24,7 +23,7 @@ import (
 
 // Failure reasons returned in AcceptResult.FailureReason.
 const (
-	reasonNotApplied = "client reported applied but the document does not contain the change"
+	reasonNotApplied = desk.ReasonNotShown
 	reasonNoApply    = "the editor does not support workspace/applyEdit, so agentls cannot apply changes"
 )
 
@@ -42,7 +41,7 @@ func (v *Review) acceptCommand(ctx context.Context, a Args) (AcceptResult, []age
 	if !v.core.Session().Features.ApplyEdit {
 		return AcceptResult{FailureReason: reasonNoApply}, nil, nil
 	}
-	out, err := r.desk.Accept(v.src, filter, v.core.Session().Encoding, "", func(l desk.Landing) error { return v.land(ctx, l) })
+	out, err := r.desk.Accept(v.src, filter, v.core.Session().Encoding, "", func(l desk.ToWrite) error { return v.land(ctx, l) })
 	res := AcceptResult{Conflicts: v.conflicts(out.Plan.Conflicts)}
 	switch {
 	case errors.Is(err, desk.ErrChanging):
@@ -64,34 +63,32 @@ func (v *Review) acceptCommand(ctx context.Context, a Args) (AcceptResult, []age
 // land is the accept's writer (desk.Desk.Accept): it sends the plan with
 // workspace/applyEdit and checks that the edit shows (verify.go). The
 // watch starts before sending: the didChange may come before the answer.
-func (v *Review) land(ctx context.Context, l desk.Landing) error {
-	w := v.watchLanding(l.Plan)
+func (v *Review) land(ctx context.Context, l desk.ToWrite) error {
+	w := v.state().desk.WatchLanding(v.view, l.Plan, v.landingBounds())
 	if reason := v.sendPlan(ctx, l.Plan); reason != "" {
-		w.stop()
+		w.Stop()
 		return errors.New(reason)
 	}
-	deadline := time.Now().Add(v.verifyTimeout())
-	switch v.checkLanding(ctx, w, deadline) {
-	case landingCancelled:
-		w.stop()
+	switch w.Check(ctx) {
+	case desk.LandingCancelled:
+		w.Stop()
 		return fmt.Errorf("accept cancelled before the edit could be checked: %w", ctx.Err())
-	case landingMissing:
-		w.stop()
+	case desk.LandingMissing:
+		w.Stop()
 		return errors.New(reasonNotApplied)
-	case landingLate:
+	case desk.LandingLate:
 		// The editor may send the didChange only now that it has our
-		// answer, and from a timer: give it the whole bound from here.
-		later := time.Now().Add(v.verifyTimeout())
-		v.core.Go("confirm accept", func(sctx context.Context) { v.confirmLater(sctx, w, l.Plan, l.Runs, later) })
+		// answer, and from a timer: Confirm gives it the whole bound.
+		v.core.Go("confirm accept", func(sctx context.Context) { v.confirmLater(sctx, w, l.Plan, l.Runs) })
 		return desk.ErrLandsLater
 	}
-	w.stop()
+	w.Stop()
 	return nil
 }
 
 // sendPlan sends plan with workspace/applyEdit and returns "" when the
 // editor answered that it applied it, else the reason for the user.
-// Whether the edit really landed is checked after (checkLanding).
+// Whether the edit really landed is checked after (desk.Landing.Check).
 func (v *Review) sendPlan(ctx context.Context, plan proposal.AcceptPlan) string {
 	files := make([]docs.FileEdit, len(plan.Files))
 	for i, fe := range plan.Files {

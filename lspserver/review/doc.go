@@ -6,7 +6,8 @@
 // hooks (rebase.go, a docs.Follower), agentls/proposals and the change
 // announcements (proposals.go), agentls.accept/agentls.reject
 // (accept.go) and the check that an accepted edit landed, also when the
-// editor shows it only after the command's answer (verify.go), code
+// editor shows it only after the command's answer (verify.go, over
+// desk.Landing), code
 // lenses (codelens.go), accept/reject code actions (actions.go), hover
 // (hover.go) and preview diagnostics for clients without a plugin
 // (diagnostics.go).

@@ -115,9 +115,6 @@ type reviewState struct {
 	// verifyWait and verifyGrace override defaultVerifyTimeout and
 	// defaultVerifyGrace (tests); zero means the default.
 	verifyWait, verifyGrace atomic.Int64
-	// showsLate: an applied edit of this session showed only after the
-	// command's answer, so accepts no longer wait for it (verify.go).
-	showsLate atomic.Bool
 	// decided receives the decisions of accepts settled after the
 	// command's answer (OnDecided).
 	decided atomic.Pointer[func([]agent.Decision)]
