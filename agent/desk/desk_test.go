@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 
 	"github.com/agentls/agentls/agent/desk"
@@ -226,5 +227,46 @@ func TestOriginsBounded(t *testing.T) {
 	}
 	if n := len(d.StartedFrom("/w/other.go")); n > 65 {
 		t.Fatalf("%d origins of finished runs kept", n)
+	}
+}
+
+// A new file is shown in the documents its runs started from, leaves them
+// when its proposal is decided, and never shows in itself.
+func TestShowNewFile(t *testing.T) {
+	d, _, _ := setup(t, "x\n")
+	d.SetOrigin("r1", "/w/main.go", 3)
+	d.SetOrigin("r2", "/w/util.go", 0)
+	d.SetOrigin("self", "/w/new.go", 0)
+	created := []proposal.Proposal{{RunID: "r1", Path: "/w/new.go"}, {RunID: "r2", Path: "/w/new.go"}, {RunID: "self", Path: "/w/new.go"}, {RunID: "unknown", Path: "/w/new.go"}}
+	if got := d.ShowNewFile("/w/new.go", created); !slices.Equal(got, []string{"/w/main.go", "/w/util.go"}) {
+		t.Fatalf("shown again = %q, want main.go and util.go", got)
+	}
+	if got := d.NewFilesShownIn("/w/main.go"); !slices.Equal(got, []string{"/w/new.go"}) {
+		t.Fatalf("main.go shows %q", got)
+	}
+	if got := d.NewFilesShownIn("/w/new.go"); len(got) != 0 {
+		t.Fatalf("the new file shows itself: %q", got)
+	}
+	d.ShowNewFile("/w/b.go", created[:1])
+	if got := d.NewFilesShownIn("/w/main.go"); !slices.Equal(got, []string{"/w/b.go", "/w/new.go"}) {
+		t.Fatalf("main.go shows %q, want b.go and new.go sorted", got)
+	}
+	// r2's proposal was decided: util.go no longer shows it, and must be
+	// shown again (without it); main.go still does, and may have changed.
+	if got := d.ShowNewFile("/w/new.go", created[:1]); !slices.Equal(got, []string{"/w/main.go", "/w/util.go"}) {
+		t.Fatalf("shown again = %q", got)
+	}
+	if got := d.NewFilesShownIn("/w/util.go"); len(got) != 0 {
+		t.Fatalf("util.go still shows %q", got)
+	}
+	// All decided: it leaves main.go too, and b.go stays.
+	if got := d.ShowNewFile("/w/new.go", nil); !slices.Equal(got, []string{"/w/main.go"}) {
+		t.Fatalf("shown again = %q, want main.go", got)
+	}
+	if got := d.NewFilesShownIn("/w/main.go"); !slices.Equal(got, []string{"/w/b.go"}) {
+		t.Fatalf("main.go shows %q, want b.go", got)
+	}
+	if got := d.ShowNewFile("/w/never.go", nil); len(got) != 0 {
+		t.Fatalf("a file shown nowhere: shown again %q", got)
 	}
 }

@@ -1,6 +1,7 @@
 package desk
 
 import (
+	"slices"
 	"sync"
 
 	"github.com/agentls/agentls/agent/proposal"
@@ -24,6 +25,9 @@ const maxOrigins = 64
 type origins struct {
 	mu   sync.Mutex
 	runs map[string]Origin
+	// shown is where new files are shown: origin path → the new files
+	// (their store paths) shown in it.
+	shown map[string]map[string]struct{}
 }
 
 // SetOrigin records that runID was started from the document at path at
@@ -79,4 +83,58 @@ func (d *Desk) StartedFrom(path string) map[string]uint32 {
 		}
 	}
 	return out
+}
+
+// ShowNewFile places the new file at newPath in the documents its runs
+// were started from: created are the proposals to create it now in review
+// (none once it is decided). It returns the documents to show again: those
+// it leaves, and those it is in, whose text (how many new files, which
+// lines) may have changed. A run started from the new file itself does
+// not show it there.
+func (d *Desk) ShowNewFile(newPath string, created []proposal.Proposal) []string {
+	o := &d.origins
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	want := map[string]bool{}
+	for _, pr := range created {
+		if r, ok := o.runs[pr.RunID]; ok && r.Path != newPath {
+			want[r.Path] = true
+		}
+	}
+	var again []string
+	for origin, files := range o.shown {
+		if _, in := files[newPath]; in && !want[origin] {
+			delete(files, newPath)
+			if len(files) == 0 {
+				delete(o.shown, origin)
+			}
+			again = append(again, origin)
+		}
+	}
+	for origin := range want {
+		if o.shown == nil {
+			o.shown = map[string]map[string]struct{}{}
+		}
+		if o.shown[origin] == nil {
+			o.shown[origin] = map[string]struct{}{}
+		}
+		o.shown[origin][newPath] = struct{}{}
+		again = append(again, origin)
+	}
+	slices.Sort(again)
+	return again
+}
+
+// NewFilesShownIn returns the new files shown in the document at origin
+// (ShowNewFile), sorted.
+func (d *Desk) NewFilesShownIn(origin string) []string {
+	o := &d.origins
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	files := make([]string, 0, len(o.shown[origin]))
+	for f := range o.shown[origin] {
+		files = append(files, f)
+	}
+	slices.Sort(files)
+	return files
 }

@@ -2,11 +2,11 @@ package review
 
 import (
 	"fmt"
-	"sync"
 
 	"go.lsp.dev/protocol"
 
 	"github.com/agentls/agentls/agent/proposal"
+	"github.com/agentls/agentls/internal/memo"
 	"github.com/agentls/agentls/internal/text"
 	"github.com/agentls/agentls/lspserver/core"
 )
@@ -112,8 +112,7 @@ func reviewAction(lazy bool, title, command, hunkID string) *protocol.CodeAction
 // text never changes under its id; its status, reason and range are in
 // the key. The zero value is ready.
 type hunkDiagMemo struct {
-	mu sync.Mutex
-	m  map[hunkDiagKey]protocol.Diagnostic
+	m memo.Map[hunkDiagKey, struct{}, protocol.Diagnostic]
 }
 
 type hunkDiagKey struct {
@@ -129,15 +128,10 @@ const maxHunkDiags = 1024
 // of is hunkDiagnostic(h, note), remembered.
 func (m *hunkDiagMemo) of(h *proposal.Hunk, note string) protocol.Diagnostic {
 	k := hunkDiagKey{id: h.ID, run: h.RunID, reason: h.Reason, note: note, status: h.Status, rng: h.Range}
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	if d, ok := m.m[k]; ok {
+	if d, ok := m.m.Get(k, struct{}{}); ok {
 		return d
 	}
-	if m.m == nil || len(m.m) >= maxHunkDiags {
-		m.m = map[hunkDiagKey]protocol.Diagnostic{}
-	}
 	d := hunkDiagnostic(*h, note)
-	m.m[k] = d
+	m.m.Put(k, struct{}{}, d)
 	return d
 }

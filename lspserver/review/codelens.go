@@ -3,7 +3,6 @@ package review
 import (
 	"context"
 	"encoding/json"
-	"sync"
 
 	"go.lsp.dev/protocol"
 
@@ -26,46 +25,24 @@ func (v *Review) CodeLens(_ context.Context, p *protocol.CodeLensParams) (any, e
 	enc := v.core.Session().Encoding
 	store := v.state().store
 	gen := store.Gen() // read before the build: a change during it misses next time
-	if body, ok := v.lenses.get(path, gen, enc); ok {
+	if body, ok := v.lenses.Get(path, lensStamp{gen, enc}); ok {
 		return body, nil
 	}
 	body, err := protocol.Marshal(v.buildLenses(path, enc)) // as the dispatcher would
 	if err != nil {
 		return nil, err
 	}
-	v.lenses.put(path, gen, enc, body)
+	v.lenses.Put(path, lensStamp{gen, enc}, body)
 	return json.RawMessage(body), nil
 }
 
 // maxLensDocs bounds the documents whose lenses are kept.
 const maxLensDocs = 256
 
-// lensMemo is the encoded lenses per document.
-type lensMemo struct {
-	mu sync.Mutex
-	m  map[string]lensEntry
-}
-
-type lensEntry struct {
-	gen  uint64
-	enc  text.Encoding
-	body json.RawMessage
-}
-
-func (l *lensMemo) get(path string, gen uint64, enc text.Encoding) (json.RawMessage, bool) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	e, ok := l.m[path]
-	return e.body, ok && e.gen == gen && e.enc == enc
-}
-
-func (l *lensMemo) put(path string, gen uint64, enc text.Encoding, body json.RawMessage) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if l.m == nil || len(l.m) >= maxLensDocs {
-		l.m = map[string]lensEntry{}
-	}
-	l.m[path] = lensEntry{gen, enc, body}
+// lensStamp is what a document's lenses are built from besides its path.
+type lensStamp struct {
+	gen uint64 // the proposal store's generation
+	enc text.Encoding
 }
 
 // buildLenses is the lenses of path's hunks.

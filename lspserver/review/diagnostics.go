@@ -3,7 +3,6 @@ package review
 import (
 	"context"
 	"encoding/json"
-	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -12,6 +11,7 @@ import (
 
 	"github.com/agentls/agentls/agent/config"
 	"github.com/agentls/agentls/agent/proposal"
+	"github.com/agentls/agentls/internal/pending"
 	"github.com/agentls/agentls/lspserver/core"
 )
 
@@ -51,10 +51,10 @@ type previewDiags struct {
 	once sync.Once
 	off  atomic.Bool // preview.diagnostics: false
 
+	pending pending.Set // store paths to republish
+
 	mu        sync.Mutex
-	pending   map[string]struct{} // store paths to republish
-	published map[string]bool     // store paths whose last publication was not empty
-	wake      chan struct{}       // capacity 1
+	published map[string]bool // store paths whose last publication was not empty
 
 	// Diagnostics computed from documents' text (docdiags.go), under mu.
 	sources []DocumentDiagnostics
@@ -62,9 +62,6 @@ type previewDiags struct {
 	rescan  map[string]struct{}              // paths to scan at their next publication
 	extra   map[string][]protocol.Diagnostic // paths' latest document diagnostics
 	settle  *time.Timer                      // fires a quiet moment after the last change
-
-	// New files in the documents runs started from (newfile.go), under mu.
-	companions map[string]map[string]struct{} // origin path → new files it shows
 }
 
 // startPreviewDiagnostics subscribes the publisher to the store and starts
@@ -73,12 +70,9 @@ type previewDiags struct {
 func (v *Review) startPreviewDiagnostics(r *reviewState) {
 	d := &v.diags
 	d.once.Do(func() {
-		d.pending = map[string]struct{}{}
-		d.published = map[string]bool{}
-		d.wake = make(chan struct{}, 1)
 		d.mu.Lock()
+		d.published = map[string]bool{}
 		d.scan, d.rescan, d.extra = map[string]struct{}{}, map[string]struct{}{}, map[string][]protocol.Diagnostic{}
-		d.companions = map[string]map[string]struct{}{}
 		d.settle = time.AfterFunc(time.Hour, d.scanSettled)
 		d.settle.Stop()
 		d.mu.Unlock()
@@ -88,7 +82,7 @@ func (v *Review) startPreviewDiagnostics(r *reviewState) {
 		v.core.Go("publish preview diagnostics", func(ctx context.Context) {
 			defer stop()
 			defer d.settle.Stop()
-			v.publishLoop(ctx, r)
+			d.pending.Run(ctx, func(ctx context.Context, paths []string) { v.publishRound(ctx, r, paths) })
 		})
 	})
 }
@@ -134,19 +128,7 @@ func (v *Review) previewSettingsChanged() {
 
 // queue marks path for republication. It never blocks (the store calls it
 // from whatever goroutine changed it, the read loop included).
-func (d *previewDiags) queue(path string) {
-	d.mu.Lock()
-	if d.pending == nil { // not started
-		d.mu.Unlock()
-		return
-	}
-	d.pending[path] = struct{}{}
-	d.mu.Unlock()
-	select {
-	case d.wake <- struct{}{}:
-	default:
-	}
-}
+func (d *previewDiags) queue(path string) { d.pending.Add(path) }
 
 // docEvent is what happened to a document, for previewDocChanged.
 type docEvent int
@@ -182,7 +164,7 @@ func (v *Review) previewDocChanged(path string, ev docEvent) {
 		delete(d.rescan, path)
 		delete(d.extra, path)
 		if !shown {
-			delete(d.pending, path) // a scan queued by didOpen has nothing left to read
+			d.pending.Remove(path) // a scan queued by didOpen has nothing left to read
 		}
 		drop = d.sources
 	}
@@ -195,28 +177,13 @@ func (v *Review) previewDocChanged(path string, ev docEvent) {
 	}
 }
 
-// publishLoop publishes the queued documents until ctx ends.
-func (v *Review) publishLoop(ctx context.Context, r *reviewState) {
-	d := &v.diags
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-d.wake:
-		}
-		d.mu.Lock()
-		paths := make([]string, 0, len(d.pending))
-		for p := range d.pending {
-			paths = append(paths, p)
-		}
-		clear(d.pending)
-		d.mu.Unlock()
-		if v.core.Client() == nil {
-			continue
-		}
-		for _, p := range slices.Sorted(slices.Values(paths)) {
-			v.publishPreview(ctx, r, p)
-		}
+// publishRound publishes one round of queued documents.
+func (v *Review) publishRound(ctx context.Context, r *reviewState, paths []string) {
+	if v.core.Client() == nil {
+		return
+	}
+	for _, p := range paths {
+		v.publishPreview(ctx, r, p)
 	}
 }
 

@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"path/filepath"
-	"slices"
 
 	"go.lsp.dev/protocol"
 
@@ -37,57 +36,24 @@ func (v *Review) companionsWanted() bool { return !v.core.Session().Features.Plu
 
 // queueOrigins runs after newPath was published: the documents its created
 // proposals' runs started from (and those that showed it before) are
-// republished, so their companions follow the new file's proposal.
+// republished, so their companions follow the new file's proposal
+// (desk.Desk.ShowNewFile).
 func (v *Review) queueOrigins(newPath string, created []proposal.Proposal) {
-	d := &v.diags
 	if !v.companionsWanted() {
 		return
 	}
-	want := map[string]bool{}
-	d.mu.Lock()
-	for _, pr := range created {
-		if o, ok := v.st.desk.Origin(pr.RunID); ok && o.Path != newPath {
-			want[o.Path] = true
-		}
-	}
-	var queue []string
-	for o, files := range d.companions {
-		if _, shown := files[newPath]; shown && !want[o] {
-			delete(files, newPath)
-			queue = append(queue, o)
-		}
-	}
-	for o := range want {
-		if d.companions[o] == nil {
-			d.companions[o] = map[string]struct{}{}
-		}
-		if _, shown := d.companions[o][newPath]; !shown {
-			d.companions[o][newPath] = struct{}{}
-		}
-		queue = append(queue, o) // its text (the count, the lines) may have changed
-	}
-	d.mu.Unlock()
-	for _, o := range queue {
-		d.queue(o)
+	for _, o := range v.st.desk.ShowNewFile(newPath, created) {
+		v.diags.queue(o)
 	}
 }
 
 // newFileCompanions returns the companion diagnostics of the new files
 // proposed by runs started from the document at origin.
 func (v *Review) newFileCompanions(r *reviewState, origin string) []protocol.Diagnostic {
-	d := &v.diags
 	if !v.companionsWanted() {
 		return nil
 	}
-	d.mu.Lock()
-	files := slices.Sorted(func(yield func(string) bool) {
-		for f := range d.companions[origin] {
-			if !yield(f) {
-				return
-			}
-		}
-	})
-	d.mu.Unlock()
+	files := r.desk.NewFilesShownIn(origin)
 	lines := r.desk.StartedFrom(origin)
 	var out []protocol.Diagnostic
 	for _, f := range files {

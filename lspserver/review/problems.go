@@ -22,7 +22,7 @@ func (v *Review) Problems(runID string, fp tools.FileProblems) {
 	v.core.ActionsChanged() // the code actions' preview diagnostics carry them
 	// Plugins fetch agentls/proposals again (their proposal shows the
 	// count); plugin-less clients get the hunks' diagnostics again.
-	r.queueAnnounce(fp.Path)
+	r.announce.Add(fp.Path)
 	v.diags.queue(fp.Path)
 }
 

@@ -2,7 +2,6 @@ package review
 
 import (
 	"context"
-	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -13,6 +12,7 @@ import (
 	"github.com/agentls/agentls/agent"
 	"github.com/agentls/agentls/agent/desk"
 	"github.com/agentls/agentls/agent/proposal"
+	"github.com/agentls/agentls/internal/pending"
 	"github.com/agentls/agentls/internal/workspace"
 	"github.com/agentls/agentls/lspserver/core"
 )
@@ -108,9 +108,7 @@ type reviewState struct {
 	desk  *desk.Desk
 	store *proposal.Store
 
-	mu      sync.Mutex
-	pending map[string]struct{} // paths to announce
-	wake    chan struct{}       // announcer wake-up, capacity 1
+	announce pending.Set // paths whose proposals changed, for the announcer
 
 	// verifyWait and verifyGrace override defaultVerifyTimeout and
 	// defaultVerifyGrace (tests); zero means the default.
@@ -131,9 +129,7 @@ func (v *Review) state() *reviewState {
 	r.once.Do(func() {
 		r.desk = desk.New(v.log)
 		r.store = r.desk.Store()
-		r.pending = map[string]struct{}{}
-		r.wake = make(chan struct{}, 1)
-		stopStore := r.store.OnChange(r.queueAnnounce)
+		stopStore := r.store.OnChange(r.announce.Add)
 		v.startPreviewDiagnostics(r)
 		stopView := v.view.Subscribe(func(ev workspace.Event) {
 			if !ev.Buffer {
@@ -143,59 +139,32 @@ func (v *Review) state() *reviewState {
 		v.core.Go("announce proposals", func(ctx context.Context) {
 			defer stopStore()
 			defer stopView()
-			v.announceLoop(ctx)
+			r.announce.Run(ctx, v.announce)
 		})
 	})
 	return r
 }
 
-// queueAnnounce records that path's proposals changed; the announcer sends
-// the notifications. It never blocks (the store calls it from whatever
-// goroutine changed it, including the read loop).
-func (r *reviewState) queueAnnounce(path string) {
-	r.mu.Lock()
-	r.pending[path] = struct{}{}
-	r.mu.Unlock()
-	select {
-	case r.wake <- struct{}{}:
-	default:
+// announce sends agentls/proposalsChanged for every path of a round, then
+// one workspace/codeLens/refresh when the client supports it; changes that
+// arrive while a refresh is outstanding come in the next round. The
+// refresh is a request, so it runs on the announcer and never on the read
+// loop.
+func (v *Review) announce(ctx context.Context, paths []string) {
+	if v.core.Client() == nil {
+		return
 	}
-}
-
-// announceLoop sends agentls/proposalsChanged for every queued path, then
-// one workspace/codeLens/refresh when the client supports it. Changes that
-// arrive while a refresh is outstanding are coalesced into the next round.
-// The refresh is a request, so it runs here and never on the read loop.
-func (v *Review) announceLoop(ctx context.Context) {
-	r := &v.st
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-r.wake:
+	for _, p := range paths {
+		if err := v.core.Client().Notify(ctx, MethodProposalsChanged, &ProposalsChangedParams{URI: v.docs.URIOf(p)}); err != nil {
+			v.log.Warn("announce proposals", "path", p, "err", err)
 		}
-		r.mu.Lock()
-		paths := make([]string, 0, len(r.pending))
-		for p := range r.pending {
-			paths = append(paths, p)
+	}
+	if v.core.Session().Features.CodeLensRefresh {
+		rctx, cancel := context.WithTimeout(ctx, refreshTimeout)
+		if err := v.core.Client().CodeLensRefresh(rctx); err != nil {
+			v.log.Warn("code lens refresh", "err", err)
 		}
-		clear(r.pending)
-		r.mu.Unlock()
-		if len(paths) == 0 || v.core.Client() == nil {
-			continue
-		}
-		for _, p := range slices.Sorted(slices.Values(paths)) {
-			if err := v.core.Client().Notify(ctx, MethodProposalsChanged, &ProposalsChangedParams{URI: v.docs.URIOf(p)}); err != nil {
-				v.log.Warn("announce proposals", "path", p, "err", err)
-			}
-		}
-		if v.core.Session().Features.CodeLensRefresh {
-			rctx, cancel := context.WithTimeout(ctx, refreshTimeout)
-			if err := v.core.Client().CodeLensRefresh(rctx); err != nil {
-				v.log.Warn("code lens refresh", "err", err)
-			}
-			cancel()
-		}
+		cancel()
 	}
 }
 

@@ -11,6 +11,7 @@ import (
 	"github.com/agentls/agentls/agent"
 	"github.com/agentls/agentls/agent/desk"
 	"github.com/agentls/agentls/agent/proposal"
+	"github.com/agentls/agentls/internal/memo"
 	"github.com/agentls/agentls/internal/text"
 	"github.com/agentls/agentls/internal/workspace"
 	"github.com/agentls/agentls/lspserver/core"
@@ -41,14 +42,17 @@ type Review struct {
 	st    reviewState  // proposals under review (proposals.go)
 	diags previewDiags // proposals as diagnostics for plugin-less clients (diagnostics.go)
 
-	hunkDiags hunkDiagMemo // preview diagnostics for the code actions (actions.go)
-	lenses    lensMemo     // encoded code lenses per document (codelens.go)
+	hunkDiags hunkDiagMemo                                 // preview diagnostics for the code actions (actions.go)
+	lenses    memo.Map[string, lensStamp, json.RawMessage] // encoded code lenses per document (codelens.go)
 }
 
 // New returns the review part of c's session, on the documents of d. The
 // wiring makes it follow d (docs.Docs.Follow).
 func New(c *core.Server, d *docs.Docs) *Review {
-	return &Review{core: c, docs: d, view: d.View(), src: desk.ViewSource(d.View(), true), log: c.Log()}
+	v := &Review{core: c, docs: d, view: d.View(), src: desk.ViewSource(d.View(), true), log: c.Log()}
+	v.lenses.Max = maxLensDocs
+	v.hunkDiags.m.Max = maxHunkDiags
+	return v
 }
 
 // Pending is every proposal in review, for the runs' sessions (saving,
@@ -115,7 +119,7 @@ func (v *Review) DiagnosticMaps() (pending, published int) {
 	d := &v.diags
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	return len(d.pending) + len(d.scan) + len(d.rescan), len(d.published) + len(d.extra)
+	return d.pending.Len() + len(d.scan) + len(d.rescan), len(d.published) + len(d.extra)
 }
 
 // Args is arguments[0] of agentls.accept and agentls.reject

@@ -8,6 +8,7 @@ import (
 	"go.lsp.dev/protocol"
 
 	"github.com/agentls/agentls/agent"
+	"github.com/agentls/agentls/internal/memo"
 	"github.com/agentls/agentls/internal/text"
 	"github.com/agentls/agentls/internal/workspace"
 	"github.com/agentls/agentls/lspserver/core"
@@ -157,12 +158,16 @@ type answerStamp struct {
 	plan             agent.WaitingPlan
 }
 
-// answer is one cached lazy answer.
+// answer is one cached answer.
 type answer struct {
-	stamp answerStamp
-	body  json.RawMessage
-	set   uint64 // the actionSets id its data names (lazy); 0: none (eager)
+	body json.RawMessage
+	set  uint64 // the actionSets id its data names (lazy); 0: none (eager)
 }
+
+// The answers memo keeps memo.DefaultMax answers (its Max is zero, as
+// actionSets is ready at its zero value): more could not be served, since
+// only maxActionSets sets are kept for resolve.
+const _ = -uint(memo.DefaultMax - maxActionSets) // compiles only while they are equal
 
 // keyOf is p's cache key.
 func keyOf(p *protocol.CodeActionParams) answerKey {
@@ -213,24 +218,22 @@ func (rs *Runs) stampNow(path string) (answerStamp, bool) {
 // cached returns the answer kept for k if it was built from stamp s and
 // its set is still kept for resolve.
 func (t *actionSets) cached(k answerKey, s answerStamp) (json.RawMessage, bool) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	a, ok := t.answers[k]
-	if !ok || a.stamp != s {
+	a, ok := t.answers.Get(k, s)
+	if !ok {
 		return nil, false
 	}
-	if _, kept := t.sets[a.set]; a.set != 0 && !kept {
-		return nil, false
+	if a.set != 0 {
+		t.mu.Lock()
+		_, kept := t.sets[a.set]
+		t.mu.Unlock()
+		if !kept {
+			return nil, false
+		}
 	}
 	return a.body, true
 }
 
 // keep caches body, the answer to k built from s, naming set (0: none).
 func (t *actionSets) keep(k answerKey, s answerStamp, body json.RawMessage, set uint64) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	if t.answers == nil || len(t.answers) >= maxActionSets {
-		t.answers = map[answerKey]answer{} // entries beyond the sets kept could not be served
-	}
-	t.answers[k] = answer{stamp: s, body: body, set: set}
+	t.answers.Put(k, s, answer{body: body, set: set})
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/go-json-experiment/json/jsontext"
 	"go.lsp.dev/protocol"
 
+	"github.com/agentls/agentls/internal/memo"
 	"github.com/agentls/agentls/lspserver/core"
 )
 
@@ -44,9 +45,9 @@ type actionSets struct {
 	mu      sync.Mutex
 	last    uint64 // id of the latest set; ids start at 1
 	sets    map[uint64]actionSet
-	answers map[answerKey]answer // answers kept (actioncache.go)
-	raw     map[string]rawEntry  // params as they came → what they decode to (actioncache.go)
-	watch   sync.Once            // subscribes ActionsChanged to the view (actioncache.go)
+	answers memo.Map[answerKey, answerStamp, answer] // answers kept (actioncache.go)
+	raw     map[string]rawEntry                      // params as they came → what they decode to (actioncache.go)
+	watch   sync.Once                                // subscribes ActionsChanged to the view (actioncache.go)
 }
 
 // actionSet is one codeAction request answered lazily.
