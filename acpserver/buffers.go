@@ -23,12 +23,9 @@ import (
 // cannot read (missing) fall back to the disk. The overlays live for one
 // prompt: the next prompt pulls again.
 
-// maxBufferBytes bounds a buffer taken from the client, as the view bounds
-// files read from disk.
-const maxBufferBytes = 10 << 20
-
 // syncBuffer pulls path from the client's buffers into the view, when the
 // client offers fs/read_text_file; bounded by client.requestTimeoutSeconds.
+// A buffer is bounded like a file read from disk (View.MaxFileBytes).
 // A failed read falls back to the disk (the file is not open, or missing),
 // except a buffer too large to take: then the read fails, since the disk
 // may not hold what the user sees.
@@ -40,13 +37,13 @@ func (ss *session) syncBuffer(ctx context.Context, path string) error {
 	defer cancel()
 	resp, err := ss.srv.conn.ReadTextFile(rctx, acp.ReadTextFileRequest{SessionId: acp.SessionId(ss.id), Path: path})
 	size, tooLarge := answerTooLarge(err)
-	if err == nil && len(resp.Content) > maxBufferBytes {
+	if err == nil && int64(len(resp.Content)) > ss.view.MaxFileBytes() {
 		size, tooLarge = len(resp.Content), true
 	}
 	if tooLarge {
 		ss.dropBuffer(path)
 		return fmt.Errorf("read %s: %w: the editor's text of it is %d bytes, more than agentls takes from the editor (%d); search it with grep instead (grep reads the saved file)",
-			ss.display(path), workspace.ErrTooLarge, size, maxBufferBytes)
+			ss.display(path), workspace.ErrTooLarge, size, ss.view.MaxFileBytes())
 	}
 	if err != nil {
 		ss.srv.log.Debug("fs/read_text_file failed; reading the disk", "path", path, "err", err)

@@ -23,7 +23,7 @@ import (
 const (
 	modePreview = config.ModePreview
 	modeApply   = config.ModeApply
-	modePlan    = "plan"
+	modePlan    = agent.ModePlan
 )
 
 // Config option ids.
@@ -32,20 +32,14 @@ const (
 	optionModel = "model"
 )
 
+// modes names and describes agent.RunModes for the client's menu.
 var modes = []struct{ id, name, desc string }{
 	{modePreview, "Preview", "Each change is shown as a diff and written only after you allow it"},
 	{modeApply, "Apply", "Changes are written as the agent makes them (each diff is still shown)"},
 	{modePlan, "Plan", "Read-only: the agent explores and answers with a plan for you to approve"},
 }
 
-func validMode(m string) bool {
-	for _, x := range modes {
-		if x.id == m {
-			return true
-		}
-	}
-	return false
-}
+func validMode(m string) bool { return agent.ValidRunMode(m) }
 
 // noteConfig records what the session's configuration says now.
 func (ss *session) noteConfig(cfg config.Config) {

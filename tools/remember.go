@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/agentls/agentls/internal/workspace"
 	"github.com/agentls/agentls/tools/editmatch"
 )
 
@@ -45,11 +46,7 @@ func remember(ctx context.Context, env *Env, p rememberParams) (Result, error) {
 	if err != nil {
 		return Errorf("%v", err), nil
 	}
-	folders := env.View.Folders()
-	if len(folders) == 0 {
-		return Errorf("no workspace folder is open, so there is no project AGENTS.md"), nil
-	}
-	abs, err := env.resolve(filepath.Join(folders[0], RulesFile))
+	abs, err := ProjectRules(env.View)
 	if err != nil {
 		return Errorf("%v", err), nil
 	}
@@ -69,6 +66,38 @@ func remember(ctx context.Context, env *Env, p rememberParams) (Result, error) {
 	res = changeResult("Proposed a rule for", t, next, notes)
 	res.Text += "\nThe user reviews it like any change; it reaches later runs once accepted."
 	return res, nil
+}
+
+// ErrNoFolder: with no workspace folder open there is no project rules
+// file to remember into.
+var ErrNoFolder = errors.New("no workspace folder is open, so there is no project AGENTS.md")
+
+// ProjectRules is the project's rules file, where every remember of the
+// project scope goes (the model's tool, the editor's command): AGENTS.md
+// in the first workspace folder, resolved and confined by the view.
+func ProjectRules(view *workspace.View) (string, error) {
+	folders := view.Folders()
+	if len(folders) == 0 {
+		return "", ErrNoFolder
+	}
+	return view.Resolve(filepath.Join(folders[0], RulesFile))
+}
+
+// NoteChange is the change a user's note (NormalizeNote's output) makes to
+// the rules file at path, whose text is base (exists false: the file is
+// still to be created): the note as a last bullet, staged with the hashes
+// an accept checks, as the editor's command files it and the CLI prints
+// it. added is false when the file already holds the rule.
+func NoteChange(path, base string, exists bool, note string) (f StagedFile, added bool) {
+	next, added := AppendNote(base, note)
+	if !added {
+		return StagedFile{}, false
+	}
+	f = StagedFile{Path: path, Base: base, Text: next, TextHash: HashText(next), Created: !exists}
+	if exists {
+		f.BaseHash = HashText(base)
+	}
+	return f, true
 }
 
 // NormalizeNote makes note one bullet's text: whitespace (newlines

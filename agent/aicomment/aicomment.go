@@ -15,6 +15,8 @@ import (
 	"fmt"
 	"path/filepath"
 	"strings"
+
+	"github.com/agentls/agentls/internal/text"
 )
 
 // Marker ends a task comment (ASCII case does not matter: "Agent!" too).
@@ -305,6 +307,41 @@ func clip(s string, n int) string {
 		n--
 	}
 	return s[:n] + "…"
+}
+
+// Found is a task as every face shows it: the comment marked, an action
+// titled Title that runs Prompt with the lines ContextFrom..ContextTo as
+// its editor context.
+type Found struct {
+	Task
+	// ContextFrom and ContextTo are the lines ContextLines around the
+	// comment; ContextTo may pass the last line, meaning the end.
+	ContextFrom, ContextTo int
+	// Title names the action that runs the task, short enough for a menu.
+	Title string
+	// Message is what the editor shows on the comment.
+	Message string
+	// Prompt is the run's prompt (Prompt).
+	Prompt string
+}
+
+// maxTitleBytes bounds a Title's words.
+const maxTitleBytes = 80
+
+// FindIn scans doc, the text of the file named path (the name picks the
+// comment syntax), and describes each task for a face.
+func FindIn(path, doc string) []Found {
+	tasks := Scan(doc, SyntaxFor(path))
+	if len(tasks) == 0 {
+		return nil
+	}
+	out := make([]Found, len(tasks))
+	for i, t := range tasks {
+		title := "Agent: " + text.Clip(t.Words, maxTitleBytes)
+		out[i] = Found{Task: t, ContextFrom: max(t.FirstLine-ContextLines, 0), ContextTo: t.Line + ContextLines,
+			Title: title, Message: "Task for the agent: " + t.Words + " (code action “" + title + "” runs it)", Prompt: Prompt(t)}
+	}
+	return out
 }
 
 // Prompt is the prompt of a run doing t: the words, where they were

@@ -138,3 +138,39 @@ func FuzzScan(f *testing.F) {
 		}
 	})
 }
+
+func TestFindIn(t *testing.T) {
+	doc := strings.Repeat("x := 1\n", 12) + "// Replace this loop\n// with a map lookup. agent!\n" + "y := 2\n"
+	got := FindIn("a.go", doc)
+	if len(got) != 1 {
+		t.Fatalf("FindIn found %d tasks, want 1: %+v", len(got), got)
+	}
+	f := got[0]
+	if f.FirstLine != 12 || f.Line != 13 || f.Words != "Replace this loop with a map lookup." {
+		t.Fatalf("task = %+v", f.Task)
+	}
+	if f.ContextFrom != 2 || f.ContextTo != 23 {
+		t.Fatalf("context lines %d..%d, want 2..23 (ContextLines either side)", f.ContextFrom, f.ContextTo)
+	}
+	if f.Title != "Agent: Replace this loop with a map lookup." {
+		t.Fatalf("title = %q", f.Title)
+	}
+	if f.Message != "Task for the agent: Replace this loop with a map lookup. (code action “Agent: Replace this loop with a map lookup.” runs it)" {
+		t.Fatalf("message = %q", f.Message)
+	}
+	if f.Prompt != Prompt(f.Task) || !strings.Contains(f.Prompt, "(line 14)") {
+		t.Fatalf("prompt = %q", f.Prompt)
+	}
+
+	top := FindIn("a.py", "# do it agent!\n")
+	if len(top) != 1 || top[0].ContextFrom != 0 || top[0].ContextTo != ContextLines {
+		t.Fatalf("a task on the first line: %+v", top)
+	}
+	long := FindIn("a.go", "// "+strings.Repeat("word ", 40)+"agent!\n")
+	if len(long) != 1 || len(long[0].Title) > len("Agent: ")+maxTitleBytes+len("…") || !strings.HasSuffix(long[0].Title, "…") {
+		t.Fatalf("long title not clipped: %q", long[0].Title)
+	}
+	if FindIn("a.go", "package a\n") != nil {
+		t.Fatal("a document without tasks gave some")
+	}
+}

@@ -95,21 +95,20 @@ func rememberMain(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "agentls remember: %v\n", err)
 		return 1
 	}
-	next, added := tools.AppendNote(string(before), note)
+	f, added := tools.NoteChange(path, string(before), !created, note)
 	if !added {
 		fmt.Fprintf(stderr, "agentls remember: %s already holds this rule; nothing to change\n", path)
 		return 0
 	}
-	f := tools.StagedFile{Base: string(before), Text: next, Created: created}
 	fmt.Fprint(stdout, f.Unified(rel))
 	if !*apply {
 		fmt.Fprintln(stderr, "agentls remember: not written; run again with --apply to write it")
 		return 0
 	}
 	if view != nil {
-		err = tools.WriteConfined(view, path, string(before), created, next)
+		err = tools.WriteConfined(view, path, f.Base, f.Created, f.Text)
 	} else {
-		err = writeUserRules(path, next)
+		err = writeUserRules(path, f.Text)
 	}
 	if err != nil {
 		fmt.Fprintf(stderr, "agentls remember: %v\n", err)

@@ -3,6 +3,7 @@ package watch
 import (
 	"context"
 	"log/slog"
+	"slices"
 	"sync"
 	"time"
 
@@ -25,6 +26,9 @@ type Folders struct {
 
 	mu    sync.Mutex
 	queue []folderOp
+
+	setMu sync.Mutex    // Set and Change, one after the other
+	list  []string      // the folders as their owner gave them (Set)
 	wake  chan struct{} // capacity 1: "queue is not empty"
 
 	w      *Watcher // Run only
@@ -48,6 +52,61 @@ func (f *Folders) Add(dir string) { f.push(folderOp{dir: dir, add: true}) }
 
 // Remove queues dropping the watches under dir.
 func (f *Folders) Remove(dir string) { f.push(folderOp{dir: dir}) }
+
+// Set makes folders (absolute, first one first, as the editor names them)
+// the view's folders at once and queues watching the new ones and
+// dropping the old ones, so confinement never waits for a tree walk.
+func (f *Folders) Set(folders []string) {
+	f.setMu.Lock()
+	defer f.setMu.Unlock()
+	f.setLocked(folders)
+}
+
+func (f *Folders) setLocked(folders []string) {
+	old := f.list
+	f.list = slices.Clone(folders)
+	f.view.SetFolders(folders)
+	for _, d := range old {
+		if !slices.Contains(folders, d) {
+			f.Remove(d)
+		}
+	}
+	for _, d := range folders {
+		if !slices.Contains(old, d) {
+			f.Add(d)
+		}
+	}
+}
+
+// Change drops removed and appends added (each folder once, in order) to
+// the list, Sets it and returns it: an editor's folder change event.
+func (f *Folders) Change(removed, added []string) []string {
+	f.setMu.Lock()
+	defer f.setMu.Unlock()
+	next := slices.DeleteFunc(slices.Clone(f.list), func(d string) bool { return slices.Contains(removed, d) })
+	next = AppendFolders(next, added...)
+	f.setLocked(next)
+	return slices.Clone(next)
+}
+
+// List is the folder list as last Set (not symlink-resolved, unlike the
+// view's Folders: the names the editor and the MCP servers know).
+func (f *Folders) List() []string {
+	f.setMu.Lock()
+	defer f.setMu.Unlock()
+	return slices.Clone(f.list)
+}
+
+// AppendFolders appends each of dirs to list unless it is there already:
+// a workspace folder counts once however often an editor names it.
+func AppendFolders(list []string, dirs ...string) []string {
+	for _, d := range dirs {
+		if !slices.Contains(list, d) {
+			list = append(list, d)
+		}
+	}
+	return list
+}
 
 func (f *Folders) push(op folderOp) {
 	f.mu.Lock()

@@ -254,3 +254,30 @@ func (v *View) BufferMaps() (buffers, aliases int) {
 	defer v.mu.RUnlock()
 	return len(v.overlays), len(v.aliases)
 }
+
+// BufferPath is the canonical path of the buffer the editor opened as key
+// (through a symlink: its target, where tools resolve and stage changes),
+// or key itself when no buffer is open under it. It never touches the
+// disk, so faces can map every editor name they receive.
+func (v *View) BufferPath(key string) string {
+	v.mu.RLock()
+	defer v.mu.RUnlock()
+	if c, o := v.lookupLocked(key); o != nil {
+		return c
+	}
+	return key
+}
+
+// BufferKey is the inverse of BufferPath: the name the editor opened the
+// buffer at the canonical path under (a symlink), so what agentls shows
+// the editor names the document it has open; path itself when no buffer
+// is open there.
+func (v *View) BufferKey(path string) string {
+	v.mu.RLock()
+	o := v.overlays[path]
+	v.mu.RUnlock()
+	if o == nil {
+		return path
+	}
+	return o.key
+}

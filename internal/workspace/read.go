@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"syscall"
 	"time"
@@ -171,4 +172,21 @@ func isBinary(data []byte) bool {
 func hashString(s string) string {
 	sum := sha256.Sum256(unsafe.Slice(unsafe.StringData(s), len(s)))
 	return hex.EncodeToString(sum[:])
+}
+
+// ReadOrNone is Read for callers to whom a missing file is a file still
+// to be created (a note's change of AGENTS.md, a revert's target): ok is
+// false, with no error, when path does not exist; every other failure
+// (outside the folders, too large) stays an error, so nothing is taken
+// for empty that is not.
+func (v *View) ReadOrNone(path string) (snap Snapshot, ok bool, err error) {
+	snap, err = v.Read(path)
+	switch {
+	case err == nil:
+		return snap, true, nil
+	case errors.Is(err, fs.ErrNotExist):
+		return Snapshot{}, false, nil
+	default:
+		return Snapshot{}, false, err
+	}
 }

@@ -175,3 +175,9 @@ func (v *View) ValidateAlways() bool { return v.validateAlways.Load() }
 // CacheStats reports the read cache's entry count and accounted bytes, for
 // memory measurements and tests of the bound.
 func (v *View) CacheStats() (entries int, bytes int64) { return v.cache.stats() }
+
+// MaxFileBytes is the largest text the view reads from disk
+// (Options.MaxFileBytes). An editor's buffer taken on request (ACP's
+// fs/read_text_file) is held to the same bound: a tool reads either the
+// same way, and a model context has the same room for both.
+func (v *View) MaxFileBytes() int64 { return v.maxFile }

@@ -5,8 +5,8 @@
 // also keeps the workspace folders (workspace.go), drives the fsnotify
 // watcher (watcher.go, through internal/watch's Folders), answers
 // agentls/document (document.go), hands the memory of closed documents
-// back (internal/reclaim), remembers under which name (a symlink) the
-// editor opened a file (docs.go), and builds the
+// back (internal/reclaim), maps the editor's names of files (a symlink)
+// to URIs and back through the view's table (docs.go), and builds the
 // WorkspaceEdit that review's accept and runs' apply mode send
 // (edits.go).
 //

@@ -24,7 +24,7 @@ func (d *Docs) DidOpen(_ context.Context, p *protocol.DidOpenTextDocumentParams)
 	// be held twice.
 	key := strings.Clone(core.DocKey(td.URI))
 	d.view.Open(key, td.Version, td.Text)
-	path := d.noteAlias(key)
+	path := d.view.BufferPath(key)
 	if d.follower != nil {
 		d.follower.DocumentOpened(path, td.Version, td.Text)
 	}
@@ -70,9 +70,8 @@ func (d *Docs) DidSave(_ context.Context, p *protocol.DidSaveTextDocumentParams)
 // by it go.
 func (d *Docs) DidClose(_ context.Context, p *protocol.DidCloseTextDocumentParams) error {
 	key := core.DocKey(p.TextDocument.URI)
+	path := d.view.BufferPath(key)
 	d.reclaim.Released(d.view.Close(key))
-	path := d.StorePath(key)
-	d.dropAlias(key)
 	if d.follower != nil {
 		d.follower.DocumentClosed(path)
 	}

@@ -3,48 +3,22 @@ package docs
 import (
 	"context"
 	"log/slog"
-	"slices"
-	"sync"
 
 	"go.lsp.dev/protocol"
 
+	"github.com/agentls/agentls/internal/watch"
 	"github.com/agentls/agentls/lspserver/core"
 )
 
-// workspaceState is the ordered list of workspace folders (absolute paths).
-type workspaceState struct {
-	mu      sync.Mutex
-	folders []string
-}
-
 // Folders returns the workspace folders as the editor gave them (absolute
 // paths, first one first).
-func (d *Docs) Folders() []string {
-	d.ws.mu.Lock()
-	defer d.ws.mu.Unlock()
-	return slices.Clone(d.ws.folders)
-}
+func (d *Docs) Folders() []string { return d.watch.List() }
 
 // SetFolders replaces the folder list: the view's confinement changes at
 // once, the watcher catches up in the background.
 func (d *Docs) SetFolders(folders []string) {
-	d.ws.mu.Lock()
-	old := d.ws.folders
-	d.ws.folders = slices.Clone(folders)
-	d.view.SetFolders(folders)
-	d.ws.mu.Unlock()
+	d.watch.Set(folders)
 	d.core.ActionsChanged()
-
-	for _, f := range old {
-		if !slices.Contains(folders, f) {
-			d.watch.Remove(f)
-		}
-	}
-	for _, f := range folders {
-		if !slices.Contains(old, f) {
-			d.watch.Add(f)
-		}
-	}
 }
 
 // InitialFolders takes initialize's workspaceFolders, else rootUri, else
@@ -54,7 +28,7 @@ func InitialFolders(p *protocol.InitializeParams, log *slog.Logger) []string {
 	if wf, ok := p.WorkspaceFolders.Get(); ok && len(wf) > 0 {
 		for _, f := range wf {
 			if path, ok := core.FilePath(f.URI); ok {
-				out = appendUnique(out, path)
+				out = watch.AppendFolders(out, path)
 			} else {
 				log.Warn("ignoring non-file workspace folder", "uri", string(f.URI))
 			}
@@ -77,20 +51,21 @@ func InitialFolders(p *protocol.InitializeParams, log *slog.Logger) []string {
 
 // DidChangeWorkspaceFolders is workspace/didChangeWorkspaceFolders.
 func (d *Docs) DidChangeWorkspaceFolders(_ context.Context, p *protocol.DidChangeWorkspaceFoldersParams) error {
-	folders := d.Folders()
+	var removed, added []string
 	for _, f := range p.Event.Removed {
 		if path, ok := core.FilePath(f.URI); ok {
-			folders = slices.DeleteFunc(folders, func(x string) bool { return x == path })
+			removed = append(removed, path)
 		}
 	}
 	for _, f := range p.Event.Added {
 		if path, ok := core.FilePath(f.URI); ok {
-			folders = appendUnique(folders, path)
+			added = append(added, path)
 		} else {
 			d.log.Warn("ignoring non-file workspace folder", "uri", string(f.URI))
 		}
 	}
-	d.SetFolders(folders)
+	folders := d.watch.Change(removed, added)
+	d.core.ActionsChanged()
 	d.log.Info("workspace folders changed", "folders", folders)
 	return nil
 }
@@ -134,11 +109,4 @@ func (d *Docs) DidChangeWatchedFiles(_ context.Context, p *protocol.DidChangeWat
 		d.log.Debug("watched file changed", "path", path, "type", ch.Type)
 	}
 	return nil
-}
-
-func appendUnique(list []string, v string) []string {
-	if slices.Contains(list, v) {
-		return list
-	}
-	return append(list, v)
 }

@@ -35,7 +35,7 @@ type Inline struct {
 	neOnce  sync.Once                 // starts the next-edit loop
 
 	langFor func(config.Config) *lang.Manager // LanguageServers
-	decl    *declarer                         // declarations for completions (decls.go)
+	decl    *complete.Languages               // declarations for completions (decls.go)
 }
 
 // New returns the part over d's documents; completions stay off until
@@ -60,7 +60,7 @@ func (in *Inline) OnNextEdit(fn func(complete.Suggestion)) { in.suggest = fn }
 // lives as long as the server.
 func (in *Inline) Configure(cfg config.Config) {
 	if in.langFor != nil && cfg.CompletionOn() {
-		in.decl.use(in.langFor(cfg))
+		in.decl.Use(in.langFor(cfg))
 	}
 	if err := in.eng.Configure(cfg); err != nil {
 		in.log.Warn("inline completions are off: the completion model cannot be used", "err", err)

@@ -5,8 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io/fs"
-	"path/filepath"
 	"sync/atomic"
 
 	"github.com/agentls/agentls/lspserver/core"
@@ -55,35 +53,23 @@ func (v *Review) Remember(ctx context.Context, arg json.RawMessage) (any, error)
 	if err != nil {
 		return nil, core.InvalidParams("%s: %v", CommandRemember, err)
 	}
-	folders := v.view.Folders()
-	if len(folders) == 0 {
-		return nil, core.InvalidParams("%s: no workspace folder is open", CommandRemember)
+	abs, err := tools.ProjectRules(v.view)
+	switch {
+	case errors.Is(err, tools.ErrNoFolder):
+		return nil, core.InvalidParams("%s: %v", CommandRemember, err)
+	case err != nil:
+		return nil, core.RequestFailed("%s: %v", CommandRemember, err)
 	}
-	abs, err := v.view.Resolve(filepath.Join(folders[0], tools.RulesFile))
+	snap, exists, err := v.view.ReadOrNone(abs)
 	if err != nil {
 		return nil, core.RequestFailed("%s: %v", CommandRemember, err)
 	}
-	var base string
-	created := false
-	switch snap, err := v.view.Read(abs); {
-	case err == nil:
-		base = snap.Text
-	case errors.Is(err, fs.ErrNotExist):
-		created = true
-	default:
-		return nil, core.RequestFailed("%s: %v", CommandRemember, err)
-	}
 	uri := string(v.docs.URIOf(abs))
-	next, added := tools.AppendNote(base, note)
+	f, added := tools.NoteChange(abs, snap.Text, exists, note)
 	if !added {
 		return RememberResult{URI: uri, Unchanged: true}, nil
 	}
 	runID := fmt.Sprintf("remember-%d", rememberSeq.Add(1))
-	f := tools.StagedFile{Path: abs, Base: base, Text: next, Created: created}
-	if !created {
-		f.BaseHash = tools.HashText(base)
-	}
-	f.TextHash = tools.HashText(next)
 	v.Stage(runID, f)
 	return RememberResult{RunID: runID, URI: uri}, nil
 }

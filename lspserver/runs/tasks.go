@@ -43,25 +43,22 @@ type taskBook struct {
 // TaskDiagnostics is review's DocumentDiagnostics source (connected by the
 // wiring): the task comments of path's text, remembered for CodeAction.
 func (rs *Runs) TaskDiagnostics(path, content string, open bool) []protocol.Diagnostic {
-	var tasks []aicomment.Task
+	var found []aicomment.Found
 	if open {
-		tasks = aicomment.Scan(content, aicomment.SyntaxFor(path))
+		found = aicomment.FindIn(path, content)
 	}
 	var entries []taskEntry
 	var out []protocol.Diagnostic
-	if len(tasks) > 0 {
+	if len(found) > 0 {
 		enc := rs.core.Session().Encoding
 		ix := text.NewIndex(content)
-		last := ix.LineCount() - 1
-		for _, t := range tasks {
+		for _, t := range found {
 			e := taskEntry{
-				rng:    core.ToProtocolRange(ix.Range(t.Start, t.End, enc)),
-				title:  "Agent: " + text.Clip(t.Words, 80),
-				prompt: aicomment.Prompt(t),
+				rng:     core.ToProtocolRange(ix.Range(t.Start, t.End, enc)),
+				context: core.ToProtocolRange(ix.Range(ix.LineStart(t.ContextFrom), ix.LineEnd(t.ContextTo), enc)),
+				title:   t.Title,
+				prompt:  t.Prompt,
 			}
-			from := max(t.FirstLine-aicomment.ContextLines, 0)
-			to := min(t.Line+aicomment.ContextLines, last)
-			e.context = core.ToProtocolRange(ix.Range(ix.LineStart(from), ix.LineEnd(to), enc))
 			data, _ := json.Marshal(struct {
 				Task string `json:"task"`
 			}{t.Words}) // a string only: cannot fail
@@ -70,7 +67,7 @@ func (rs *Runs) TaskDiagnostics(path, content string, open bool) []protocol.Diag
 				Severity: protocol.DiagnosticSeverityInformation,
 				Source:   protocol.NewOptional("agentls"),
 				Code:     protocol.String(TaskCode),
-				Message:  protocol.String("Task for the agent: " + t.Words + " (code action “" + e.title + "” runs it)"),
+				Message:  protocol.String(t.Message),
 				Data:     data,
 			}
 			entries = append(entries, e)

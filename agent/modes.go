@@ -1,0 +1,18 @@
+package agent
+
+import (
+	"slices"
+
+	"github.com/agentls/agentls/agent/config"
+)
+
+// RunModes are the modes a front-end offers for a run, in the order it
+// shows them: preview (each change is reviewed before it is written, the
+// default), apply (changes are written as the agent makes them) and plan
+// (read-only; the answer is a plan to approve). The configuration's mode
+// setting takes the first two; plan is chosen per run.
+var RunModes = []string{config.ModePreview, config.ModeApply, ModePlan}
+
+// ValidRunMode reports whether m is one of RunModes, so a front-end
+// refuses a mode no other front-end would run.
+func ValidRunMode(m string) bool { return slices.Contains(RunModes, m) }
