@@ -9,7 +9,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
-	"sync/atomic"
+	"time"
 
 	"go.lsp.dev/protocol"
 	"go.lsp.dev/uri"
@@ -65,8 +65,8 @@ type Runs struct {
 	cfg       runConfig
 	mcp       *mcpset.Set // the MCP servers (mcp.go)
 	mcpOnce   sync.Once   // the goroutine that closes them with the server
-	reg       runRegistry
-	approvals sessionApprovals
+	reg       runRegistry     // runs in progress, their slots and cancellation
+	approvals agent.Approvals // "Allow for this session" answers (approve.go)
 
 	editor editorToolsState // the editor's own tools (editortools.go)
 	tasks  taskBook         // task comments of open documents (tasks.go)
@@ -126,29 +126,26 @@ func New(c *core.Server, d *docs.Docs, rv Review) *Runs {
 	return rs
 }
 
+// runRegistry is the server's runs in progress (agent.RunTable): found
+// by id (agentls.cancel) or by progress token
+// (window/workDoneProgress/cancel).
+type runRegistry struct{ agent.RunTable }
+
+// get is the run in progress with id, nil when none.
+func (g *runRegistry) get(id string) *agent.ActiveRun { return g.Get(id) }
+
 // run is one agent run.
 type run struct {
-	id        string
-	mode      string
-	session   *agent.Session
-	cancel    context.CancelFunc
-	cancelled atomic.Bool
-	token     string // progress token, "" if none (under runRegistry.mu)
+	active  *agent.ActiveRun // its entry in rs.reg: cancelling it
+	id      string
+	mode    string
+	session *agent.Session
 
 	// Set by execute before the agent starts, read by onEvent on the
 	// run's goroutines.
 	events *eventStream
 	prog   *runProgress
 	ap     *applier // apply mode only
-}
-
-// stop cancels the run; it reports whether this call did it.
-func (r *run) stop() bool {
-	if !r.cancelled.CompareAndSwap(false, true) {
-		return false
-	}
-	r.cancel()
-	return true
 }
 
 // job is everything a run needs, prepared by runCommand: the session's
@@ -162,14 +159,13 @@ type job struct {
 // execute is the run's goroutine.
 func (rs *Runs) execute(ctx context.Context, r *run, j job) {
 	defer j.prepared.Close()
-	defer r.session.Release(r.id) // a run that never executed (cancelled while queued, a panic)
 	r.events = newEventStream(rs, r.id)
 	var prog *runProgress
 	defer func() {
 		// A bug must not leave the editor with a run that never ends.
 		if p := recover(); p != nil {
 			rs.log.Error("agent run panicked", "run", r.id, "panic", p, "stack", string(debug.Stack()))
-			rs.reg.remove(r)
+			rs.reg.Remove(r.active)
 			rs.endRun(ctx, r, r.events, prog, agent.Outcome{RunID: r.id, Status: agent.StatusFailed,
 				Err: fmt.Errorf("internal error in agentls: %v", p)}, 0, "")
 		}
@@ -180,12 +176,12 @@ func (rs *Runs) execute(ctx context.Context, r *run, j job) {
 		prog.report(ctx, fmt.Sprintf("queued: %d agent runs are working; this one starts when one of them ends", running))
 	})
 	if err != nil { // cancelled while queued
-		rs.reg.remove(r)
+		rs.reg.Remove(r.active)
 		rs.endRun(ctx, r, r.events, prog, agent.Outcome{RunID: r.id, Status: agent.StatusCancelled}, 0, "")
 		return
 	}
 	defer release()
-	rs.waitMCP(ctx, j.cfg.MCP.StartupTimeoutSeconds, prog)
+	rs.mcp.AwaitForRun(ctx, time.Duration(j.cfg.MCP.StartupTimeoutSeconds)*time.Second, func(status string) { prog.report(ctx, status) })
 	prog.report(ctx, "running")
 
 	env := j.prepared.Env()
@@ -193,7 +189,7 @@ func (rs *Runs) execute(ctx context.Context, r *run, j job) {
 		r.ap = newApplier(rs, r.id, env, r.events, prog, rs.cfg.options().ApplySettle)
 	}
 	out := j.prepared.Execute(ctx)
-	rs.reg.remove(r)
+	rs.reg.Remove(r.active)
 
 	pending := len(env.Changes.Files())
 	note := ""
