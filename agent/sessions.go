@@ -29,7 +29,7 @@ type Sessions struct {
 	// ones of its session again (RestoreSaved); it runs under the table's
 	// lock, so it must not call back into the table.
 	SupersedeNew func(sess *Session, path, runID string)
-	Log     *slog.Logger
+	Log          *slog.Logger
 
 	saver SessionSaver
 

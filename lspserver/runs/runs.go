@@ -63,8 +63,8 @@ type Runs struct {
 	review Review
 
 	cfg       runConfig
-	mcp       *mcpset.Set // the MCP servers (mcp.go)
-	mcpOnce   sync.Once   // the goroutine that closes them with the server
+	mcp       *mcpset.Set     // the MCP servers (mcp.go)
+	mcpOnce   sync.Once       // the goroutine that closes them with the server
 	reg       runRegistry     // runs in progress, their slots and cancellation
 	approvals agent.Approvals // "Allow for this session" answers (approve.go)
 
