@@ -4,10 +4,8 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
-	"maps"
 	"runtime/debug"
 	"slices"
-	"strings"
 	"sync"
 	"time"
 
@@ -197,27 +195,13 @@ func (rs *Runs) execute(ctx context.Context, r *run, j job) {
 		applied, held := r.ap.summary()
 		pending, note = rs.handOver(r.id, env.Changes, r.events, out.Status, applied, held)
 		r.ap.recordFates()
-	} else if pending > 0 {
-		// Name them: clients without a plugin (eglot, Helix) see only this
-		// message, and a file that is not open shows its proposal nowhere
-		// until the user visits it.
-		note = fmt.Sprintf("%s pending review (%s)", text.Plural(pending, "changed file"), rs.fileList(env.Changes.Files()))
 	} else {
-		note = "no changes"
+		note = agent.PendingNote(env.Changes.Files(), rs.view.DisplayName)
 	}
 	if n := rs.planFinished(r, out); n != "" {
 		note = n
 	}
 	rs.endRun(ctx, r, r.events, prog, out, pending, note)
-}
-
-// maxNamedFiles bounds the files an end-of-run message names.
-const maxNamedFiles = 3
-
-// fileList names paths as the editor shows them, at most maxNamedFiles,
-// then how many more.
-func (rs *Runs) fileList(paths []string) string {
-	return strings.Join(text.FirstOf(len(paths), maxNamedFiles, func(i int) string { return rs.view.DisplayName(paths[i]) }), ", ")
 }
 
 // onEvent is the agent's OnEvent for run r: events go to the editor as
@@ -303,30 +287,18 @@ func (rs *Runs) Record(ds []agent.Decision) {
 	}
 }
 
-// handOver ends an apply-mode run's changes: what the editor did not take
-// becomes proposals for review, unless the run was cancelled (then it is
-// dropped: a cancelled run changes nothing more). It returns the number of
-// proposals left and the note for the final message.
+// handOver puts what the editor did not take of an apply-mode run into
+// review (agent.HandOver); it returns the number of proposals left and
+// the note for the final message.
 func (rs *Runs) handOver(runID string, cs *tools.Changeset, events *eventStream, status agent.Status, applied int, held map[string]string) (int, string) {
-	note := text.Plural(applied, "file") + " changed in the editor"
-	if len(held) == 0 {
-		return 0, note
-	}
-	if status == agent.StatusCancelled {
-		return 0, fmt.Sprintf("%s; %s not applied (run cancelled)", note, text.Plural(len(held), "staged change"))
-	}
-	var reasons []string
-	for _, path := range slices.Sorted(maps.Keys(held)) {
-		why := held[path]
-		f, ok := cs.Get(path)
-		if !ok {
-			continue
+	paths, note := agent.HandOver(status, applied, held, rs.view.DisplayName)
+	for _, path := range paths {
+		if f, ok := cs.Get(path); ok {
+			rs.review.Stage(runID, f)
+			events.send(RunEvent{Kind: kindProposal, URI: string(uri.File(path)), Applied: core.Ptr(false)})
 		}
-		rs.review.Stage(runID, f)
-		events.send(RunEvent{Kind: kindProposal, URI: string(uri.File(path)), Applied: core.Ptr(false)})
-		reasons = append(reasons, rs.view.DisplayName(path)+": "+why)
 	}
-	return len(held), fmt.Sprintf("%s; %s not applied, pending review (%s)", note, text.Plural(len(held), "change"), strings.Join(reasons, "; "))
+	return len(paths), note
 }
 
 // endRun reports the end of a run everywhere: progress end, the final
