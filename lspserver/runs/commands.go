@@ -206,7 +206,7 @@ func (rs *Runs) runCommand(_ context.Context, raw json.RawMessage) (any, error) 
 	}
 	rs.log.Info("run started", "run", r.id, "session", sess.ID(), "mode", mode, "uri", a.URI)
 	rs.core.Go("agent run "+r.id, func(context.Context) {
-		defer act.Done() // after the end is saved and told: the session takes its next run then
+		defer act.Done()
 		rs.execute(ctx, r, job{cfg: cfg, prepared: prepared, approver: approver})
 	})
 	return &RunResult{RunID: r.id, SessionID: sess.ID()}, nil

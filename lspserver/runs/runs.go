@@ -157,6 +157,7 @@ type job struct {
 // execute is the run's goroutine.
 func (rs *Runs) execute(ctx context.Context, r *run, j job) {
 	defer j.prepared.Close()
+	defer r.session.Release(r.id) // a run that never executed (cancelled while queued, a panic)
 	r.events = newEventStream(rs, r.id)
 	var prog *runProgress
 	defer func() {
