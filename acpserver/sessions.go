@@ -84,24 +84,9 @@ func (s *Server) newSessionState(id, cwd string, servers []acp.McpServer) (*sess
 	ss := &session{srv: s, id: id, cwd: cwd, clientMCP: clientMCP, synced: map[string]bool{},
 		mcp: mcpset.New(s.work.Context(), mcpset.Options{Logger: s.log.With("component", "mcp", "session", id)})}
 	ss.view = workspace.New(workspace.Options{Folders: []string{cwd}, CacheBytes: viewCacheBytes, Logger: s.log.With("component", "view")})
-	ss.store = s.openStore(cwd)
+	ss.store = agent.OpenWorkspaceStore(s.opts.StateDir, s.opts.Env, cwd, s.log)
 	ss.saver.Store, ss.saver.Log = ss.store, s.log
 	return ss, nil
-}
-
-// openStore opens the session store of the workspace cwd; nil when
-// sessions are not saved (NoState, or no usable state directory: logged).
-func (s *Server) openStore(cwd string) *agent.SessionStore {
-	dir := s.stateDir()
-	if dir == "" {
-		return nil
-	}
-	st, err := agent.OpenSessionStore(dir, cwd, s.log)
-	if err != nil {
-		s.log.Warn("sessions are not saved: the state directory is not usable", "err", err)
-		return nil
-	}
-	return st
 }
 
 // stateDir is where sessions are saved, "" for nowhere.
@@ -201,16 +186,7 @@ func (s *Server) openSaved(id acp.SessionId, cwd string, servers []acp.McpServer
 	}
 	ss.core = r.Session
 	ss.saver.Loaded(string(id), r.Proposals)
-	for _, p := range r.Proposals {
-		reviewMerge{ss}.Restore(p)
-	}
-	// A superseded new file is saved as its original change, which the
-	// restore made pending again: supersede it again (as the LSP face does).
-	for _, p := range r.Proposals {
-		if p.Created {
-			s.review.SupersedeNew(ss.core, p.Path, p.RunID)
-		}
-	}
+	agent.RestoreSaved(r, ss.reviewMerge(), func(sess *agent.Session, path, runID string) { s.review.SupersedeNew(sess, path, runID) })
 	if err := s.register(ss); err != nil {
 		return nil, err
 	}
@@ -364,27 +340,18 @@ func (ss *session) save() {
 	ss.mu.Lock()
 	redact := ss.redact
 	ss.mu.Unlock()
-	if err := ss.saver.Save(ss.core, s.review.store.List(""), redact, reviewMerge{ss}); err != nil {
+	if err := ss.saver.Save(ss.core, s.review.store.List(""), redact, ss.reviewMerge()); err != nil {
 		s.log.Warn("session not saved", "session", ss.id, "err", err)
 	}
 }
 
-// reviewMerge applies a save's merge with what another agentls (the LSP
-// server, a CLI run) saved for this session to this connection's review
-// (agent.ReviewMerge).
-type reviewMerge struct{ ss *session }
-
-func (m reviewMerge) Drop(p agent.SavedProposal) { m.ss.srv.review.Drop(p.RunID, p.Path) }
-
-func (m reviewMerge) Restore(p agent.SavedProposal) bool {
-	s := m.ss.srv
-	if err := p.Restorable(m.ss.view); err != nil {
-		s.log.Warn("restored proposal refused: it breaks a write rule", "session", m.ss.id, "path", p.Path, "err", err)
-		return false
-	}
-	s.stage(m.ss, p.RunID, tools.StagedFile{Path: p.Path, Base: p.Base, Text: p.Proposed, Created: p.Created})
-	s.review.store.ForgetRun(p.RunID)
-	return true
+// reviewMerge puts the proposals of the session's file (read at load, or
+// saved meanwhile by another agentls: the LSP server, a CLI run) into this
+// connection's review, or drops those decided there (agent.ReviewRestore).
+func (ss *session) reviewMerge() agent.ReviewRestore {
+	s := ss.srv
+	return agent.ReviewRestore{View: ss.view, Unstage: s.review.Drop, Forget: s.review.store.ForgetRun, Log: s.log.With("session", ss.id),
+		Stage: func(runID string, f tools.StagedFile) { s.stage(ss, runID, f) }}
 }
 
 // sortedKeys is the keys of m, sorted.

@@ -85,6 +85,41 @@ func (b *Plans) Finished(runID, sessionID, answer string) bool {
 	return true
 }
 
+// RunFinished records the plan of a run of sessionID that ended with out
+// in mode: only a plan-mode run that finished with words leaves a plan.
+// It reports whether one now awaits approval.
+func (b *Plans) RunFinished(runID, sessionID, mode string, out Outcome) bool {
+	if mode != ModePlan || out.Status != StatusFinished {
+		return false
+	}
+	return b.Finished(runID, sessionID, out.Answer)
+}
+
+// ErrNoPlan is Approve's error when no plan (or not runID's: never a
+// plan, or approved already) awaits approval.
+var ErrNoPlan = errors.New("no plan awaits approval")
+
+// Approve takes the plan of runID ("" = the latest) and hands it to
+// start, the face's start of the run that carries it out (CarryOut, in
+// the plan's session). A plan is approved at most once: taken first, so a
+// second approval finds nothing; but a run that fails to start puts the
+// plan back, so the user can try again once the cause is fixed.
+func (b *Plans) Approve(runID string, start func(WaitingPlan) error) (WaitingPlan, error) {
+	p, ok := b.Take(runID)
+	if !ok {
+		return WaitingPlan{}, ErrNoPlan
+	}
+	if err := start(p); err != nil {
+		b.Wait(p)
+		return p, err
+	}
+	b.log().Info("plan approved", "planRun", p.RunID, "session", p.SessionID)
+	return p, nil
+}
+
+// CarryOut is the prompt of the run that carries out p.
+func (p WaitingPlan) CarryOut() string { return CarryOutPrompt + p.Plan }
+
 // Wait records p for approval (again, after an approval that failed to
 // start its run), writing its file.
 func (b *Plans) Wait(p WaitingPlan) {

@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"errors"
 	"os"
 	"testing"
 )
@@ -36,5 +37,34 @@ func TestPlansTwoServers(t *testing.T) {
 	a.DropSessions("gone")
 	if _, ok := a.Take("0a1d"); ok {
 		t.Fatal("a deleted session's plan can still be approved")
+	}
+}
+
+// TestPlansApprove: only a finished plan-mode run with words leaves a
+// plan; a plan is approved once; a run that fails to start puts it back.
+func TestPlansApprove(t *testing.T) {
+	var b Plans
+	finished := Outcome{Status: StatusFinished, Answer: "1. do it"}
+	if b.RunFinished("r0", "s", "preview", finished) || b.RunFinished("r0", "s", ModePlan, Outcome{Status: StatusCancelled, Answer: "1."}) ||
+		b.RunFinished("r0", "s", ModePlan, Outcome{Status: StatusFinished, Answer: "  "}) {
+		t.Fatal("a plan was recorded from a run that left none")
+	}
+	if !b.RunFinished("r1", "s", ModePlan, finished) {
+		t.Fatal("a finished plan run left no plan")
+	}
+	if _, err := b.Approve("r9", func(WaitingPlan) error { return nil }); !errors.Is(err, ErrNoPlan) {
+		t.Fatalf("approving another run's plan = %v, want ErrNoPlan", err)
+	}
+	failed := errors.New("no model")
+	if _, err := b.Approve("", func(WaitingPlan) error { return failed }); err != failed {
+		t.Fatalf("Approve = %v, want the start's error", err)
+	}
+	var prompt string
+	p, err := b.Approve("r1", func(p WaitingPlan) error { prompt = p.CarryOut(); return nil })
+	if err != nil || p.SessionID != "s" || prompt != CarryOutPrompt+"1. do it" {
+		t.Fatalf("Approve after a failed start = %+v, %v, prompt %q", p, err, prompt)
+	}
+	if _, err := b.Approve("", func(WaitingPlan) error { t.Fatal("a plan was approved twice"); return nil }); !errors.Is(err, ErrNoPlan) {
+		t.Fatalf("second approval = %v, want ErrNoPlan", err)
 	}
 }

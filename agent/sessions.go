@@ -25,11 +25,11 @@ type Sessions struct {
 	Review ReviewMerge
 	// Pending lists the proposals in review (all sessions').
 	Pending func() []proposal.Proposal
-	// OnAdopt runs after a session read from the store joined the table
-	// and its proposals joined review (under the table's lock: it must
-	// not call back into the table).
-	OnAdopt func(Restored)
-	Log     *slog.Logger
+	// SupersedeNew lets a restored new file's proposal replace the earlier
+	// ones of its session again (RestoreSaved); it runs under the table's
+	// lock, so it must not call back into the table.
+	SupersedeNew func(sess *Session, path, runID string)
+	Log          *slog.Logger
 
 	saver SessionSaver
 
@@ -96,16 +96,7 @@ func (t *Sessions) adopt(r Restored) int {
 	id := r.Session.ID()
 	t.byID[id] = r.Session
 	t.saver.Loaded(id, r.Proposals)
-	n := 0
-	for _, p := range r.Proposals {
-		if t.Review != nil && t.Review.Restore(p) {
-			n++
-		}
-	}
-	if t.OnAdopt != nil {
-		t.OnAdopt(r)
-	}
-	return n
+	return RestoreSaved(r, t.Review, t.SupersedeNew)
 }
 
 // Get returns the session to run in: a new one for id "", else the known

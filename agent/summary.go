@@ -2,6 +2,8 @@ package agent
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 
 	"github.com/agentls/agentls/internal/text"
@@ -115,4 +117,40 @@ func checksPassed(checks []tools.CheckResult) bool {
 		}
 	}
 	return true
+}
+
+// maxNamedFiles bounds the files an end-of-run note names.
+const maxNamedFiles = 3
+
+// PendingNote is the end-of-run note of a run whose changes await review:
+// it names them (display: the name people know a path by), at most
+// maxNamedFiles, since a client without a plugin sees only this message
+// and a file that is not open shows its proposal nowhere until visited.
+func PendingNote(paths []string, display func(string) string) string {
+	if len(paths) == 0 {
+		return "no changes"
+	}
+	named := text.FirstOf(len(paths), maxNamedFiles, func(i int) string { return display(paths[i]) })
+	return fmt.Sprintf("%s pending review (%s)", text.Plural(len(paths), "changed file"), strings.Join(named, ", "))
+}
+
+// HandOver settles the end of a run that applied its changes in the
+// editor as it went: those the editor did not take (held: path → why) go
+// to review, in path order, unless the run was cancelled (a cancelled
+// run changes nothing more, so they are dropped). It returns the paths
+// to put into review and the note for the end-of-run message.
+func HandOver(status Status, applied int, held map[string]string, display func(string) string) (review []string, note string) {
+	note = text.Plural(applied, "file") + " changed in the editor"
+	if len(held) == 0 {
+		return nil, note
+	}
+	if status == StatusCancelled {
+		return nil, fmt.Sprintf("%s; %s not applied (run cancelled)", note, text.Plural(len(held), "staged change"))
+	}
+	review = slices.Sorted(maps.Keys(held))
+	reasons := make([]string, len(review))
+	for i, path := range review {
+		reasons[i] = display(path) + ": " + held[path]
+	}
+	return review, fmt.Sprintf("%s; %s not applied, pending review (%s)", note, text.Plural(len(held), "change"), strings.Join(reasons, "; "))
 }

@@ -167,6 +167,40 @@ func (s *Set) Wait(ctx context.Context, timeout time.Duration, waiting func(conn
 	}
 }
 
+// AwaitForRun is Wait for a run about to start, bounded by timeout (no
+// wait when it is <= 0): report (nil: none) is told in words what the run
+// waits for (Waiting), for the run's progress. A server still connecting
+// at the deadline, or failed, is left out and the deadline logged: the
+// run's turns offer only the tools of ready servers.
+func (s *Set) AwaitForRun(ctx context.Context, timeout time.Duration, report func(status string)) bool {
+	if timeout <= 0 {
+		return true
+	}
+	status := ""
+	ok := s.Wait(ctx, timeout, func(names []string) {
+		status = Waiting(names)
+		if report != nil {
+			report(status)
+		}
+	})
+	if !ok && ctx.Err() == nil {
+		s.opts.Logger.Warn("run starts without MCP servers still connecting", "waited", timeout, "status", status)
+	}
+	return ok
+}
+
+// Waiting says what a run waits for while Wait reports names connecting
+// (none: a configuration on its way).
+func Waiting(names []string) string {
+	switch len(names) {
+	case 0:
+		return "waiting for the MCP configuration"
+	case 1:
+		return "waiting for MCP server " + names[0] + " to start"
+	}
+	return "waiting for MCP servers " + strings.Join(names, ", ") + " to start"
+}
+
 // Close stops the running set and waits for its servers (and their child
 // processes) to end; later Switches start nothing.
 func (s *Set) Close() {

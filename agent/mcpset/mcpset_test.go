@@ -186,3 +186,31 @@ func TestSetWaitsForAnnouncedSet(t *testing.T) {
 		t.Fatal("Wait did not settle once the announced set was applied")
 	}
 }
+
+// TestAwaitForRun: no bound, no wait; a run held back is told what it
+// waits for in words, and goes on once the announced set is applied.
+func TestAwaitForRun(t *testing.T) {
+	s := New(t.Context(), Options{})
+	defer s.Close()
+	gen := s.Expect()
+	var told []string
+	if !s.AwaitForRun(t.Context(), 0, func(m string) { told = append(told, m) }) || told != nil {
+		t.Fatalf("a zero bound waited (told %q)", told)
+	}
+	done := make(chan bool)
+	reported := make(chan string, 4)
+	go func() { done <- s.AwaitForRun(t.Context(), time.Minute, func(m string) { reported <- m }) }()
+	if m := testwait.Recv(t, reported, "the wait's report"); m != "waiting for the MCP configuration" {
+		t.Fatalf("reported %q", m)
+	}
+	s.Applied(gen)
+	if !testwait.Recv(t, done, "AwaitForRun after Applied") {
+		t.Fatal("the run was held back after the set was applied")
+	}
+	if got := Waiting([]string{"a"}); got != "waiting for MCP server a to start" {
+		t.Errorf("Waiting(a) = %q", got)
+	}
+	if got := Waiting([]string{"a", "b"}); got != "waiting for MCP servers a, b to start" {
+		t.Errorf("Waiting(a, b) = %q", got)
+	}
+}

@@ -3,7 +3,6 @@ package runs
 import (
 	"context"
 	"fmt"
-	"sync"
 
 	"go.lsp.dev/protocol"
 
@@ -37,27 +36,6 @@ var approvalChoices = []agent.Choice{
 	{ID: actionDeny},
 }
 
-// sessionApprovals remembers "Allow for this session" answers.
-type sessionApprovals struct {
-	mu      sync.Mutex
-	allowed map[string]bool // tool + "\x00" + summary
-}
-
-func (a *sessionApprovals) has(req tools.ApprovalRequest) bool {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	return a.allowed[req.Tool+"\x00"+req.Summary]
-}
-
-func (a *sessionApprovals) add(req tools.ApprovalRequest) {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	if a.allowed == nil {
-		a.allowed = map[string]bool{}
-	}
-	a.allowed[req.Tool+"\x00"+req.Summary] = true
-}
-
 // editorApprover is a run's tools.Approver.
 type editorApprover struct {
 	s        *Runs
@@ -65,29 +43,22 @@ type editorApprover struct {
 	progress *runProgress
 }
 
-// Approve implements tools.Approver with window/showMessageRequest. It
-// runs on the tool's goroutine (never the read loop), so it may wait for
-// the user; cancelling the run withdraws the question ($/cancelRequest).
+// Approve implements tools.Approver with window/showMessageRequest
+// (agent.Approvals keeps the session's answers). It runs on the tool's
+// goroutine (never the read loop), so it may wait for the user;
+// cancelling the run withdraws the question ($/cancelRequest).
 func (a *editorApprover) Approve(ctx context.Context, req tools.ApprovalRequest) (tools.Decision, error) {
-	if a.s.approvals.has(req) {
-		return tools.AllowOnce, nil
+	d, err := a.s.approvals.Approve(ctx, req, func(ctx context.Context) (agent.Choice, error) {
+		a.progress.report(ctx, "waiting for your approval: "+text.Clip(req.Summary, 80))
+		c, err := a.s.core.Ask(ctx, protocol.MessageTypeWarning,
+			fmt.Sprintf("Agent run %s wants to use %s:\n%s", a.runID, req.Tool, req.Summary), approvalChoices)
+		if err != nil && ctx.Err() == nil {
+			a.s.log.Warn("approval request failed; denying", "run", a.runID, "tool", req.Tool, "err", err)
+		}
+		return c, err
+	})
+	if err == nil {
+		a.s.log.Info("approval", "run", a.runID, "tool", req.Tool, "allowed", d != tools.Deny)
 	}
-	a.progress.report(ctx, "waiting for your approval: "+text.Clip(req.Summary, 80))
-	c, err := a.s.core.Ask(ctx, protocol.MessageTypeWarning,
-		fmt.Sprintf("Agent run %s wants to use %s:\n%s", a.runID, req.Tool, req.Summary), approvalChoices)
-	if err != nil && ctx.Err() != nil {
-		return tools.Deny, ctx.Err()
-	} else if err != nil {
-		a.s.log.Warn("approval request failed; denying", "run", a.runID, "tool", req.Tool, "err", err)
-	}
-	decision := tools.Deny
-	switch {
-	case c.Allow && c.Always:
-		a.s.approvals.add(req)
-		decision = tools.AllowOnce // the session memory above, not the tool-wide one
-	case c.Allow:
-		decision = tools.AllowOnce
-	}
-	a.s.log.Info("approval", "run", a.runID, "tool", req.Tool, "allowed", decision != tools.Deny)
-	return decision, nil
+	return d, err
 }

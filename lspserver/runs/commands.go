@@ -112,13 +112,9 @@ func (rs *Runs) cancelCommand(raw json.RawMessage) (*CancelResult, error) {
 	if a.RunID == "" {
 		return nil, core.InvalidParams("%s: arguments[0].runId is required", CommandCancel)
 	}
-	r := rs.reg.get(a.RunID)
-	if r == nil {
-		return &CancelResult{Cancelled: false}, nil
-	}
-	ok := r.stop()
+	ok := rs.reg.Cancel(a.RunID)
 	if ok {
-		rs.log.Info("run cancelled by agentls.cancel", "run", r.id)
+		rs.log.Info("run cancelled by agentls.cancel", "run", a.RunID)
 	}
 	return &CancelResult{Cancelled: ok}, nil
 }
@@ -172,12 +168,11 @@ func (rs *Runs) runCommand(_ context.Context, raw json.RawMessage) (any, error) 
 		rs.showWarning("agentls: this editor does not support workspace/applyEdit, so the run uses preview mode")
 		mode = config.ModePreview
 	}
-	r := &run{id: agent.NewRunID(), mode: mode, session: sess}
-	if busy := sess.Reserve(r.id); busy != "" {
-		return nil, core.RequestFailed("%s: session %s has run %s in progress; wait for it or cancel it", CommandRun, sess.ID(), busy)
+	act, ctx, err := rs.reg.Begin(rs.ctx, sess)
+	if err != nil {
+		return nil, core.RequestFailed("%s: %v", CommandRun, err)
 	}
-	ctx, cancel := context.WithCancel(rs.ctx)
-	r.cancel = cancel
+	r := &run{active: act, id: act.ID, mode: mode, session: sess}
 	approver := &editorApprover{s: rs, runID: r.id}
 	prepared, err := r.session.Prepare(ctx, agent.Setup{
 		Config:        cfg,
@@ -194,15 +189,14 @@ func (rs *Runs) runCommand(_ context.Context, raw json.RawMessage) (any, error) 
 	}, agent.RunRequest{RunID: r.id, Prompt: a.Prompt, Editor: editor, Proposals: agent.ProposalStates(rs.review.Pending(), sess), Mode: mode, Model: a.Model,
 		OnEvent: func(ev agent.Event) { rs.onEvent(ctx, r, ev) }})
 	if err != nil {
-		cancel()
-		sess.Release(r.id)
+		act.Done()
 		if errors.Is(err, agent.ErrPromptTooLarge) {
 			return nil, core.InvalidParams("%s: arguments[0].prompt: %v", CommandRun, err)
 		}
 		return nil, rs.cannotStart(err)
 	}
 	rs.sessions().Started(sess, a.Prompt, cfg.APIKey())
-	rs.reg.add(r)
+	rs.reg.Add(act)
 	if editor != nil {
 		var line uint32
 		if editor.Range != nil {
@@ -212,7 +206,7 @@ func (rs *Runs) runCommand(_ context.Context, raw json.RawMessage) (any, error) 
 	}
 	rs.log.Info("run started", "run", r.id, "session", sess.ID(), "mode", mode, "uri", a.URI)
 	rs.core.Go("agent run "+r.id, func(context.Context) {
-		defer cancel()
+		defer act.Done()
 		rs.execute(ctx, r, job{cfg: cfg, prepared: prepared, approver: approver})
 	})
 	return &RunResult{RunID: r.id, SessionID: sess.ID()}, nil

@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"net/url"
 	"strconv"
-	"strings"
-	"time"
 
 	"go.lsp.dev/protocol"
 
@@ -20,10 +18,10 @@ import (
 // the one owner of the rules) runs the configured servers; this face maps
 // it to LSP. Each configuration load is announced (Set.Expect) when it
 // starts and hands its servers to the set when done (applyMCP), so a run
-// started meanwhile waits for the latest configuration's servers (waitMCP,
-// reported in the run's progress); state changes go to window/logMessage;
-// the set closes with the server on every exit path (Serve cancels rs.ctx
-// and waits for its background work).
+// started meanwhile waits for the latest configuration's servers
+// (Set.AwaitForRun, reported in the run's progress); state changes go to
+// window/logMessage; the set closes with the server on every exit path
+// (Serve cancels rs.ctx and waits for its background work).
 
 // applyMCP hands the servers of configuration load gen to the set. Loads
 // run one at a time (reloadConfig), so the latest configuration's servers
@@ -68,28 +66,6 @@ func (rs *Runs) syncMCPTools(reg *tools.Registry) { rs.mcp.Current().SyncInto(re
 func (rs *Runs) FoldersChanged() {
 	if mgr := rs.mcp.Current(); mgr != nil {
 		mgr.SetRoots(rs.docs.Folders()) // does not block: notifies servers in the background
-	}
-}
-
-// waitMCP holds a run back, for at most seconds, until the configuration
-// loaded so far has reached the set and its servers are ready or have
-// failed (mcpset.Set.Wait), reporting what it waits for in the run's
-// progress. A server still connecting at the deadline, or failed, is left
-// out: the run's turns offer only the tools of ready servers.
-func (rs *Runs) waitMCP(ctx context.Context, seconds int, prog *runProgress) {
-	timeout, msg := time.Duration(seconds)*time.Second, ""
-	if seconds > 0 && !rs.mcp.Wait(ctx, timeout, func(names []string) {
-		switch len(names) {
-		case 0:
-			msg = "waiting for the MCP configuration"
-		case 1:
-			msg = "waiting for MCP server " + names[0] + " to start"
-		default:
-			msg = "waiting for MCP servers " + strings.Join(names, ", ") + " to start"
-		}
-		prog.report(ctx, msg)
-	}) && ctx.Err() == nil {
-		rs.log.Warn("run starts without MCP servers still connecting", "waited", timeout, "status", msg)
 	}
 }
 

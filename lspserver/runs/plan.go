@@ -3,8 +3,8 @@ package runs
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"path/filepath"
-	"strings"
 
 	"go.lsp.dev/protocol"
 
@@ -51,10 +51,9 @@ func (rs *Runs) restorePlans() { rs.plans.Restore(rs.sessions().Has) }
 // planFinished records a finished plan run for approval and returns the
 // note for the end-of-run message.
 func (rs *Runs) planFinished(r *run, out agent.Outcome) string {
-	if r.mode != ModePlan || out.Status != agent.StatusFinished || strings.TrimSpace(out.Answer) == "" {
+	if !rs.plans.RunFinished(r.id, r.session.ID(), r.mode, out) {
 		return ""
 	}
-	rs.plans.Finished(r.id, r.session.ID(), out.Answer)
 	return "plan ready for review: approve it with the code action “Agent: Approve plan” (" + CommandApprovePlan + ")"
 }
 
@@ -64,21 +63,19 @@ func (rs *Runs) approvePlanCommand(ctx context.Context, raw json.RawMessage) (an
 	if err := decodeArg(CommandApprovePlan, raw, &a); err != nil {
 		return nil, err
 	}
-	p, ok := rs.plans.Take(a.RunID)
-	if !ok {
-		if a.RunID != "" {
-			return nil, core.InvalidParams("%s: run %s has no plan awaiting approval (it is not a finished plan-mode run, or it was approved already)", CommandApprovePlan, a.RunID)
-		}
+	var res any
+	_, err := rs.plans.Approve(a.RunID, func(p agent.WaitingPlan) (err error) {
+		args, _ := json.Marshal(RunArgs{Prompt: p.CarryOut(), SessionID: p.SessionID, Mode: config.ModePreview}) // strings only
+		res, err = rs.runCommand(ctx, args)
+		return err
+	})
+	switch {
+	case errors.Is(err, agent.ErrNoPlan) && a.RunID != "":
+		return nil, core.InvalidParams("%s: run %s has no plan awaiting approval (it is not a finished plan-mode run, or it was approved already)", CommandApprovePlan, a.RunID)
+	case errors.Is(err, agent.ErrNoPlan):
 		return nil, core.InvalidParams("%s: no plan awaits approval; start one with %s and mode %q", CommandApprovePlan, CommandRun, ModePlan)
 	}
-	args, _ := json.Marshal(RunArgs{Prompt: agent.CarryOutPrompt + p.Plan, SessionID: p.SessionID, Mode: config.ModePreview}) // strings only
-	res, err := rs.runCommand(ctx, args)
-	if err != nil {
-		rs.plans.Wait(p) // still waiting: the user can try again
-		return nil, err
-	}
-	rs.log.Info("plan approved", "planRun", p.RunID, "session", p.SessionID)
-	return res, nil
+	return res, err
 }
 
 // approvePlanAction is the code action approving the latest plan, offered

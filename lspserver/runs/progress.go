@@ -48,7 +48,7 @@ func (rs *Runs) startProgress(ctx context.Context, r *run, message string) *runP
 		return p
 	}
 	p.token = token
-	rs.reg.setToken(r, token)
+	rs.reg.Alias(r.active, token)
 	// Detached: once the token exists, begin and end both go out even if
 	// the run is cancelled in between.
 	p.send(context.WithoutCancel(ctx), &protocol.WorkDoneProgressBegin{Kind: "begin", Title: progressTitle, Cancellable: core.Ptr(true), Message: core.Ptr(message)})
@@ -102,9 +102,8 @@ func (rs *Runs) WorkDoneProgressCancel(_ context.Context, p *protocol.WorkDonePr
 		rs.log.Debug("progress cancel for a token agentls did not create", "token", p.Token)
 		return nil
 	}
-	if r := rs.reg.byToken(string(tok)); r != nil {
-		rs.log.Info("run cancelled from its progress", "run", r.id)
-		r.stop()
+	if r := rs.reg.ByAlias(string(tok)); r != nil && r.Stop() {
+		rs.log.Info("run cancelled from its progress", "run", r.ID)
 	}
 	return nil
 }

@@ -4,12 +4,10 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
-	"maps"
 	"runtime/debug"
 	"slices"
-	"strings"
 	"sync"
-	"sync/atomic"
+	"time"
 
 	"go.lsp.dev/protocol"
 	"go.lsp.dev/uri"
@@ -63,10 +61,10 @@ type Runs struct {
 	review Review
 
 	cfg       runConfig
-	mcp       *mcpset.Set // the MCP servers (mcp.go)
-	mcpOnce   sync.Once   // the goroutine that closes them with the server
-	reg       runRegistry
-	approvals sessionApprovals
+	mcp       *mcpset.Set     // the MCP servers (mcp.go)
+	mcpOnce   sync.Once       // the goroutine that closes them with the server
+	reg       runRegistry     // runs in progress, their slots and cancellation
+	approvals agent.Approvals // "Allow for this session" answers (approve.go)
 
 	editor editorToolsState // the editor's own tools (editortools.go)
 	tasks  taskBook         // task comments of open documents (tasks.go)
@@ -126,29 +124,26 @@ func New(c *core.Server, d *docs.Docs, rv Review) *Runs {
 	return rs
 }
 
+// runRegistry is the server's runs in progress (agent.RunTable): found
+// by id (agentls.cancel) or by progress token
+// (window/workDoneProgress/cancel).
+type runRegistry struct{ agent.RunTable }
+
+// get is the run in progress with id, nil when none.
+func (g *runRegistry) get(id string) *agent.ActiveRun { return g.Get(id) }
+
 // run is one agent run.
 type run struct {
-	id        string
-	mode      string
-	session   *agent.Session
-	cancel    context.CancelFunc
-	cancelled atomic.Bool
-	token     string // progress token, "" if none (under runRegistry.mu)
+	active  *agent.ActiveRun // its entry in rs.reg: cancelling it
+	id      string
+	mode    string
+	session *agent.Session
 
 	// Set by execute before the agent starts, read by onEvent on the
 	// run's goroutines.
 	events *eventStream
 	prog   *runProgress
 	ap     *applier // apply mode only
-}
-
-// stop cancels the run; it reports whether this call did it.
-func (r *run) stop() bool {
-	if !r.cancelled.CompareAndSwap(false, true) {
-		return false
-	}
-	r.cancel()
-	return true
 }
 
 // job is everything a run needs, prepared by runCommand: the session's
@@ -169,7 +164,7 @@ func (rs *Runs) execute(ctx context.Context, r *run, j job) {
 		// A bug must not leave the editor with a run that never ends.
 		if p := recover(); p != nil {
 			rs.log.Error("agent run panicked", "run", r.id, "panic", p, "stack", string(debug.Stack()))
-			rs.reg.remove(r)
+			rs.reg.Remove(r.active)
 			rs.endRun(ctx, r, r.events, prog, agent.Outcome{RunID: r.id, Status: agent.StatusFailed,
 				Err: fmt.Errorf("internal error in agentls: %v", p)}, 0, "")
 		}
@@ -180,12 +175,12 @@ func (rs *Runs) execute(ctx context.Context, r *run, j job) {
 		prog.report(ctx, fmt.Sprintf("queued: %d agent runs are working; this one starts when one of them ends", running))
 	})
 	if err != nil { // cancelled while queued
-		rs.reg.remove(r)
+		rs.reg.Remove(r.active)
 		rs.endRun(ctx, r, r.events, prog, agent.Outcome{RunID: r.id, Status: agent.StatusCancelled}, 0, "")
 		return
 	}
 	defer release()
-	rs.waitMCP(ctx, j.cfg.MCP.StartupTimeoutSeconds, prog)
+	rs.mcp.AwaitForRun(ctx, time.Duration(j.cfg.MCP.StartupTimeoutSeconds)*time.Second, func(status string) { prog.report(ctx, status) })
 	prog.report(ctx, "running")
 
 	env := j.prepared.Env()
@@ -193,7 +188,7 @@ func (rs *Runs) execute(ctx context.Context, r *run, j job) {
 		r.ap = newApplier(rs, r.id, env, r.events, prog, rs.cfg.options().ApplySettle)
 	}
 	out := j.prepared.Execute(ctx)
-	rs.reg.remove(r)
+	rs.reg.Remove(r.active)
 
 	pending := len(env.Changes.Files())
 	note := ""
@@ -201,27 +196,13 @@ func (rs *Runs) execute(ctx context.Context, r *run, j job) {
 		applied, held := r.ap.summary()
 		pending, note = rs.handOver(r.id, env.Changes, r.events, out.Status, applied, held)
 		r.ap.recordFates()
-	} else if pending > 0 {
-		// Name them: clients without a plugin (eglot, Helix) see only this
-		// message, and a file that is not open shows its proposal nowhere
-		// until the user visits it.
-		note = fmt.Sprintf("%s pending review (%s)", text.Plural(pending, "changed file"), rs.fileList(env.Changes.Files()))
 	} else {
-		note = "no changes"
+		note = agent.PendingNote(env.Changes.Files(), rs.view.DisplayName)
 	}
 	if n := rs.planFinished(r, out); n != "" {
 		note = n
 	}
 	rs.endRun(ctx, r, r.events, prog, out, pending, note)
-}
-
-// maxNamedFiles bounds the files an end-of-run message names.
-const maxNamedFiles = 3
-
-// fileList names paths as the editor shows them, at most maxNamedFiles,
-// then how many more.
-func (rs *Runs) fileList(paths []string) string {
-	return strings.Join(text.FirstOf(len(paths), maxNamedFiles, func(i int) string { return rs.view.DisplayName(paths[i]) }), ", ")
 }
 
 // onEvent is the agent's OnEvent for run r: events go to the editor as
@@ -307,30 +288,18 @@ func (rs *Runs) Record(ds []agent.Decision) {
 	}
 }
 
-// handOver ends an apply-mode run's changes: what the editor did not take
-// becomes proposals for review, unless the run was cancelled (then it is
-// dropped: a cancelled run changes nothing more). It returns the number of
-// proposals left and the note for the final message.
+// handOver puts what the editor did not take of an apply-mode run into
+// review (agent.HandOver); it returns the number of proposals left and
+// the note for the final message.
 func (rs *Runs) handOver(runID string, cs *tools.Changeset, events *eventStream, status agent.Status, applied int, held map[string]string) (int, string) {
-	note := text.Plural(applied, "file") + " changed in the editor"
-	if len(held) == 0 {
-		return 0, note
-	}
-	if status == agent.StatusCancelled {
-		return 0, fmt.Sprintf("%s; %s not applied (run cancelled)", note, text.Plural(len(held), "staged change"))
-	}
-	var reasons []string
-	for _, path := range slices.Sorted(maps.Keys(held)) {
-		why := held[path]
-		f, ok := cs.Get(path)
-		if !ok {
-			continue
+	paths, note := agent.HandOver(status, applied, held, rs.view.DisplayName)
+	for _, path := range paths {
+		if f, ok := cs.Get(path); ok {
+			rs.review.Stage(runID, f)
+			events.send(RunEvent{Kind: kindProposal, URI: string(uri.File(path)), Applied: core.Ptr(false)})
 		}
-		rs.review.Stage(runID, f)
-		events.send(RunEvent{Kind: kindProposal, URI: string(uri.File(path)), Applied: core.Ptr(false)})
-		reasons = append(reasons, rs.view.DisplayName(path)+": "+why)
 	}
-	return len(held), fmt.Sprintf("%s; %s not applied, pending review (%s)", note, text.Plural(len(held), "change"), strings.Join(reasons, "; "))
+	return len(paths), note
 }
 
 // endRun reports the end of a run everywhere: progress end, the final

@@ -80,28 +80,14 @@ func (rs *Runs) RestoreSessions() {
 func (rs *Runs) sessions() *agent.Sessions {
 	ss := &rs.sess
 	ss.once.Do(func() {
-		t := &agent.Sessions{Review: reviewMerge{rs}, Pending: rs.review.Pending, Log: rs.log,
-			OnAdopt: rs.replaceRestoredNew}
+		t := &agent.Sessions{Pending: rs.review.Pending, Log: rs.log, SupersedeNew: rs.replaceEarlierNew,
+			Review: agent.ReviewRestore{View: rs.view, Stage: rs.review.Stage, Unstage: rs.review.Drop, Forget: rs.review.ForgetRun, Log: rs.log}}
 		defer ss.table.Store(t)
-		folders := rs.view.Folders()
-		if len(folders) == 0 {
-			return
+		if folders := rs.view.Folders(); len(folders) > 0 {
+			opts := rs.cfg.options()
+			t.Store = agent.OpenWorkspaceStore(opts.StateDir, opts.Env, folders[0], rs.log)
+			t.Restore()
 		}
-		opts := rs.cfg.options()
-		dir, err := agent.StateDir(opts.StateDir, opts.Env)
-		if err != nil {
-			rs.log.Warn("sessions are not saved", "err", err)
-		}
-		if dir == "" {
-			return
-		}
-		st, err := agent.OpenSessionStore(dir, folders[0], rs.log)
-		if err != nil {
-			rs.log.Warn("sessions are not saved: the state directory is not usable", "err", err)
-			return
-		}
-		t.Store = st
-		t.Restore()
 	})
 	return ss.table.Load()
 }
@@ -125,47 +111,14 @@ func (rs *Runs) session(id string) (*agent.Session, error) {
 	return sess, err
 }
 
-// replaceRestoredNew restores the replacements among a restored session's
-// new files (a superseded proposal is saved as its original change, which
-// a restore would make pending again).
-func (rs *Runs) replaceRestoredNew(r agent.Restored) {
-	for _, p := range r.Proposals {
-		if p.Created {
-			rs.replaceEarlierNew(r.Session, p.Path, p.RunID)
-		}
-	}
-}
-
 // sessionOfRun finds the session a run belongs to.
 func (rs *Runs) sessionOfRun(runID string) *agent.Session {
-	if r := rs.reg.get(runID); r != nil && r.session != nil {
-		return r.session
-	}
-	return rs.sessions().OfRun(runID)
+	return rs.reg.SessionOf(runID, rs.sessions())
 }
 
 // saveSession writes sess with its pending proposals; failures are
 // logged (the session lives on in memory).
 func (rs *Runs) saveSession(sess *agent.Session) { rs.sessions().Save(sess) }
-
-// reviewMerge puts proposals read from a session file (this server's, or
-// one another agentls saved) into review, or drops those decided there
-// (agent.ReviewMerge).
-type reviewMerge struct{ rs *Runs }
-
-func (m reviewMerge) Drop(p agent.SavedProposal) { m.rs.review.Drop(p.RunID, p.Path) }
-
-// Restore stages p unless it breaks a write rule
-// (agent.SavedProposal.Restorable).
-func (m reviewMerge) Restore(p agent.SavedProposal) bool {
-	if err := p.Restorable(m.rs.view); err != nil {
-		m.rs.log.Warn("restored proposal refused: it breaks a write rule", "run", p.RunID, "path", p.Path, "err", err)
-		return false
-	}
-	m.rs.review.Stage(p.RunID, tools.StagedFile{Path: p.Path, Base: p.Base, Text: p.Proposed, Created: p.Created})
-	m.rs.review.ForgetRun(p.RunID)
-	return true
-}
 
 // pendingNew is the new file at path an earlier run of sess proposed,
 // for runID's tools (desk.PendingNew).
