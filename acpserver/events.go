@@ -11,6 +11,7 @@ import (
 	acp "github.com/coder/acp-go-sdk"
 
 	"github.com/agentls/agentls/agent"
+	"github.com/agentls/agentls/agent/desk"
 	"github.com/agentls/agentls/internal/text"
 	"github.com/agentls/agentls/tools"
 )
@@ -259,7 +260,7 @@ func (te *turnEvents) staged(ev agent.Event) {
 	ss.update(te.ctx, acp.UpdateToolCall(id, acp.WithUpdateContent(st.diffs),
 		acp.WithUpdateLocations([]acp.ToolCallLocation{{Path: ev.Path, Line: acp.Ptr(line)}})))
 	if te.hold {
-		te.holdChange(ev.RunID, ev.Path)
+		te.held = desk.Hold(te.held, heldChange{RunID: ev.RunID, Path: ev.Path})
 		note := ss.display(ev.Path) + ": not written yet; asked about at the end of the turn, once the checks pass."
 		if !slices.Contains(st.notes, note) {
 			st.notes = append(st.notes, note)

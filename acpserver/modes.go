@@ -39,8 +39,6 @@ var modes = []struct{ id, name, desc string }{
 	{modePlan, "Plan", "Read-only: the agent explores and answers with a plan for you to approve"},
 }
 
-func validMode(m string) bool { return agent.ValidRunMode(m) }
-
 // noteConfig records what the session's configuration says now.
 func (ss *session) noteConfig(cfg config.Config) {
 	ss.mu.Lock()
@@ -69,16 +67,8 @@ func (s *Server) discoverModels(ctx context.Context, ss *session) {
 	ss.update(ctx, acp.SessionUpdate{ConfigOptionUpdate: &acp.SessionConfigOptionUpdate{ConfigOptions: ss.options()}})
 }
 
-// effectiveMode is the session's mode (under ss.mu).
-func (ss *session) effectiveMode() string {
-	switch {
-	case ss.mode != "":
-		return ss.mode
-	case validMode(ss.cfgMode):
-		return ss.cfgMode
-	}
-	return modePreview
-}
+// effectiveMode is the session's mode (under ss.mu): agent.SessionMode.
+func (ss *session) effectiveMode() string { return agent.SessionMode(ss.mode, ss.cfgMode) }
 
 // effectiveModel is the session's model name, "" when none (under ss.mu):
 // the one chosen here, else the one the session chose before (saved with
@@ -155,12 +145,9 @@ func (s *Server) SetSessionMode(ctx context.Context, p acp.SetSessionModeRequest
 	if err != nil {
 		return acp.SetSessionModeResponse{}, err
 	}
-	if !validMode(string(p.ModeId)) {
-		return acp.SetSessionModeResponse{}, invalidParams("mode %q: agentls offers preview, apply and plan", p.ModeId)
+	if err := ss.setMode(string(p.ModeId)); err != nil {
+		return acp.SetSessionModeResponse{}, err
 	}
-	ss.mu.Lock()
-	ss.mode = string(p.ModeId)
-	ss.mu.Unlock()
 	ss.update(ctx, acp.SessionUpdate{ConfigOptionUpdate: &acp.SessionConfigOptionUpdate{ConfigOptions: ss.options()}})
 	return acp.SetSessionModeResponse{}, nil
 }
@@ -182,12 +169,9 @@ func (s *Server) SetSessionConfigOption(ctx context.Context, p acp.SetSessionCon
 	v := string(p.ValueId.Value)
 	switch string(p.ValueId.ConfigId) {
 	case optionMode:
-		if !validMode(v) {
-			return acp.SetSessionConfigOptionResponse{}, invalidParams("mode %q: agentls offers preview, apply and plan", v)
+		if err := ss.setMode(v); err != nil {
+			return acp.SetSessionConfigOptionResponse{}, err
 		}
-		ss.mu.Lock()
-		ss.mode = v
-		ss.mu.Unlock()
 		ss.update(ctx, acp.SessionUpdate{CurrentModeUpdate: &acp.SessionCurrentModeUpdate{CurrentModeId: acp.SessionModeId(v)}})
 	case optionModel:
 		if err := agent.CheckModelName(v); err != nil {
@@ -200,4 +184,15 @@ func (s *Server) SetSessionConfigOption(ctx context.Context, p acp.SetSessionCon
 		return acp.SetSessionConfigOptionResponse{}, invalidParams("unknown config option %q; agentls has %q and %q", p.ValueId.ConfigId, optionMode, optionModel)
 	}
 	return acp.SetSessionConfigOptionResponse{ConfigOptions: ss.options()}, nil
+}
+
+// setMode makes m the session's mode on this connection.
+func (ss *session) setMode(m string) error {
+	if !agent.ValidRunMode(m) {
+		return invalidParams("mode %q: agentls offers preview, apply and plan", m)
+	}
+	ss.mu.Lock()
+	ss.mode = m
+	ss.mu.Unlock()
+	return nil
 }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/agentls/agentls/agent"
 	"github.com/agentls/agentls/agent/desk"
+	"github.com/agentls/agentls/agent/proposal"
 	"github.com/agentls/agentls/tools"
 )
 
@@ -108,7 +109,7 @@ func (s *Server) Prompt(ctx context.Context, p acp.PromptRequest) (acp.PromptRes
 	// with ErrWallClock as if it had set the deadline itself.
 	wctx, wcancel := context.WithTimeoutCause(tctx, cfg.WallClock(), agent.ErrWallClock)
 	defer wcancel()
-	if mode != modePlan {
+	if desk.AsksEarlier(mode) {
 		ss.reviewPending(wctx)
 	}
 	if tctx.Err() != nil {
@@ -124,22 +125,14 @@ func (s *Server) Prompt(ctx context.Context, p acp.PromptRequest) (acp.PromptRes
 	}
 	runID := agent.NewRunID()
 	te := newTurnEvents(ss, wctx)
-	te.hold = holdsChanges(len(cfg.Checks), mode)
-	runMode := ""
-	if mode == modePlan {
-		runMode = agent.ModePlan
-	}
-	transcripts := s.opts.TranscriptDir
-	if transcripts == NoState {
-		transcripts = agent.NoTranscript
-	}
+	te.hold = desk.HoldsForChecks(mode, len(cfg.Checks))
 	prepared, err := ss.core.Prepare(tctx, agent.Setup{
 		ScriptSlots:   s.scripts,
 		Config:        cfg,
 		View:          ss.view,
 		Approver:      te,
 		Logger:        s.log.With("run", runID, "session", ss.id),
-		TranscriptDir: transcripts,
+		TranscriptDir: s.opts.TranscriptDir, // NoState is agent.NoTranscript
 		ViewDir:       s.opts.ViewDir,
 		SyncTools:     mgr.SyncInto,
 		BeforeRead:    func(path string) error { return ss.syncBuffer(wctx, path) },
@@ -148,7 +141,7 @@ func (s *Server) Prompt(ctx context.Context, p acp.PromptRequest) (acp.PromptRes
 		PendingNew: func(path string) (tools.PendingNew, bool) {
 			return desk.PendingNew(s.review.store.List(path), ss.core, runID)
 		},
-	}, agent.RunRequest{RunID: runID, Prompt: task, Proposals: agent.ProposalStates(ss.srv.review.store.List(""), ss.core), Mode: runMode, Model: chosen, OnEvent: te.handle})
+	}, agent.RunRequest{RunID: runID, Prompt: task, Proposals: agent.ProposalStates(ss.srv.review.store.List(""), ss.core), Mode: agent.RunRequestMode(mode), Model: chosen, OnEvent: te.handle})
 	if errors.Is(err, agent.ErrPromptTooLarge) {
 		return acp.PromptResponse{}, invalidParams("%v", err)
 	}
@@ -196,29 +189,34 @@ func (s *Server) Prompt(ctx context.Context, p acp.PromptRequest) (acp.PromptRes
 	return acp.PromptResponse{StopReason: acp.StopReasonEndTurn}, nil
 }
 
-// reviewPending asks about the session's changes still in review from
-// earlier runs (left pending over LSP, by `agentls run`, or by a prompt
-// cancelled before its answer), before the new run starts; not those a
-// turn held because its checks did not pass (turnreview.go).
+// reviewPending asks about the session's earlier changes still in review
+// (desk.Desk.EarlierPending) before the new run starts.
 func (ss *session) reviewPending(ctx context.Context) {
-	s := ss.srv
-	for _, p := range s.review.store.List("") {
-		if ctx.Err() != nil || !ss.core.HasRun(p.RunID) || !p.HasPending() || ss.isHeld(p.RunID, p.Path) {
-			continue
+	for _, p := range ss.srv.review.EarlierPending(ss.core, ss.isHeld) {
+		if ctx.Err() != nil {
+			return
 		}
-		id := ss.nextToolID("pending")
-		ss.update(ctx, acp.StartToolCall(id, "Pending change to "+ss.display(p.Path)+" (earlier run)",
-			acp.WithStartKind(acp.ToolKindEdit), acp.WithStartStatus(acp.ToolCallStatusPending),
-			acp.WithStartContent([]acp.ToolCallContent{diffContent(p.Path, p.Text, p.Result(), p.Created && p.Text == "")}),
-			acp.WithStartLocations([]acp.ToolCallLocation{{Path: p.Path, Line: acp.Ptr(firstLine(p))}})))
-		res := ss.reviewChange(ctx, id, p.RunID, p.Path, "")
-		status := acp.ToolCallStatusCompleted
-		if res.written == 0 && !res.pending {
-			status = acp.ToolCallStatusFailed
-		}
-		ss.update(ctx, acp.UpdateToolCall(id, acp.WithUpdateStatus(status),
-			acp.WithUpdateContent([]acp.ToolCallContent{acp.ToolContent(acp.TextBlock(res.note))})))
+		ss.askPending(ctx, ss.nextToolID("pending"), "Pending change to "+ss.display(p.Path)+" (earlier run)", p, "")
 	}
+}
+
+// askPending asks about a change that waited (an earlier run's, or one
+// the turn held) on a tool call of its own, showing its diff and checks
+// (when not ""), and ends the call with what became of it.
+func (ss *session) askPending(ctx context.Context, id acp.ToolCallId, title string, p proposal.Proposal, checks string) {
+	content := []acp.ToolCallContent{diffContent(p.Path, p.Text, p.Result(), p.Created && p.Text == "")}
+	if checks != "" {
+		content = append(content, acp.ToolContent(acp.TextBlock(checks)))
+	}
+	ss.update(ctx, acp.StartToolCall(id, title, acp.WithStartKind(acp.ToolKindEdit), acp.WithStartStatus(acp.ToolCallStatusPending),
+		acp.WithStartContent(content), acp.WithStartLocations([]acp.ToolCallLocation{{Path: p.Path, Line: acp.Ptr(firstLine(p))}})))
+	res := ss.reviewChange(ctx, id, p.RunID, p.Path, checks)
+	status := acp.ToolCallStatusCompleted
+	if res.written == 0 && !res.pending {
+		status = acp.ToolCallStatusFailed
+	}
+	ss.update(ctx, acp.UpdateToolCall(id, acp.WithUpdateStatus(status),
+		acp.WithUpdateContent([]acp.ToolCallContent{acp.ToolContent(acp.TextBlock(res.note))})))
 }
 
 // attachmentsMarker starts the attached context in the task text (and is

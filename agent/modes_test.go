@@ -20,3 +20,29 @@ func TestRunModes(t *testing.T) {
 		}
 	}
 }
+
+// A session's mode: the chosen one, else a valid configured one, else
+// preview (a broken configured mode never means apply).
+func TestSessionMode(t *testing.T) {
+	for _, tc := range []struct{ chosen, configured, want string }{
+		{"", "", "preview"},
+		{"", "apply", "apply"},
+		{"", "plan", "plan"},
+		{"", "auto", "preview"},
+		{"plan", "apply", "plan"},
+		{"preview", "apply", "preview"},
+	} {
+		if got := SessionMode(tc.chosen, tc.configured); got != tc.want {
+			t.Errorf("SessionMode(%q, %q) = %q, want %q", tc.chosen, tc.configured, got, tc.want)
+		}
+	}
+}
+
+// Only a plan changes how the run itself goes.
+func TestRunRequestMode(t *testing.T) {
+	for m, want := range map[string]string{"plan": ModePlan, "preview": "", "apply": "", "": ""} {
+		if got := RunRequestMode(m); got != want {
+			t.Errorf("RunRequestMode(%q) = %q, want %q", m, got, want)
+		}
+	}
+}

@@ -111,7 +111,8 @@ type Setup struct {
 }
 
 // NoTranscript as Setup.TranscriptDir disables the run's transcript.
-const NoTranscript = "-"
+// It is NoState, so a face's "keep nothing" setting passes through as is.
+const NoTranscript = NoState
 
 // RunRequest is one task for the session.
 type RunRequest struct {

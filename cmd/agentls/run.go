@@ -17,6 +17,7 @@ import (
 
 	"github.com/agentls/agentls/agent"
 	"github.com/agentls/agentls/agent/config"
+	"github.com/agentls/agentls/agent/desk"
 	"github.com/agentls/agentls/agent/llm"
 	"github.com/agentls/agentls/agent/revert"
 	"github.com/agentls/agentls/internal/redact"
@@ -310,7 +311,10 @@ func finishRun(out agent.Outcome, cs *tools.Changeset, view *workspace.View, app
 		}
 		fmt.Fprint(stdout, diff)
 	}
-	failing, notRun := tools.Unpassed(out.Checks)
+	// The CLI never asks: with --apply it writes on its own, so the
+	// core's end-of-turn rule decides as for any face that does.
+	end := desk.EndOfTurn(out, false)
+	failing, notRun := end.Failing, end.NotRun
 	if len(out.Checks) > 0 && out.Status == agent.StatusFinished {
 		switch {
 		case len(failing) > 0:
@@ -334,7 +338,7 @@ func finishRun(out agent.Outcome, cs *tools.Changeset, view *workspace.View, app
 		}
 		return 1, nil
 	}
-	if len(failing) > 0 || len(notRun) > 0 {
+	if end.Do == desk.Keep {
 		// A check that could not run did not fail, but it did not pass
 		// either: --apply writes only what the configured checks passed.
 		switch {

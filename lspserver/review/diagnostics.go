@@ -5,12 +5,12 @@ import (
 	"encoding/json"
 	"sync"
 	"sync/atomic"
-	"time"
 
 	"go.lsp.dev/protocol"
 
 	"github.com/agentls/agentls/agent/config"
 	"github.com/agentls/agentls/agent/proposal"
+	"github.com/agentls/agentls/internal/docscan"
 	"github.com/agentls/agentls/internal/pending"
 	"github.com/agentls/agentls/lspserver/core"
 )
@@ -56,12 +56,9 @@ type previewDiags struct {
 	mu        sync.Mutex
 	published map[string]bool // store paths whose last publication was not empty
 
-	// Diagnostics computed from documents' text (docdiags.go), under mu.
-	sources []DocumentDiagnostics
-	scan    map[string]struct{}              // paths whose text changed since their last scan
-	rescan  map[string]struct{}              // paths to scan at their next publication
-	extra   map[string][]protocol.Diagnostic // paths' latest document diagnostics
-	settle  *time.Timer                      // fires a quiet moment after the last change
+	// scans are the diagnostics computed from documents' text
+	// (docdiags.go); its lock nests inside mu.
+	scans docscan.Scans[protocol.Diagnostic]
 }
 
 // startPreviewDiagnostics subscribes the publisher to the store and starts
@@ -72,16 +69,14 @@ func (v *Review) startPreviewDiagnostics(r *reviewState) {
 	d.once.Do(func() {
 		d.mu.Lock()
 		d.published = map[string]bool{}
-		d.scan, d.rescan, d.extra = map[string]struct{}{}, map[string]struct{}{}, map[string][]protocol.Diagnostic{}
-		d.settle = time.AfterFunc(time.Hour, d.scanSettled)
-		d.settle.Stop()
 		d.mu.Unlock()
+		d.scans.Start(scanDelay, d.queue)
 		d.off.Store(!v.previewDiagnosticsSetting())
 		v.core.OnSettingsChange(func(json.RawMessage) { v.previewSettingsChanged() })
 		stop := r.store.OnChange(d.queue)
 		v.core.Go("publish preview diagnostics", func(ctx context.Context) {
 			defer stop()
-			defer d.settle.Stop()
+			defer d.scans.Stop()
 			d.pending.Run(ctx, func(ctx context.Context, paths []string) { v.publishRound(ctx, r, paths) })
 		})
 	})
@@ -148,29 +143,27 @@ const (
 func (v *Review) previewDocChanged(path string, ev docEvent) {
 	d := &v.diags
 	r := v.state()
+	scanned := d.scans.Active()
+	var tell func()
 	d.mu.Lock()
 	shown := d.published[path]
-	scanned := len(d.sources) > 0
-	var drop []DocumentDiagnostics
 	switch {
 	case !scanned:
 	case ev == docTyped:
-		d.scan[path] = struct{}{}
-		d.settle.Reset(scanDelay)
+		d.scans.Typed(path)
 	case ev == docOpened:
-		d.rescan[path] = struct{}{}
+		d.scans.Opened(path)
 	case ev == docClosed:
-		delete(d.scan, path)
-		delete(d.rescan, path)
-		delete(d.extra, path)
+		// Under mu, as a publication reads the findings and notes what
+		// it published: a close either comes first or sees it shown.
+		tell = d.scans.Closed(path)
 		if !shown {
 			d.pending.Remove(path) // a scan queued by didOpen has nothing left to read
 		}
-		drop = d.sources
 	}
 	d.mu.Unlock()
-	for _, fn := range drop {
-		fn(path, "", false)
+	if tell != nil {
+		tell()
 	}
 	if shown || (scanned && ev == docOpened) || r.desk.Tracks(path) {
 		d.queue(path)
@@ -209,7 +202,7 @@ func (v *Review) publishPreview(ctx context.Context, r *reviewState, path string
 	}
 	v.queueOrigins(path, created)
 	d.mu.Lock()
-	diags = append(diags, d.extra[path]...)
+	diags = append(diags, d.scans.Found(path)...)
 	was := d.published[path]
 	if len(diags) > 0 {
 		d.published[path] = true

@@ -117,9 +117,10 @@ func (v *Review) SetVerifyGrace(d time.Duration) { v.state().verifyGrace.Store(i
 // by document, for tests proving didClose empties them.
 func (v *Review) DiagnosticMaps() (pending, published int) {
 	d := &v.diags
+	waiting, found := d.scans.Len()
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	return d.pending.Len() + len(d.scan) + len(d.rescan), len(d.published) + len(d.extra)
+	return d.pending.Len() + waiting, len(d.published) + found
 }
 
 // Args is arguments[0] of agentls.accept and agentls.reject
