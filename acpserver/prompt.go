@@ -108,6 +108,7 @@ func (s *Server) Prompt(ctx context.Context, p acp.PromptRequest) (acp.PromptRes
 	// with ErrWallClock as if it had set the deadline itself.
 	wctx, wcancel := context.WithTimeoutCause(tctx, cfg.WallClock(), agent.ErrWallClock)
 	defer wcancel()
+	defer ss.asking.begin(wctx)()
 	if mode != modePlan {
 		ss.reviewPending(wctx)
 	}
