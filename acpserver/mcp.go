@@ -76,6 +76,6 @@ func (ss *session) ensureMCP(ctx context.Context, cfg config.Config) *mcp.Manage
 	maps.Copy(want, ss.clientMCP)
 	ss.mu.Unlock()
 	return ss.mcp.Ensure(ctx, want, mcp.Options{Roots: []string{ss.cwd}, Env: ss.srv.opts.Env,
-		Logger: ss.srv.log.With("component", "mcp", "session", ss.id), ClientVersion: ss.srv.opts.Version},
+		Logger: ss.srv.log.With("component", "mcp", "session", ss.id), ClientVersion: ss.srv.opts.Version, Elicit: ss.elicit},
 		time.Duration(cfg.MCP.StartupTimeoutSeconds)*time.Second)
 }

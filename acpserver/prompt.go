@@ -109,6 +109,7 @@ func (s *Server) Prompt(ctx context.Context, p acp.PromptRequest) (acp.PromptRes
 	// with ErrWallClock as if it had set the deadline itself.
 	wctx, wcancel := context.WithTimeoutCause(tctx, cfg.WallClock(), agent.ErrWallClock)
 	defer wcancel()
+	defer ss.asking.begin(wctx)()
 	if desk.AsksEarlier(mode) {
 		ss.reviewPending(wctx)
 	}

@@ -43,6 +43,7 @@ type session struct {
 	// Turns is the prompt in progress and the session's last use
 	// (agent.LiveSessions drops the least recently used idle ones).
 	agent.Turns
+	asking elicitTurn // the prompt an MCP server's question is bounded by (elicit.go)
 
 	mu       sync.Mutex
 	mode     string // "" = the configured mode (cfgMode)

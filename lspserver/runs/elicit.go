@@ -4,8 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
-	"slices"
 
 	"go.lsp.dev/protocol"
 	lspuri "go.lsp.dev/uri"
@@ -15,17 +13,16 @@ import (
 )
 
 // MCP elicitation in the editor. A server asking the user for input
-// (elicitation/create) reaches the editor in one of three ways:
+// (elicitation/create) reaches the editor in one of two ways:
 //
 //   - clients that declare capabilities.experimental.agentls.elicitationForms
 //     (our plugins) get the custom request agentls/elicit with the whole form
 //     and answer {action, content};
-//   - otherwise a confirmation (no fields), a single yes/no field or a single
-//     enum field becomes window/showMessageRequest, one action per answer
-//     plus "Decline"; a URL-mode request offers "Open" (window/showDocument,
-//     external) and "Decline";
-//   - any other form is declined (and logged): a plain LSP client cannot
-//     render it.
+//   - otherwise the request is asked as a question with choices
+//     (mcp.AskWithoutForm: which shapes can be, and what each answer means)
+//     with window/showMessageRequest, one action per choice; "Open" of a
+//     URL-mode request is window/showDocument (external). A form that needs
+//     fields is declined and logged.
 //
 // Dismissing the message is "cancel". Defaults from the schema are applied
 // by tools/mcp after the answer.
@@ -54,19 +51,8 @@ type requester interface {
 	Request(ctx context.Context, method string, params, result any) error
 }
 
-// elicitFields is a form's schema as far as a message with buttons can
-// show it.
-type elicitFields struct {
-	Properties map[string]struct {
-		Type  string   `json:"type"`
-		Title string   `json:"title"`
-		Enum  []string `json:"enum"`
-	} `json:"properties"`
-}
-
 // elicit answers an MCP server's elicitation/create (mcp.Options.Elicit).
 func (rs *Runs) elicit(ctx context.Context, e mcp.Elicitation) (mcp.ElicitResult, error) {
-	decline := mcp.ElicitResult{Action: mcp.ElicitDecline}
 	if sess := rs.core.Session(); sess != nil && sess.Features.ElicitationForms {
 		if r, ok := rs.core.Client().(requester); ok {
 			var ans ElicitAnswer
@@ -77,70 +63,26 @@ func (rs *Runs) elicit(ctx context.Context, e mcp.Elicitation) (mcp.ElicitResult
 			return mcp.ElicitResult{Action: mcp.ElicitAction(ans.Action), Content: ans.Content}, nil
 		}
 	}
-	prefix := fmt.Sprintf("MCP server %q asks: %s", e.Server, e.Message)
-	if e.Mode == "url" {
-		item, err := rs.core.Client().ShowMessageRequest(ctx, &protocol.ShowMessageRequestParams{Type: protocol.MessageTypeInfo,
-			Message: prefix + "\n" + e.URL, Actions: []protocol.MessageActionItem{{Title: "Open"}, {Title: "Decline"}}})
-		switch {
-		case err != nil:
-			return mcp.ElicitResult{}, err
-		case item == nil:
-			return mcp.ElicitResult{Action: mcp.ElicitCancel}, nil
-		case item.Title != "Open":
-			return decline, nil
-		}
-		rs.openExternal(ctx, e.URL)
-		return mcp.ElicitResult{Action: mcp.ElicitAccept}, nil
+	q := mcp.AskWithoutForm(e)
+	if q.Declined != "" {
+		rs.log.Info("MCP elicitation declined: the form needs a plugin that renders agentls/elicit", "server", e.Server, "reason", q.Declined)
+		rs.core.LogToEditor(ctx, protocol.MessageTypeWarning, q.Text+"\n(agentls declined: this form needs the agentls editor plugin)")
+		return mcp.ElicitResult{Action: mcp.ElicitDecline}, nil
 	}
-	var f elicitFields
-	if err := json.Unmarshal(e.Schema, &f); err != nil {
-		return decline, nil
+	actions := make([]protocol.MessageActionItem, len(q.Choices))
+	for i, c := range q.Choices {
+		actions[i] = protocol.MessageActionItem{Title: c.Title}
 	}
-	var field string
-	var answers []string // action titles that accept, in order
-	switch len(f.Properties) {
-	case 0:
-		answers = []string{"Accept"}
-	case 1:
-		for name, p := range f.Properties {
-			field = name
-			switch {
-			case len(p.Enum) > 0:
-				answers = p.Enum
-			case p.Type == "boolean":
-				answers = []string{"Yes", "No"}
-			}
-			if p.Title != "" {
-				prefix += " (" + p.Title + ")"
-			}
-		}
-	}
-	if answers == nil {
-		rs.log.Info("MCP elicitation declined: the form needs a plugin that renders agentls/elicit", "server", e.Server)
-		rs.core.LogToEditor(ctx, protocol.MessageTypeWarning, prefix+"\n(agentls declined: this form needs the agentls editor plugin)")
-		return decline, nil
-	}
-	actions := make([]protocol.MessageActionItem, 0, len(answers)+1)
-	for _, a := range answers {
-		actions = append(actions, protocol.MessageActionItem{Title: a})
-	}
-	actions = append(actions, protocol.MessageActionItem{Title: "Decline"})
-	item, err := rs.core.Client().ShowMessageRequest(ctx, &protocol.ShowMessageRequestParams{Type: protocol.MessageTypeInfo, Message: prefix, Actions: actions})
+	item, err := rs.core.Client().ShowMessageRequest(ctx, &protocol.ShowMessageRequestParams{Type: protocol.MessageTypeInfo, Message: q.Text, Actions: actions})
 	switch {
 	case err != nil:
 		return mcp.ElicitResult{}, err
 	case item == nil:
 		return mcp.ElicitResult{Action: mcp.ElicitCancel}, nil
-	case !slices.Contains(answers, item.Title):
-		return decline, nil
 	}
-	res := mcp.ElicitResult{Action: mcp.ElicitAccept}
-	if field != "" {
-		var v any = item.Title
-		if f.Properties[field].Type == "boolean" {
-			v = item.Title == "Yes"
-		}
-		res.Content = map[string]any{field: v}
+	res := q.Answer(item.Title)
+	if res.Action == mcp.ElicitAccept && q.URL != "" {
+		rs.openExternal(ctx, q.URL)
 	}
 	return res, nil
 }
