@@ -277,7 +277,9 @@ func (te *turnEvents) staged(ev agent.Event) {
 }
 
 // Approve implements tools.Approver for run_command: the command is asked
-// about with session/request_permission on its tool call.
+// about with session/request_permission on its tool call, under the
+// core's rule (agent.Approvals): "always" allows that command again in
+// the session, never every later command of the run.
 func (te *turnEvents) Approve(ctx context.Context, req tools.ApprovalRequest) (tools.Decision, error) {
 	id := te.lastCommand
 	if id == "" {
@@ -285,21 +287,14 @@ func (te *turnEvents) Approve(ctx context.Context, req tools.ApprovalRequest) (t
 	}
 	title := "Run " + req.Summary
 	tc := acp.ToolCallUpdate{ToolCallId: id, Title: &title, Kind: acp.Ptr(acp.ToolKindExecute), Status: acp.Ptr(acp.ToolCallStatusPending)}
-	a, err := te.ss.ask(ctx, id, &tc, []acp.PermissionOption{
-		{OptionId: optAllow, Name: "Run once", Kind: acp.PermissionOptionKindAllowOnce},
-		{OptionId: optAllowAlways, Name: "Always allow " + req.Tool + " in this run", Kind: acp.PermissionOptionKindAllowAlways},
-		{OptionId: optReject, Name: "Don't run", Kind: acp.PermissionOptionKindRejectOnce},
-	}, nil)
-	if err != nil {
-		return tools.Deny, nil
-	}
-	switch {
-	case a.Allow && a.Always:
-		return tools.AllowAlways, nil
-	case a.Allow:
-		return tools.AllowOnce, nil
-	}
-	return tools.Deny, nil
+	return te.ss.approvals.Approve(ctx, req, func(ctx context.Context) (agent.Choice, error) {
+		a, err := te.ss.ask(ctx, id, &tc, []acp.PermissionOption{
+			{OptionId: optAllow, Name: "Run once", Kind: acp.PermissionOptionKindAllowOnce},
+			{OptionId: optAllowAlways, Name: "Always allow this command in this session", Kind: acp.PermissionOptionKindAllowAlways},
+			{OptionId: optReject, Name: "Don't run", Kind: acp.PermissionOptionKindRejectOnce},
+		}, nil)
+		return a.Choice, err
+	})
 }
 
 // toolKind is the ACP kind of a tool, for the client's icon.

@@ -1,8 +1,10 @@
 package acpserver_test
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -233,4 +235,45 @@ func contentTextOfAll(us []acp.SessionNotification) string {
 		}
 	}
 	return b.String()
+}
+
+// "Always allow" for one command allows that command again without a
+// question, and only it: a different command of the same run is asked
+// about (agent.Approvals, the editor's rule). It was the run-wide
+// tools.AllowAlways over ACP, which let any later command through.
+func TestAlwaysAllowsOnlyThatCommand(t *testing.T) {
+	calls := []string{"echo agentls-one", "echo agentls-one", "echo agentls-two"}
+	script := func(r *llmtest.ChatRequest) llmtest.Reply {
+		if !r.HasTool("run_command") {
+			return llmtest.Text("no commands here")
+		}
+		for i, c := range calls {
+			id := fmt.Sprintf("c%d", i)
+			if !r.HasToolResult(id) {
+				return acptest.Call(id, "run_command", fmt.Sprintf(`{"command":%q}`, c))
+			}
+		}
+		return llmtest.Text("ran them")
+	}
+	h := acptest.Start(t, script, acptest.Options{})
+	h.Write(".agentls/config.json", `{"tools": {"runCommand": "ask"}}`)
+	var commands []string
+	h.Client.OnPermission = func(p acp.RequestPermissionRequest) acp.RequestPermissionResponse {
+		if p.ToolCall.Kind != nil && *p.ToolCall.Kind == acp.ToolKindExecute {
+			commands = append(commands, *p.ToolCall.Title)
+		}
+		return acptest.Allow(acptest.OptionID(p, acp.PermissionOptionKindAllowAlways)) // Trust, then always
+	}
+	h.MustPrompt(h.NewSession(), "run them")
+	want := []string{"Run echo agentls-one", "Run echo agentls-two"}
+	if !slices.Equal(commands, want) {
+		t.Fatalf("asked about %q, want %q", commands, want)
+	}
+	reqs := h.Chats()
+	last := reqs[len(reqs)-1]
+	for i, c := range calls {
+		if res, _ := last.ToolResult(fmt.Sprintf("c%d", i)); !strings.Contains(res, strings.TrimPrefix(c, "echo ")) {
+			t.Errorf("command %d (%s) did not run: %q", i, c, res)
+		}
+	}
 }

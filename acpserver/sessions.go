@@ -54,6 +54,9 @@ type session struct {
 	choices, discovered []string
 	model               string // "" = the configured model
 	autoAllow           bool   // "allow always" for file changes in this session
+	// approvals are the commands the user allowed for the rest of the
+	// session (the same rule as the editor's "Allow for this session").
+	approvals agent.Approvals
 	// held are changes a turn kept pending because its checks did not
 	// pass: not asked about at later prompts (turnreview.go).
 	held    map[heldChange]bool
