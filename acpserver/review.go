@@ -93,7 +93,7 @@ func (ss *session) reviewChange(ctx context.Context, callID acp.ToolCallId, runI
 		return reviewResult{note: "No change left to review (the file already holds it)."}
 	}
 	ss.mu.Lock()
-	auto := ss.autoAllow || ss.effectiveMode() == modeApply
+	auto := desk.WritesUnasked(ss.effectiveMode(), ss.autoAllow)
 	ss.mu.Unlock()
 	if auto {
 		return ss.writeAccepted(ctx, runID, path, "")
