@@ -68,14 +68,14 @@ func headers(hs []acp.HttpHeader) map[string]string {
 
 // ensureMCP makes the session's set the configured servers plus the
 // client's (mcpset.Set.Ensure: restarted only when that changed, servers
-// still connecting waited for up to mcp.startupTimeoutSeconds).
-func (ss *session) ensureMCP(ctx context.Context, cfg config.Config) *mcp.Manager {
+// still connecting waited for up to bound, mcp.startupTimeoutSeconds as
+// agent.Take passes it).
+func (ss *session) ensureMCP(ctx context.Context, cfg config.Config, bound time.Duration) *mcp.Manager {
 	want := map[string]mcp.ServerConfig{}
 	maps.Copy(want, cfg.MCPServers) // the client's servers join a copy, not the configuration
 	ss.mu.Lock()
 	maps.Copy(want, ss.clientMCP)
 	ss.mu.Unlock()
 	return ss.mcp.Ensure(ctx, want, mcp.Options{Roots: []string{ss.cwd}, Env: ss.srv.opts.Env,
-		Logger: ss.srv.log.With("component", "mcp", "session", ss.id), ClientVersion: ss.srv.opts.Version, Elicit: ss.elicit},
-		time.Duration(cfg.MCP.StartupTimeoutSeconds)*time.Second)
+		Logger: ss.srv.log.With("component", "mcp", "session", ss.id), ClientVersion: ss.srv.opts.Version, Elicit: ss.elicit}, bound)
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/agentls/agentls/agent/desk"
 	"github.com/agentls/agentls/agent/proposal"
 	"github.com/agentls/agentls/tools"
+	"github.com/agentls/agentls/tools/mcp"
 )
 
 // A prompt is one agent run (what agentls.run starts over LSP), in the
@@ -96,12 +97,13 @@ func (s *Server) Prompt(ctx context.Context, p acp.PromptRequest) (acp.PromptRes
 	}
 	ss.noteConfig(cfg)
 
-	release, err := s.runs.Acquire(tctx, cfg.MaxConcurrentRuns, nil)
+	var mgr *mcp.Manager
+	seat, err := agent.Take(tctx, agent.Seating{Slots: &s.runs, Config: cfg,
+		AwaitMCP: func(ctx context.Context, bound time.Duration) { mgr = ss.ensureMCP(ctx, cfg, bound) }})
 	if err != nil {
 		return cancelled()
 	}
-	defer release()
-	mgr := ss.ensureMCP(tctx, cfg)
+	defer seat.Release()
 	// The run's wall clock (maxWallClockSeconds) starts here and bounds
 	// the whole turn, its permission requests included: a client that
 	// never answers one must not hold the prompt (and its run slot)
@@ -150,7 +152,7 @@ func (s *Server) Prompt(ctx context.Context, p acp.PromptRequest) (acp.PromptRes
 		return acp.PromptResponse{}, requestFailed("agentls cannot start the agent: %v", err)
 	}
 	s.log.Info("prompt", "session", ss.id, "run", runID, "mode", mode, "model", model)
-	out := prepared.Execute(wctx)
+	out := seat.Execute(wctx, prepared).Outcome
 	if answer := out.FinalAnswer(); answer != "" && !te.answered {
 		te.answered = true
 		ss.update(tctx, acp.UpdateAgentMessageText(answer))

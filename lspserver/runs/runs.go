@@ -171,33 +171,32 @@ func (rs *Runs) execute(ctx context.Context, r *run, j job) {
 	}()
 	prog = rs.startProgress(ctx, r, "starting")
 	r.prog, j.approver.progress = prog, prog
-	release, err := rs.reg.Acquire(ctx, j.cfg.MaxConcurrentRuns, func(running int) {
-		prog.report(ctx, fmt.Sprintf("queued: %d agent runs are working; this one starts when one of them ends", running))
-	})
-	if err != nil { // cancelled while queued
-		rs.reg.Remove(r.active)
-		rs.endRun(ctx, r, r.events, prog, agent.Outcome{RunID: r.id, Status: agent.StatusCancelled}, 0, "")
-		return
-	}
-	defer release()
-	rs.mcp.AwaitForRun(ctx, time.Duration(j.cfg.MCP.StartupTimeoutSeconds)*time.Second, func(status string) { prog.report(ctx, status) })
-	prog.report(ctx, "running")
-
 	env := j.prepared.Env()
-	if r.mode == config.ModeApply {
-		r.ap = newApplier(rs, r.id, env, r.events, prog, rs.cfg.options().ApplySettle)
-	}
-	out := j.prepared.Execute(ctx)
+	end := agent.Host(ctx, j.prepared, agent.Seating{Slots: &rs.reg.RunSlots, Config: j.cfg,
+		Queued: func(running int) {
+			prog.report(ctx, fmt.Sprintf("queued: %d agent runs are working; this one starts when one of them ends", running))
+		},
+		AwaitMCP: func(ctx context.Context, bound time.Duration) {
+			rs.mcp.AwaitForRun(ctx, bound, func(status string) { prog.report(ctx, status) })
+		},
+	}, func() {
+		prog.report(ctx, "running")
+		if r.mode == config.ModeApply {
+			r.ap = newApplier(rs, r.id, env, r.events, prog, rs.cfg.options().ApplySettle)
+		}
+	})
 	rs.reg.Remove(r.active)
-
-	pending := len(env.Changes.Files())
-	note := ""
-	if r.ap != nil {
+	out, pending, note := end.Outcome, len(end.Pending), ""
+	switch {
+	case !end.Executed: // cancelled while queued
+		rs.endRun(ctx, r, r.events, prog, out, 0, "")
+		return
+	case r.ap == nil:
+		note = agent.PendingNote(end.Pending, rs.view.DisplayName)
+	default:
 		applied, held := r.ap.summary()
 		pending, note = rs.handOver(r.id, env.Changes, r.events, out.Status, applied, held)
 		r.ap.recordFates()
-	} else {
-		note = agent.PendingNote(env.Changes.Files(), rs.view.DisplayName)
 	}
 	if n := rs.planFinished(r, out); n != "" {
 		note = n
