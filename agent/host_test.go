@@ -79,7 +79,9 @@ func TestHostRunsTheSteps(t *testing.T) {
 		t.Errorf("pending %q, want %q", end.Pending, want)
 	}
 	// The slot is free again: a limit of one lets the next run in at once.
-	release, err := slots.Acquire(context.Background(), 1, func(int) { t.Error("the slot was not given back") })
+	free, cancelWait := context.WithCancel(context.Background())
+	defer cancelWait()
+	release, err := slots.Acquire(free, 1, func(int) { t.Error("the slot was not given back"); cancelWait() })
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -119,7 +121,9 @@ func TestHostCancelledWhileQueued(t *testing.T) {
 	}
 	// The cancelled run took no slot: once the holder leaves, one is free.
 	hold()
-	release, err := slots.Acquire(context.Background(), 1, func(int) { t.Error("the cancelled run holds a slot") })
+	free, cancelWait := context.WithCancel(context.Background())
+	defer cancelWait()
+	release, err := slots.Acquire(free, 1, func(int) { t.Error("the cancelled run holds a slot"); cancelWait() })
 	if err != nil {
 		t.Fatal(err)
 	}
