@@ -1,6 +1,8 @@
 package agent
 
 import (
+	"fmt"
+	"log/slog"
 	"slices"
 
 	"github.com/agentls/agentls/agent/revert"
@@ -42,4 +44,28 @@ func Reverted(st *revert.Store, runID string, done, left []revert.Result, tdir s
 		sess.NoteRevert(runID, summary)
 	}
 	return summary, err
+}
+
+// NoteRevertSaved tells the saved session sessionID of the workspace
+// folder, under stateDir, what a revert did (summary, as Reverted returns
+// it), for a face that holds no live session (`agentls revert`): its next
+// run reads it. A session not saved there has nobody to tell, which is no
+// error; the error is a session found but not saved back.
+func NoteRevertSaved(stateDir, folder, sessionID, runID, summary string, log *slog.Logger) error {
+	if sessionID == "" || stateDir == "" {
+		return nil
+	}
+	st, err := OpenSessionStore(stateDir, folder, log)
+	if err != nil {
+		return nil
+	}
+	r, err := st.LoadOne(sessionID)
+	if err != nil {
+		return nil
+	}
+	r.Session.NoteRevert(runID, summary)
+	if err := st.Save(r.Session, r.Proposals, NewRedactor()); err != nil {
+		return fmt.Errorf("the session was not told: %w", err)
+	}
+	return nil
 }

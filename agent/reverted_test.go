@@ -83,3 +83,49 @@ func TestRevertedWithoutSessionOrTranscripts(t *testing.T) {
 		t.Fatalf("transcript found in tdir = %s", b)
 	}
 }
+
+// TestTranscriptDirResolvesOnce: readers look where runs write: off is an
+// error, "" the default state directory, anything else as given.
+func TestTranscriptDirResolvesOnce(t *testing.T) {
+	t.Setenv("XDG_STATE_HOME", "/tmp/st")
+	if d, err := TranscriptDir(""); err != nil || d != "/tmp/st/agentls/runs" {
+		t.Fatalf(`TranscriptDir("") = %q, %v`, d, err)
+	}
+	if d, err := TranscriptDir("/x/runs"); err != nil || d != "/x/runs" {
+		t.Fatalf("TranscriptDir(/x/runs) = %q, %v", d, err)
+	}
+	if _, err := TranscriptDir(NoTranscript); !errors.Is(err, ErrNoTranscripts) {
+		t.Fatalf("TranscriptDir(off) = %v", err)
+	}
+	if _, err := FindTranscript(NoTranscript, "abc123"); !errors.Is(err, ErrNoTranscripts) {
+		t.Fatalf("FindTranscript with transcripts off = %v, want ErrNoTranscripts (not a directory named -)", err)
+	}
+}
+
+// TestNoteRevertSaved: `agentls revert` holds no live session, so the
+// saved one is told: its next run reads what was reverted. A session not
+// saved there is nobody to tell, and no error.
+func TestNoteRevertSaved(t *testing.T) {
+	state, ws := t.TempDir(), t.TempDir()
+	st, err := OpenSessionStore(state, ws, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sess := NewSession("")
+	if err := st.Save(sess, nil, NewRedactor()); err != nil {
+		t.Fatal(err)
+	}
+	if err := NoteRevertSaved(state, ws, sess.ID(), "abc123", "/w/a.go: reverted\n", nil); err != nil {
+		t.Fatal(err)
+	}
+	r, err := st.LoadOne(sess.ID())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(r.Session.st.Notes) != 1 || !strings.Contains(r.Session.st.Notes[0], "The user reverted the changes of run abc123") || !strings.Contains(r.Session.st.Notes[0], "/w/a.go: reverted") {
+		t.Fatalf("notes = %q", r.Session.st.Notes)
+	}
+	if err := NoteRevertSaved(state, ws, "nosuchsession", "abc123", "x", nil); err != nil {
+		t.Fatalf("an unknown session: %v", err)
+	}
+}

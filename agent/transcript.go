@@ -48,15 +48,30 @@ func DefaultTranscriptDir() (string, error) {
 	return filepath.Join(d, "runs"), nil
 }
 
-// OpenTranscript creates <dir>/<date>-<runID>.jsonl (dir "" means
-// DefaultTranscriptDir), readable by the user only since it holds code.
+// ErrNoTranscripts: run transcripts are turned off (NoTranscript), so no
+// run's transcript is there to find or report.
+var ErrNoTranscripts = errors.New("run transcripts are turned off, so there is nothing to report")
+
+// TranscriptDir resolves a transcript directory setting to where runs
+// write their transcripts (NoTranscript: nowhere, ErrNoTranscripts; "":
+// DefaultTranscriptDir), so every reader (reports, fates, a revert)
+// looks where the writer wrote.
+func TranscriptDir(setting string) (string, error) {
+	switch setting {
+	case NoTranscript:
+		return "", ErrNoTranscripts
+	case "":
+		return DefaultTranscriptDir()
+	}
+	return setting, nil
+}
+
+// OpenTranscript creates <dir>/<date>-<runID>.jsonl (dir as TranscriptDir
+// resolves it), readable by the user only since it holds code.
 func OpenTranscript(dir, runID string, redact *Redactor) (*Transcript, error) {
-	if dir == "" {
-		d, err := DefaultTranscriptDir()
-		if err != nil {
-			return nil, err
-		}
-		dir = d
+	dir, err := TranscriptDir(dir)
+	if err != nil {
+		return nil, err
 	}
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, fmt.Errorf("create transcript dir: %w", err)

@@ -138,18 +138,15 @@ func (s *Session) rememberTranscript(runID, path string) {
 	}
 }
 
-// FindTranscript returns the transcript file of runID in dir ("" is
-// DefaultTranscriptDir): the newest <date>-<runID>.jsonl.
+// FindTranscript returns the transcript file of runID in dir (resolved
+// by TranscriptDir): the newest <date>-<runID>.jsonl.
 func FindTranscript(dir, runID string) (string, error) {
 	if !validID(runID) {
 		return "", fmt.Errorf("transcript of run %q: not a run id", runID)
 	}
-	if dir == "" {
-		d, err := DefaultTranscriptDir()
-		if err != nil {
-			return "", err
-		}
-		dir = d
+	dir, err := TranscriptDir(dir)
+	if err != nil {
+		return "", err
 	}
 	matches, err := filepath.Glob(filepath.Join(dir, "*-"+runID+".jsonl"))
 	if err != nil {

@@ -78,13 +78,8 @@ func readHeader(path string) (header, error) {
 	return h, nil
 }
 
-// dirOf resolves "" to agent.DefaultTranscriptDir.
-func dirOf(dir string) (string, error) {
-	if dir != "" {
-		return dir, nil
-	}
-	return agent.DefaultTranscriptDir()
-}
+// dirOf resolves a transcript directory setting (agent.TranscriptDir).
+func dirOf(dir string) (string, error) { return agent.TranscriptDir(dir) }
 
 // LatestRun returns the transcript of the newest run made in folder (a
 // workspace folder, compared after resolving symlinks), from the

@@ -12,7 +12,7 @@ import (
 // Request says which report to make. One of RunID and SessionID, or
 // neither for the newest run in Folder.
 type Request struct {
-	Dir       string // transcripts; "" is agent.DefaultTranscriptDir
+	Dir       string // transcripts, as agent.TranscriptDir resolves it
 	Folder    string // workspace folder, for the newest run
 	RunID     string
 	SessionID string
@@ -23,6 +23,11 @@ type Request struct {
 // file's path. The file is written atomically, readable by the user only
 // (it holds code and conversation).
 func Generate(req Request) (string, error) {
+	dir, err := dirOf(req.Dir) // transcripts turned off: nothing to report
+	if err != nil {
+		return "", err
+	}
+	req.Dir = dir
 	var paths []string
 	var title string
 	switch {

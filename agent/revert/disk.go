@@ -24,6 +24,20 @@ func OnDisk(view *workspace.View) func(path string) (Current, error) {
 	}
 }
 
+// InView reads files as an editor's server sees them, for Run: the open
+// buffer with its version (the edit must land on that version), else the
+// file on disk as OnDisk reads it, so a file in neither is gone (ErrGone)
+// rather than an empty text the revert would write the run's Before into.
+func InView(view *workspace.View) func(path string) (Current, error) {
+	disk := OnDisk(view)
+	return func(path string) (Current, error) {
+		if snap, ok := view.Overlay(path); ok {
+			return Current{Text: snap.Text, Version: snap.Version, Exists: true}, nil
+		}
+		return disk(path)
+	}
+}
+
 // LandOnDisk lands one change of a plan on disk through the one confined
 // write path (tools.WriteConfined / RemoveConfined: inside view's folders,
 // never .git, only over the text the plan was worked out against, atomic).

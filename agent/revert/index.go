@@ -267,6 +267,33 @@ func (x *Index) Now(path string, read func() (string, bool)) []Placed {
 	return out
 }
 
+// MaxOffered bounds the runs offered on one line: a menu that grows with
+// every run buries the actions the user came for.
+const MaxOffered = 2
+
+// Offered are the runs to offer a revert of on lines from..to (0-based,
+// inclusive) of path: the newest MaxOffered whose changed lines, where
+// they stand now (Now, with read), touch those lines; newest first.
+func (x *Index) Offered(path string, from, to int, read func() (string, bool)) []string {
+	var out []string
+	runs := x.Now(path, read)
+	for i := len(runs) - 1; i >= 0 && len(out) < MaxOffered; i-- {
+		if touches(runs[i].Now, from, to) {
+			out = append(out, runs[i].RunID)
+		}
+	}
+	return out
+}
+
+func touches(spans [][2]int, from, to int) bool {
+	for _, s := range spans {
+		if from <= s[1] && s[0] <= to {
+			return true
+		}
+	}
+	return false
+}
+
 // ChangedLines are the line spans of after that differ from before (an
 // insertion's or deletion's span is the line it sits on).
 func ChangedLines(before, after string) [][2]int {

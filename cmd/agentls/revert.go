@@ -1,7 +1,6 @@
 package main
 
 import (
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -53,47 +52,33 @@ func revertMain(args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 	store := revert.NewStore("")
-	snap, err := store.Open(runID)
-	switch {
-	case errors.Is(err, revert.ErrNothing):
-		fmt.Fprintf(stderr, "agentls revert: run %s has no applied changes to revert (unknown run, or none of its changes landed: not run with --apply, nor accepted in an editor or allowed over ACP)\n", runID)
-		return 1
-	case errors.Is(err, revert.ErrAlreadyReverted):
-		fmt.Fprintf(stderr, "agentls revert: run %s was already reverted; nothing done\n", runID)
-		return 0
-	case err != nil:
+	view := workspace.New(workspace.Options{Folders: []string{dir}})
+	rv, err := revert.Run(store, runID, revert.OnDisk(view), true)
+	if err != nil {
 		fmt.Fprintf(stderr, "agentls revert: %v\n", err)
 		return 1
 	}
-	view := workspace.New(workspace.Options{Folders: []string{dir}})
-	plan := revert.PlanRun(snap, revert.OnDisk(view))
-	failed := len(plan.Left) > 0
-	var done []revert.Result
-	for _, c := range plan.Changes {
-		if err := revert.LandOnDisk(view, c); err != nil {
-			plan.Leave(c.Path, err.Error())
-			continue
-		}
-		if c.Conflict != "" {
-			failed = true
-		}
-		done = append(done, c.Result)
+	if len(rv.Changes)+len(rv.Left) == 0 { // already reverted
+		fmt.Fprintf(stderr, "agentls revert: %s\n", rv.Note)
+		return 0
 	}
-	for _, l := range plan.Left {
+	rv.Land(func(c revert.Change) error { return revert.LandOnDisk(view, c) })
+	for _, l := range rv.Left {
 		if strings.Contains(l.Conflict, "too large") {
 			fmt.Fprintf(stderr, "agentls revert: %s: %s; left alone\n", l.Path, l.Conflict)
 		}
 	}
-	summary, err := agent.Reverted(store, runID, done, plan.Left, "", nil)
+	done := rv.Done()
+	summary, err := agent.Reverted(store, runID, done, rv.Left, "", nil)
 	fmt.Fprint(stdout, summary)
 	if err != nil {
 		fmt.Fprintf(stderr, "agentls revert: %v\n", err)
 	}
 	if len(done) > 0 {
-		noteRevert(dir, snap.SessionID, runID, summary, stderr)
+		noteRevert(dir, rv.SessionID, runID, summary, stderr)
 	}
-	fmt.Fprintf(stderr, "agentls revert: reverted %d of %d file(s) of run %s\n", len(done), len(snap.Files), runID)
-	if failed || len(plan.Left) > 0 {
+	fmt.Fprintf(stderr, "agentls revert: reverted %d of %d file(s) of run %s\n", len(done), rv.Files, runID)
+	if len(rv.Conflicts()) > 0 {
 		return 1
 	}
 	return 0
@@ -101,24 +86,9 @@ func revertMain(args []string, stdout, stderr io.Writer) int {
 
 // noteRevert tells the run's session (if saved) what was reverted.
 func noteRevert(dir, sessionID, runID, summary string, stderr io.Writer) {
-	if sessionID == "" {
-		return
-	}
-	stateDir, err := agent.DefaultStateDir(nil)
-	if err != nil {
-		return
-	}
+	stateDir, _ := agent.DefaultStateDir(nil)
 	logger := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
-	st, err := agent.OpenSessionStore(stateDir, dir, logger)
-	if err != nil {
-		return
-	}
-	r, err := st.LoadOne(sessionID)
-	if err != nil {
-		return
-	}
-	r.Session.NoteRevert(runID, summary)
-	if err := st.Save(r.Session, r.Proposals, agent.NewRedactor()); err != nil {
-		fmt.Fprintf(stderr, "agentls revert: warning: the session was not told: %v\n", err)
+	if err := agent.NoteRevertSaved(stateDir, dir, sessionID, runID, summary, logger); err != nil {
+		fmt.Fprintf(stderr, "agentls revert: warning: %v\n", err)
 	}
 }

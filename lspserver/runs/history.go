@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"path/filepath"
 	"slices"
 
 	"go.lsp.dev/protocol"
@@ -115,7 +114,8 @@ func (rs *Runs) recordLanded(runID, sessionID, path, before, after string, creat
 	}
 }
 
-// Revert is agentls.revert.
+// Revert is agentls.revert: the core works the revert out against the
+// editor's buffers (revert.Run); this sends it as one workspace edit.
 func (rs *Runs) Revert(ctx context.Context, raw json.RawMessage) (any, error) {
 	var a RevertArgs
 	if err := decodeArg(CommandRevert, raw, &a); err != nil {
@@ -127,62 +127,43 @@ func (rs *Runs) Revert(ctx context.Context, raw json.RawMessage) (any, error) {
 	if rs.reg.get(a.RunID) != nil {
 		return nil, core.RequestFailed("%s: run %s is still running; cancel it or wait for it to end", CommandRevert, a.RunID)
 	}
+	feats := rs.core.Session().Features
+	canDelete := feats.DocumentChanges && slices.Contains(feats.ResourceOperations, protocol.ResourceOperationKindDelete)
 	st := rs.reverts()
-	if st == nil {
-		return nil, core.RequestFailed("%s: there is no state directory, so no run can be reverted", CommandRevert)
-	}
-	snap, err := st.Open(a.RunID)
+	rv, err := revert.Run(st, a.RunID, revert.InView(rs.view), canDelete)
 	switch {
 	case errors.Is(err, revert.ErrNothing):
-		return nil, core.InvalidParams("%s: run %s has no accepted or applied changes to revert", CommandRevert, a.RunID)
-	case errors.Is(err, revert.ErrAlreadyReverted):
-		return &RevertResult{Conflicts: []RevertConflict{}, Note: "run " + a.RunID + " was already reverted; nothing was done"}, nil
+		return nil, core.InvalidParams("%s: %v", CommandRevert, err)
 	case err != nil:
 		return nil, core.RequestFailed("%s: %v", CommandRevert, err)
 	}
-	if !rs.core.Session().Features.ApplyEdit {
-		return &RevertResult{Conflicts: []RevertConflict{}, FailureReason: "the editor does not support workspace/applyEdit"}, nil
+	// The editor hears of every file (or part) left alone; the session's
+	// next run reads the same in the summary.
+	res := &RevertResult{Conflicts: []RevertConflict{}, Note: rv.Note}
+	for _, c := range rv.Conflicts() {
+		res.Conflicts = append(res.Conflicts, RevertConflict{URI: string(rs.docs.URIOf(c.Path)), Reason: c.Conflict})
 	}
-	plan := revert.PlanRun(snap, rs.currentText)
-	feats := rs.core.Session().Features
-	canDelete := feats.DocumentChanges && slices.Contains(feats.ResourceOperations, protocol.ResourceOperationKindDelete)
+	if len(rv.Changes) == 0 {
+		return res, nil
+	}
+	if !feats.ApplyEdit {
+		res.FailureReason = "the editor does not support workspace/applyEdit"
+		return res, nil
+	}
 	var edits []docs.FileEdit
-	var deletes []string
-	var results []revert.Result
-	for _, c := range plan.Changes {
-		if c.Delete && !canDelete {
-			plan.Leave(c.Path, "the run created this file; the editor cannot delete files (resource operations), so delete it yourself")
-			continue
-		}
+	var deletes []protocol.DocumentChange
+	for _, c := range rv.Changes {
 		if c.Delete {
-			deletes = append(deletes, c.Path)
+			deletes = append(deletes, &protocol.DeleteFile{
+				Kind: string(protocol.ResourceOperationKindDelete), URI: rs.docs.URIOf(c.Path),
+				Options: &protocol.DeleteFileOptions{IgnoreIfNotExists: core.Ptr(true)},
+			})
 		} else {
 			edits = append(edits, docs.FileEdit{Path: c.Path, Version: c.From.Version, Edits: text.Diff(c.From.Text, c.Text, rs.core.Session().Encoding)})
 		}
-		results = append(results, c.Result)
-	}
-	// The editor hears of every file (or part) left alone; the session's
-	// next run reads the same in the summary.
-	res := &RevertResult{Conflicts: []RevertConflict{}}
-	for _, r := range results { // partly reverted
-		if r.Conflict != "" {
-			res.Conflicts = append(res.Conflicts, RevertConflict{URI: string(rs.docs.URIOf(r.Path)), Reason: r.Conflict})
-		}
-	}
-	for _, l := range plan.Left {
-		res.Conflicts = append(res.Conflicts, RevertConflict{URI: string(rs.docs.URIOf(l.Path)), Reason: l.Conflict})
-	}
-	if len(results) == 0 {
-		res.Note = "nothing to revert"
-		return res, nil
 	}
 	we := rs.docs.WorkspaceEdit(edits)
-	for _, p := range deletes {
-		we.DocumentChanges = append(we.DocumentChanges, &protocol.DeleteFile{
-			Kind: string(protocol.ResourceOperationKindDelete), URI: rs.docs.URIOf(p),
-			Options: &protocol.DeleteFileOptions{IgnoreIfNotExists: core.Ptr(true)},
-		})
-	}
+	we.DocumentChanges = append(we.DocumentChanges, deletes...)
 	label := "Revert agent run " + a.RunID
 	ar, err := rs.core.Client().ApplyEdit(ctx, &protocol.ApplyWorkspaceEditParams{Label: &label, Edit: we})
 	if err != nil || !ar.Applied {
@@ -194,32 +175,16 @@ func (rs *Runs) Revert(ctx context.Context, raw json.RawMessage) (any, error) {
 		}
 		return res, nil
 	}
-	res.Reverted = len(results)
+	res.Reverted = len(rv.Changes)
 	rs.hist.Forget()
 	sess := rs.sessionOfRun(a.RunID)
-	if _, err := agent.Reverted(st, a.RunID, results, plan.Left, rs.cfg.options().TranscriptDir, sess); err != nil {
+	if _, err := agent.Reverted(st, a.RunID, rv.Done(), rv.Left, rs.cfg.options().TranscriptDir, sess); err != nil {
 		rs.log.Warn("revert not remembered", "run", a.RunID, "err", err)
 	}
 	if sess != nil {
 		rs.saveSession(sess)
 	}
 	return res, nil
-}
-
-// currentText is path's text as the editor has it: the open buffer (with
-// its version), else the file on disk; Exists false when neither.
-func (rs *Runs) currentText(path string) (revert.Current, error) {
-	if snap, ok := rs.view.Overlay(path); ok {
-		return revert.Current{Text: snap.Text, Version: snap.Version, Exists: true}, nil
-	}
-	content, _, err := rs.docs.DiskText(path)
-	switch {
-	case err == nil:
-		return revert.Current{Text: content, Exists: true}, nil
-	case errors.Is(err, fs.ErrNotExist):
-		return revert.Current{}, nil
-	}
-	return revert.Current{}, err
 }
 
 // OpenReport is agentls.openReport: it renders the run's (or session's)
@@ -229,20 +194,9 @@ func (rs *Runs) OpenReport(ctx context.Context, raw json.RawMessage) (any, error
 	if err := decodeArg(CommandOpenReport, raw, &a); err != nil {
 		return nil, err
 	}
-	tdir := rs.cfg.options().TranscriptDir
-	if tdir == NoTranscripts {
-		return nil, core.RequestFailed("%s: run transcripts are turned off, so there is nothing to report", CommandOpenReport)
-	}
-	req := report.Request{Dir: tdir, RunID: a.RunID, SessionID: a.SessionID}
+	req := report.Request{Dir: rs.cfg.options().TranscriptDir, RunID: a.RunID, SessionID: a.SessionID}
 	if folders := rs.view.Folders(); len(folders) > 0 {
 		req.Folder = folders[0]
-	}
-	if req.Dir == "" {
-		d, err := agent.DefaultStateDir(rs.cfg.options().Env)
-		if err != nil {
-			return nil, core.RequestFailed("%s: %v", CommandOpenReport, err)
-		}
-		req.Dir = filepath.Join(d, "runs")
 	}
 	path, err := report.Generate(req)
 	if err != nil {

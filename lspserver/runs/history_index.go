@@ -6,6 +6,7 @@ import (
 
 	"go.lsp.dev/protocol"
 
+	"github.com/agentls/agentls/agent/revert"
 	"github.com/agentls/agentls/lspserver/core"
 )
 
@@ -28,44 +29,23 @@ func (rs *Runs) newHistIndex() {
 	rs.hist.Go = func(build func()) { rs.core.Go("revert index", func(context.Context) { build() }) }
 }
 
-// maxHistoryActions bounds the runs offered on one line: a menu that
-// grows with every run buries the actions the user came for.
-const maxHistoryActions = 2
-
-// historyActions are the revert and report actions for the (newest two)
-// runs whose changed lines are in r in path, where those lines are now.
+// historyActions are the revert and report actions for the runs the
+// index offers on the lines of r in path (revert.Index.Offered).
 func (rs *Runs) historyActions(path string, r protocol.Range, only []protocol.CodeActionKind) []protocol.CommandOrCodeAction {
 	if !kindWanted(only, protocol.CodeActionKindRefactorRewrite) {
 		return nil
 	}
-	runs := rs.hist.Now(path, func() (string, bool) {
-		c, err := rs.currentText(path)
-		return c.Text, err == nil && c.Exists
-	})
 	var out []protocol.CommandOrCodeAction
-	offered := 0
-	for i := len(runs) - 1; i >= 0 && offered < maxHistoryActions; i-- { // newest run first
-		lr := runs[i]
-		if !touches(lr.Now, int(r.Start.Line), int(r.End.Line)) {
-			continue
-		}
-		offered++
-		rev, _ := json.Marshal(RevertArgs{RunID: lr.RunID})
-		rep, _ := json.Marshal(ReportArgs{RunID: lr.RunID})
-		t1 := "Agent: Revert run " + lr.RunID
-		t2 := "Agent: Open report of run " + lr.RunID
+	for _, id := range rs.hist.Offered(path, int(r.Start.Line), int(r.End.Line), func() (string, bool) {
+		c, err := revert.InView(rs.view)(path)
+		return c.Text, err == nil && c.Exists
+	}) {
+		rev, _ := json.Marshal(RevertArgs{RunID: id})
+		rep, _ := json.Marshal(ReportArgs{RunID: id})
+		t1, t2 := "Agent: Revert run "+id, "Agent: Open report of run "+id
 		out = append(out,
 			&protocol.CodeAction{Title: t1, Kind: core.Ptr(protocol.CodeActionKindRefactorRewrite), Command: protocol.Command{Title: t1, Command: CommandRevert, Arguments: []protocol.LSPAny{rev}}},
 			&protocol.CodeAction{Title: t2, Kind: core.Ptr(protocol.CodeActionKindRefactorRewrite), Command: protocol.Command{Title: t2, Command: CommandOpenReport, Arguments: []protocol.LSPAny{rep}}})
 	}
 	return out
-}
-
-func touches(spans [][2]int, from, to int) bool {
-	for _, s := range spans {
-		if from <= s[1] && s[0] <= to {
-			return true
-		}
-	}
-	return false
 }
