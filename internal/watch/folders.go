@@ -35,10 +35,12 @@ type Folders struct {
 	failed bool     // Run only: creating the watcher failed
 }
 
-// folderOp adds (or removes) one folder.
+// folderOp adds (or removes) one folder; one with done set changes
+// nothing and closes done once every change queued before it is applied.
 type folderOp struct {
-	dir string
-	add bool
+	dir  string
+	add  bool
+	done chan struct{}
 }
 
 // NewFolders returns a Folders for view; nothing is watched until Run
@@ -118,6 +120,20 @@ func (f *Folders) push(op folderOp) {
 	}
 }
 
+// Sync waits until every change queued before it is applied (or ctx
+// ends): Add and Remove return at once, so whoever must know a removed
+// folder is no longer watched (a test) waits here.
+func (f *Folders) Sync(ctx context.Context) error {
+	done := make(chan struct{})
+	f.push(folderOp{done: done})
+	select {
+	case <-done:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
 // Run applies queued changes until ctx ends, then closes the watcher. Run
 // it once, on a goroutine its owner waits for.
 func (f *Folders) Run(ctx context.Context) {
@@ -142,6 +158,10 @@ func (f *Folders) Run(ctx context.Context) {
 		for _, op := range ops {
 			if ctx.Err() != nil {
 				return
+			}
+			if op.done != nil {
+				close(op.done)
+				continue
 			}
 			if started && op.add {
 				continue // Start just watched every folder the view has

@@ -88,6 +88,13 @@ func TestFoldersFollowTheView(t *testing.T) {
 
 	view.SetFolders([]string{dirB})
 	fs.Remove(dirA)
+	// Remove returns before the watches are dropped: wait for that, then
+	// nothing written in the folder may be seen.
+	sctx, stopSync := context.WithTimeout(context.Background(), eventWait)
+	defer stopSync()
+	if err := fs.Sync(sctx); err != nil {
+		t.Fatalf("the removal was not applied: %v", err)
+	}
 	write(t, filepath.Join(dirA, "gone.txt"), "x")
 	write(t, filepath.Join(dirB, "sentinel.txt"), "s")
 	timeout := time.After(eventWait)
