@@ -238,6 +238,13 @@ func TestVSCodePreviewAcceptReject(t *testing.T) {
 		serverText, _ := os.ReadFile(serverLog)
 		return fmt.Sprintf("driver: %v\n%s\ncode-server:\n%s\nserver log:\n%s", driverErr, driverOut, csOut.String(), serverText)
 	}
+	// A check that fails with t.Errorf shows the logs too: a flake
+	// under load is diagnosed from the run that had it.
+	defer func() {
+		if t.Failed() {
+			t.Logf("%s", logs())
+		}
+	}()
 	raw, err := os.ReadFile(out)
 	if err != nil {
 		t.Fatalf("no result from e2e.js: %v\n%s", err, logs())
@@ -399,6 +406,13 @@ func TestVSCodeDemoWithoutModel(t *testing.T) {
 		serverText, _ := os.ReadFile(cs.serverLog)
 		return fmt.Sprintf("driver: %v\n%s\ncode-server:\n%s\nserver log:\n%s", driverErr, driverOut, cs.out.String(), serverText)
 	}
+	// A check that fails with t.Errorf shows the logs too: a flake
+	// under load is diagnosed from the run that had it.
+	defer func() {
+		if t.Failed() {
+			t.Logf("%s", logs())
+		}
+	}()
 	raw, err := os.ReadFile(out)
 	if err != nil {
 		t.Fatalf("no result from e2e.js: %v\n%s", err, logs())
@@ -665,6 +679,13 @@ func TestVSCodeReview(t *testing.T) {
 		serverText, _ := os.ReadFile(cs.serverLog)
 		return fmt.Sprintf("driver: %v\n%s\ncode-server:\n%s\nserver log:\n%s", driverErr, driverOut, cs.out.String(), serverText)
 	}
+	// A check that fails with t.Errorf shows the logs too: a flake
+	// under load is diagnosed from the run that had it.
+	defer func() {
+		if t.Failed() {
+			t.Logf("%s", logs())
+		}
+	}()
 	raw, err := os.ReadFile(out)
 	if err != nil {
 		t.Fatalf("no result from review.js: %v\n%s", err, logs())
@@ -796,6 +817,13 @@ func TestVSCodeProblems(t *testing.T) {
 		serverText, _ := os.ReadFile(cs.serverLog)
 		return fmt.Sprintf("driver: %v\n%s\ncode-server:\n%s\nserver log:\n%s", driverErr, driverOut, cs.out.String(), serverText)
 	}
+	// A check that fails with t.Errorf shows the logs too: a flake
+	// under load is diagnosed from the run that had it.
+	defer func() {
+		if t.Failed() {
+			t.Logf("%s", logs())
+		}
+	}()
 	raw, err := os.ReadFile(out)
 	if err != nil {
 		t.Fatalf("no result from problems.js: %v\n%s", err, logs())

@@ -107,6 +107,13 @@ func TestVSCodeRevertUsageModel(t *testing.T) {
 		serverText, _ := os.ReadFile(cs.serverLog)
 		return fmt.Sprintf("driver: %v\n%s\ncode-server:\n%s\nserver log:\n%s", driverErr, driverOut, cs.out.String(), serverText)
 	}
+	// A check that fails with t.Errorf shows the logs too: a flake
+	// under load is diagnosed from the run that had it.
+	defer func() {
+		if t.Failed() {
+			t.Logf("%s", logs())
+		}
+	}()
 	raw, err := os.ReadFile(out)
 	if err != nil {
 		t.Fatalf("no result from e2e.js: %v\n%s", err, logs())
