@@ -31,7 +31,7 @@ import (
 // v0.13.0, agent_gen.go session/prompt), so the session keeps its own.
 func (s *Server) Cancel(_ context.Context, p acp.CancelNotification) error {
 	if ss, err := s.session(p.SessionId); err == nil {
-		ss.cancelTurn()
+		ss.Cancel() // agent.Turns: the prompt in progress, if any
 		s.log.Info("prompt cancelled", "session", ss.id)
 	}
 	return nil
@@ -57,7 +57,10 @@ func (s *Server) Prompt(ctx context.Context, p acp.PromptRequest) (acp.PromptRes
 	if err := agent.CheckPromptFor(len(task), cfg.Model.ContextWindow); err != nil {
 		return acp.PromptResponse{}, invalidParams("%v", err)
 	}
-	tctx, end, err := ss.beginTurn(ctx)
+	// agent.Turns.Begin: a prompt still in progress is cancelled and
+	// awaited first. tctx ends with session/cancel, session/close, a
+	// newer prompt or the client's disconnect.
+	tctx, end, err := ss.Begin(ctx)
 	if err != nil {
 		return acp.PromptResponse{StopReason: acp.StopReasonCancelled}, nil
 	}

@@ -295,17 +295,6 @@ func (s *Server) ListSessions(_ context.Context, p acp.ListSessionsRequest) (acp
 	return out, nil
 }
 
-// beginTurn starts ss's prompt (agent.Turns.Begin: a prompt still in
-// progress is cancelled and awaited first). Its context is cancelled by
-// session/cancel, session/close, a newer prompt or the client's
-// disconnect.
-func (ss *session) beginTurn(ctx context.Context) (context.Context, func(), error) {
-	return ss.Begin(ctx)
-}
-
-// cancelTurn cancels the prompt in progress, if any.
-func (ss *session) cancelTurn() { ss.Cancel() }
-
 // Release saves the session and stops its MCP servers, once the table let
 // it go (agent.Live).
 func (ss *session) Release() {

@@ -2,9 +2,7 @@ package desk
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"io/fs"
 	"log/slog"
 	"maps"
 	"slices"
@@ -117,12 +115,7 @@ func (a *ApplyRun) outgoing(f tools.StagedFile, enc text.Encoding) (Outgoing, st
 	exists := open
 	if !open {
 		var err error
-		snap, err = view.Read(f.Path)
-		switch {
-		case err == nil:
-			exists = true
-		case errors.Is(err, fs.ErrNotExist):
-		default:
+		if snap, exists, err = view.ReadOrNone(f.Path); err != nil {
 			return out, fmt.Sprintf("cannot read the file to check it: %v", err)
 		}
 	}

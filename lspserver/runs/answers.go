@@ -33,13 +33,13 @@ const approveWords = "To carry this plan out, approve it: the code action " +
 // writeAnswer writes the run's whole answer when it is worth a document
 // (agent.AnswerFile) and returns its path ("" when none).
 func (rs *Runs) writeAnswer(r *run, out agent.Outcome) string {
-	a := agent.AnswerFile{RunID: r.id, Plan: r.mode == ModePlan, Approve: approveWords}
-	if r.session != nil {
-		a.Title = r.session.Info().Title
+	a := agent.AnswerFile{RunID: r.ID, Plan: r.mode == ModePlan, Approve: approveWords}
+	if r.Session != nil {
+		a.Title = r.Session.Info().Title
 	}
 	path, err := a.Write(rs.stateDir(), out)
 	if err != nil {
-		rs.log.Warn("the run's answer was not written", "run", r.id, "err", err)
+		rs.log.Warn("the run's answer was not written", "run", r.ID, "err", err)
 	}
 	return path
 }
@@ -62,6 +62,6 @@ func (rs *Runs) showAnswer(r *run, path string) {
 	defer cancel()
 	res, err := sd.ShowDocument(ctx, &protocol.ShowDocumentParams{URI: uri.File(path), TakeFocus: new(bool)})
 	if err != nil || res == nil || !res.Success {
-		rs.log.Debug("the plan was not shown", "run", r.id, "path", path, "err", err)
+		rs.log.Debug("the plan was not shown", "run", r.ID, "path", path, "err", err)
 	}
 }

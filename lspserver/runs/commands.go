@@ -172,21 +172,21 @@ func (rs *Runs) runCommand(_ context.Context, raw json.RawMessage) (any, error) 
 	if err != nil {
 		return nil, core.RequestFailed("%s: %v", CommandRun, err)
 	}
-	r := &run{active: act, id: act.ID, mode: mode, session: sess}
-	approver := &editorApprover{s: rs, runID: r.id}
-	prepared, err := r.session.Prepare(ctx, agent.Setup{
+	r := &run{ActiveRun: act, mode: mode}
+	approver := &editorApprover{s: rs, runID: r.ID}
+	prepared, err := r.Session.Prepare(ctx, agent.Setup{
 		Config:        cfg,
 		View:          rs.view,
 		Approver:      approver,
-		Logger:        rs.log.With("run", r.id),
+		Logger:        rs.log.With("run", r.ID),
 		TranscriptDir: rs.cfg.options().TranscriptDir,
 		ViewDir:       rs.cfg.options().ViewDir,
 		ScriptSlots:   rs.scripts,
 		SyncTools:     rs.syncTools,
 		Lang:          rs.langManager(cfg),
-		PendingNew:    func(path string) (tools.PendingNew, bool) { return rs.pendingNew(sess, r.id, path) },
+		PendingNew:    func(path string) (tools.PendingNew, bool) { return rs.pendingNew(sess, r.ID, path) },
 		Getenv:        rs.cfg.options().Env,
-	}, agent.RunRequest{RunID: r.id, Prompt: a.Prompt, Editor: editor, Proposals: agent.ProposalStates(rs.review.Pending(), sess), Mode: mode, Model: a.Model,
+	}, agent.RunRequest{RunID: r.ID, Prompt: a.Prompt, Editor: editor, Proposals: agent.ProposalStates(rs.review.Pending(), sess), Mode: mode, Model: a.Model,
 		OnEvent: func(ev agent.Event) { rs.onEvent(ctx, r, ev) }})
 	if err != nil {
 		act.Done()
@@ -202,14 +202,14 @@ func (rs *Runs) runCommand(_ context.Context, raw json.RawMessage) (any, error) 
 		if editor.Range != nil {
 			line = editor.Range.Start.Line
 		}
-		rs.review.RunOrigin(r.id, rs.docs.StorePath(editor.Path), line)
+		rs.review.RunOrigin(r.ID, rs.docs.StorePath(editor.Path), line)
 	}
-	rs.log.Info("run started", "run", r.id, "session", sess.ID(), "mode", mode, "uri", a.URI)
-	rs.core.Go("agent run "+r.id, func(context.Context) {
+	rs.log.Info("run started", "run", r.ID, "session", sess.ID(), "mode", mode, "uri", a.URI)
+	rs.core.Go("agent run "+r.ID, func(context.Context) {
 		defer act.Done()
 		rs.execute(ctx, r, job{cfg: cfg, prepared: prepared, approver: approver})
 	})
-	return &RunResult{RunID: r.id, SessionID: sess.ID()}, nil
+	return &RunResult{RunID: r.ID, SessionID: sess.ID()}, nil
 }
 
 // editorContext turns agentls.run's uri and range into the agent's editor

@@ -124,7 +124,7 @@ func (rs *Runs) Revert(ctx context.Context, raw json.RawMessage) (any, error) {
 	if a.RunID == "" {
 		return nil, core.InvalidParams("%s: arguments[0].runId is required", CommandRevert)
 	}
-	if rs.reg.get(a.RunID) != nil {
+	if rs.reg.Get(a.RunID) != nil {
 		return nil, core.RequestFailed("%s: run %s is still running; cancel it or wait for it to end", CommandRevert, a.RunID)
 	}
 	feats := rs.core.Session().Features

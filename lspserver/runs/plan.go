@@ -51,7 +51,7 @@ func (rs *Runs) restorePlans() { rs.plans.Restore(rs.sessions().Has) }
 // planFinished records a finished plan run for approval and returns the
 // note for the end-of-run message.
 func (rs *Runs) planFinished(r *run, out agent.Outcome) string {
-	if !rs.plans.RunFinished(r.id, r.session.ID(), r.mode, out) {
+	if !rs.plans.RunFinished(r.ID, r.Session.ID(), r.mode, out) {
 		return ""
 	}
 	return "plan ready for review: approve it with the code action “Agent: Approve plan” (" + CommandApprovePlan + ")"

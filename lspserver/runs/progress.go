@@ -41,14 +41,14 @@ func (rs *Runs) startProgress(ctx context.Context, r *run, message string) *runP
 	if !rs.core.Session().Features.WorkDoneProgress {
 		return p
 	}
-	token := progressToken(r.id)
+	token := progressToken(r.ID)
 	err := rs.core.Client().WorkDoneProgressCreate(ctx, &protocol.WorkDoneProgressCreateParams{Token: protocol.String(token)})
 	if err != nil {
-		rs.log.Info("editor refused a progress token; the run goes on without progress", "run", r.id, "err", err)
+		rs.log.Info("editor refused a progress token; the run goes on without progress", "run", r.ID, "err", err)
 		return p
 	}
 	p.token = token
-	rs.reg.Alias(r.active, token)
+	rs.reg.Alias(r.ActiveRun, token)
 	// Detached: once the token exists, begin and end both go out even if
 	// the run is cancelled in between.
 	p.send(context.WithoutCancel(ctx), &protocol.WorkDoneProgressBegin{Kind: "begin", Title: progressTitle, Cancellable: core.Ptr(true), Message: core.Ptr(message)})

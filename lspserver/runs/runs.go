@@ -63,7 +63,7 @@ type Runs struct {
 	cfg       runConfig
 	mcp       *mcpset.Set     // the MCP servers (mcp.go)
 	mcpOnce   sync.Once       // the goroutine that closes them with the server
-	reg       runRegistry     // runs in progress, their slots and cancellation
+	reg       agent.RunTable  // runs in progress (found by id or progress token), their cancellation
 	approvals agent.Approvals // "Allow for this session" answers (approve.go)
 
 	editor editorToolsState // the editor's own tools (editortools.go)
@@ -124,20 +124,11 @@ func New(c *core.Server, d *docs.Docs, rv Review) *Runs {
 	return rs
 }
 
-// runRegistry is the server's runs in progress (agent.RunTable): found
-// by id (agentls.cancel) or by progress token
-// (window/workDoneProgress/cancel).
-type runRegistry struct{ agent.RunTable }
-
-// get is the run in progress with id, nil when none.
-func (g *runRegistry) get(id string) *agent.ActiveRun { return g.Get(id) }
-
 // run is one agent run.
 type run struct {
-	active  *agent.ActiveRun // its entry in rs.reg: cancelling it
-	id      string
-	mode    string
-	session *agent.Session
+	// ActiveRun is its entry in rs.reg (id, session, cancelling it).
+	*agent.ActiveRun
+	mode string
 
 	// Set by execute before the agent starts, read by onEvent on the
 	// run's goroutines.
@@ -157,15 +148,15 @@ type job struct {
 // execute is the run's goroutine.
 func (rs *Runs) execute(ctx context.Context, r *run, j job) {
 	defer j.prepared.Close()
-	defer r.session.Release(r.id) // a run that never executed (cancelled while queued, a panic)
-	r.events = newEventStream(rs, r.id)
+	defer r.Session.Release(r.ID) // a run that never executed (cancelled while queued, a panic)
+	r.events = newEventStream(rs, r.ID)
 	var prog *runProgress
 	defer func() {
 		// A bug must not leave the editor with a run that never ends.
 		if p := recover(); p != nil {
-			rs.log.Error("agent run panicked", "run", r.id, "panic", p, "stack", string(debug.Stack()))
-			rs.reg.Remove(r.active)
-			rs.endRun(ctx, r, r.events, prog, agent.Outcome{RunID: r.id, Status: agent.StatusFailed,
+			rs.log.Error("agent run panicked", "run", r.ID, "panic", p, "stack", string(debug.Stack()))
+			rs.reg.Remove(r.ActiveRun)
+			rs.endRun(ctx, r, r.events, prog, agent.Outcome{RunID: r.ID, Status: agent.StatusFailed,
 				Err: fmt.Errorf("internal error in agentls: %v", p)}, 0, "")
 		}
 	}()
@@ -182,10 +173,10 @@ func (rs *Runs) execute(ctx context.Context, r *run, j job) {
 	}, func() {
 		prog.report(ctx, "running")
 		if r.mode == config.ModeApply {
-			r.ap = newApplier(rs, r.id, env, r.events, prog, rs.cfg.options().ApplySettle)
+			r.ap = newApplier(rs, r.ID, env, r.events, prog, rs.cfg.options().ApplySettle)
 		}
 	})
-	rs.reg.Remove(r.active)
+	rs.reg.Remove(r.ActiveRun)
 	out, pending, note := end.Outcome, len(end.Pending), ""
 	switch {
 	case !end.Executed: // cancelled while queued
@@ -195,7 +186,7 @@ func (rs *Runs) execute(ctx context.Context, r *run, j job) {
 		note = agent.PendingNote(end.Pending, rs.view.DisplayName)
 	default:
 		applied, held := r.ap.summary()
-		pending, note = rs.handOver(r.id, env.Changes, r.events, out.Status, applied, held)
+		pending, note = rs.handOver(r.ID, env.Changes, r.events, out.Status, applied, held)
 		r.ap.recordFates()
 	}
 	if n := rs.planFinished(r, out); n != "" {
@@ -213,18 +204,18 @@ func (rs *Runs) onEvent(ctx context.Context, r *run, ev agent.Event) {
 			r.ap.staged(ctx, ev.Path)
 			return
 		}
-		rs.review.Stage(r.id, ev.Staged)
+		rs.review.Stage(r.ID, ev.Staged)
 		if ev.Staged.Pending() && (ev.Staged.Created || tools.Blank(ev.Staged.Base)) {
-			rs.replaceEarlierNew(r.session, ev.Path, r.id)
+			rs.replaceEarlierNew(r.Session, ev.Path, r.ID)
 		}
-		rs.saveSession(r.session)
+		rs.saveSession(r.Session)
 		if ev.Staged.Pending() {
 			r.events.send(RunEvent{Kind: kindProposal, URI: string(uri.File(ev.Path))})
 		}
 		return
 	}
 	if ev.Kind == agent.EventProblems && ev.ParentRunID == "" {
-		rs.review.Problems(r.id, ev.Problems)
+		rs.review.Problems(r.ID, ev.Problems)
 	}
 	if ev.Kind == agent.EventCheckStarted {
 		// Progress only (the check event with its result follows): the
@@ -304,9 +295,9 @@ func (rs *Runs) handOver(runID string, cs *tools.Changeset, events *eventStream,
 // endRun reports the end of a run everywhere: progress end, the final
 // runEvent, window/showMessage; then review is told the run is over.
 func (rs *Runs) endRun(ctx context.Context, r *run, events *eventStream, prog *runProgress, out agent.Outcome, pending int, note string) {
-	rs.saveSession(r.session) // before the end is announced: a client may stop the server then
+	rs.saveSession(r.Session) // before the end is announced: a client may stop the server then
 	answer := rs.writeAnswer(r, out)
-	msg, tone := agent.EndSummary(r.id, out, note)
+	msg, tone := agent.EndSummary(r.ID, out, note)
 	if answer != "" {
 		what := "answer"
 		if r.mode == ModePlan {
@@ -329,7 +320,7 @@ func (rs *Runs) endRun(ctx context.Context, r *run, events *eventStream, prog *r
 	}
 	rs.showAnswer(r, answer)
 	rs.log.Info("run ended", append(out.LogAttrs(), "pending", pending)...)
-	rs.review.ForgetRun(r.id)
+	rs.review.ForgetRun(r.ID)
 }
 
 // messageType shows a summary's tone as the LSP's message type.
